@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// bench/exec: 200 read-only commands on one core through `dumpdbg exec`, through one `gdb -batch`
+// with the same commands as -ex, and through a fresh `gdb -batch` per command. Prints ratios
+// measured in this one run, and the wall time of `dumpdbg --version`.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const bin = join(root, "bin", "dumpdbg.js");
+const out = join(root, "bench", "out", "exec");
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+
+if (!existsSync(join(root, "dist", "cli", "main.js"))) {
+  console.error("bench: build first (npm run build)");
+  process.exit(2);
+}
+
+// A multi-threaded crash, so `info threads` and `bt` have something to say.
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const exe = join(out, "thread-crash");
+const core = join(out, "core");
+execFileSync("gcc", ["-g", "-O0", "-pthread", "-o", exe, join(root, "tests", "fixtures", "programs", "null-deref.c")]);
+execFileSync("gdb", ["-nx", "-batch", "-ex", "run", "-ex", `generate-core-file ${core}`, exe], { stdio: "ignore" });
+
+const mix = ["bt", "info registers", "x/32xg $sp", "p $_siginfo", "info threads"];
+const commands = Array.from({ length: 200 }, (_, i) => mix[i % mix.length]);
+const gdbSettings = ["-iex", "set debuginfod enabled off", "-iex", "set pagination off", "-iex", "set width 0"];
+
+function time(file, args) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(file, args, { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 1 << 30 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`${file} ${args.slice(0, 3).join(" ")} failed: ${result.stderr}`);
+  return ms;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const dumpdbgArgs = [bin, "exec", core, "--exe", exe, "--json", ...commands.flatMap((c) => ["-c", c])];
+const batchArgs = ["-nx", "-batch", ...gdbSettings, ...commands.flatMap((c) => ["-ex", c]), exe, core];
+
+const dumpdbg = [];
+const batch = [];
+const perCommand = [];
+for (let run = 0; run < runs; run++) {
+  dumpdbg.push(time(process.execPath, dumpdbgArgs));
+  batch.push(time("gdb", batchArgs));
+  if (run === 0) {
+    const started = process.hrtime.bigint();
+    for (const c of commands) spawnSync("gdb", ["-nx", "-batch", ...gdbSettings, "-ex", c, exe, core], { stdio: "ignore" });
+    perCommand.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+}
+
+const version = Array.from({ length: 10 }, () => time(process.execPath, [bin, "--version"]));
+const nodeBare = Array.from({ length: 10 }, () => time(process.execPath, ["-e", ""]));
+
+const d = median(dumpdbg);
+const b = median(batch);
+const p = median(perCommand);
+console.log(`bench/exec: ${commands.length} commands (${mix.join(", ")}) on a null-dereference core, median of ${runs}`);
+console.log(`  dumpdbg exec (one MI session)   ${d.toFixed(0)} ms`);
+console.log(`  gdb -batch, all commands        ${b.toFixed(0)} ms`);
+console.log(`  gdb -batch per command          ${p.toFixed(0)} ms`);
+console.log(`  ratio dumpdbg / single gdb      ${(d / b).toFixed(2)}x   (target <= 1.3x)`);
+console.log(`  speed-up vs gdb per command     ${(p / d).toFixed(1)}x   (target >= 20x)`);
+console.log(`  dumpdbg --version               ${median(version).toFixed(0)} ms   (target <= 150 ms; bare node: ${median(nodeBare).toFixed(0)} ms)`);

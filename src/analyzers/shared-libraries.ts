@@ -1,0 +1,28 @@
+/** Parser for `info sharedlibrary`. */
+import { lines, normalizeAddress } from "./gdb-text.js";
+
+export interface SharedLibrary {
+  /** Start and end of the library's .text, as gdb reports them; null when it is not loaded. */
+  from: string | null;
+  to: string | null;
+  symbolsRead: boolean;
+  /** gdb marked it `(*)`: no debugging information. */
+  debugInfo: boolean;
+  path: string;
+}
+
+export function parseSharedLibraries(output: string): SharedLibrary[] {
+  const libraries: SharedLibrary[] = [];
+  for (const line of lines(output)) {
+    const row = /^(?:(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+)?\s*(Yes|No)( \(\*\))?\s+(\/\S.*|\S+\.so\S*)$/.exec(line.trim());
+    if (!row) continue;
+    libraries.push({
+      from: row[1] ? normalizeAddress(row[1]) : null,
+      to: row[2] ? normalizeAddress(row[2]) : null,
+      symbolsRead: row[3] === "Yes",
+      debugInfo: !row[4],
+      path: (row[5] ?? "").trim(),
+    });
+  }
+  return libraries;
+}

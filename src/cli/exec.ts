@@ -1,0 +1,71 @@
+/** `dumpdbg exec`: commands in order on one persistent session; the interface for scripts. */
+import { openDump } from "../debuggers/open.js";
+import { runGuarded } from "../debuggers/guard.js";
+import type { CommandResult } from "../debuggers/session.js";
+import { ExitCode, ExitError } from "./exit.js";
+
+export interface ExecOptions {
+  command: string[];
+  exe?: string;
+  json?: boolean;
+  unsafe?: boolean;
+  timeout: number;
+  sysroot?: string;
+  solibSearchPath?: string;
+  debugFileDirectory?: string;
+  gdb?: string;
+}
+
+export async function exec(dumpPath: string, options: ExecOptions): Promise<void> {
+  if (options.command.length === 0) {
+    throw new ExitError(ExitCode.usage, 'no commands given; pass one or more with -c, e.g. -c bt -c "info registers"');
+  }
+  if (options.unsafe) {
+    process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands may run shells, write files or start processes\n");
+  }
+  const timeoutMs = Math.round(options.timeout * 1000);
+  const opened = await openDump({ dump: dumpPath, timeoutMs, ...pick(options) });
+  for (const warning of opened.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
+
+  const results: CommandResult[] = [];
+  try {
+    for (const command of options.command) {
+      const result = await runGuarded(opened.session, command, { unsafe: options.unsafe ?? false, timeoutMs });
+      results.push(result);
+      if (!options.json) printText(result);
+    }
+  } finally {
+    await opened.session.close();
+  }
+  if (options.json) process.stdout.write(`${JSON.stringify(results.map(toJson), null, 2)}\n`);
+}
+
+function pick(options: ExecOptions) {
+  const { exe, sysroot, solibSearchPath, debugFileDirectory, gdb } = options;
+  return Object.fromEntries(
+    Object.entries({ exe, sysroot, solibSearchPath, debugFileDirectory, gdb }).filter(([, v]) => v !== undefined),
+  ) as { exe?: string; sysroot?: string; solibSearchPath?: string; debugFileDirectory?: string; gdb?: string };
+}
+
+/** As gdb would print it: output on stdout, errors on stderr. */
+function printText(result: CommandResult): void {
+  process.stdout.write(result.output);
+  if (result.ok) return;
+  const prefix = result.errorType === "not_allowed" ? "refused" : result.errorType === "debugger_error" ? "" : `${result.errorType}: `;
+  process.stderr.write(`${prefix === "refused" ? `refused: ${result.command}: ` : prefix}${result.error ?? "failed"}\n`);
+  if (result.reopened) process.stderr.write("dumpdbg: the debugger was restarted and the dump reopened\n");
+}
+
+/** Every field present; what does not apply is null. */
+function toJson(result: CommandResult) {
+  return {
+    command: result.command,
+    ok: result.ok,
+    output: result.output,
+    errorType: result.errorType ?? null,
+    error: result.error ?? null,
+    ms: result.ms,
+    reopened: result.reopened ?? false,
+    context: result.context,
+  };
+}

@@ -1,0 +1,23 @@
+/** Exit codes of the design's contract, and the error every command throws to leave with one. */
+
+export const ExitCode = {
+  ok: 0,
+  usage: 2,
+  badInput: 3,
+  debugger: 4,
+  provider: 5,
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Thrown by commands; the one top-level handler prints `message` on one line and exits. */
+export class ExitError extends Error {
+  constructor(
+    readonly code: ExitCodeValue,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ExitError";
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The command line: parse flags, call one function per command, map every error to one line and
+ * an exit code. Commands are loaded lazily so `--version` and `--help` stay fast.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { readFileSync } from "node:fs";
+import { ExitCode, ExitError } from "./exit.js";
+import { reportError } from "./errors.js";
+import { installSignalHandlers } from "./signals.js";
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+const seconds = (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new ExitError(ExitCode.usage, `--timeout must be a positive number of seconds, got "${value}"`);
+  return n;
+};
+
+/** Flags every command that opens a dump shares. */
+function dumpOptions(command: Command): Command {
+  return command
+    .option("--exe <path>", "the crashed program (default: the one the core names)")
+    .option("--sysroot <dir>", "where the target's system libraries are")
+    .option("--solib-search-path <dirs>", "extra directories for shared libraries")
+    .option("--debug-file-directory <dirs>", "where separate debug info is")
+    .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
+    .option("--timeout <seconds>", "per-command debugger timeout", seconds, 30);
+}
+
+export function buildProgram(): Command {
+  const program = new Command("dumpdbg")
+    .description("Explains why a program crashed or hung, from its crash dump.")
+    .version(version(), "-V, --version")
+    .option("--debug", "show stack traces of internal errors")
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ outputError: () => undefined });
+
+  dumpOptions(
+    program
+      .command("exec")
+      .description("run debugger commands on a dump in one persistent session")
+      .argument("<dump>", "core file")
+      .option("-c, --command <cmd>", "a command to run (repeat for more)", collect, [])
+      .option("--json", "print one JSON array of results on stdout")
+      .option("--unsafe", "lift the command safety policy (dangerous with untrusted dumps)"),
+  ).action(async (dump: string, options) => {
+    const { exec } = await import("./exec.js");
+    return exec(dump, options);
+  });
+
+  program
+    .command("doctor")
+    .description("show which debuggers and model providers are usable")
+    .option("--gdb <path>", "the gdb binary to check")
+    .option("--json", "print the findings as JSON")
+    .action(async (options) => {
+      const { doctor } = await import("./doctor.js");
+      return doctor(options);
+    });
+
+  program.addOption(new Option("--no-color", "plain output").hideHelp());
+  return program;
+}
+
+/** Runs the CLI and returns the exit code; the bin shim sets it. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  installSignalHandlers();
+  try {
+    await program.parseAsync(argv);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+        return ExitCode.ok;
+      }
+      process.stderr.write(`dumpdbg: ${error.message.replace(/^error: /, "")} (see dumpdbg --help)\n`);
+      return ExitCode.usage;
+    }
+    return reportError(error, argv.includes("--debug"));
+  }
+}

@@ -1,0 +1,20 @@
+/** Typed debugger failures: callers branch on the class, not on message text. */
+
+export class DebuggerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The debugger binary is missing or would not start. */
+export class DebuggerMissing extends DebuggerError {}
+
+/** A command ran past its timeout. */
+export class CommandTimeout extends DebuggerError {}
+
+/** The debugger process exited or its pipe broke. */
+export class SessionDead extends DebuggerError {}
+
+/** The safety policy refused a command; it never reached the debugger. */
+export class CommandNotAllowed extends DebuggerError {}

@@ -1,0 +1,115 @@
+/**
+ * Spawning a debugger behind a small interface, so session logic does not care which binary or
+ * platform it talks to. Every live debugger is tracked so the CLI can end them all on exit.
+ */
+import { execa, type ResultPromise } from "execa";
+import { createInterface } from "node:readline";
+import { DebuggerMissing } from "./errors.js";
+
+export interface DebuggerProcess {
+  readonly pid: number | undefined;
+  /** Writes one line (the newline is added). Returns false when the pipe is closed. */
+  writeLine(line: string): boolean;
+  /** Asks the debugger to stop what it is doing, as Ctrl+C at its prompt would. */
+  interrupt(): void;
+  /** Ends the debugger and anything it started. */
+  kill(): void;
+  /** Resolves with a description once the process has exited. */
+  readonly exited: Promise<string>;
+}
+
+export interface SpawnOptions {
+  onLine: (line: string) => void;
+  onStderr?: (text: string) => void;
+}
+
+const live = new Set<DebuggerProcess>();
+
+/** Kills every debugger this process started; for exit, SIGINT and SIGTERM handlers. */
+export function killAllDebuggers(): void {
+  for (const proc of live) proc.kill();
+}
+
+export async function spawnDebugger(
+  binary: string,
+  args: string[],
+  options: SpawnOptions,
+): Promise<DebuggerProcess> {
+  let child: ResultPromise;
+  try {
+    child = execa(binary, args, {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      buffer: false,
+      reject: false,
+      // Its own process group: Ctrl+C in the user's terminal reaches us, not the debugger,
+      // and a kill takes anything the debugger started (a shell under --unsafe) with it.
+      detached: true,
+      env: { LC_ALL: "C", TERM: "dumb", COLUMNS: "1000" },
+    });
+  } catch (error) {
+    throw new DebuggerMissing(`cannot start ${binary}: ${(error as Error).message}`);
+  }
+
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once("spawn", () => resolve());
+    child.once("error", (error) => reject(error));
+  });
+  try {
+    await spawned;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "not found" : (error as Error).message;
+    throw new DebuggerMissing(`cannot start ${binary}: ${why}`);
+  }
+
+  const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+  lines.on("line", options.onLine);
+  child.stderr!.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
+  // A write to a dead debugger must surface as a dead session, not an unhandled EPIPE.
+  child.stdin!.on("error", () => undefined);
+
+  const pid = child.pid;
+  let alive = true;
+  const exited = child.then(
+    (result) => {
+      alive = false;
+      live.delete(proc);
+      return result.signal ? `killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+    },
+    (error: Error) => {
+      alive = false;
+      live.delete(proc);
+      return error.message;
+    },
+  );
+
+  const proc: DebuggerProcess = {
+    pid,
+    exited,
+    writeLine(line) {
+      if (!alive || child.stdin!.destroyed) return false;
+      child.stdin!.write(`${line}\n`);
+      return true;
+    },
+    interrupt() {
+      if (alive && pid !== undefined) signal(pid, "SIGINT");
+    },
+    kill() {
+      if (!alive || pid === undefined) return;
+      signal(-pid, "SIGKILL");
+      signal(pid, "SIGKILL");
+    },
+  };
+  live.add(proc);
+  return proc;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone: nothing to do.
+  }
+}

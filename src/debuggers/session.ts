@@ -1,0 +1,52 @@
+/** The one interface every debugger backend implements, and the shapes of what it returns. */
+
+export type Backend = "gdb" | "lldb" | "cdb";
+
+export type CommandErrorType = "timeout" | "session_dead" | "debugger_error" | "not_allowed";
+
+/** Where the session stands, sent along with every command result. */
+export interface SessionContext {
+  backend: Backend;
+  /** True once the dump (and its executable, when known) is loaded. */
+  targetLoaded: boolean;
+  threadCount: number | null;
+  selectedThread: { id: number; lwp: number | null; name: string | null } | null;
+  selectedFrame: {
+    level: number;
+    function: string | null;
+    file: string | null;
+    line: number | null;
+    address: string | null;
+  } | null;
+}
+
+/** The result of one command, as the design's contract names it. */
+export interface CommandResult {
+  command: string;
+  ok: boolean;
+  /** What the debugger printed for the command, as a user at its prompt would see it. */
+  output: string;
+  errorType?: CommandErrorType;
+  error?: string;
+  ms: number;
+  context: SessionContext;
+  /** Set when the debugger had to be killed and the dump reopened while running this command. */
+  reopened?: boolean;
+}
+
+export interface RunOptions {
+  /** Per-command timeout in milliseconds; the session's default when omitted. */
+  timeoutMs?: number;
+}
+
+export interface DebuggerSession {
+  readonly backend: Backend;
+  /** Starts the debugger and loads the dump. Throws a DebuggerError subclass when it cannot. */
+  open(): Promise<void>;
+  /** Runs one command. Never throws for a failing command: the failure is in the result. */
+  run(command: string, options?: RunOptions): Promise<CommandResult>;
+  context(): SessionContext;
+  /** The debugger's version line, e.g. "GNU gdb (Debian 13.1-3) 13.1". */
+  version(): string | null;
+  close(): Promise<void>;
+}

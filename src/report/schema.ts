@@ -1,0 +1,122 @@
+/** The JSON report of the design (schemaVersion 1): the contract tests and users rely on. */
+import { z } from "zod";
+
+export const CRASH_KINDS = [
+  "null-dereference",
+  "bad-jump",
+  "invalid-memory-access",
+  "stack-overflow",
+  "stack-buffer-overflow",
+  "double-free",
+  "heap-corruption",
+  "assertion-failure",
+  "abort",
+  "uncaught-exception",
+  "pure-virtual-call",
+  "division-by-zero",
+  "illegal-instruction",
+  "bus-error",
+  "panic",
+  "deadlock",
+  "fortify-failure",
+  "unknown",
+] as const;
+
+export const CrashKindSchema = z.enum(CRASH_KINDS);
+export type CrashKind = z.infer<typeof CrashKindSchema>;
+
+export const CulpritSchema = z.object({
+  function: z.string().nullable(),
+  file: z.string().nullable(),
+  line: z.number().int().nullable(),
+  /** Frame number in the crashing thread's backtrace. */
+  frame: z.number().int().nullable(),
+  /** The executable or shared object the culprit's code lives in. */
+  module: z.string().nullable(),
+});
+export type Culprit = z.infer<typeof CulpritSchema>;
+
+export const DeadlockEdgeSchema = z.object({
+  /** gdb's thread number of a thread in the cycle. */
+  thread: z.number().int(),
+  function: z.string().nullable(),
+  file: z.string().nullable(),
+  line: z.number().int().nullable(),
+  /** Address of the lock this thread waits for. */
+  lock: z.string().nullable(),
+  /** The thread that holds that lock. */
+  heldByThread: z.number().int().nullable(),
+});
+
+export const CrashSchema = z.object({
+  kind: CrashKindSchema,
+  signal: z.string().nullable(),
+  signalCode: z.string().nullable(),
+  faultAddress: z.string().nullable(),
+  access: z.enum(["read", "write", "execute"]).nullable(),
+  message: z.string().nullable(),
+  thread: z.object({
+    id: z.number().int().nullable(),
+    lwp: z.number().int().nullable(),
+    name: z.string().nullable(),
+  }),
+  culprit: CulpritSchema,
+  signature: z.string(),
+  deadlock: z.object({ cycle: z.array(DeadlockEdgeSchema) }).nullable(),
+});
+export type Crash = z.infer<typeof CrashSchema>;
+
+export const HypothesisStatusSchema = z.enum(["confirmed", "rejected", "inconclusive"]);
+
+export const ReportSchema = z.object({
+  schemaVersion: z.literal(1),
+  session: z.object({
+    id: z.string(),
+    dump: z.string(),
+    executable: z.string().nullable(),
+    debugger: z.string(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+  }),
+  issue: z.string().nullable(),
+  crash: CrashSchema,
+  hypotheses: z.array(
+    z.object({
+      id: z.string(),
+      statement: z.string(),
+      status: HypothesisStatusSchema,
+      evidenceIds: z.array(z.string()),
+    }),
+  ),
+  conclusion: z.object({
+    summary: z.string(),
+    rootCause: z.string(),
+    confidence: z.number().min(0).max(1),
+    recommendations: z.array(z.string()),
+  }),
+  critique: z.object({
+    rounds: z.array(z.object({ round: z.number().int(), issues: z.array(z.string()) })),
+    unresolved: z.array(z.string()),
+  }),
+  followUpQuestions: z.array(z.string()),
+  evidence: z.array(
+    z.object({
+      id: z.string(),
+      command: z.string(),
+      summary: z.string(),
+      bytes: z.number().int(),
+      path: z.string().nullable(),
+    }),
+  ),
+  usage: z.object({
+    llmCalls: z.number().int(),
+    local: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
+    cloud: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
+  }),
+  timings: z.object({
+    totalMs: z.number(),
+    debuggerMs: z.number(),
+    llmMs: z.number(),
+  }),
+});
+export type Report = z.infer<typeof ReportSchema>;

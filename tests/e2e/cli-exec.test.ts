@@ -1,0 +1,193 @@
+/** `dumpdbg exec` and bad input, driven through the built CLI on real cores. */
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, rmSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildCore, buildProgram, type BuiltCore } from "../helpers/cores.js";
+import { runCli } from "../helpers/cli.js";
+
+let nullDeref: BuiltCore;
+let scratch: string;
+
+beforeAll(async () => {
+  nullDeref = await buildCore("null-deref");
+  scratch = mkdtempSync(join(tmpdir(), "dumpdbg-cli-"));
+});
+
+describe("dumpdbg exec", () => {
+  it("runs the commands in order in one session and prints their output as gdb would", async () => {
+    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "bt", "-c", "up", "-c", "info frame"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^#0 .* in send_to_client /m);
+    // `up` in the same session moved to frame 1, so `info frame` describes broadcast.
+    expect(run.stdout).toMatch(/Stack level 1, frame at 0x[0-9a-f]+:\n rip = 0x[0-9a-f]+ in broadcast/);
+  });
+
+  it("--json prints one JSON array of results and nothing else on stdout", async () => {
+    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "p $_siginfo.si_signo", "-c", "shell id", "-c", "frobnicate", "--json"]);
+    expect(run.code).toBe(0);
+    const results = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
+    expect(results).toHaveLength(3);
+    expect(results[0]).toMatchObject({ command: "p $_siginfo.si_signo", ok: true, output: "$1 = 11\n", errorType: null, error: null });
+    expect(results[0]!.context).toMatchObject({ threadCount: 1, selectedThread: { id: 1 }, selectedFrame: { level: 0, function: "send_to_client" } });
+    expect(results[1]).toMatchObject({ command: "shell id", ok: false, errorType: "not_allowed", output: "" });
+    expect(results[1]!.error).toMatch(/shell/);
+    expect(results[2]).toMatchObject({ ok: false, errorType: "debugger_error" });
+    for (const result of results) expect(typeof result.ms).toBe("number");
+  });
+
+  it("never sends a refused command to gdb, and --unsafe lifts the policy with a warning", async () => {
+    const marker = join(scratch, "marker");
+    const refused = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", `shell touch ${marker}`]);
+    expect(refused.code).toBe(0);
+    expect(refused.stderr).toMatch(/refused: shell touch/);
+    expect(() => statSync(marker)).toThrow();
+
+    const unsafe = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", `shell touch ${marker}`, "--unsafe"]);
+    expect(unsafe.code).toBe(0);
+    expect(unsafe.stderr).toMatch(/WARNING: --unsafe/);
+    expect(statSync(marker).isFile()).toBe(true);
+  });
+
+  it("finds the executable from the core's own notes when --exe is not given", async () => {
+    const run = await runCli(["exec", nullDeref.core, "-c", "info symbol $pc"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/send_to_client \+ \d+ in section \.text/);
+  });
+
+  it("warns, but goes on, when the executable does not match the core", async () => {
+    const other = await buildProgram("abort");
+    const run = await runCli(["exec", nullDeref.core, "--exe", other.exe, "-c", "bt 1"]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/warning: .* does not match the core \(build-id [0-9a-f]+/);
+  });
+
+  it("ends gdb when interrupted with Ctrl+C and exits 130", async () => {
+    let gdbPid: number | undefined;
+    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--unsafe", "-c", "python import time; time.sleep(60)"], {
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          const pid = childGdb(child.pid!);
+          if (pid === undefined) return;
+          gdbPid = pid;
+          clearInterval(poll);
+          setTimeout(() => child.kill("SIGINT"), 300);
+        }, 100);
+      },
+    });
+    expect(gdbPid).toBeDefined();
+    expect(run.code).toBe(130);
+    expect(run.stderr).toMatch(/interrupted/);
+    expect(alive(gdbPid!)).toBe(false);
+  });
+
+  it("ends gdb on SIGTERM", async () => {
+    let gdbPid: number | undefined;
+    await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--unsafe", "-c", "python import time; time.sleep(60)"], {
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          const pid = childGdb(child.pid!);
+          if (pid === undefined) return;
+          gdbPid = pid;
+          clearInterval(poll);
+          setTimeout(() => child.kill("SIGTERM"), 300);
+        }, 100);
+      },
+    });
+    expect(gdbPid).toBeDefined();
+    expect(alive(gdbPid!)).toBe(false);
+  });
+});
+
+describe("bad input", () => {
+  const cases: Array<{ name: string; args: () => string[]; code: number; message: RegExp }> = [
+    { name: "no commands", args: () => ["exec", nullDeref.core], code: 2, message: /no commands given/ },
+    { name: "unknown flag", args: () => ["exec", nullDeref.core, "--frobnicate"], code: 2, message: /unknown option '--frobnicate'/ },
+    { name: "bad timeout", args: () => ["exec", nullDeref.core, "-c", "bt", "--timeout", "soon"], code: 2, message: /--timeout must be a positive number/ },
+    { name: "missing dump", args: () => ["exec", join(scratch, "nope.core"), "-c", "bt"], code: 3, message: /dump not found: .*nope\.core/ },
+    { name: "a directory", args: () => ["exec", scratch, "-c", "bt"], code: 3, message: /is a directory/ },
+    { name: "an empty file", args: () => ["exec", file("empty", Buffer.alloc(0)), "-c", "bt"], code: 3, message: /is empty, not a crash dump/ },
+    { name: "random bytes", args: () => ["exec", file("random", Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 251))), "-c", "bt"], code: 3, message: /is not a crash dump/ },
+    { name: "an executable instead of a core", args: () => ["exec", nullDeref.exe, "-c", "bt"], code: 3, message: /is an ELF program, not a core dump/ },
+    { name: "a truncated core", args: () => ["exec", file("truncated", readFileSync(nullDeref.core).subarray(0, 20_000)), "--exe", nullDeref.exe, "-c", "bt"], code: 3, message: /is truncated/ },
+    { name: "--exe that is not a program", args: () => ["exec", nullDeref.core, "--exe", file("notelf", Buffer.from("#!/bin/sh\n")), "-c", "bt"], code: 3, message: /--exe .* is not an ELF executable/ },
+    { name: "a missing --exe", args: () => ["exec", nullDeref.core, "--exe", join(scratch, "gone"), "-c", "bt"], code: 3, message: /executable not found: .*gone/ },
+    { name: "a core whose program is gone", args: () => ["exec", movedCore(), "-c", "bt"], code: 3, message: /executable of this core was not found: looked for .*null-deref/ },
+    { name: "a missing gdb", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
+  ];
+
+  for (const c of cases) {
+    it(`${c.name}: exit ${c.code} with one line`, async () => {
+      const run = await runCli(c.args());
+      expect(run.code).toBe(c.code);
+      expect(run.stdout).toBe("");
+      const lines = run.stderr.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^dumpdbg: /);
+      expect(lines[0]).toMatch(c.message);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  it("--debug adds the stack trace", async () => {
+    const run = await runCli(["exec", join(scratch, "nope.core"), "-c", "bt", "--debug"]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/\n\s+at /);
+  });
+});
+
+describe("the program", () => {
+  it("--version and --help work", async () => {
+    const version = await runCli(["--version"]);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version);
+    const help = await runCli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: dumpdbg/);
+    expect(help.stdout).toMatch(/exec/);
+  });
+
+  it("an unknown command is a usage error", async () => {
+    const run = await runCli(["frobnicate"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+});
+
+function file(name: string, content: Buffer): string {
+  const path = join(scratch, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** A core whose program was deleted after the crash, as when a build directory is cleaned. */
+function movedCore(): string {
+  const dir = join(scratch, "gone-program");
+  mkdirSync(dir, { recursive: true });
+  const exe = join(dir, "null-deref");
+  copyFileSync(nullDeref.exe, exe);
+  chmodSync(exe, 0o755);
+  const core = join(dir, "core");
+  execFileSync("gdb", ["-nx", "-batch", "-ex", "run", "-ex", `generate-core-file ${core}`, exe], { stdio: "ignore" });
+  rmSync(exe);
+  return core;
+}
+
+function childGdb(parent: number): number | undefined {
+  const out = execFileSync("ps", ["-o", "pid=,ppid=,comm=", "-e"], { encoding: "utf8" });
+  for (const line of out.split("\n")) {
+    const [pid, ppid, comm] = line.trim().split(/\s+/);
+    if (Number(ppid) === parent && comm === "gdb") return Number(pid);
+  }
+  return undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

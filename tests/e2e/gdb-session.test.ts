@@ -1,0 +1,162 @@
+/** The GDB/MI session on real cores of real crashes: output, context, timeouts, a dead gdb. */
+import { execFileSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
+import { buildCore, culpritLine } from "../helpers/cores.js";
+
+const sessions: GdbSession[] = [];
+
+async function open(name: string, timeoutMs = 30_000): Promise<GdbSession> {
+  const built = await buildCore(name);
+  const session = new GdbSession({ dump: built.core, executable: built.exe, timeoutMs });
+  sessions.push(session);
+  await session.open();
+  return session;
+}
+
+/** gdb processes whose parent is this test process. */
+function ourGdbs(): number[] {
+  const out = execFileSync("ps", ["-o", "pid=,ppid=,comm=", "-e"], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, ppid, comm]) => Number(ppid) === process.pid && comm === "gdb")
+    .map(([pid]) => Number(pid));
+}
+
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.close()));
+});
+
+describe("GdbSession on a null dereference", () => {
+  it("prints the backtrace, threads, registers and siginfo as gdb would", async () => {
+    const session = await open("null-deref");
+    expect(session.version()).toMatch(/GNU gdb/);
+
+    const bt = await session.run("bt");
+    expect(bt.ok).toBe(true);
+    expect(bt.output).toMatch(/^#0 .* in send_to_client \(session=0x[0-9a-f]+, message=.*\) at .*null-deref\.c:(\d+)/m);
+    expect(bt.output).toContain(`null-deref.c:${culpritLine("null-deref")}`);
+    expect(bt.output).toMatch(/^#1 .* in broadcast /m);
+
+    const threads = await session.run("info threads");
+    expect(threads.output).toMatch(/^\* 1 +(Thread|LWP)/m);
+
+    const regs = await session.run("info registers rip");
+    expect(regs.output).toMatch(/^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <send_to_client\+\d+>/m);
+
+    const signo = await session.run("p $_siginfo.si_signo");
+    expect(signo.output.trim()).toBe("$1 = 11");
+    const addr = await session.run("p $_siginfo._sifields._sigfault.si_addr");
+    expect(addr.output).toMatch(/= \(void \*\) 0x[0-9a-f]{1,4}\n/);
+
+    expect(bt.context).toMatchObject({ backend: "gdb", targetLoaded: true, threadCount: 1 });
+    expect(bt.context.selectedThread?.id).toBe(1);
+    expect(bt.context.selectedThread?.lwp).toBeGreaterThan(0);
+    expect(bt.context.selectedFrame).toMatchObject({ level: 0, function: "send_to_client", line: culpritLine("null-deref") });
+  });
+
+  it("follows frame selection in the context it reports", async () => {
+    const session = await open("null-deref");
+    const up = await session.run("up");
+    expect(up.ok).toBe(true);
+    expect(up.context.selectedFrame).toMatchObject({ level: 1, function: "broadcast" });
+    const frame0 = await session.run("frame 0");
+    expect(frame0.context.selectedFrame).toMatchObject({ level: 0, function: "send_to_client" });
+  });
+
+  it("reports a gdb error as a failed result and stays usable", async () => {
+    const session = await open("null-deref");
+    const bad = await session.run("frobnicate");
+    expect(bad).toMatchObject({ ok: false, errorType: "debugger_error" });
+    expect(bad.error).toMatch(/Undefined command: "frobnicate"/);
+    const noMemory = await session.run("x/4xg 0");
+    expect(noMemory).toMatchObject({ ok: false, errorType: "debugger_error" });
+    expect(noMemory.error).toMatch(/Cannot access memory at address 0x0/);
+    expect((await session.run("bt 1")).ok).toBe(true);
+  });
+
+  it("refuses a command with a newline instead of passing it to gdb", async () => {
+    const session = await open("null-deref");
+    const result = await session.run("bt\n-gdb-exit");
+    expect(result).toMatchObject({ ok: false, errorType: "debugger_error" });
+    expect((await session.run("bt 1")).ok).toBe(true);
+  });
+});
+
+describe("GdbSession on other crashes", () => {
+  it("shows the abort's signal and its frames", async () => {
+    const session = await open("abort");
+    expect((await session.run("p $_siginfo.si_signo")).output.trim()).toBe("$1 = 6");
+    const bt = await session.run("bt");
+    expect(bt.output).toMatch(/\babort\b/);
+    expect(bt.output).toContain(`abort.c:${culpritLine("abort")}`);
+  });
+
+  it("lands on the crashing worker thread of a multi-threaded program", async () => {
+    const session = await open("thread-crash");
+    const threads = await session.run("info threads");
+    expect(threads.context.threadCount).toBeGreaterThanOrEqual(5);
+    expect(threads.output.split("\n").filter((l) => /^\*? +\d+ +Thread/.test(l)).length).toBe(threads.context.threadCount);
+    // gdb selects the thread that took the signal: its stack is the worker's, not main's.
+    const bt = await session.run("bt");
+    expect(bt.output).toContain(`thread-crash.c:${culpritLine("thread-crash")}`);
+    expect(bt.output).not.toMatch(/ in main \(/);
+    const all = await session.run("thread apply all bt 3");
+    expect(all.output).toMatch(/ in main \(/);
+    expect((await session.run("p $_siginfo.si_signo")).output.trim()).toBe("$1 = 11");
+  });
+});
+
+describe("GdbSession recovery", () => {
+  it("interrupts a command past its timeout and stays usable", async () => {
+    const session = await open("null-deref");
+    const slow = await session.run("python import time; time.sleep(60)", { timeoutMs: 500 });
+    expect(slow).toMatchObject({ ok: false, errorType: "timeout" });
+    expect(slow.error).toMatch(/timed out after 0.5s and was interrupted/);
+    expect(slow.reopened).toBeUndefined();
+    expect(slow.ms).toBeLessThan(5_000);
+    const bt = await session.run("bt 1");
+    expect(bt.ok).toBe(true);
+    expect(bt.output).toMatch(/send_to_client/);
+  });
+
+  it("kills and reopens gdb when an interrupt does not bring it back", async () => {
+    const session = await open("null-deref");
+    const before = ourGdbs();
+    // gdb waits for its shell child and ignores the interrupt meanwhile.
+    const stuck = await session.run("shell sleep 60", { timeoutMs: 500 });
+    expect(stuck).toMatchObject({ ok: false, errorType: "timeout", reopened: true });
+    expect(stuck.error).toMatch(/killed and the dump reopened/);
+    const after = ourGdbs();
+    expect(after).toHaveLength(before.length);
+    expect(after).not.toEqual(before);
+    const bt = await session.run("bt 1");
+    expect(bt.ok).toBe(true);
+    expect(bt.output).toMatch(/send_to_client/);
+    expect(bt.context.selectedFrame?.function).toBe("send_to_client");
+  });
+
+  it("notices a killed gdb and reopens the dump", async () => {
+    const before = ourGdbs();
+    const session = await open("null-deref");
+    const [gdbPid] = ourGdbs().filter((pid) => !before.includes(pid));
+    expect(gdbPid).toBeDefined();
+    process.kill(gdbPid!, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const first = await session.run("bt 1");
+    expect(first.reopened).toBe(true);
+    expect(first.ok).toBe(true);
+    expect(first.output).toMatch(/send_to_client/);
+    expect(ourGdbs().filter((pid) => !before.includes(pid))).toHaveLength(1);
+  });
+
+  it("reports a gdb that dies in the middle of a command as session_dead, then works again", async () => {
+    const session = await open("null-deref");
+    const died = await session.run("python import os, signal; os.kill(os.getpid(), signal.SIGKILL)");
+    expect(died).toMatchObject({ ok: false, errorType: "session_dead", reopened: true });
+    expect(died.error).toMatch(/gdb killed by SIGKILL/);
+    expect((await session.run("bt 1")).ok).toBe(true);
+  });
+});
