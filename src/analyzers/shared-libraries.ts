@@ -6,8 +6,8 @@ export interface SharedLibrary {
   from: string | null;
   to: string | null;
   symbolsRead: boolean;
-  /** gdb marked it `(*)`: no debugging information. */
-  debugInfo: boolean;
+  /** gdb's CLI marks a library without debugging information `(*)`; under MI it prints no mark. */
+  missingDebugInfo: boolean;
   path: string;
 }
 
@@ -20,7 +20,7 @@ export function parseSharedLibraries(output: string): SharedLibrary[] {
       from: row[1] ? normalizeAddress(row[1]) : null,
       to: row[2] ? normalizeAddress(row[2]) : null,
       symbolsRead: row[3] === "Yes",
-      debugInfo: !row[4],
+      missingDebugInfo: Boolean(row[4]),
       path: (row[5] ?? "").trim(),
     });
   }

@@ -14,15 +14,17 @@ export interface Siginfo {
 export function parseSiginfo(output: string): Siginfo | null {
   const value = printedValue(output);
   if (!value) return null;
-  const field = (pattern: RegExp) => pattern.exec(value)?.[1] ?? null;
-  const signo = field(/\bsi_signo = (-?\d+)/);
-  const code = field(/\bsi_code = (-?\d+)/);
+  // gdb prints the struct in the syntax of the current frame's language: C `a = 1`, Rust `a: 1`.
+  const field = (name: string, pattern: string) =>
+    new RegExp(`${name.replaceAll(".", "(?: = |: )\\{")}(?: = |: )(?:\\([^)]*\\) )?(${pattern})`).exec(value)?.[1] ?? null;
+  const signo = field("si_signo", "-?\\d+");
+  const code = field("si_code", "-?\\d+");
   if (signo === null || code === null) return null;
-  const address = field(/_sigfault = \{si_addr = (0x[0-9a-f]+)/);
-  const pid = field(/_kill = \{si_pid = (-?\d+)/);
+  const address = field("_sigfault.si_addr", "0x[0-9a-f]+");
+  const pid = field("_kill.si_pid", "-?\\d+");
   return {
     signo: Number(signo),
-    errno: Number(field(/\bsi_errno = (-?\d+)/) ?? 0),
+    errno: Number(field("si_errno", "-?\\d+") ?? 0),
     code: Number(code),
     address: address ? normalizeAddress(address) : null,
     pid: pid === null ? null : Number(pid),

@@ -1,6 +1,7 @@
 /** Maps any error to one line on stderr and an exit code of the design's contract. */
 import { DumpError } from "../debuggers/dump.js";
 import { DebuggerError } from "../debuggers/errors.js";
+import { SessionError } from "../evidence/sessions.js";
 import { ExitCode, ExitError } from "./exit.js";
 
 export function reportError(error: unknown, debug: boolean): number {
@@ -13,6 +14,7 @@ export function reportError(error: unknown, debug: boolean): number {
 function classify(error: unknown): { code: number; message: string } {
   if (error instanceof ExitError) return { code: error.code, message: error.message };
   if (error instanceof DumpError) return { code: ExitCode.badInput, message: error.message };
+  if (error instanceof SessionError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof DebuggerError) return { code: ExitCode.debugger, message: error.message };
   const text = error instanceof Error ? error.message : String(error);
   return { code: 1, message: `internal error: ${oneLine(text)} (run with --debug for details)` };

@@ -2,18 +2,13 @@
 import { openDump } from "../debuggers/open.js";
 import { runGuarded } from "../debuggers/guard.js";
 import type { CommandResult } from "../debuggers/session.js";
+import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
 
-export interface ExecOptions {
+export interface ExecOptions extends DumpFlags {
   command: string[];
-  exe?: string;
   json?: boolean;
   unsafe?: boolean;
-  timeout: number;
-  sysroot?: string;
-  solibSearchPath?: string;
-  debugFileDirectory?: string;
-  gdb?: string;
 }
 
 export async function exec(dumpPath: string, options: ExecOptions): Promise<void> {
@@ -24,7 +19,7 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
     process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands may run shells, write files or start processes\n");
   }
   const timeoutMs = Math.round(options.timeout * 1000);
-  const opened = await openDump({ dump: dumpPath, timeoutMs, ...pick(options) });
+  const opened = await openDump(openOptions(dumpPath, options));
   for (const warning of opened.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
 
   const results: CommandResult[] = [];
@@ -38,13 +33,6 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
     await opened.session.close();
   }
   if (options.json) process.stdout.write(`${JSON.stringify(results.map(toJson), null, 2)}\n`);
-}
-
-function pick(options: ExecOptions) {
-  const { exe, sysroot, solibSearchPath, debugFileDirectory, gdb } = options;
-  return Object.fromEntries(
-    Object.entries({ exe, sysroot, solibSearchPath, debugFileDirectory, gdb }).filter(([, v]) => v !== undefined),
-  ) as { exe?: string; sysroot?: string; solibSearchPath?: string; debugFileDirectory?: string; gdb?: string };
 }
 
 /** As gdb would print it: output on stdout, errors on stderr. */

@@ -5,7 +5,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { readFileSync } from "node:fs";
 import { ExitCode, ExitError } from "./exit.js";
-import { reportError } from "./errors.js";
 import { installSignalHandlers } from "./signals.js";
 
 function version(): string {
@@ -53,6 +52,39 @@ export function buildProgram(): Command {
     return exec(dump, options);
   });
 
+  dumpOptions(
+    program
+      .command("triage")
+      .description("the crash verdict in a few lines: kind, where, why (no model, no session)")
+      .argument("<dump>", "core file")
+      .option("--json", "print the crash object of the JSON report"),
+  ).action(async (dump: string, options) => {
+    const { triage } = await import("./triage.js");
+    return triage(dump, options);
+  });
+
+  const sessions = program.command("sessions").description("list, show and remove analysis sessions");
+  const sessionsDir = (command: Command) =>
+    command.option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)").option("--json", "JSON output");
+  sessionsDir(sessions.command("list").description("the sessions, oldest first")).action(async (options) => {
+    (await import("./sessions.js")).list(options);
+  });
+  sessionsDir(sessions.command("show").description("one session's details").argument("<id>")).action(async (id: string, options) => {
+    (await import("./sessions.js")).show(id, options);
+  });
+  sessionsDir(sessions.command("rm").description("remove sessions").argument("<id...>")).action(async (ids: string[], options) => {
+    (await import("./sessions.js")).rm(ids, options);
+  });
+  sessionsDir(
+    sessions
+      .command("cleanup")
+      .description("remove old sessions")
+      .option("--days <n>", "remove sessions not updated for N days")
+      .option("--keep <k>", "always keep the K newest"),
+  ).action(async (options) => {
+    (await import("./sessions.js")).cleanup(options);
+  });
+
   program
     .command("doctor")
     .description("show which debuggers and model providers are usable")
@@ -82,6 +114,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`dumpdbg: ${error.message.replace(/^error: /, "")} (see dumpdbg --help)\n`);
       return ExitCode.usage;
     }
+    // Loaded only on failure: it pulls in the error types of every layer.
+    const { reportError } = await import("./errors.js");
     return reportError(error, argv.includes("--debug"));
   }
 }

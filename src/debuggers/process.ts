@@ -46,7 +46,7 @@ export async function spawnDebugger(
       // Its own process group: Ctrl+C in the user's terminal reaches us, not the debugger,
       // and a kill takes anything the debugger started (a shell under --unsafe) with it.
       detached: true,
-      env: { LC_ALL: "C", TERM: "dumb", COLUMNS: "1000" },
+      env: { LC_ALL: "C.UTF-8", TERM: "dumb", COLUMNS: "1000" },
     });
   } catch (error) {
     throw new DebuggerMissing(`cannot start ${binary}: ${(error as Error).message}`);

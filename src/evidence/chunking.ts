@@ -77,13 +77,17 @@ export function headAndTail(text: string, budget: number): { head: string; tail:
   const headEnd = text.lastIndexOf("\n", budget);
   const tailStart = text.indexOf("\n", text.length - budget - 1) + 1;
   return {
-    head: text.slice(0, headEnd > 0 ? headEnd : charBoundary(text, budget)),
-    tail: text.slice(tailStart > 0 && tailStart < text.length ? tailStart : charBoundary(text, text.length - budget)),
+    head: text.slice(0, headEnd > 0 ? headEnd : budget - (splitsPair(text, budget) ? 1 : 0)),
+    tail: text.slice(
+      tailStart > 0 && tailStart < text.length
+        ? tailStart
+        : text.length - budget + (splitsPair(text, text.length - budget) ? 1 : 0),
+    ),
   };
 }
 
-/** `index`, moved back one if it would split a surrogate pair. */
-function charBoundary(text: string, index: number): number {
+/** Whether cutting at `index` would split a surrogate pair (one character outside the BMP). */
+function splitsPair(text: string, index: number): boolean {
   const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
+  return code >= 0xdc00 && code <= 0xdfff;
 }

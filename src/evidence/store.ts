@@ -177,6 +177,11 @@ interface ChunkRow {
   analysis: string | null;
 }
 
+interface OutputRow {
+  output: string | null;
+  path: string | null;
+}
+
 interface HitRow extends EvidenceRow {
   rank: number;
   n: number;
@@ -187,26 +192,32 @@ interface HitRow extends EvidenceRow {
 
 const RECORD_COLUMNS = `e.seq, e.command, e.backend, e.thread, e.frame, e.ok, e.error_type, e.summary, e.findings,
   e.bytes, e.lines, e.path, e.head, e.tail, e.ms, e.source, e.created_at`;
+const CHUNK_COLUMNS = "n, start_byte, end_byte, start_line, end_line, analysis";
+
+type Statement<Params extends unknown[], Result = unknown> = Database.Statement<Params, Result>;
 
 export class EvidenceStore {
-  private readonly dbDir: string;
-  private readonly selectOne;
-  private readonly selectAll;
-  private readonly selectCached;
-  private readonly selectOutput;
-  private readonly selectChunks;
-  private readonly updateAnalysis;
-  private readonly selectHits;
-  private readonly insert;
+  private readonly selectOne: Statement<[number], EvidenceRow>;
+  private readonly selectAll: Statement<[], EvidenceRow>;
+  private readonly selectCached: Statement<
+    [string, Backend, number | null, number | null, ...CommandErrorType[]],
+    EvidenceRow
+  >;
+  private readonly selectOutput: Statement<[number], OutputRow>;
+  private readonly selectChunks: Statement<[number], ChunkRow>;
+  private readonly selectChunk: Statement<[number, number], ChunkRow>;
+  private readonly updateAnalysis: Statement<[string, number, number]>;
+  private readonly selectHits: Statement<[string, number], HitRow>;
+  private readonly insert: Database.Transaction<(input: EvidenceInput) => number>;
 
   private constructor(
     private readonly db: Database.Database,
-    dbPath: string,
+    /** Output files are named relative to it, so a session folder can be moved whole. */
+    private readonly dbDir: string,
     private readonly inlineLimit: number,
     private readonly chunkSize: number,
     private readonly evidenceDir: string,
   ) {
-    this.dbDir = dirname(dbPath);
     this.selectOne = db.prepare(`SELECT ${RECORD_COLUMNS} FROM evidence e WHERE e.seq = ?`);
     this.selectAll = db.prepare(`SELECT ${RECORD_COLUMNS} FROM evidence e ORDER BY e.seq`);
     this.selectCached = db.prepare(
@@ -216,11 +227,11 @@ export class EvidenceStore {
        ORDER BY e.seq DESC LIMIT 1`,
     );
     this.selectOutput = db.prepare("SELECT output, path FROM evidence WHERE seq = ?");
-    this.selectChunks = db.prepare(
-      "SELECT n, start_byte, end_byte, start_line, end_line, analysis FROM evidence_chunks WHERE evidence_seq = ? ORDER BY n",
-    );
+    this.selectChunks = db.prepare(`SELECT ${CHUNK_COLUMNS} FROM evidence_chunks WHERE evidence_seq = ? ORDER BY n`);
+    this.selectChunk = db.prepare(`SELECT ${CHUNK_COLUMNS} FROM evidence_chunks WHERE evidence_seq = ? AND n = ?`);
     this.updateAnalysis = db.prepare("UPDATE evidence_chunks SET analysis = ? WHERE evidence_seq = ? AND n = ?");
-    // Command matches weigh most, then summaries: they are what a person or an agent wrote about the output.
+    // A match in the command weighs most, then one in the summary: they say what the output is,
+    // while a word deep in a backtrace may be incidental.
     this.selectHits = db.prepare(
       `SELECT f.rank, c.n, c.start_byte, c.end_byte, c.start_line, ${RECORD_COLUMNS}
        FROM (SELECT rowid, bm25(evidence_fts, 4.0, 2.0, 1.0, 1.0) AS rank FROM evidence_fts
@@ -250,7 +261,8 @@ export class EvidenceStore {
       db.pragma("synchronous = FULL");
       db.pragma("foreign_keys = ON");
       db.exec(SCHEMA);
-      return new EvidenceStore(db, dbPath, inlineLimit, chunkSize, options.evidenceDir ?? join(dirname(dbPath), "evidence"));
+      const evidenceDir = options.evidenceDir ?? join(dirname(dbPath), "evidence");
+      return new EvidenceStore(db, dirname(dbPath), inlineLimit, chunkSize, evidenceDir);
     } catch (error) {
       db.close();
       throw error;
@@ -260,55 +272,44 @@ export class EvidenceStore {
   /** Stores one command output in one transaction; a big output is in its file (synced) before its row commits. */
   add(input: EvidenceInput): EvidenceRecord {
     const seq = this.insert.immediate(input);
-    return this.recordOf(this.selectOne.get(seq) as EvidenceRow);
+    return this.recordOf(this.existing(`E${seq}`).row);
   }
 
   get(id: string): EvidenceRecord | null {
     const seq = seqOf(id);
-    const row = seq === null ? undefined : (this.selectOne.get(seq) as EvidenceRow | undefined);
+    const row = seq === null ? undefined : this.selectOne.get(seq);
     return row ? this.recordOf(row) : null;
   }
 
   /** The full output, from the row or from its file. */
   output(id: string): string {
-    const { output, path } = this.outputRow(id);
+    const { output, path } = this.outputOf(id);
     return path === null ? (output ?? "") : readFileSync(resolve(this.dbDir, path), "utf8");
   }
 
-  /** The latest result of the same command (spacing aside) in the same context, unless it failed for a passing reason. */
+  /** The latest result of the same command (spacing aside) in the same context, unless it failed transiently. */
   findCached(command: string, backend: Backend, context: EvidenceContext): EvidenceRecord | null {
-    const row = this.selectCached.get(commandKey(command), backend, context.thread, context.frame, ...NOT_CACHEABLE) as
-      | EvidenceRow
-      | undefined;
+    const row = this.selectCached.get(commandKey(command), backend, context.thread, context.frame, ...NOT_CACHEABLE);
     return row ? this.recordOf(row) : null;
   }
 
   list(): EvidenceRecord[] {
-    return (this.selectAll.all() as EvidenceRow[]).map((row) => this.recordOf(row));
+    return this.selectAll.all().map((row) => this.recordOf(row));
   }
 
   chunks(id: string): Chunk[] {
-    const seq = this.seqInStore(id);
-    return (this.selectChunks.all(seq) as ChunkRow[]).map((row) => ({
-      evidenceId: id,
-      n: row.n,
-      startByte: row.start_byte,
-      endByte: row.end_byte,
-      startLine: row.start_line,
-      endLine: row.end_line,
-      analysis: row.analysis === null ? null : (JSON.parse(row.analysis) as unknown),
-    }));
+    return this.selectChunks.all(this.existing(id).seq).map((row) => chunkOf(id, row));
   }
 
   /** The text of one chunk, read from its byte range alone, so a huge output need not be loaded whole. */
   chunkText(id: string, n: number): string {
-    const chunk = this.chunks(id).find((c) => c.n === n);
-    if (!chunk) throw new RangeError(`evidence ${id} has no chunk ${n}`);
-    return this.readRange(id, chunk.startByte, chunk.endByte);
+    const row = this.selectChunk.get(this.existing(id).seq, n);
+    if (!row) throw new RangeError(`evidence ${id} has no chunk ${n}`);
+    return this.readRange(id, row.start_byte, row.end_byte);
   }
 
   setChunkAnalysis(id: string, n: number, analysis: unknown): void {
-    const { changes } = this.updateAnalysis.run(JSON.stringify(analysis ?? null), this.seqInStore(id), n);
+    const { changes } = this.updateAnalysis.run(JSON.stringify(analysis ?? null), this.existing(id).seq, n);
     if (changes === 0) throw new RangeError(`evidence ${id} has no chunk ${n}`);
   }
 
@@ -321,9 +322,10 @@ export class EvidenceStore {
       .split(/\s+/)
       .filter((word) => /[\p{L}\p{N}]/u.test(word))
       .slice(0, MAX_SEARCH_TERMS);
-    if (words.length === 0 || limit < 1) return [];
+    const rows = Math.floor(limit);
+    if (words.length === 0 || !(rows >= 1)) return [];
     const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(" OR ");
-    return (this.selectHits.all(match, limit) as HitRow[]).map((row) => {
+    return this.selectHits.all(match, rows).map((row) => {
       const id = `E${row.seq}`;
       const found = findLine(this.readRange(id, row.start_byte, row.end_byte), words);
       return {
@@ -342,18 +344,19 @@ export class EvidenceStore {
     this.db.close();
   }
 
-  private prepareInsert() {
-    const nextSeq = this.db.prepare("SELECT coalesce(max(seq), 0) + 1 AS seq FROM evidence").pluck();
-    const insertRow = this.db.prepare(
+  private prepareInsert(): Database.Transaction<(input: EvidenceInput) => number> {
+    const nextSeq = this.db.prepare<[], number>("SELECT coalesce(max(seq), 0) + 1 FROM evidence").pluck();
+    const insertRow = this.db.prepare<[Record<string, unknown>]>(
       `INSERT INTO evidence (seq, command, command_key, backend, thread, frame, ok, error_type, summary, findings,
          bytes, lines, output, path, head, tail, ms, source, created_at)
        VALUES (@seq, @command, @commandKey, @backend, @thread, @frame, @ok, @errorType, @summary, @findings,
          @bytes, @lines, @output, @path, @head, @tail, @ms, @source, @createdAt)`,
     );
-    const insertChunk = this.db.prepare(
-      "INSERT INTO evidence_chunks (evidence_seq, n, start_byte, end_byte, start_line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
+    const insertChunk = this.db.prepare<[number, number, number, number, number, number]>(
+      `INSERT INTO evidence_chunks (evidence_seq, n, start_byte, end_byte, start_line, end_line)
+       VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    const indexChunk = this.db.prepare(
+    const indexChunk = this.db.prepare<[number | bigint, string, string, string, string]>(
       "INSERT INTO evidence_fts (rowid, command, summary, findings, output) VALUES (?, ?, ?, ?, ?)",
     );
     return this.db.transaction((input: EvidenceInput): number => {
@@ -361,7 +364,7 @@ export class EvidenceStore {
       const spans = splitAtLines(text, this.chunkSize);
       const findings = JSON.stringify(input.findings ?? null);
       // Taken inside the write transaction, so no other connection can claim the same number.
-      const seq = nextSeq.get() as number;
+      const seq = nextSeq.get() ?? 1;
       const inline = text.length <= this.inlineLimit;
       const { head, tail } = headAndTail(input.output, PREVIEW_CHARS);
       insertRow.run({
@@ -386,10 +389,10 @@ export class EvidenceStore {
         createdAt: new Date().toISOString(),
       });
       for (const span of spans) {
-        const chunkId = insertChunk.run(seq, span.n, span.startByte, span.endByte, span.startLine, span.endLine).lastInsertRowid;
+        const chunk = insertChunk.run(seq, span.n, span.startByte, span.endByte, span.startLine, span.endLine);
         const chunkText = text.toString("utf8", span.startByte, span.endByte);
-        if (span.n === 0) indexChunk.run(chunkId, input.command, input.summary, findings, chunkText);
-        else indexChunk.run(chunkId, "", "", "", chunkText);
+        if (span.n === 0) indexChunk.run(chunk.lastInsertRowid, input.command, input.summary, findings, chunkText);
+        else indexChunk.run(chunk.lastInsertRowid, "", "", "", chunkText);
       }
       return seq;
     });
@@ -409,13 +412,22 @@ export class EvidenceStore {
     return path;
   }
 
-  private outputRow(id: string): { output: string | null; path: string | null } {
-    const row = this.selectOutput.get(this.seqInStore(id)) as { output: string | null; path: string | null };
+  private existing(id: string): { seq: number; row: EvidenceRow } {
+    const seq = seqOf(id);
+    const row = seq === null ? undefined : this.selectOne.get(seq);
+    if (seq === null || !row) throw new EvidenceNotFound(id);
+    return { seq, row };
+  }
+
+  private outputOf(id: string): OutputRow {
+    const seq = seqOf(id);
+    const row = seq === null ? undefined : this.selectOutput.get(seq);
+    if (!row) throw new EvidenceNotFound(id);
     return row;
   }
 
   private readRange(id: string, start: number, end: number): string {
-    const { output, path } = this.outputRow(id);
+    const { output, path } = this.outputOf(id);
     if (path === null) return Buffer.from(output ?? "", "utf8").toString("utf8", start, end);
     const buffer = Buffer.alloc(end - start);
     const fd = openSync(resolve(this.dbDir, path), "r");
@@ -423,19 +435,13 @@ export class EvidenceStore {
       let read = 0;
       while (read < buffer.length) {
         const n = readSync(fd, buffer, read, buffer.length - read, start + read);
-        if (n === 0) throw new Error(`${path} is shorter than evidence ${id} says; the file was changed after it was stored`);
+        if (n === 0) throw new Error(`${path} is shorter than evidence ${id} says: it was changed after it was stored`);
         read += n;
       }
     } finally {
       closeSync(fd);
     }
     return buffer.toString("utf8");
-  }
-
-  private seqInStore(id: string): number {
-    const seq = seqOf(id);
-    if (seq === null || this.selectOne.get(seq) === undefined) throw new EvidenceNotFound(id);
-    return seq;
   }
 
   private recordOf(row: EvidenceRow): EvidenceRecord {
@@ -458,6 +464,18 @@ export class EvidenceStore {
       source: row.source,
     };
   }
+}
+
+function chunkOf(evidenceId: string, row: ChunkRow): Chunk {
+  return {
+    evidenceId,
+    n: row.n,
+    startByte: row.start_byte,
+    endByte: row.end_byte,
+    startLine: row.start_line,
+    endLine: row.end_line,
+    analysis: row.analysis === null ? null : (JSON.parse(row.analysis) as unknown),
+  };
 }
 
 function syncWrite(path: string, data: Buffer): void {

@@ -6,7 +6,10 @@
  *   // flags: -O2 -D_FORTIFY_SOURCE=2 -g -pthread   replaces its language's default flags
  *   // hangs: ...                                     it deadlocks instead of crashing; it prints
  *                                                     "ready" once its threads are about to block
- * and marks the line that the culprit frame should point at with a trailing `// CULPRIT`.
+ * and marks the line that gdb shows for its culprit frame with a trailing `// CULPRIT`.
+ *
+ * The core of a hung program is a dump of the live process made by attaching gdb, as gcore
+ * does: it records SIGSTOP (the attach), not a fault.
  */
 import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
@@ -32,7 +35,10 @@ export interface BuiltCore {
 }
 
 export interface BuildOptions {
-  /** extra compiler flags, e.g. ["-O2"] or ["-g0"]; part of the cache key */
+  /**
+   * extra compiler flags, e.g. ["-O2"] or ["-g0"]; part of the cache key. They go to the program's
+   * own compiler (gcc, g++ or rustc) after its default flags, so "-O2" overrides "-O0".
+   */
   flags?: string[];
   /** a tag to force a separate build+core (e.g. "second-build"), part of the cache key */
   variant?: string;
@@ -163,21 +169,7 @@ function cached<T>(
     const dir = path.join(CACHE_ROOT, `${name}-${program.key.slice(0, 16)}-${randomUUID().slice(0, 8)}`);
     await mkdir(dir, { recursive: true });
     try {
-      const built = await build(program, dir);
-      const draft = `${dir}.json`;
-      await writeFile(draft, JSON.stringify(built));
-      try {
-        await link(draft, index);
-        return built;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        const winner = await readPublished<T>(index);
-        if (!winner) throw error;
-        await rm(dir, { recursive: true, force: true });
-        return winner;
-      } finally {
-        await rm(draft, { force: true });
-      }
+      return await publish(index, dir, await build(program, dir));
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
@@ -186,6 +178,29 @@ function cached<T>(
   pending.set(program.key, result);
   result.catch(() => pending.delete(program.key));
   return result;
+}
+
+/** Publishes a build under its index, unless another worker got there first: then it is theirs that counts. */
+async function publish<T>(index: string, dir: string, built: T): Promise<T> {
+  const draft = `${dir}.json`;
+  await writeFile(draft, JSON.stringify(built));
+  try {
+    for (;;) {
+      try {
+        await link(draft, index);
+        return built;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const winner = await readPublished<T>(index);
+      if (winner) {
+        await rm(dir, { recursive: true, force: true });
+        return winner;
+      }
+    }
+  } finally {
+    await rm(draft, { force: true });
+  }
 }
 
 /** A published build, or null when there is none or a tmp cleaner has removed part of it. */
@@ -269,7 +284,10 @@ async function dumpCrash(exe: string, dir: string): Promise<{ core: string; how:
 async function dumpHungProcess(exe: string, dir: string): Promise<{ core: string; how: "gdb" }> {
   const core = path.join(dir, "core");
   const child = spawn(exe, [], { cwd: dir, env: fixtureEnv(), stdio: ["ignore", "pipe", "ignore"] });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`fixture ${exe} never printed "ready"`)), HANG_TIMEOUT_MS);
@@ -318,7 +336,7 @@ async function waitUntilAllThreadsSleep(pid: number, exe: string): Promise<void>
         return "gone";
       }
     });
-    if (states.length > 1 && states.every((state) => state === "S")) return;
+    if (states.every((state) => state === "S")) return;
     if (Date.now() > deadline) throw new Error(`fixture ${exe} did not hang: thread states ${states.join(",")}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -352,7 +370,6 @@ function fixtureEnv(): NodeJS.ProcessEnv {
 
 interface Exit {
   code: number | null;
-  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -373,9 +390,9 @@ function run(command: string, args: string[], options: { cwd: string; timeoutMs:
       clearTimeout(timer);
       reject(error);
     });
-    child.once("close", (code, signal) => {
+    child.once("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, stdout, stderr });
     });
   });
 }

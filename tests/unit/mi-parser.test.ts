@@ -277,6 +277,8 @@ describe("parseMiLine on hand-written edge cases", () => {
     ["UTF-8 followed by a stray byte", String.raw`"\303\251\377"`, "é\xff"],
     ["a truncated sequence", String.raw`"\342\234!"`, "\xe2\x9c!"],
     ["an overlong form", String.raw`"\300\257"`, "\xc0\xaf"],
+    ["an overlong three-byte form", String.raw`"\340\200\257"`, "\xe0\x80\xaf"],
+    ["a code point past U+10FFFF", String.raw`"\364\220\200\200"`, "\xf4\x90\x80\x80"],
     ["an encoded surrogate", String.raw`"\355\240\200"`, "\xed\xa0\x80"],
     ["a four-byte character", String.raw`"\360\237\222\245"`, "💥"],
     ["escapes of ASCII", String.raw`"\101\102"`, "AB"],

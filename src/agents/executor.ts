@@ -1,0 +1,144 @@
+/**
+ * The one executor between everything that wants a command run and the debugger:
+ * policy → debugger → evidence store → analyzers, and an evidence id with a summary back.
+ * The same command in the same thread/frame context is served from the store, not re-run.
+ */
+import { analyzeOutput } from "../analyzers/registry.js";
+import type { CommandRunner } from "../analyzers/triage.js";
+import { runGuarded } from "../debuggers/guard.js";
+import type { CommandErrorType, CommandResult, DebuggerSession, SessionContext } from "../debuggers/session.js";
+import type { Transcript } from "../evidence/sessions.js";
+import type { EvidenceSource, EvidenceStore } from "../evidence/store.js";
+
+export interface ExecutedCommand {
+  evidenceId: string;
+  command: string;
+  ok: boolean;
+  errorType: CommandErrorType | null;
+  error: string | null;
+  /** The analyzers' one-line summary, or the first line of output when none knows the command. */
+  summary: string;
+  findings: string[];
+  /** True when the answer came from the store instead of the debugger. */
+  cached: boolean;
+  ms: number;
+  context: SessionContext;
+}
+
+export interface ExecutorOptions {
+  session: DebuggerSession;
+  store: EvidenceStore;
+  transcript?: Transcript;
+  /** Lifts the safety policy (`--unsafe`). */
+  unsafe?: boolean;
+  timeoutMs?: number;
+}
+
+/** Commands whose effect is to move the session's selection: re-running them is the point. */
+const SELECTION_CHANGE = /^\s*(thread|t|thr|frame|f|up|down|select-frame)(\s+(?!apply\b)\S.*)?$/;
+
+export class CommandExecutor {
+  /** Total time spent waiting for the debugger, for the report's timings. */
+  debuggerMs = 0;
+  private readonly lastIds = new Map<string, string>();
+
+  constructor(private readonly options: ExecutorOptions) {}
+
+  /** Runs (or recalls) one command proposed by an agent, the chat or the user, through the policy. */
+  async run(command: string, source: EvidenceSource): Promise<ExecutedCommand> {
+    const { record, result, cached } = await this.execute(command, source, true);
+    const findings = Array.isArray(record.findings) ? (record.findings as string[]) : [];
+    return {
+      evidenceId: record.id,
+      command,
+      ok: record.ok,
+      errorType: record.errorType,
+      error: result?.error ?? (record.ok ? null : record.summary),
+      summary: record.summary,
+      findings,
+      cached,
+      ms: result?.ms ?? 0,
+      context: result?.context ?? this.options.session.context(),
+    };
+  }
+
+  /**
+   * A runner for our own fixed commands (triage): they skip the policy, which guards what models,
+   * the chat and users propose, but are stored as evidence like everything else.
+   */
+  runner(source: EvidenceSource): CommandRunner {
+    return async (command) => {
+      const { record, result } = await this.execute(command, source, false);
+      return result ?? {
+        command,
+        ok: record.ok,
+        output: this.options.store.output(record.id),
+        ...(record.errorType ? { errorType: record.errorType, error: record.summary } : {}),
+        ms: 0,
+        context: this.options.session.context(),
+      };
+    };
+  }
+
+  /** The evidence id of the most recent run or recall of a command, for citing triage's findings. */
+  evidenceFor(command: string): string | null {
+    return this.lastIds.get(normalize(command)) ?? null;
+  }
+
+  private async execute(command: string, source: EvidenceSource, guarded: boolean) {
+    const { session, store } = this.options;
+    const before = session.context();
+    const evidenceContext = { thread: before.selectedThread?.id ?? null, frame: before.selectedFrame?.level ?? null };
+    if (!SELECTION_CHANGE.test(command)) {
+      const hit = store.findCached(command, session.backend, evidenceContext);
+      if (hit && hit.ok) {
+        this.lastIds.set(normalize(command), hit.id);
+        this.options.transcript?.append({ type: "command", command, source, evidenceId: hit.id, cached: true });
+        return { record: hit, result: null, cached: true };
+      }
+    }
+
+    const result: CommandResult = guarded
+      ? await runGuarded(session, command, { unsafe: this.options.unsafe ?? false, ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) })
+      : await session.run(command, this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {});
+    this.debuggerMs += result.ms;
+
+    const analysis = result.ok ? analyzeOutput(command, session.backend, result.output) : null;
+    const summary = result.ok
+      ? analysis?.summary ?? firstLine(result.output) ?? "(no output)"
+      : `${result.errorType}: ${result.error ?? "failed"}`;
+    const record = store.add({
+      command,
+      backend: session.backend,
+      context: evidenceContext,
+      output: result.output,
+      ok: result.ok,
+      errorType: result.errorType ?? null,
+      summary,
+      findings: analysis?.findings ?? [],
+      ms: result.ms,
+      source,
+    });
+    this.lastIds.set(normalize(command), record.id);
+    this.options.transcript?.append({
+      type: "command",
+      command,
+      source,
+      evidenceId: record.id,
+      ok: result.ok,
+      ...(result.errorType ? { errorType: result.errorType, error: result.error } : {}),
+      ms: result.ms,
+      ...(result.reopened ? { reopened: true } : {}),
+    });
+    return { record, result, cached: false };
+  }
+}
+
+function normalize(command: string): string {
+  return command.trim().replace(/\s+/g, " ");
+}
+
+function firstLine(output: string): string | null {
+  const line = output.split("\n").find((l) => l.trim() !== "");
+  return line ? line.trim().slice(0, 200) : null;
+}

@@ -1,0 +1,78 @@
+/** The crash kind of the design, decided from facts the triage gathered. Pure. */
+import type { CrashKind } from "../report/schema.js";
+import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
+import type { Siginfo } from "./siginfo.js";
+
+export interface CrashFacts {
+  /** The signal that ended the process; null for a dump of a live process (gcore). */
+  signal: number | null;
+  siginfo: Siginfo | null;
+  pc: bigint | null;
+  /** Whether the pc lies in a code section of the program or a library; null when unknown. */
+  pcInCode: boolean | null;
+  /** The crashing thread's frames, innermost first (at least the first few dozen). */
+  frames: PlacedFrame[];
+  /** The stack ran out: a recursion thousands of frames deep, or a fault just below the stack. */
+  stackExhausted: boolean;
+  /** glibc's `__abort_msg` text. */
+  abortMessage: string | null;
+  /** A cycle of threads waiting for each other's locks was found. */
+  deadlocked: boolean;
+}
+
+const SIGILL = 4;
+const SIGABRT = 6;
+const SIGBUS = 7;
+const SIGFPE = 8;
+const SIGSEGV = 11;
+const FPE_INTDIV = 1;
+const FPE_FLTDIV = 3;
+/** The first page(s) are never mapped: an access there came from a NULL pointer (plus offset). */
+export const NULL_PAGE_LIMIT = 0x10000n;
+
+export function classifyCrash(facts: CrashFacts): CrashKind {
+  if (facts.deadlocked) return "deadlock";
+  switch (facts.signal) {
+    case SIGSEGV:
+      return segfaultKind(facts);
+    case SIGBUS:
+      return "bus-error";
+    case SIGILL:
+      return "illegal-instruction";
+    case SIGFPE:
+      return facts.siginfo?.code === FPE_INTDIV || facts.siginfo?.code === FPE_FLTDIV ? "division-by-zero" : "unknown";
+    case SIGABRT:
+      return abortKind(facts.frames, facts.abortMessage);
+    default:
+      return "unknown";
+  }
+}
+
+function segfaultKind(facts: CrashFacts): CrashKind {
+  const fault = facts.siginfo?.address != null ? BigInt(facts.siginfo.address) : null;
+  const pc = facts.pc;
+  if (pc === null || pc < NULL_PAGE_LIMIT || (fault !== null && fault === pc) || facts.pcInCode === false) {
+    return "bad-jump";
+  }
+  if (facts.stackExhausted) return "stack-overflow";
+  if (fault !== null && fault < NULL_PAGE_LIMIT) return "null-dereference";
+  return "invalid-memory-access";
+}
+
+/** What made the program abort: the machinery on its stack, or glibc's message. */
+function abortKind(frames: PlacedFrame[], message: string | null): CrashKind {
+  const names = frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : ""));
+  const has = (pattern: RegExp) => names.some((name) => pattern.test(name));
+  const says = (pattern: RegExp) => message !== null && pattern.test(message);
+  if (has(/^_*assert(_perror)?_fail/) || says(/Assertion `.*' failed/s)) return "assertion-failure";
+  if (has(/^_*stack_chk_fail/) || says(/stack smashing detected/)) return "stack-buffer-overflow";
+  if (has(/^_*(fortify_fail|chk_fail)$/) || says(/buffer overflow detected/)) return "fortify-failure";
+  if (says(/double free/)) return "double-free";
+  if (has(/^malloc_printerr$/) || says(/^(malloc|free|realloc|calloc|munmap_chunk|malloc_consolidate|corrupted|tcache)\b|corrupted/))
+    return "heap-corruption";
+  if (has(/^__cxa_pure_virtual$/)) return "pure-virtual-call";
+  if (has(/^(__cxa_throw|__cxa_rethrow|std::terminate|std::__terminate|__cxxabiv1::__terminate|__gxx_personality_v0|std::rethrow_exception)$/))
+    return "uncaught-exception";
+  if (has(/^(rust_panic|__rust_start_panic|(core|std)::panicking::.*|rust_begin_unwind)$/)) return "panic";
+  return "abort";
+}

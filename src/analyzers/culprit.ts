@@ -1,0 +1,148 @@
+/**
+ * Which frames are the program's own code: the skip lists for the C/C++/Rust runtimes and the
+ * abort/assert/terminate/panic machinery, the culprit frame, and the crash signature.
+ */
+import path from "node:path";
+import type { Frame } from "./backtrace.js";
+import type { TargetFiles } from "./mappings.js";
+import type { SharedLibrary } from "./shared-libraries.js";
+
+export interface PlacedFrame extends Frame {
+  /** The executable or shared object the frame's code lives in, when known. */
+  module: string | null;
+}
+
+export type ModuleLocator = (address: bigint) => string | null;
+
+/**
+ * Which file's code an address is in, from the sections `info files` lists for the program and
+ * each library (falling back on the libraries' text ranges); null for memory that holds no
+ * file's code, such as the null page a bad call jumped to.
+ */
+export function moduleLocator(files: TargetFiles, libraries: SharedLibrary[]): ModuleLocator {
+  return (address) => {
+    const section = files.sections.find(
+      (s) => s.source !== "core" && BigInt(s.start) <= address && address < BigInt(s.end),
+    );
+    if (section) return section.source === "exec" ? files.executable : section.source;
+    const library = libraries.find(
+      (lib) => lib.from !== null && lib.to !== null && BigInt(lib.from) <= address && address <= BigInt(lib.to),
+    );
+    return library?.path ?? null;
+  };
+}
+
+/**
+ * Names the module of every frame. A frame without an address is inlined into the next
+ * addressed frame towards frame 0 (or into the pc itself), so it shares that frame's module.
+ */
+export function placeFrames(frames: Frame[], moduleAt: ModuleLocator, pc: string | null): PlacedFrame[] {
+  let inherited = pc === null ? null : moduleAt(BigInt(pc));
+  return frames.map((frame) => {
+    const module = frame.from ?? (frame.address !== null ? moduleAt(BigInt(frame.address)) : inherited);
+    inherited = module;
+    return { ...frame, module };
+  });
+}
+
+/** Shared objects of the C, C++ and Rust runtimes, the loader and the sanitizers. */
+const RUNTIME_MODULE =
+  /^system-supplied DSO|^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|ld|ld64|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind|libasan|libubsan|libtsan|liblsan|linux-vdso|linux-gate)([.-].*)?\.so(\.\d+)*$|^linux-vdso/;
+
+/** Functions of those runtimes that may also be linked into the executable itself. */
+const RUNTIME_FUNCTION = new RegExp(
+  [
+    // glibc: signal raising, abort, assert, malloc checks, stack protector, fortify, startup
+    "^(__GI_)*_*(raise|abort|assert_fail(_base)?|assert_perror_fail|libc_message|libc_fatal|malloc_printerr|int_free|int_malloc|int_realloc|libc_free|libc_malloc|libc_realloc|stack_chk_fail(_local)?|fortify_fail|chk_fail|pthread_kill(_implementation|_internal)?|libc_start_call_main|libc_start_main(_impl|_alias_\\d+)?|start_thread|clone3?|restore_rt)$",
+    "^__\\w+_chk$",
+    "^_start$",
+    "^(__GI_)*_*(pthread_mutex_(timed)?lock|lll_lock_wait|futex_\\w+|pthread_cond_\\w+|pthread_join|pthread_clockjoin_ex|clock_nanosleep|nanosleep|sleep)$",
+    "^(lll_mutex_lock_optimized|futex_wait|__futex_abstimed_wait_common(64)?)$",
+    // C++ runtime: throw, terminate, personality, unwinder, pure virtual
+    "^(__cxa_|__cxxabiv1::|__gxx_personality|_Unwind_|__gnu_cxx::|std::|<std::)",
+    // Rust runtime: panics and the standard library
+    "^(core::|alloc::|panic_abort::|panic_unwind::|__rust_|<core::|<alloc::)|^(rust_panic|rust_begin_unwind)$",
+  ].join("|"),
+);
+
+/** Source files of code that is not the program's own even when inlined into it. */
+const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
+
+export function isRuntimeFrame(frame: PlacedFrame): boolean {
+  if (frame.function === "<signal handler called>") return true;
+  // No name and no file: a jump into memory that holds no code, not the program's own frame.
+  if (frame.function === null && frame.module === null) return true;
+  if (frame.module !== null && RUNTIME_MODULE.test(path.basename(frame.module))) return true;
+  if (frame.file !== null && RUNTIME_FILE.test(frame.file)) return true;
+  return frame.function !== null && RUNTIME_FUNCTION.test(normalizeFunctionName(frame.function));
+}
+
+/** Index in `frames` of the first frame of the program's own code, or null when there is none. */
+export function culpritIndex(frames: PlacedFrame[]): number | null {
+  const index = frames.findIndex((frame) => !isRuntimeFrame(frame));
+  return index < 0 ? null : index;
+}
+
+/**
+ * A function name without what changes between builds and compilers: parameter lists,
+ * template arguments, compiler clone suffixes (`.cold`, `.part.0`, `[clone .isra.0]`), glibc's
+ * internal `__GI_` aliases and Rust's legacy symbol hashes.
+ */
+export function normalizeFunctionName(name: string): string {
+  let text = name.trim();
+  text = text.replace(/\s*\[clone [^\]]*\]/g, "").replace(/\[cold\]$/, "");
+  text = text.replace(/(\.(cold|part|isra|constprop|lto_priv|llvm)(\.\d+)?)+$/, "");
+  text = text.replace(/::h[0-9a-f]{16}$/, "");
+  text = text.replace(/^(__GI_)+/, "");
+  // Operators whose names contain brackets must survive the stripping below.
+  const operators: string[] = [];
+  text = text.replace(/operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])/g, (op) => {
+    operators.push(op.replace(/\s+/g, ""));
+    return `\u0000${operators.length - 1}\u0000`;
+  });
+  text = stripTrailingParameters(text);
+  text = stripTemplateArguments(text);
+  return text.replace(/\u0000(\d+)\u0000/g, (_, index: string) => operators[Number(index)] ?? "").trim();
+}
+
+function stripTrailingParameters(text: string): string {
+  const qualified = /\)(\s*(const|volatile|&&|&|noexcept))*\s*$/.exec(text);
+  if (!qualified) return text;
+  let depth = 0;
+  for (let index = qualified.index; index >= 0; index--) {
+    if (text[index] === ")") depth++;
+    else if (text[index] === "(") {
+      depth--;
+      // A leading `(anonymous namespace)` is part of the name, not a parameter list.
+      if (depth === 0) return index === 0 ? text : text.slice(0, index);
+    }
+  }
+  return text;
+}
+
+/** Removes `<...>` groups that follow a name; keeps a leading Rust `<T as Trait>` qualifier's text. */
+function stripTemplateArguments(text: string): string {
+  let out = "";
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    const ch = text[index];
+    const startsGroup = ch === "<" && (depth > 0 || /[\w)\]]$/.test(out));
+    if (startsGroup) depth++;
+    else if (ch === ">" && depth > 0) depth--;
+    else if (depth === 0) out += ch;
+  }
+  return out;
+}
+
+/**
+ * `kind | f1 | f2 | f3` over the first three own-code frames from the culprit outwards. An
+ * unnamed frame past the culprit ends it: past a smashed return address gdb unwinds garbage.
+ */
+export function crashSignature(kind: string, frames: PlacedFrame[], from: number | null): string {
+  const names: string[] = [];
+  for (const frame of from === null ? [] : frames.slice(from)) {
+    if (names.length === 3 || (names.length > 0 && frame.function === null)) break;
+    if (!isRuntimeFrame(frame)) names.push(frame.function ? normalizeFunctionName(frame.function) : "??");
+  }
+  return [kind, ...names].join(" | ");
+}

@@ -1,0 +1,78 @@
+/**
+ * Deadlocks in a dump of a hung process: which threads wait in a mutex lock and for which
+ * mutex, and the cycles of the wait-for graph once each mutex's owner is known. Pure; the
+ * triage reads the owners from the mutexes themselves.
+ */
+import type { Crash } from "../report/schema.js";
+import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "./culprit.js";
+import { normalizeAddress } from "./gdb-text.js";
+
+export type DeadlockEdge = NonNullable<Crash["deadlock"]>["cycle"][number];
+
+export interface LockWait {
+  thread: number;
+  /** The mutex's address, when the lock frame's arguments show it (glibc debug info). */
+  lock: string | null;
+  /** The program's own frame that asked for the lock. */
+  waiter: PlacedFrame | null;
+}
+
+const LOCK_FRAME = /^_*(pthread_mutex_(timed|clock)?lock|pthread_mutex_lock_full|lll_mutex_lock_optimized|lll_lock_wait)$/;
+
+/** Whether the thread is blocked acquiring a mutex, and which one as far as its frames tell. */
+export function lockWait(thread: number, frames: PlacedFrame[]): LockWait | null {
+  const locking = frames.filter((frame) => frame.function && LOCK_FRAME.test(normalizeFunctionName(frame.function)));
+  if (locking.length === 0) return null;
+  let lock: string | null = null;
+  for (const frame of locking) {
+    const argument = /\b(?:mutex|futex)=(?:\w+@entry=)?(0x[0-9a-f]+)/.exec(frame.args);
+    if (argument) {
+      lock = normalizeAddress(argument[1] ?? "0");
+      break;
+    }
+  }
+  const own = culpritIndex(frames);
+  return { thread, lock, waiter: own === null ? null : (frames[own] ?? null) };
+}
+
+/**
+ * Every cycle of the wait-for graph (thread -> owner of the mutex it waits for), each rotated
+ * to start at its lowest thread number, in order of that number.
+ */
+export function deadlockCycles(waits: LockWait[], ownerOf: Map<string, number>): DeadlockEdge[][] {
+  const waitOf = new Map(waits.map((wait) => [wait.thread, wait]));
+  const next = (thread: number): number | null => {
+    const lock = waitOf.get(thread)?.lock;
+    return lock ? (ownerOf.get(lock) ?? null) : null;
+  };
+  const cycles: DeadlockEdge[][] = [];
+  const seen = new Set<number>();
+  for (const start of [...waitOf.keys()].sort((a, b) => a - b)) {
+    const path: number[] = [];
+    let current: number | null = start;
+    while (current !== null && !seen.has(current) && !path.includes(current)) {
+      path.push(current);
+      current = next(current);
+    }
+    if (current !== null && path.includes(current)) {
+      const members = path.slice(path.indexOf(current));
+      const lowest = members.indexOf(Math.min(...members));
+      const rotated = [...members.slice(lowest), ...members.slice(0, lowest)];
+      cycles.push(rotated.map((thread) => edge(waitOf.get(thread), thread, next(thread))));
+    }
+    for (const thread of path) seen.add(thread);
+  }
+  return cycles.sort((a, b) => (a[0]?.thread ?? 0) - (b[0]?.thread ?? 0));
+}
+
+function edge(wait: LockWait | undefined, thread: number, heldBy: number | null): DeadlockEdge {
+  const waiter = wait?.waiter ?? null;
+  return {
+    thread,
+    function: waiter?.function ? normalizeFunctionName(waiter.function) : null,
+    file: waiter?.file ?? null,
+    line: waiter?.line ?? null,
+    lock: wait?.lock ?? null,
+    heldByThread: heldBy,
+  };
+}

@@ -1,0 +1,78 @@
+/** The human verdict of `dumpdbg triage`: a few lines saying what, where and why. */
+import type { CrashKind } from "../report/schema.js";
+import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
+import type { TriageResult } from "./triage.js";
+
+const KIND_TEXT: Record<CrashKind, string> = {
+  "null-dereference": "null pointer dereference",
+  "bad-jump": "jump or call to an invalid address",
+  "invalid-memory-access": "invalid memory access",
+  "stack-overflow": "stack overflow",
+  "stack-buffer-overflow": "stack buffer overflow (stack protector)",
+  "double-free": "double free",
+  "heap-corruption": "heap corruption",
+  "assertion-failure": "assertion failure",
+  abort: "abort",
+  "uncaught-exception": "uncaught C++ exception",
+  "pure-virtual-call": "pure virtual call",
+  "division-by-zero": "division by zero",
+  "illegal-instruction": "illegal instruction",
+  "bus-error": "bus error",
+  panic: "panic",
+  deadlock: "deadlock",
+  "fortify-failure": "buffer overflow caught by _FORTIFY_SOURCE",
+  unknown: "unknown",
+};
+
+/** Frames of the crashing thread listed under the verdict. */
+const LISTED_FRAMES = 8;
+
+export function formatTriage(result: TriageResult): string {
+  const { crash } = result;
+  const out: string[] = [];
+  const signal = crash.signal ? ` (${[crash.signal, crash.signalCode].filter(Boolean).join(", ")})` : "";
+  out.push(`Crash:     ${KIND_TEXT[crash.kind]}${signal}`);
+  const c = crash.culprit;
+  const where = c.function ?? (c.frame !== null ? `frame ${c.frame}` : "unknown");
+  const location = c.file !== null ? ` at ${c.file}:${c.line ?? "?"}` : c.module !== null ? ` in ${c.module}` : "";
+  const thread = crash.thread.id !== null ? `, thread ${crash.thread.id}${crash.thread.lwp !== null ? ` (LWP ${crash.thread.lwp})` : ""}${crash.thread.name ? ` "${crash.thread.name}"` : ""}` : "";
+  out.push(`Where:     ${where}${location}${thread}`);
+  const why = whyLine(result);
+  if (why) out.push(`Why:       ${why}`);
+  out.push(`Signature: ${crash.signature}`);
+  if (result.recursion) {
+    const { cycle, repeats, depth } = result.recursion;
+    out.push(`Recursion: ${cycle.join(" -> ")} repeats about ${repeats} times (${depth} frames)`);
+  }
+  for (const edge of crash.deadlock?.cycle ?? []) {
+    const at = edge.file !== null ? ` at ${edge.file}:${edge.line ?? "?"}` : "";
+    out.push(`  thread ${edge.thread} in ${edge.function ?? "??"}${at} waits for lock ${edge.lock ?? "?"} held by thread ${edge.heldByThread ?? "?"}`);
+  }
+  const hidden = result.hiddenFrames > 0 ? `, ${result.hiddenFrames} runtime frame${result.hiddenFrames === 1 ? "" : "s"} above hidden` : "";
+  out.push(`Stack (${result.stackDepth} frame${result.stackDepth === 1 ? "" : "s"}${hidden}):`);
+  for (const frame of result.frames.slice(0, LISTED_FRAMES)) out.push(`  ${describeFrame(frame)}`);
+  if (result.frames.length > LISTED_FRAMES) out.push(`  ... ${result.stackDepth - LISTED_FRAMES - result.hiddenFrames} more`);
+  if (result.threads.count > 1) {
+    const groups = result.threads.groups.slice(0, 3).map((g) => `${g.threads.length} in ${g.function}`);
+    out.push(`Threads:   ${result.threads.count} (${groups.join(", ")}${result.threads.groups.length > 3 ? ", ..." : ""})`);
+  }
+  for (const note of result.notes) out.push(`Note:      ${note}`);
+  return `${out.join("\n")}\n`;
+}
+
+function whyLine(result: TriageResult): string | null {
+  const { crash } = result;
+  if (crash.message) return crash.message;
+  if (crash.faultAddress !== null && crash.access !== null) {
+    const verb = { read: "reading", write: "writing", execute: "executing" }[crash.access];
+    return `${verb} address ${crash.faultAddress}${result.instruction ? ` (${result.instruction})` : ""}`;
+  }
+  if (result.instruction !== null) return `faulting instruction: ${result.instruction}`;
+  return null;
+}
+
+function describeFrame(frame: PlacedFrame): string {
+  const where = frame.file !== null ? ` at ${frame.file}:${frame.line ?? "?"}` : frame.module !== null ? ` in ${frame.module}` : "";
+  // Full C++/Rust names (parameter and template lists) make the list unreadable; the source line says the rest.
+  return `#${frame.level} ${frame.function ? normalizeFunctionName(frame.function) : "??"}${where}`;
+}

@@ -1,0 +1,48 @@
+/**
+ * A stack thousands of frames deep is summarised, not listed: triage fetches only its innermost
+ * frames, finds the repeating cycle in them, and estimates the depth from how many bytes of stack
+ * one turn of the cycle takes, instead of making gdb unwind every frame.
+ */
+import type { Frame } from "./backtrace.js";
+import { normalizeFunctionName } from "./culprit.js";
+
+export interface Recursion {
+  /** Number of frames on the stack (an estimate when `estimated`). */
+  depth: number;
+  estimated: boolean;
+  /** The functions of one turn of the cycle, innermost first (one for direct recursion). */
+  cycle: string[];
+  /** How many times the cycle repeats. */
+  repeats: number;
+}
+
+export interface Cycle {
+  /** Frames above the cycle (e.g. the library function the recursion was calling when it ran out). */
+  skip: number;
+  functions: string[];
+}
+
+/** A stack at least this deep that repeats a cycle is taken as runaway recursion. */
+export const RECURSION_DEPTH = 1000;
+const MAX_PERIOD = 8;
+const MAX_SKIP = 12;
+
+/** The cycle the frames repeat to the end of the listing, at least three times; else null. */
+export function repeatingCycle(frames: Frame[]): Cycle | null {
+  const names = frames.map((frame) => normalizeFunctionName(frame.function ?? "??"));
+  for (let skip = 0; skip <= MAX_SKIP && skip < names.length; skip++) {
+    const window = names.slice(skip);
+    for (let period = 1; period <= MAX_PERIOD && window.length >= period * 3; period++) {
+      if (window.every((name, index) => index < period || name === window[index - period])) {
+        return { skip, functions: window.slice(0, period) };
+      }
+    }
+  }
+  return null;
+}
+
+export function recursionOf(cycle: Cycle | null, depth: number, estimated: boolean): Recursion | null {
+  if (cycle === null || depth < RECURSION_DEPTH) return null;
+  const repeats = Math.floor((depth - cycle.skip) / cycle.functions.length);
+  return { depth, estimated, cycle: cycle.functions, repeats };
+}

@@ -1,0 +1,334 @@
+/**
+ * Crash triage: drives a debugger through a command runner (a session, or the analysis's
+ * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
+ * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
+ */
+import type { CommandResult } from "../debuggers/session.js";
+import type { Crash, CrashKind } from "../report/schema.js";
+import { ABORT_MESSAGE_COMMAND, parseAbortMessage } from "./abort-message.js";
+import { parseBacktrace, parseThreadBacktraces, type Frame } from "./backtrace.js";
+import { classifyCrash, NULL_PAGE_LIMIT } from "./classify.js";
+import {
+  crashSignature,
+  culpritIndex,
+  moduleLocator,
+  normalizeFunctionName,
+  placeFrames,
+  type ModuleLocator,
+  type PlacedFrame,
+} from "./culprit.js";
+import { deadlockCycles, lockWait, type DeadlockEdge, type LockWait } from "./deadlock.js";
+import { callArgumentAddress, memoryAccess, parseDisassembly } from "./disassembly.js";
+import { printedValue, toBigInt } from "./gdb-text.js";
+import { coreSegmentAt, isCodeAddress, parseTargetFiles, type TargetFiles } from "./mappings.js";
+import { parseMemoryString, parseMemoryWords } from "./memory.js";
+import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
+import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
+import { keyRegisters, parseRegisters } from "./registers.js";
+import { parseSharedLibraries, type SharedLibrary } from "./shared-libraries.js";
+import { parseExitSignal, parseSiginfo, signalCodeName, signalName, type Siginfo } from "./siginfo.js";
+import { parseThreads, type ThreadInfo } from "./threads.js";
+
+/** Runs one debugger command; a session's `run`, or an executor that also stores evidence. */
+export type CommandRunner = (command: string) => Promise<CommandResult>;
+
+export interface TriageOptions {
+  /** Frames fetched from each end of the crashing thread's stack (default 40). */
+  frameLimit?: number;
+}
+
+export interface ThreadGroup {
+  /** The innermost function the threads are in. */
+  function: string;
+  threads: number[];
+}
+
+export interface TriageResult {
+  crash: Crash;
+  /** The crashing thread's frames from the culprit outwards (as many as were fetched). */
+  frames: PlacedFrame[];
+  /** Runtime and machinery frames above the culprit that `frames` leaves out. */
+  hiddenFrames: number;
+  /** Frames on the crashing thread's stack. */
+  stackDepth: number;
+  recursion: Recursion | null;
+  registers: { pc: string | null; sp: string | null; fp: string | null };
+  /** The faulting instruction, as gdb printed it. */
+  instruction: string | null;
+  threads: { count: number; groups: ThreadGroup[] };
+  executable: string | null;
+  modules: SharedLibrary[];
+  /** Every command triage ran, in order. */
+  commands: string[];
+  /** What triage could not establish, said plainly. */
+  notes: string[];
+}
+
+const SIGABRT = 6;
+const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
+/** How far below the stack's lowest mapped page a fault still counts as running off its end. */
+const STACK_GUARD_REACH = 1n << 20n;
+const STACK_NEAR_SP = 1n << 16n;
+/** Upper bound on the stack words read when looking for a Rust panic payload. */
+const MAX_PANIC_SCAN_WORDS = 4096;
+const MAX_PANIC_CANDIDATES = 16;
+const DEADLOCK_FRAMES = 64;
+
+export async function triage(run: CommandRunner, options: TriageOptions = {}): Promise<TriageResult> {
+  const limit = options.frameLimit ?? 40;
+  const commands: string[] = [];
+  const notes: string[] = [];
+  const gdb = async (command: string): Promise<string> => {
+    commands.push(command);
+    const result = await run(command);
+    if (result.ok) return result.output;
+    if (result.errorType && result.errorType !== "debugger_error") notes.push(`${command}: ${result.error ?? result.errorType}`);
+    return "";
+  };
+
+  // The thread gdb selects when it opens a core is the one that received the signal.
+  const threads = parseThreads(await gdb("info threads"));
+  const selected = threads.find((thread) => thread.current) ?? threads[0] ?? null;
+  const signal = parseExitSignal(await gdb("p $_exitsignal"));
+  const libraries = parseSharedLibraries(await gdb("info sharedlibrary"));
+  const files = parseTargetFiles(await gdb("info files"));
+  const registers = keyRegisters(parseRegisters(await gdb("info registers")));
+  const pc = toBigInt(registers.pc);
+  const sp = toBigInt(registers.sp);
+
+  const moduleAt = moduleLocator(files, libraries);
+  const top = parseBacktrace(await gdb(`bt ${limit}`));
+  let frames: Frame[] = top.frames;
+  let stackDepth = frames.length;
+  let recursion: Recursion | null = null;
+  if (top.truncated) {
+    // A recursion is measured, not unwound: gdb would walk every one of its frames for `bt -N`.
+    const cycle = repeatingCycle(frames);
+    const estimate = cycle ? await estimateDepth(gdb, files, frames, cycle) : null;
+    if (cycle && estimate !== null) {
+      stackDepth = estimate;
+      recursion = recursionOf(cycle, estimate, true);
+    } else {
+      const bottom = parseBacktrace(await gdb(`bt -${limit}`)).frames;
+      const outermost = bottom.at(-1);
+      stackDepth = outermost ? outermost.level + 1 : stackDepth;
+      recursion = recursionOf(cycle, stackDepth, false);
+      frames = [...frames, ...bottom.filter((frame) => frame.level >= frames.length)];
+    }
+  }
+  const placed = placeFrames(frames, moduleAt, registers.pc);
+  const innermost = placed.filter((frame) => frame.level < limit);
+
+  const siginfo = signal !== null ? parseSiginfo(await gdb("p $_siginfo")) : null;
+  let instruction: string | null = null;
+  let access: Crash["access"] = null;
+  if (signal !== null && FAULT_SIGNALS.has(signal)) {
+    const faulting = parseDisassembly(await gdb("x/i $pc")).instructions[0];
+    if (faulting) {
+      instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
+      access = memoryAccess(faulting);
+    }
+    const fault = toBigInt(siginfo?.address ?? null);
+    if (fault !== null && pc !== null && fault === pc) access = "execute";
+    if (signal !== 11 && signal !== 7) access = null;
+  }
+
+  const abortMessage = signal === SIGABRT ? parseAbortMessage(await gdb(ABORT_MESSAGE_COMMAND)) : null;
+
+  // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
+  const externallyStopped = signal === null || (siginfo !== null && siginfo.code === 0);
+  const { cycles, framesOf } = externallyStopped
+    ? await findDeadlocks(gdb, threads, moduleAt)
+    : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
+
+  const kind = classifyCrash({
+    signal,
+    siginfo,
+    pc,
+    pcInCode: pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc),
+    frames: innermost,
+    stackExhausted: recursion !== null || ranOffStack(files, siginfo, sp),
+    abortMessage,
+    deadlocked: cycles.length > 0,
+  });
+
+  // For a deadlock, the crash's thread is the first thread of the first cycle.
+  const deadlocked = kind === "deadlock" ? (cycles[0]?.[0]?.thread ?? null) : null;
+  const thread = deadlocked === null ? selected : (threads.find((t) => t.id === deadlocked) ?? null);
+  const threadFrames = deadlocked === null ? placed : (framesOf.get(deadlocked) ?? []);
+  const culprit = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
+  const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
+
+  const message = await crashMessage(gdb, kind, abortMessage, innermost, culprit, sp);
+  if (kind === "unknown" && signal === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
+
+  const crash: Crash = {
+    kind,
+    signal: signal === null ? null : signalName(signal),
+    signalCode: siginfo && signal !== null ? signalCodeName(signal, siginfo.code) : null,
+    faultAddress: signal !== null && FAULT_SIGNALS.has(signal) ? (siginfo?.address ?? null) : null,
+    access,
+    message,
+    thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
+    culprit: {
+      function: culpritFrame?.function ? normalizeFunctionName(culpritFrame.function) : null,
+      file: culpritFrame?.file ?? null,
+      line: culpritFrame?.line ?? null,
+      frame: culpritFrame?.level ?? null,
+      module: culpritFrame?.module ?? null,
+    },
+    signature: crashSignature(kind, threadFrames, culprit),
+    deadlock: kind === "deadlock" ? { cycle: cycles.flat() } : null,
+  };
+
+  return {
+    crash,
+    frames: culprit === null ? threadFrames : threadFrames.slice(culprit),
+    hiddenFrames: culprit ?? 0,
+    stackDepth: deadlocked === null ? stackDepth : threadFrames.length,
+    recursion,
+    registers,
+    instruction,
+    threads: { count: threads.length, groups: groupThreads(threads) },
+    executable: files.executable,
+    modules: libraries,
+    commands,
+    notes,
+  };
+}
+
+/**
+ * Frames on a recursing stack: the fetched ones, plus the rest of the stack segment divided by
+ * the bytes one turn of the cycle takes (the distance between two of its frames' CFAs).
+ */
+async function estimateDepth(gdb: Gdb, files: TargetFiles, frames: Frame[], cycle: Cycle): Promise<number | null> {
+  const deepest = frames.at(-1)?.level;
+  if (deepest === undefined || deepest - cycle.functions.length < cycle.skip) return null;
+  const cfa = async (level: number) =>
+    toBigInt(/frame at (0x[0-9a-f]+)/.exec(await gdb(`info frame level ${level}`))?.[1] ?? null);
+  const inner = await cfa(deepest - cycle.functions.length);
+  const outer = await cfa(deepest);
+  if (inner === null || outer === null || outer <= inner) return null;
+  const stack = coreSegmentAt(files, outer);
+  if (stack === null) return null;
+  const turns = (BigInt(stack.end) - outer) / (outer - inner);
+  return deepest + 1 + Number(turns) * cycle.functions.length;
+}
+
+/** A fault at the lower end of the crashing thread's stack: the stack ran into its guard. */
+function ranOffStack(files: TargetFiles, siginfo: Siginfo | null, sp: bigint | null): boolean {
+  const fault = toBigInt(siginfo?.address ?? null);
+  if (siginfo?.signo !== 11 || fault === null || sp === null || fault < NULL_PAGE_LIMIT) return false;
+  const stack = coreSegmentAt(files, sp);
+  if (stack === null) return fault + STACK_NEAR_SP >= sp && fault <= sp + STACK_NEAR_SP;
+  const low = BigInt(stack.start);
+  return fault < low && low - fault <= STACK_GUARD_REACH;
+}
+
+type Gdb = (command: string) => Promise<string>;
+
+async function crashMessage(
+  gdb: Gdb,
+  kind: CrashKind,
+  abortMessage: string | null,
+  frames: PlacedFrame[],
+  culprit: number | null,
+  sp: bigint | null,
+): Promise<string | null> {
+  switch (kind) {
+    case "uncaught-exception": {
+      const type = await thrownType(gdb, frames);
+      return type === null ? "terminate called after throwing an exception" : `terminate called after throwing an instance of '${type}'`;
+    }
+    case "pure-virtual-call":
+      // What libstdc++'s __cxa_pure_virtual prints before it terminates.
+      return "pure virtual method called";
+    case "panic":
+      return panicMessage(gdb, frames, culprit, sp);
+    case "deadlock":
+      return null;
+    default:
+      return abortMessage;
+  }
+}
+
+/**
+ * The thrown type: libstdc++ has no debug info, so __cxa_throw's `tinfo` argument is read from
+ * the code of its caller, which loads the type_info's address into %rsi just before the call.
+ */
+async function thrownType(gdb: Gdb, frames: PlacedFrame[]): Promise<string | null> {
+  const throwing = frames.findIndex((frame) => /^(__cxa_throw|__cxa_rethrow)$/.test(normalizeFunctionName(frame.function ?? "")));
+  const caller = throwing < 0 ? null : frames[throwing + 1];
+  if (!caller?.address) return null;
+  const code = parseDisassembly(await gdb(`disassemble ${caller.address}`));
+  const tinfo = callArgumentAddress(code.instructions, caller.address, "%rsi");
+  if (!tinfo) return null;
+  const demangled = /^typeinfo for (.*?)(@.*)?$/.exec(tinfo.symbol ?? "");
+  if (demangled) return demangled[1] ?? null;
+  const symbol = await gdb(`info symbol ${tinfo.address}`);
+  return /^typeinfo for (.*?)(?:@\S+)?(?: \+ \d+)? in section /m.exec(symbol)?.[1] ?? null;
+}
+
+/** The panic payload, from the stack between the innermost frame and the panicking frame. */
+async function panicMessage(gdb: Gdb, frames: PlacedFrame[], culprit: number | null, sp: bigint | null): Promise<string | null> {
+  if (culprit === null || sp === null) return null;
+  const level = frames[culprit]?.level ?? culprit;
+  const cfa = /frame at (0x[0-9a-f]+)/.exec(await gdb(`info frame level ${level}`))?.[1];
+  if (!cfa) return null;
+  const count = Math.min(MAX_PANIC_SCAN_WORDS, Number((BigInt(cfa) - sp) / 8n));
+  if (count <= 0) return null;
+  const { words } = parseMemoryWords(await gdb(`x/${count}gx 0x${sp.toString(16)}`));
+  const candidates = panicMessageCandidates(words, { low: sp, high: BigInt(cfa) + STACK_NEAR_SP });
+  for (const candidate of candidates.slice(0, MAX_PANIC_CANDIDATES)) {
+    const text = parseMemoryString(await gdb(`x/s 0x${candidate.address.toString(16)}`));
+    const message = acceptPanicMessage(text, candidate.length);
+    if (message !== null) return message;
+  }
+  return null;
+}
+
+/**
+ * Threads blocked in a mutex lock, each mutex's owner read from the mutex itself, and the
+ * cycles of who waits for whom.
+ */
+async function findDeadlocks(
+  gdb: Gdb,
+  threads: ThreadInfo[],
+  moduleAt: ModuleLocator,
+): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
+  const traces = parseThreadBacktraces(await gdb(`thread apply all bt ${DEADLOCK_FRAMES}`));
+  const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
+  const waits: LockWait[] = [];
+  for (const [thread, frames] of framesOf) {
+    const wait = lockWait(thread, frames);
+    if (wait) waits.push(wait);
+  }
+  if (waits.length < 2) return { cycles: [], framesOf };
+  // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
+  // syscall still has the futex word, which is the mutex's first field, in its first argument register.
+  for (const wait of waits.filter((w) => w.lock === null)) {
+    const value = printedValue(await gdb(`thread apply ${wait.thread} p/x $rdi`));
+    if (value && /^0x[0-9a-f]+$/.test(value) && BigInt(value) >= NULL_PAGE_LIMIT) wait.lock = `0x${BigInt(value).toString(16)}`;
+  }
+  const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
+  const ownerOf = new Map<string, number>();
+  for (const lock of new Set(waits.map((wait) => wait.lock).filter((lock): lock is string => lock !== null))) {
+    // glibc's pthread_mutex_t.__data.__owner (the owner's LWP) is the third int on every Linux ABI.
+    const owner = printedValue(await gdb(`p *(int *)(${lock} + 8)`));
+    const thread = owner !== null && /^\d+$/.test(owner) ? threadOfLwp.get(Number(owner)) : undefined;
+    if (thread !== undefined) ownerOf.set(lock, thread);
+  }
+  return { cycles: deadlockCycles(waits, ownerOf), framesOf };
+}
+
+/** Threads grouped by the function they are in, the biggest group first. */
+function groupThreads(threads: ThreadInfo[]): ThreadGroup[] {
+  const groups = new Map<string, number[]>();
+  for (const thread of threads) {
+    const name = thread.frame?.function ? normalizeFunctionName(thread.frame.function) : "??";
+    groups.set(name, [...(groups.get(name) ?? []), thread.id]);
+  }
+  return [...groups.entries()]
+    .map(([fn, ids]) => ({ function: fn, threads: ids }))
+    .sort((a, b) => b.threads.length - a.threads.length);
+}

@@ -1,0 +1,22 @@
+/** The flags shared by every command that opens a dump, as openDump wants them. */
+import type { OpenDumpOptions } from "../debuggers/open.js";
+
+export interface DumpFlags {
+  exe?: string;
+  sysroot?: string;
+  solibSearchPath?: string;
+  debugFileDirectory?: string;
+  gdb?: string;
+  /** Seconds. */
+  timeout: number;
+}
+
+export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
+  const options: OpenDumpOptions = { dump, timeoutMs: Math.round(flags.timeout * 1000) };
+  if (flags.exe !== undefined) options.exe = flags.exe;
+  if (flags.sysroot !== undefined) options.sysroot = flags.sysroot;
+  if (flags.solibSearchPath !== undefined) options.solibSearchPath = flags.solibSearchPath;
+  if (flags.debugFileDirectory !== undefined) options.debugFileDirectory = flags.debugFileDirectory;
+  if (flags.gdb !== undefined) options.gdb = flags.gdb;
+  return options;
+}

@@ -1,0 +1,34 @@
+/** Prompt files (`prompts/<name>.md`) and their named `{placeholders}`. */
+import { readFileSync } from "node:fs";
+
+// Same depth from src/llm/ (vitest) and dist/llm/ (the built CLI): the package root's prompts/.
+const PROMPTS_DIR = new URL("../../prompts/", import.meta.url);
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+const loaded = new Map<string, string>();
+
+/** Reads `prompts/<name>.md` once and keeps it. */
+export function loadPrompt(name: string): string {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`invalid prompt name "${name}": lowercase letters, digits and dashes only`);
+  let text = loaded.get(name);
+  if (text === undefined) {
+    text = readFileSync(new URL(`${name}.md`, PROMPTS_DIR), "utf8");
+    loaded.set(name, text);
+  }
+  return text;
+}
+
+/**
+ * Replaces each `{name}` with its value in one pass, so braces inside a value (dump content) are
+ * never read as placeholders. A placeholder without a value, or a value without a placeholder, is
+ * a mistake in the calling agent and throws.
+ */
+export function fillPrompt(template: string, values: Record<string, string>): string {
+  const names = new Set(Array.from(template.matchAll(PLACEHOLDER), (m) => m[1] as string));
+  const missing = [...names].filter((name) => !Object.hasOwn(values, name));
+  if (missing.length > 0) throw new Error(`prompt placeholders without a value: ${missing.map((n) => `{${n}}`).join(", ")}`);
+  const extra = Object.keys(values).filter((name) => !names.has(name));
+  if (extra.length > 0) throw new Error(`prompt values without a placeholder: ${extra.join(", ")}`);
+  return template.replace(PLACEHOLDER, (_, name: string) => values[name] as string);
+}

@@ -1,0 +1,143 @@
+/** Writing reports to disk: `<session-id>.md`, `.html` and `.json` in one folder. */
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { HTML_MARKER, renderHtml } from "./html.js";
+import { renderJson } from "./json.js";
+import { MARKDOWN_MARKER, renderMarkdown, type ReportDocument, type SourceExcerpt } from "./markdown.js";
+
+export { renderHtml } from "./html.js";
+export { renderJson } from "./json.js";
+export { renderMarkdown } from "./markdown.js";
+export type {
+  ChatExchange,
+  LoadedModule,
+  Recursion,
+  Redactions,
+  Register,
+  RenderOptions,
+  ReportDetails,
+  ReportDocument,
+  SourceExcerpt,
+  StackFrame,
+  ThreadSummary,
+} from "./markdown.js";
+
+export const REPORT_FORMATS = ["md", "html", "json"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** A report file exists at the destination that dumpdbg did not write: it is the user's, left alone. */
+export class ReportConflictError extends Error {
+  constructor(readonly file: string) {
+    super(`${file} exists and is not a dumpdbg report; move it or choose another --out folder`);
+    this.name = "ReportConflictError";
+  }
+}
+
+export interface WrittenReport {
+  format: ReportFormat;
+  file: string;
+}
+
+/**
+ * Writes the report in each format to `outDir` as `<session-id>.<format>`. A previous report of
+ * ours is replaced; any other file of that name makes the call throw `ReportConflictError` before
+ * anything is written. Each file appears whole (written beside it, then renamed), never half-written.
+ */
+export async function writeReports(
+  doc: ReportDocument,
+  options: { outDir: string; formats?: readonly ReportFormat[] },
+): Promise<WrittenReport[]> {
+  const formats = [...new Set(options.formats ?? REPORT_FORMATS)];
+  // Render first: a report that breaks the JSON contract fails before any file is touched.
+  const rendered = formats.map((format) => ({
+    format,
+    file: path.join(options.outDir, `${reportName(doc.report.session.id)}.${format}`),
+    content: render(doc, format, options.outDir),
+  }));
+  for (const { format, file } of rendered) {
+    if (!(await isOursOrAbsent(file, format))) throw new ReportConflictError(file);
+  }
+  await mkdir(options.outDir, { recursive: true });
+  for (const { file, content } of rendered) await replaceFile(file, content);
+  return rendered.map(({ format, file }) => ({ format, file }));
+}
+
+/**
+ * The culprit's source around `line` when `file` is on disk, else null; never throws, since a
+ * report without its excerpt is still a report.
+ */
+export async function sourceExcerpt(file: string, line: number, context = 5): Promise<SourceExcerpt | null> {
+  try {
+    // A debug-info path can name anything; a huge or special file is not source worth quoting.
+    const info = await stat(file);
+    if (!info.isFile() || info.size > MAX_SOURCE_BYTES) return null;
+    const all = (await readFile(file, "utf8")).split(/\r?\n/);
+    if (line < 1 || line > all.length) return null;
+    const first = Math.max(1, line - context);
+    const last = Math.min(all.length, line + context);
+    const lines = all.slice(first - 1, last).map((text, i) => ({ n: first + i, text }));
+    return { file, line, lines };
+  } catch {
+    return null;
+  }
+}
+
+const MAX_SOURCE_BYTES = 8 * 1024 * 1024;
+
+function render(doc: ReportDocument, format: ReportFormat, outDir: string): string {
+  switch (format) {
+    case "md":
+      return renderMarkdown(doc, { linkBase: outDir });
+    case "html":
+      return renderHtml(doc, { linkBase: outDir });
+    case "json":
+      return renderJson(doc.report);
+  }
+}
+
+/** A session id is ours, but it becomes a file name: keep it one plain path segment. */
+function reportName(sessionId: string): string {
+  if (!/^[\w.-]+$/.test(sessionId) || /^\.+$/.test(sessionId)) {
+    throw new Error(`session id ${JSON.stringify(sessionId)} cannot name a report file`);
+  }
+  return sessionId;
+}
+
+async function isOursOrAbsent(file: string, format: ReportFormat): Promise<boolean> {
+  let existing: string;
+  try {
+    existing = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw error;
+  }
+  switch (format) {
+    case "md":
+      return existing.startsWith(MARKDOWN_MARKER);
+    case "html":
+      return existing.slice(0, 2048).includes(HTML_MARKER);
+    case "json":
+      return isJsonReport(existing);
+  }
+}
+
+function isJsonReport(content: string): boolean {
+  try {
+    const value: unknown = JSON.parse(content);
+    return typeof value === "object" && value !== null && "schemaVersion" in value && "session" in value;
+  } catch {
+    return false;
+  }
+}
+
+async function replaceFile(file: string, content: string): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    await writeFile(temp, content, { flag: "wx" });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The model path through the real @langchain/openai, @langchain/anthropic and @langchain/ollama
+ * clients against local servers that speak each protocol: scripted answers and faults.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { callStructured, callText, Redactor, resolveModels, Usage, type Models, type Tier } from "../../src/llm/index.js";
+import { promptText, requestedSchema, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeScript, type FakeServer, type RecordedRequest } from "../helpers/fake-providers.js";
+
+// The agents' prompt files are not this layer's; one test template stands in for them.
+vi.mock("../../src/llm/prompts.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../src/llm/prompts.js")>();
+  return { ...original, loadPrompt: (name: string) => (name === "llm-test" ? "Explain this crash.\nBacktrace:\n{backtrace}\n" : original.loadPrompt(name)) };
+});
+
+const Diagnosis = z.object({ kind: z.string(), culprit: z.string(), confidence: z.number() });
+const answer = { kind: "null-dereference", culprit: "send_to_client", confidence: 0.9 };
+const prompt = { template: "llm-test", values: { backtrace: "#0 send_to_client (c=0x0) at server.c:42" } };
+
+interface ProviderCase {
+  provider: "openai" | "anthropic" | "ollama";
+  tier: Tier;
+  start: (script: FakeScript) => Promise<FakeServer>;
+  env: (url: string) => NodeJS.ProcessEnv;
+  /** The temperature as this protocol sends it. */
+  temperature: (request: RecordedRequest) => unknown;
+  modelCall: string;
+}
+
+const cases: ProviderCase[] = [
+  {
+    provider: "openai",
+    tier: "cloud",
+    start: startFakeOpenAI,
+    env: (url) => ({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: url }),
+    temperature: (r) => r.body.temperature,
+    modelCall: "/v1/chat/completions",
+  },
+  {
+    provider: "anthropic",
+    tier: "cloud",
+    start: startFakeAnthropic,
+    env: (url) => ({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: url }),
+    temperature: (r) => r.body.temperature,
+    modelCall: "/v1/messages",
+  },
+  {
+    provider: "ollama",
+    tier: "local",
+    start: startFakeOllama,
+    env: (url) => ({ OLLAMA_HOST: url }),
+    temperature: (r) => r.body.options.temperature,
+    modelCall: "/api/chat",
+  },
+];
+
+let server: FakeServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe.each(cases)("$provider through its LangChain client", ({ provider, tier, start, env, temperature, modelCall }) => {
+  async function setup(script: FakeScript, limits: { timeoutMs?: number; maxRetries?: number } = {}): Promise<{ models: Models; usage: Usage }> {
+    server = await start(script);
+    const models = await resolveModels({ provider, redact: true, env: env(server.url), ...limits });
+    return { models, usage: new Usage() };
+  }
+  const calls = () => server!.requests.filter((r) => r.path === modelCall);
+  const options = (usage: Usage) => ({ usage, redactor: new Redactor() });
+
+  it("parses a structured answer into the schema, at the agent's temperature, and counts the reported tokens", async () => {
+    const { models, usage } = await setup([{ json: answer, usage: { inputTokens: 1234, outputTokens: 56 } }]);
+    const result = await callStructured(models, "critic", prompt, Diagnosis, options(usage));
+    expect(result).toEqual({ value: answer, tier });
+    expect(calls()).toHaveLength(1);
+    const request = calls()[0]!;
+    expect(temperature(request)).toBe(0.5);
+    expect(requestedSchema(request)).toBe("llm-test");
+    expect(promptText(request)).toMatch(/data to analyse, never\s+instructions/);
+    expect(promptText(request)).toContain("#0 send_to_client (c=0x0) at server.c:42");
+    const other: Tier = tier === "local" ? "cloud" : "local";
+    expect(usage.toJSON()).toEqual({ llmCalls: 1, [tier]: { inputTokens: 1234, outputTokens: 56 }, [other]: { inputTokens: 0, outputTokens: 0 } });
+  });
+
+  it("answers in text for the chat", async () => {
+    const { models, usage } = await setup([{ text: "The pointer c was NULL.", usage: { inputTokens: 10, outputTokens: 7 } }]);
+    const result = await callText(models, "chat", prompt, options(usage));
+    expect(result).toEqual({ value: "The pointer c was NULL.", tier });
+    expect(temperature(calls()[0]!)).toBe(0.2);
+    expect(usage[tier]).toEqual({ inputTokens: 10, outputTokens: 7 });
+  });
+
+  it("retries after a 429, honouring retry-after-ms, and counts only the answered request", async () => {
+    const { models, usage } = await setup([{ status: 429, retryAfterMs: 10 }, { json: answer, usage: { inputTokens: 100, outputTokens: 20 } }]);
+    const result = await callStructured(models, "hypothesis", prompt, Diagnosis, options(usage));
+    expect(result).toEqual({ value: answer, tier });
+    expect(calls()).toHaveLength(2);
+    expect(usage.llmCalls).toBe(1);
+    expect(usage[tier]).toEqual({ inputTokens: 100, outputTokens: 20 });
+  });
+
+  it("gives up after repeated 500s, within the retry limit and bounded time, and says why", async () => {
+    const { models, usage } = await setup(Array(5).fill({ status: 500 }), { maxRetries: 2 });
+    const started = performance.now();
+    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(result.value).toBeNull();
+    expect(result).toMatchObject({ reason: expect.stringMatching(new RegExp(`^${provider} .*: server error \\(HTTP 500\\).*, after 2 retries$`)) });
+    expect(calls()).toHaveLength(3);
+    expect(usage.llmCalls).toBe(0);
+  });
+
+  it("falls back when the server hangs past the timeout, in bounded time", async () => {
+    const { models, usage } = await setup([{ hangMs: 60_000 }, { hangMs: 60_000 }], { timeoutMs: 300, maxRetries: 1 });
+    const started = performance.now();
+    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(result).toEqual({ value: null, reason: expect.stringMatching(/no answer within 0\.3 s, after 1 retry$/) });
+    expect(calls()).toHaveLength(2);
+    // The client closed the hanging sockets itself, so a CLI run can exit without waiting for them.
+    await vi.waitFor(async () => expect(await server!.openConnections()).toBe(0), { timeout: 1_000 });
+  });
+
+  it("retries malformed output once, telling the model, and takes the valid answer", async () => {
+    const { models, usage } = await setup([
+      { raw: "not json {", usage: { inputTokens: 50, outputTokens: 5 } },
+      { json: answer, usage: { inputTokens: 60, outputTokens: 9 } },
+    ]);
+    const result = await callStructured(models, "investigator", prompt, Diagnosis, options(usage));
+    expect(result).toEqual({ value: answer, tier });
+    expect(calls()).toHaveLength(2);
+    expect(promptText(calls()[1]!)).toMatch(/previous answer .* did not follow the required format/);
+    expect(usage.llmCalls).toBe(2);
+    expect(usage[tier]).toEqual({ inputTokens: 110, outputTokens: 14 });
+  });
+
+  it("takes the offline path after two malformed answers, or an answer that does not match the schema", async () => {
+    const { models, usage } = await setup([{ raw: "not json {" }, { json: { kind: "abort" } }]);
+    const result = await callStructured(models, "tester", prompt, Diagnosis, options(usage));
+    expect(result).toEqual({ value: null, reason: expect.stringMatching(/malformed answer twice/) });
+    expect(calls()).toHaveLength(2);
+    expect(usage.llmCalls).toBe(2);
+  });
+});
+
+describe("tiers", () => {
+  it("sends light work to the local model and deep work to the cloud, counting each tier apart", async () => {
+    const cloud = await startFakeOpenAI([{ json: answer, usage: { inputTokens: 300, outputTokens: 30 } }]);
+    const local = await startFakeOllama([{ json: answer, usage: { inputTokens: 200, outputTokens: 20 } }], { models: ["qwen2.5:7b"] });
+    try {
+      const models = await resolveModels({ provider: "openai", localModel: "qwen2.5:7b", redact: true, env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: cloud.url, OLLAMA_HOST: local.url } });
+      expect(models.describe()).toBe("openai gpt-4o-mini (cloud, secrets masked) + ollama qwen2.5:7b (local)");
+      const usage = new Usage();
+      const opts = { usage, redactor: new Redactor() };
+      expect(await callStructured(models, "tester", prompt, Diagnosis, opts)).toMatchObject({ tier: "local" });
+      expect(await callStructured(models, "reasoner", prompt, Diagnosis, opts)).toMatchObject({ tier: "cloud" });
+      expect(local.requests.filter((r) => r.path === "/api/chat")[0]!.body.model).toBe("qwen2.5:7b");
+      expect(usage.toJSON()).toEqual({ llmCalls: 2, local: { inputTokens: 200, outputTokens: 20 }, cloud: { inputTokens: 300, outputTokens: 30 } });
+      expect(usage.format()).toMatch(/^tokens: local 200 in \/ 20 out, cloud 300 in \/ 30 out \(2 model calls, \d+\.\d s\)$/);
+    } finally {
+      await cloud.close();
+      await local.close();
+    }
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * Triage on real cores: every fixture program is built, crashed (or hung and dumped), opened in a
+ * real gdb, and triaged; the verdict must name the kind, the culprit function and line, and the
+ * message where there is one. The hard cases (optimised builds without debug info, no glibc
+ * debug info, deep recursion, many threads, a worker thread's crash) hold too.
+ */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { formatTriage } from "../../src/analyzers/format.js";
+import { triage, type TriageResult } from "../../src/analyzers/triage.js";
+import { GdbSession, type GdbSessionOptions } from "../../src/debuggers/gdb/gdb-session.js";
+import { CrashSchema, type CrashKind } from "../../src/report/schema.js";
+import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
+
+interface Expected {
+  kind: CrashKind;
+  culprit: string;
+  /** What `crash.message` must contain; absent when the crash has no message. */
+  message?: RegExp;
+  access?: "read" | "write" | "execute";
+}
+
+const EXPECTED: Record<string, Expected> = {
+  "null-deref": { kind: "null-dereference", culprit: "send_to_client", access: "read" },
+  "null-write": { kind: "null-dereference", culprit: "cache_store", access: "write" },
+  "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", access: "execute" },
+  "wild-pointer": { kind: "invalid-memory-access", culprit: "buffer_length", access: "read" },
+  "write-rodata": { kind: "invalid-memory-access", culprit: "normalize_header_name", access: "write" },
+  "stack-overflow": { kind: "stack-overflow", culprit: "parse_value", access: "write" },
+  "stack-smash": { kind: "stack-buffer-overflow", culprit: "parse_login", message: /stack smashing detected/ },
+  "double-free": { kind: "double-free", culprit: "connection_destroy", message: /double free detected/ },
+  "heap-corruption": { kind: "heap-corruption", culprit: "copy_request_body", message: /^malloc\(\): corrupted top size$/ },
+  assert: { kind: "assertion-failure", culprit: "ring_buffer_write", message: /Assertion `ring->write_index \+ length <= sizeof ring->data' failed/ },
+  abort: { kind: "abort", culprit: "validate_config" },
+  "abort-msg": { kind: "heap-corruption", culprit: "release_token", message: /^free\(\): invalid pointer$/ },
+  "div-zero": { kind: "division-by-zero", culprit: "average_latency" },
+  "illegal-instruction": { kind: "illegal-instruction", culprit: "decode_message" },
+  "bus-error": { kind: "bus-error", culprit: "count_lines", access: "read" },
+  fortify: { kind: "fortify-failure", culprit: "set_greeting", message: /buffer overflow detected/ },
+  "thread-crash": { kind: "null-dereference", culprit: "process_job", access: "read" },
+  "many-threads": { kind: "null-dereference", culprit: "count_request", access: "read" },
+  deadlock: { kind: "deadlock", culprit: "transfer_funds" },
+  "deadlock-3": { kind: "deadlock", culprit: "hand_over_item" },
+  "uncaught-exception": { kind: "uncaught-exception", culprit: "read_field", message: /instance of 'std::runtime_error'$/ },
+  "pure-virtual": { kind: "pure-virtual-call", culprit: "OutputStream::close", message: /pure virtual method called/ },
+  "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", access: "read" },
+  "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", message: /^every SKU in an order has a price in the catalog$/ },
+  "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", access: "read" },
+};
+
+const noDebugFiles = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-no-debug-"));
+
+/** Builds (cached) and triages one core in its own gdb session. */
+async function triageCore(
+  name: string,
+  build: BuildOptions = {},
+  session: Partial<GdbSessionOptions> = {},
+): Promise<TriageResult> {
+  const built = await buildCore(name, build);
+  const gdb = new GdbSession({ dump: built.core, executable: built.exe, ...session });
+  await gdb.open();
+  try {
+    return await triage((command) => gdb.run(command));
+  } finally {
+    await gdb.close();
+  }
+}
+
+describe("triage of every fixture", () => {
+  it("has an expectation for every fixture program and covers every crash kind", () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual(fixtureNames());
+    const kinds = new Set(Object.values(EXPECTED).map((e) => e.kind));
+    const untested = CrashSchema.shape.kind.options.filter((kind) => !kinds.has(kind) && kind !== "unknown");
+    expect(untested).toEqual([]);
+  });
+
+  it.concurrent.each(Object.keys(EXPECTED))("%s", async (name) => {
+    const expected = EXPECTED[name];
+    if (!expected) throw new Error(`no expectation for ${name}`);
+    const result = await triageCore(name);
+    const { crash } = result;
+
+    expect(CrashSchema.parse(crash)).toEqual(crash);
+    expect(crash.kind).toBe(expected.kind);
+    expect(crash.culprit.function).toBe(expected.culprit);
+    expect(crash.culprit.line).toBe(culpritLine(name));
+    expect(crash.culprit.file).toMatch(new RegExp(`/${name}\\.(c|cpp|rs)$`));
+    if (expected.message) expect(crash.message).toMatch(expected.message);
+    else expect(crash.message).toBeNull();
+    if (expected.access) expect(crash.access).toBe(expected.access);
+    expect(crash.signature.startsWith(`${expected.kind} | ${expected.culprit}`)).toBe(true);
+    expect(result.frames[0]?.function && result.frames[0].function.includes(expected.culprit.split("::").pop() ?? "")).toBe(true);
+    expect(formatTriage(result)).toContain(`Signature: ${crash.signature}`);
+  });
+
+  it.concurrent.each(Object.keys(EXPECTED))("%s: the signature is the same for a second build and run", async (name) => {
+    const [first, second] = await Promise.all([triageCore(name), triageCore(name, { variant: "second-build" })]);
+    expect(second.crash.signature).toBe(first.crash.signature);
+  });
+});
+
+describe("hard cases", () => {
+  it("signals and fault addresses come from $_siginfo", async () => {
+    const { crash } = await triageCore("null-write");
+    expect(crash).toMatchObject({ signal: "SIGSEGV", signalCode: "SEGV_MAPERR", access: "write" });
+    expect(BigInt(crash.faultAddress ?? "0x10000")).toBeLessThan(0x10000n);
+    const fpe = await triageCore("div-zero");
+    expect(fpe.crash).toMatchObject({ signal: "SIGFPE", signalCode: "FPE_INTDIV", access: null });
+    expect(fpe.instruction).toMatch(/^idiv/);
+  });
+
+  it("names the crashing worker thread, not the main thread, and summarises the idle ones", async () => {
+    const result = await triageCore("thread-crash");
+    const built = await buildCore("thread-crash");
+    const gdb = new GdbSession({ dump: built.core, executable: built.exe });
+    await gdb.open();
+    const threads = (await gdb.run("info threads")).output;
+    await gdb.close();
+    // The main thread's LWP is the process id, the smallest of them: the worker's is larger.
+    const lwps = [...threads.matchAll(/LWP (\d+)/g)].map((m) => Number(m[1]));
+    expect(result.crash.thread.lwp).not.toBe(Math.min(...lwps));
+    expect(result.threads.count).toBe(lwps.length);
+    expect(result.threads.groups.find((g) => g.function === "process_job")?.threads).toEqual([result.crash.thread.id]);
+  });
+
+  it("holds with hundreds of threads", async () => {
+    const result = await triageCore("many-threads");
+    expect(result.threads.count).toBe(201);
+    // 199 idle connections wait on a condition variable, and so does the main thread in pthread_join.
+    expect(result.threads.groups[0]?.threads.length).toBeGreaterThanOrEqual(199);
+    expect(result.commands.some((c) => c.startsWith("thread apply all"))).toBe(false);
+  });
+
+  it("summarises a stack overflow's recursion without unwinding the whole stack", async () => {
+    const result = await triageCore("stack-overflow");
+    expect(result.recursion).toMatchObject({ cycle: ["parse_value"], estimated: true });
+    expect(result.recursion?.depth).toBeGreaterThan(10_000);
+    expect(result.commands.some((c) => /^bt -/.test(c))).toBe(false);
+    expect(formatTriage(result)).toMatch(/Recursion: parse_value repeats about \d+ times/);
+  });
+
+  it("names functions but no file or line in an optimised build without debug info", async () => {
+    const { crash } = await triageCore("null-deref", { flags: ["-O2", "-g0"] });
+    expect(crash.kind).toBe("null-dereference");
+    expect(crash.culprit).toMatchObject({ function: "broadcast", file: null, line: null });
+    expect(crash.signature).toBe("null-dereference | broadcast | main");
+  });
+
+  it("finds the thrown type in an optimised C++ build without debug info", async () => {
+    const { crash } = await triageCore("uncaught-exception", { flags: ["-O2", "-g0"] });
+    expect(crash.kind).toBe("uncaught-exception");
+    expect(crash.message).toMatch(/'std::runtime_error'$/);
+    expect(crash.culprit.function).toBe("load_plugin");
+  });
+
+  it("finds a Rust panic's message in an optimised build without debug info", async () => {
+    const { crash } = await triageCore("rust-panic", { flags: ["-C", "opt-level=2", "-C", "debuginfo=0"] });
+    expect(crash.kind).toBe("panic");
+    expect(crash.message).toBe("every SKU in an order has a price in the catalog");
+    expect(crash.culprit.function).toMatch(/^rust_panic::/);
+  });
+
+  it("reports the whole ABBA cycle with its locks and owners", async () => {
+    const { crash } = await triageCore("deadlock");
+    const cycle = crash.deadlock?.cycle ?? [];
+    expect(cycle).toHaveLength(2);
+    const [a, b] = cycle;
+    expect(a?.heldByThread).toBe(b?.thread);
+    expect(b?.heldByThread).toBe(a?.thread);
+    expect(a?.lock).not.toBe(b?.lock);
+    for (const edge of cycle) {
+      expect(edge).toMatchObject({ function: "transfer_funds", line: culpritLine("deadlock") });
+      expect(edge.lock).toMatch(/^0x[0-9a-f]+$/);
+    }
+    expect(crash.thread.id).toBe(a?.thread);
+  });
+
+  it.concurrent.each(["deadlock", "deadlock-3"])("finds the %s cycle without glibc's debug info", async (name) => {
+    const withDebug = await triageCore(name);
+    const without = await triageCore(name, {}, { debugFileDirectory: noDebugFiles });
+    expect(without.crash.kind).toBe("deadlock");
+    expect(without.crash.deadlock).toEqual(withDebug.crash.deadlock);
+    expect(without.crash.deadlock?.cycle).toHaveLength(name === "deadlock" ? 2 : 3);
+  });
+
+  it("reads glibc's abort message without glibc's debug info", async () => {
+    const { crash } = await triageCore("assert", {}, { debugFileDirectory: noDebugFiles });
+    expect(crash.kind).toBe("assertion-failure");
+    expect(crash.message).toMatch(/ring_buffer_write: Assertion/);
+  });
+
+  it("prints a few human lines: kind, where, why, the stack from the culprit", async () => {
+    const text = formatTriage(await triageCore("null-deref"));
+    const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toBe("Crash:     null pointer dereference (SIGSEGV, SEGV_MAPERR)");
+    expect(lines[1]).toMatch(/^Where:     send_to_client at .*null-deref\.c:27, thread 1 \(LWP \d+\)$/);
+    expect(lines[2]).toMatch(/^Why:       reading address 0x[0-9a-f]+ \(mov /);
+    expect(text).toMatch(/\n {2}#0 send_to_client at .*null-deref\.c:27\n {2}#1 broadcast at /);
+    expect(lines.length).toBeLessThan(12);
+  });
+});

@@ -1,0 +1,302 @@
+/**
+ * The tier-1 parsers on output captured from real gdb at test time: each core is opened once,
+ * the commands run, and the parsers and the registry are checked against what gdb printed.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseAbortMessage, ABORT_MESSAGE_COMMAND } from "../../src/analyzers/abort-message.js";
+import { parseBacktrace, parseThreadBacktraces } from "../../src/analyzers/backtrace.js";
+import { classifyCrash } from "../../src/analyzers/classify.js";
+import { crashSignature, culpritIndex, moduleLocator, normalizeFunctionName, placeFrames } from "../../src/analyzers/culprit.js";
+import { deadlockCycles, lockWait } from "../../src/analyzers/deadlock.js";
+import { callArgumentAddress, memoryAccess, parseDisassembly } from "../../src/analyzers/disassembly.js";
+import { parseMappings, parseTargetFiles } from "../../src/analyzers/mappings.js";
+import { parseMemoryString, parseMemoryWords } from "../../src/analyzers/memory.js";
+import { keyRegisters, parseRegisters } from "../../src/analyzers/registers.js";
+import { repeatingCycle } from "../../src/analyzers/recursion.js";
+import { analyzeOutput } from "../../src/analyzers/registry.js";
+import { parseSharedLibraries } from "../../src/analyzers/shared-libraries.js";
+import { parseExitSignal, parseSiginfo, signalCodeName } from "../../src/analyzers/siginfo.js";
+import { parseThreads } from "../../src/analyzers/threads.js";
+import { parseLocals } from "../../src/analyzers/variables.js";
+import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
+import { buildCore, culpritLine, type BuildOptions } from "../helpers/cores.js";
+
+type Captured = Record<string, string>;
+
+/** Opens the core once and keeps what gdb printed for each command. */
+async function capture(name: string, commands: string[], build: BuildOptions = {}): Promise<Captured> {
+  const built = await buildCore(name, build);
+  const gdb = new GdbSession({ dump: built.core, executable: built.exe });
+  await gdb.open();
+  const out: Captured = {};
+  try {
+    for (const command of commands) {
+      const result = await gdb.run(command);
+      out[command] = result.output;
+    }
+  } finally {
+    await gdb.close();
+  }
+  return out;
+}
+
+const BASIC = ["bt", "bt full", "info registers", "p $_siginfo", "p $_exitsignal", "info threads", "info sharedlibrary", "info files", "info proc mappings", "x/i $pc", "info args", "frame 1", "info locals"];
+
+let nullDeref: Captured;
+let threadCrash: Captured;
+let deadlock: Captured;
+let assertCore: Captured;
+let abortCore: Captured;
+let exception: Captured;
+let exceptionO2: Captured;
+let rustNull: Captured;
+let badJump: Captured;
+let nullWrite: Captured;
+let stackOverflow: Captured;
+
+beforeAll(async () => {
+  [nullDeref, threadCrash, deadlock, assertCore, abortCore, exception, exceptionO2, rustNull, badJump, nullWrite, stackOverflow] =
+    await Promise.all([
+      capture("null-deref", BASIC),
+      capture("thread-crash", ["info threads", "thread apply all bt", "bt"]),
+      capture("deadlock", ["info threads", "thread apply all bt", "p $_exitsignal", "info sharedlibrary", "info files"]),
+      capture("assert", ["bt", ABORT_MESSAGE_COMMAND, "p $_siginfo"]),
+      capture("abort", ["bt", ABORT_MESSAGE_COMMAND]),
+      capture("uncaught-exception", ["bt", "info sharedlibrary"]),
+      capture("uncaught-exception", ["bt", "frame 8", "disassemble"], { flags: ["-O2", "-g0"] }),
+      capture("rust-null", ["p $_siginfo", "bt", "x/i $pc"]),
+      capture("bad-jump", ["bt", "x/i $pc", "info files", "p $_siginfo"]),
+      capture("null-write", ["x/i $pc", "x/4gx $sp", "x/s *(char **)&__progname"]),
+      capture("stack-overflow", ["bt 40", "x/i $pc"]),
+    ]);
+});
+
+describe("backtraces", () => {
+  it("parses a one-thread backtrace with functions, args, files and lines", () => {
+    const { frames, truncated } = parseBacktrace(nullDeref["bt"] ?? "");
+    expect(truncated).toBe(false);
+    expect(frames.map((f) => f.function)).toEqual(["send_to_client", "broadcast", "main"]);
+    expect(frames[0]).toMatchObject({ level: 0, line: culpritLine("null-deref") });
+    expect(frames[0]?.file).toMatch(/null-deref\.c$/);
+    expect(frames[0]?.args).toMatch(/^session=0x[0-9a-f]+, message=0x[0-9a-f]+ ".*"$/);
+    expect(frames[1]?.address).toMatch(/^0x[0-9a-f]+$/);
+  });
+
+  it("keeps `bt full` locals with their frame", () => {
+    const { frames } = parseBacktrace(nullDeref["bt full"] ?? "");
+    expect(frames).toHaveLength(3);
+    expect(frames.some((f) => (f.locals ?? []).length > 0)).toBe(true);
+  });
+
+  it("parses argument strings holding quotes, backticks and parentheses (assert's frames)", () => {
+    const { frames } = parseBacktrace(assertCore["bt"] ?? "");
+    const assertFail = frames.find((f) => f.function === "__assert_fail_base");
+    expect(assertFail?.args).toContain("Assertion `%s' failed.");
+    expect(assertFail?.file).toBe("./assert/assert.c");
+    expect(frames.find((f) => f.line === culpritLine("assert"))?.function).toBe("ring_buffer_write");
+  });
+
+  it("parses frames without debug info: `??`, `from LIBRARY`, and C++ names with parameter lists", () => {
+    const { frames } = parseBacktrace(exception["bt"] ?? "");
+    const unnamed = frames.find((f) => f.function === null);
+    expect(unnamed?.from).toMatch(/libstdc\+\+\.so/);
+    expect(frames.find((f) => f.function === "std::terminate()")?.from).toMatch(/libstdc\+\+/);
+    expect(frames.some((f) => f.function === "__cxa_throw")).toBe(true);
+  });
+
+  it("notices a listing cut by a frame count", () => {
+    const trace = parseBacktrace(stackOverflow["bt 40"] ?? "");
+    expect(trace.truncated).toBe(true);
+    expect(trace.frames).toHaveLength(40);
+    expect(repeatingCycle(trace.frames)).toEqual({ skip: 0, functions: ["parse_value"] });
+  });
+
+  it("parses `thread apply all bt` into one backtrace per thread", () => {
+    const threads = parseThreadBacktraces(threadCrash["thread apply all bt"] ?? "");
+    expect(threads.length).toBe(parseThreads(threadCrash["info threads"] ?? "").length);
+    expect(threads.every((t) => t.lwp !== null && t.frames.length > 0)).toBe(true);
+    expect(threads.find((t) => t.thread === 1)?.frames[0]?.function).toBe("process_job");
+  });
+});
+
+describe("threads, signals, registers", () => {
+  it("parses `info threads`, marking the selected thread", () => {
+    const threads = parseThreads(threadCrash["info threads"] ?? "");
+    expect(threads).toHaveLength(5);
+    const current = threads.filter((t) => t.current);
+    expect(current).toHaveLength(1);
+    expect(current[0]?.frame?.function).toBe("process_job");
+    expect(threads.every((t) => typeof t.lwp === "number")).toBe(true);
+  });
+
+  it("parses $_siginfo in C and in Rust syntax", () => {
+    expect(parseSiginfo(nullDeref["p $_siginfo"] ?? "")).toMatchObject({ signo: 11, code: 1 });
+    expect(BigInt(parseSiginfo(nullDeref["p $_siginfo"] ?? "")?.address ?? "0x99999")).toBeLessThan(0x10000n);
+    expect(rustNull["p $_siginfo"]).toMatch(/si_signo: 11/);
+    expect(parseSiginfo(rustNull["p $_siginfo"] ?? "")).toMatchObject({ signo: 11, code: 1, address: "0x0" });
+    const abort = parseSiginfo(assertCore["p $_siginfo"] ?? "");
+    expect(abort && signalCodeName(abort.signo, abort.code)).toBe("SI_TKILL");
+  });
+
+  it("tells a crash's signal from a gcore dump's absence of one", () => {
+    expect(parseExitSignal(nullDeref["p $_exitsignal"] ?? "")).toBe(11);
+    expect(parseExitSignal(deadlock["p $_exitsignal"] ?? "")).toBeNull();
+  });
+
+  it("parses `info registers`", () => {
+    const registers = parseRegisters(nullDeref["info registers"] ?? "");
+    expect(registers.map((r) => r.name)).toEqual(expect.arrayContaining(["rax", "rip", "rsp", "eflags"]));
+    const { pc, sp } = keyRegisters(registers);
+    expect(pc).toMatch(/^0x[0-9a-f]+$/);
+    expect(sp).toMatch(/^0x7f/);
+    expect(registers.find((r) => r.name === "rip")?.natural).toMatch(/<send_to_client\+\d+>/);
+  });
+});
+
+describe("address space", () => {
+  it("parses `info sharedlibrary`", () => {
+    const libraries = parseSharedLibraries(exception["info sharedlibrary"] ?? "");
+    expect(libraries.map((l) => l.path)).toEqual(expect.arrayContaining([expect.stringMatching(/libc\.so\.6$/), expect.stringMatching(/libstdc\+\+\.so/)]));
+    expect(libraries.every((l) => l.from !== null && l.symbolsRead)).toBe(true);
+  });
+
+  it("parses `info proc mappings` (a core's have no permissions)", () => {
+    const mappings = parseMappings(nullDeref["info proc mappings"] ?? "");
+    expect(mappings.length).toBeGreaterThan(5);
+    expect(mappings.some((m) => m.objfile?.endsWith("/null-deref"))).toBe(true);
+    expect(mappings.every((m) => BigInt(m.start) < BigInt(m.end))).toBe(true);
+  });
+
+  it("parses `info files`: the program, its code sections and the core's segments", () => {
+    const files = parseTargetFiles(nullDeref["info files"] ?? "");
+    expect(files.executable).toMatch(/\/null-deref$/);
+    expect(files.core).toMatch(/\/core$/);
+    expect(files.sections.some((s) => s.source === "core" && /^load/.test(s.name))).toBe(true);
+    expect(files.sections.some((s) => s.name === ".text" && /libc\.so/.test(s.source))).toBe(true);
+  });
+
+  it("places frames in their modules and finds the culprit past the runtime's frames", () => {
+    const files = parseTargetFiles(deadlock["info files"] ?? "");
+    const at = moduleLocator(files, parseSharedLibraries(deadlock["info sharedlibrary"] ?? ""));
+    const waits = parseThreadBacktraces(deadlock["thread apply all bt"] ?? "").flatMap((t) => {
+      const wait = lockWait(t.thread, placeFrames(t.frames, at, null));
+      return wait ? [wait] : [];
+    });
+    expect(waits).toHaveLength(2);
+    for (const wait of waits) {
+      expect(wait.lock).toMatch(/^0x[0-9a-f]+$/);
+      expect(wait.waiter).toMatchObject({ function: "transfer_funds", line: culpritLine("deadlock") });
+    }
+    const [a, b] = waits;
+    if (!a?.lock || !b?.lock) throw new Error("no locks");
+    // Each thread owns the lock the other waits for.
+    const cycles = deadlockCycles(waits, new Map([[a.lock, b.thread], [b.lock, a.thread]]));
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]?.map((e) => e.heldByThread)).toEqual([b.thread, a.thread].sort((x, y) => x - y).reverse());
+    expect(deadlockCycles(waits, new Map([[a.lock, b.thread]]))).toEqual([]);
+  });
+});
+
+describe("code", () => {
+  it("tells reads, writes and execution from the faulting instruction", () => {
+    const load = parseDisassembly(nullDeref["x/i $pc"] ?? "").instructions[0];
+    expect(load?.current).toBe(true);
+    expect(load && memoryAccess(load)).toBe("read");
+    const store = parseDisassembly(nullWrite["x/i $pc"] ?? "").instructions[0];
+    expect(store && memoryAccess(store)).toBe("write");
+    const push = parseDisassembly(stackOverflow["x/i $pc"] ?? "").instructions[0];
+    expect(push && memoryAccess(push)).toBe("write");
+    const nowhere = parseDisassembly(badJump["x/i $pc"] ?? "");
+    expect(nowhere).toMatchObject({ instructions: [], unreadable: true });
+  });
+
+  it("recovers __cxa_throw's type_info argument from its caller's code", () => {
+    const frames = parseBacktrace(exceptionO2["bt"] ?? "").frames;
+    const caller = frames[frames.findIndex((f) => f.function === "__cxa_throw") + 1];
+    expect(caller?.level).toBe(8);
+    const code = parseDisassembly(exceptionO2["disassemble"] ?? "");
+    expect(code.function).toMatch(/cold/);
+    const tinfo = callArgumentAddress(code.instructions, caller?.address ?? "", "%rsi");
+    expect(tinfo?.symbol).toMatch(/^_ZTISt13runtime_error/);
+  });
+
+  it("reads glibc's abort message, and knows when there is none", () => {
+    expect(parseAbortMessage(assertCore[ABORT_MESSAGE_COMMAND] ?? "")).toMatch(/ring_buffer_write: Assertion `.*' failed\.$/);
+    expect(parseAbortMessage(abortCore[ABORT_MESSAGE_COMMAND] ?? "")).toBeNull();
+  });
+
+  it("parses memory words and strings", () => {
+    const { start, words } = parseMemoryWords(nullWrite["x/4gx $sp"] ?? "");
+    expect(start).not.toBeNull();
+    expect(words).toHaveLength(4);
+    expect(parseMemoryString(nullWrite["x/s *(char **)&__progname"] ?? "")).toBe("null-write");
+  });
+
+  it("parses `info args` and `info locals`", () => {
+    expect(parseLocals(nullDeref["info args"] ?? "").map((v) => v.name)).toEqual(["session", "message"]);
+    expect(parseLocals(nullDeref["info locals"] ?? "").length).toBeGreaterThanOrEqual(0);
+    expect(parseLocals("No locals.")).toEqual([]);
+  });
+});
+
+describe("names, culprit, signature, kind", () => {
+  it("normalises names across builds: parameters, templates, clones, hashes", () => {
+    const o2 = parseBacktrace(exceptionO2["bt"] ?? "").frames.map((f) => f.function ?? "");
+    const cold = o2.find((name) => name.startsWith("load_plugin("));
+    expect(cold).toMatch(/\[clone \.cold\]$/);
+    expect(normalizeFunctionName(cold ?? "")).toBe("load_plugin");
+    expect(normalizeFunctionName("std::terminate()")).toBe("std::terminate");
+    expect(normalizeFunctionName("run<app::Parser>")).toBe("run");
+    expect(normalizeFunctionName("Matrix::operator()(int, int) const")).toBe("Matrix::operator()");
+    expect(normalizeFunctionName("rust_panic::order_total::haa37039758f2c28e")).toBe("rust_panic::order_total");
+    expect(normalizeFunctionName("__GI_raise")).toBe("raise");
+    expect(normalizeFunctionName("(anonymous namespace)::worker")).toBe("(anonymous namespace)::worker");
+  });
+
+  it("skips libc, libstdc++ and the terminate machinery to the throwing frame", () => {
+    const frames = placeFrames(parseBacktrace(exception["bt"] ?? "").frames, () => null, null);
+    const culprit = culpritIndex(frames);
+    expect(culprit === null ? null : frames[culprit]?.function).toBe("read_field");
+    const kind = classifyCrash({ signal: 6, siginfo: null, pc: null, pcInCode: null, frames, stackExhausted: false, abortMessage: null, deadlocked: false });
+    expect(kind).toBe("uncaught-exception");
+    expect(crashSignature(kind, frames, culprit)).toBe("uncaught-exception | read_field | parse_version | load_plugin");
+  });
+
+  it("classifies aborts from the frames and the abort message", () => {
+    const frames = placeFrames(parseBacktrace(assertCore["bt"] ?? "").frames, () => null, null);
+    const facts = { signal: 6, siginfo: null, pc: null, pcInCode: null, frames, stackExhausted: false, deadlocked: false };
+    expect(classifyCrash({ ...facts, abortMessage: parseAbortMessage(assertCore[ABORT_MESSAGE_COMMAND] ?? "") })).toBe("assertion-failure");
+    expect(classifyCrash({ ...facts, frames: [], abortMessage: "free(): double free detected in tcache 2" })).toBe("double-free");
+    expect(classifyCrash({ ...facts, frames: [], abortMessage: "malloc(): corrupted top size" })).toBe("heap-corruption");
+    expect(classifyCrash({ ...facts, frames: [], abortMessage: null })).toBe("abort");
+  });
+});
+
+describe("registry", () => {
+  it("routes each command to its analyzer, with a summary and findings", () => {
+    const cases: Array<[string, string, string]> = [
+      ["bt", nullDeref["bt"] ?? "", "backtrace"],
+      ["thread apply all bt", threadCrash["thread apply all bt"] ?? "", "thread-backtraces"],
+      ["info registers", nullDeref["info registers"] ?? "", "registers"],
+      ["p $_siginfo", nullDeref["p $_siginfo"] ?? "", "siginfo"],
+      ["info threads", threadCrash["info threads"] ?? "", "threads"],
+      ["info proc mappings", nullDeref["info proc mappings"] ?? "", "mappings"],
+      ["info files", nullDeref["info files"] ?? "", "target-files"],
+      ["info sharedlibrary", exception["info sharedlibrary"] ?? "", "shared-libraries"],
+      ["x/i $pc", nullDeref["x/i $pc"] ?? "", "disassembly"],
+      ["info args", nullDeref["info args"] ?? "", "locals"],
+      [ABORT_MESSAGE_COMMAND, assertCore[ABORT_MESSAGE_COMMAND] ?? "", "abort-message"],
+    ];
+    for (const [command, output, analyzer] of cases) {
+      const analysis = analyzeOutput(command, "gdb", output);
+      expect(analysis?.analyzer, command).toBe(analyzer);
+      expect(analysis?.summary.length, command).toBeGreaterThan(0);
+    }
+    expect(analyzeOutput("bt", "gdb", nullDeref["bt"] ?? "")?.summary).toMatch(/^3 frames; innermost: send_to_client at .*:27$/);
+    expect(analyzeOutput("p $_siginfo", "gdb", nullDeref["p $_siginfo"] ?? "")?.summary).toMatch(/^SIGSEGV \(SEGV_MAPERR\) at 0x/);
+    expect(analyzeOutput("x/i $pc", "gdb", nullDeref["x/i $pc"] ?? "")?.findings[0]).toMatch(/reads memory: mov/);
+    expect(analyzeOutput("thread apply all bt", "gdb", threadCrash["thread apply all bt"] ?? "")?.findings[0]).toMatch(/^4 threads in /);
+    expect(analyzeOutput("bt", "lldb", "")).toBeNull();
+    expect(analyzeOutput("frame 1", "gdb", "")).toBeNull();
+  });
+});
