@@ -23,7 +23,7 @@ export interface Cycle {
 }
 
 /** A stack at least this deep that repeats a cycle is taken as runaway recursion. */
-export const RECURSION_DEPTH = 1000;
+const RECURSION_DEPTH = 1000;
 const MAX_PERIOD = 8;
 const MAX_SKIP = 12;
 

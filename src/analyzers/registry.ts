@@ -161,7 +161,8 @@ export const ANALYZERS: readonly Analyzer[] = [
     canAnalyze: gdbCommand(/^info\s+(locals|args)\b/),
     analyze(output) {
       const variables = parseLocals(output);
-      const nulls = variables.filter((v) => /^\(?[^=]*\)?\s*0x0\b/.test(v.value) || v.value === "0x0").map((v) => v.name);
+      // A null pointer prints as `0x0`, or `(struct client *) 0x0` when gdb shows its type.
+      const nulls = variables.filter((v) => /(^|\) )0x0$/.test(v.value)).map((v) => v.name);
       const findings = nulls.length > 0 ? [`null pointers: ${nulls.join(", ")}`] : [];
       return { data: variables, summary: `${variables.length} variables`, findings };
     },

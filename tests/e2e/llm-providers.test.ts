@@ -112,14 +112,14 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
   });
 
   it("falls back when the server hangs past the timeout, in bounded time", async () => {
-    const { models, usage } = await setup([{ hangMs: 60_000 }, { hangMs: 60_000 }], { timeoutMs: 300, maxRetries: 1 });
+    const { models, usage } = await setup([{ hangMs: 60_000 }, { hangMs: 60_000 }], { timeoutMs: 1_000, maxRetries: 1 });
     const started = performance.now();
     const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
-    expect(performance.now() - started).toBeLessThan(3_000);
-    expect(result).toEqual({ value: null, reason: expect.stringMatching(/no answer within 0\.3 s, after 1 retry$/) });
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(result).toEqual({ value: null, reason: expect.stringMatching(/no answer within 1 s, after 1 retry$/) });
     expect(calls()).toHaveLength(2);
-    // The client closed the hanging sockets itself, so a CLI run can exit without waiting for them.
-    await vi.waitFor(async () => expect(await server!.openConnections()).toBe(0), { timeout: 1_000 });
+    // Each attempt closed its own connection: nothing is left waiting on the model.
+    await vi.waitFor(() => expect(server!.abandoned()).toBe(2), { timeout: 1_000 });
   });
 
   it("retries malformed output once, telling the model, and takes the valid answer", async () => {

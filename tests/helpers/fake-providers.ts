@@ -41,8 +41,8 @@ export interface FakeServer {
   url: string;
   /** Every request received, in order, model calls and probes alike. */
   requests: RecordedRequest[];
-  /** Connections still open: a client that gave up on a hanging request must have closed its own. */
-  openConnections(): Promise<number>;
+  /** Hanging requests whose client gave up and closed the connection, as a timeout must. */
+  abandoned(): number;
   close(): Promise<void>;
 }
 
@@ -156,6 +156,7 @@ async function serve(
   const requests: RecordedRequest[] = [];
   const hangs = new Set<NodeJS.Timeout>();
   let calls = 0;
+  let abandoned = 0;
   const server = createServer((req, res) => {
     void readBody(req).then((raw) => {
       const request: RecordedRequest = { method: req.method ?? "", path: (req.url ?? "").split("?")[0] ?? "", headers: req.headers, body: raw ? JSON.parse(raw) : null };
@@ -171,6 +172,11 @@ async function serve(
           res.destroy();
         }, reply.hangMs);
         hangs.add(timer);
+        res.on("close", () => {
+          if (!hangs.delete(timer)) return;
+          clearTimeout(timer);
+          abandoned += 1;
+        });
         return;
       }
       answer(request, reply, res);
@@ -181,7 +187,7 @@ async function serve(
   return {
     url: `http://127.0.0.1:${port}${basePath}`,
     requests,
-    openConnections: () => new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+    abandoned: () => abandoned,
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of hangs) clearTimeout(timer);
