@@ -35,7 +35,7 @@ describe("GdbSession on a null dereference", () => {
 
     const bt = await session.run("bt");
     expect(bt.ok).toBe(true);
-    expect(bt.output).toMatch(/^#0 .* in send_to_client \(session=0x[0-9a-f]+, message=.*\) at .*null-deref\.c:(\d+)/m);
+    expect(bt.output).toMatch(/^#0 +(0x[0-9a-f]+ in )?send_to_client \(session=0x[0-9a-f]+, message=.*\) at .*null-deref\.c:\d+/m);
     expect(bt.output).toContain(`null-deref.c:${culpritLine("null-deref")}`);
     expect(bt.output).toMatch(/^#1 .* in broadcast /m);
 
@@ -102,7 +102,7 @@ describe("GdbSession on other crashes", () => {
     const bt = await session.run("bt");
     expect(bt.output).toContain(`thread-crash.c:${culpritLine("thread-crash")}`);
     expect(bt.output).not.toMatch(/ in main \(/);
-    const all = await session.run("thread apply all bt 3");
+    const all = await session.run("thread apply all bt");
     expect(all.output).toMatch(/ in main \(/);
     expect((await session.run("p $_siginfo.si_signo")).output.trim()).toBe("$1 = 11");
   });
