@@ -2,6 +2,7 @@
 import { DumpError } from "../debuggers/dump.js";
 import { DebuggerError } from "../debuggers/errors.js";
 import { SessionError } from "../evidence/sessions.js";
+import { ReportConflictError } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 
 export function reportError(error: unknown, debug: boolean): number {
@@ -14,6 +15,7 @@ export function reportError(error: unknown, debug: boolean): number {
 function classify(error: unknown): { code: number; message: string } {
   if (error instanceof ExitError) return { code: error.code, message: error.message };
   if (error instanceof DumpError) return { code: ExitCode.badInput, message: error.message };
+  if (error instanceof ReportConflictError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof SessionError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof DebuggerError) return { code: ExitCode.debugger, message: error.message };
   const text = error instanceof Error ? error.message : String(error);
