@@ -2,6 +2,7 @@
 import { DumpError } from "../debuggers/dump.js";
 import { DebuggerError } from "../debuggers/errors.js";
 import { SessionError } from "../evidence/sessions.js";
+import { ProviderError } from "../llm/errors.js";
 import { ReportConflictError } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 
@@ -15,6 +16,7 @@ export function reportError(error: unknown, debug: boolean): number {
 function classify(error: unknown): { code: number; message: string } {
   if (error instanceof ExitError) return { code: error.code, message: error.message };
   if (error instanceof DumpError) return { code: ExitCode.badInput, message: error.message };
+  if (error instanceof ProviderError) return { code: ExitCode.provider, message: error.message };
   if (error instanceof ReportConflictError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof SessionError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof DebuggerError) return { code: ExitCode.debugger, message: error.message };

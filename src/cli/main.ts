@@ -63,6 +63,25 @@ export function buildProgram(): Command {
     return triage(dump, options);
   });
 
+  dumpOptions(
+    program
+      .command("chat")
+      .description("ask follow-up questions about an analysed dump, in its session")
+      .argument("<session-id>", "the session (see dumpdbg sessions list)")
+      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+      .option("--out <dir>", "where /report writes the report", "reports")
+      .addOption(new Option("--provider <name>", "model provider").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("auto"))
+      .option("--model <name>", "the model (the cloud model, or Ollama's with --provider ollama)")
+      .option("--local-model <name>", "an Ollama model for light work beside a cloud model")
+      .option("--no-redact", "send evidence to a cloud model without masking secrets")
+      .option("--max-turns <n>", "questions to answer before the chat stops taking more (default: 50)")
+      .option("--max-seconds <s>", "time one answer may take (default: 120)")
+      .option("--unsafe", "lift the command safety policy for /exec and the model's commands"),
+  ).action(async (id: string, options) => {
+    const { chat } = await import("./chat.js");
+    return chat(id, options);
+  });
+
   const sessions = program.command("sessions").description("list, show and remove analysis sessions");
   const sessionsDir = (command: Command) =>
     command.option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)").option("--json", "JSON output");
@@ -99,8 +118,19 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * Dumps are analysed on air-gapped machines and hold secrets: LangChain's tracing would send every
+ * prompt and graph step to LangSmith if the environment turned it on, so it is always off.
+ */
+function keepTracingOff(): void {
+  for (const name of ["LANGSMITH_TRACING", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING", "LANGCHAIN_TRACING_V2"]) {
+    process.env[name] = "false";
+  }
+}
+
 /** Runs the CLI and returns the exit code; the bin shim sets it. */
 export async function main(argv: string[]): Promise<number> {
+  keepTracingOff();
   const program = buildProgram();
   installSignalHandlers();
   try {

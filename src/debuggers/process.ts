@@ -52,42 +52,14 @@ export async function spawnDebugger(
     throw new DebuggerMissing(`cannot start ${binary}: ${(error as Error).message}`);
   }
 
-  const spawned = new Promise<void>((resolve, reject) => {
-    child.once("spawn", () => resolve());
-    child.once("error", (error) => reject(error));
-  });
-  try {
-    await spawned;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "not found" : (error as Error).message;
-    throw new DebuggerMissing(`cannot start ${binary}: ${why}`);
-  }
-
-  const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
-  lines.on("line", options.onLine);
-  child.stderr!.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
-  // A write to a dead debugger must surface as a dead session, not an unhandled EPIPE.
-  child.stdin!.on("error", () => undefined);
-
   const pid = child.pid;
-  let alive = true;
-  const exited = child.then(
-    (result) => {
-      alive = false;
-      live.delete(proc);
-      return result.signal ? `killed by ${result.signal}` : `exited with code ${result.exitCode}`;
-    },
-    (error: Error) => {
-      alive = false;
-      live.delete(proc);
-      return error.message;
-    },
-  );
-
+  let alive = pid !== undefined;
   const proc: DebuggerProcess = {
     pid,
-    exited,
+    exited: child.then(
+      (result) => (result.signal ? `killed by ${result.signal}` : `exited with code ${result.exitCode}`),
+      (error: Error) => error.message,
+    ),
     writeLine(line) {
       if (!alive || child.stdin!.destroyed) return false;
       child.stdin!.write(`${line}\n`);
@@ -102,7 +74,30 @@ export async function spawnDebugger(
       signal(pid, "SIGKILL");
     },
   };
+  // Tracked from the moment it exists, so an interrupt during start-up still ends it.
   live.add(proc);
+  void proc.exited.then(() => {
+    alive = false;
+    live.delete(proc);
+  });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", (error) => reject(error));
+    });
+  } catch (error) {
+    live.delete(proc);
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "not found" : (error as Error).message;
+    throw new DebuggerMissing(`cannot start ${binary}: ${why}`);
+  }
+
+  const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+  lines.on("line", options.onLine);
+  child.stderr!.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
+  // A write to a dead debugger must surface as a dead session, not an unhandled EPIPE.
+  child.stdin!.on("error", () => undefined);
   return proc;
 }
 

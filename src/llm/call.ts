@@ -31,9 +31,10 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export type CallResult<T> = { value: T; tier: Tier } | { value: null; reason: string };
+/** `ok` discriminates even where `T` is generic (where `value !== null` cannot narrow). */
+export type CallResult<T> = { ok: true; value: T; tier: Tier } | { ok: false; value: null; reason: string };
 
-/** Prompt tokens per call, preamble included. Local models have small contexts (see OLLAMA_CONTEXT_TOKENS). */
+/** Prompt tokens per call, preamble included; the local one fits the context providers.ts gives Ollama. */
 export const CONTEXT_BUDGET: Readonly<Record<Tier, number>> = { local: 6_000, cloud: 16_000 };
 
 const TEMPERATURE: Readonly<Record<AgentName, number>> = {
@@ -88,7 +89,7 @@ type Exchange<V> = (chat: BaseChatModel, target: TierModel, messages: BaseMessag
 async function call<V>(models: Models, agent: AgentName, prompt: PromptSpec, options: CallOptions, exchange: Exchange<V>): Promise<CallResult<V>> {
   const tiers = LIGHT_WORK.has(agent) ? [models.local, models.cloud] : [models.cloud, models.local];
   const candidates = tiers.filter((tier): tier is TierModel => tier !== null);
-  if (candidates.length === 0) return { value: null, reason: "offline: no model configured" };
+  if (candidates.length === 0) return { ok: false, value: null, reason: "offline: no model configured" };
 
   const started = performance.now();
   try {
@@ -100,13 +101,13 @@ async function call<V>(models: Models, agent: AgentName, prompt: PromptSpec, opt
         continue;
       }
       const outcome = await callTier(models, target, agent, prompt, options, exchange);
-      if (outcome.ok) return { value: outcome.value, tier: target.tier };
+      if (outcome.ok) return { ok: true, value: outcome.value, tier: target.tier };
       reason = `${target.provider} ${target.model}: ${outcome.failure.message}`;
-      if (outcome.failure.kind !== "fatal") return { value: null, reason };
+      if (outcome.failure.kind !== "fatal") return { ok: false, value: null, reason };
       if (models.strict) throw new ProviderError(reason);
       unusable.set(target, reason);
     }
-    return { value: null, reason };
+    return { ok: false, value: null, reason };
   } finally {
     options.usage.addTime(performance.now() - started);
   }
@@ -137,14 +138,15 @@ async function callTier<V>(
   }
 }
 
-/** The preamble and the filled prompt, masked for the cloud, within the tier's budget. */
+/** The preamble and the filled prompt, masked if it leaves the machine, within the tier's budget. */
 function promptText(models: Models, target: TierModel, prompt: PromptSpec, redactor: Redactor): { system: string; human: string } {
   const system = loadPrompt("preamble");
   const template = loadPrompt(prompt.template);
-  const values = target.tier === "cloud" && models.redact ? mapValues(prompt.values, (value) => redactor.redact(value)) : prompt.values;
+  const values = target.leavesMachine && models.redact ? mapValues(prompt.values, (value) => redactor.redact(value)) : prompt.values;
   // Also validates the placeholders, before anything is trimmed or sent.
   const bare = fillPrompt(template, mapValues(values, () => ""));
   const fixed = estimateTokens(system) + estimateTokens(bare) + estimateTokens(RETRY_NOTE);
+  if (fixed >= CONTEXT_BUDGET[target.tier]) throw new Error(`prompt "${prompt.template}" alone exceeds the ${target.tier} context budget`);
   return { system, human: fillPrompt(template, fitValues(values, CONTEXT_BUDGET[target.tier] - fixed)) };
 }
 

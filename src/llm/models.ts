@@ -11,7 +11,7 @@ export type { Provider } from "./providers.js";
 
 export type AgentName = "hypothesis" | "tester" | "investigator" | "reasoner" | "critic" | "report" | "chat";
 
-/** `local` stays on this machine (Ollama) and is never redacted; `cloud` is everything else. */
+/** `local` is the Ollama model for light work, `cloud` the provider's model for deep work. */
 export type Tier = "local" | "cloud";
 
 export interface ModelConfig {
@@ -20,7 +20,7 @@ export interface ModelConfig {
   model?: string;
   /** The tier-2 Ollama model (`--local-model`) beside a cloud model. */
   localModel?: string;
-  /** Mask secrets before anything goes to a cloud model (`--no-redact` turns it off). */
+  /** Mask secrets in what leaves the machine (`--no-redact` turns it off). */
   redact: boolean;
   /** Per request attempt. */
   timeoutMs?: number;
@@ -35,6 +35,9 @@ export interface TierModel {
   readonly model: string;
   /** Where requests go (for messages; never contains the key). */
   readonly url: string;
+  /** What is sent here is redacted: always for the cloud tier, and for an OLLAMA_HOST that is not
+   * this machine. */
+  readonly leavesMachine: boolean;
   /** The chat model at `temperature`, created on first use, which is when its package is imported. */
   chat(temperature: number): Promise<BaseChatModel>;
 }
@@ -101,10 +104,8 @@ export async function resolveModels(config: ModelConfig): Promise<Models> {
     strict,
     ...settings,
     describe() {
-      const tiers = [
-        cloud && `${cloud.provider} ${cloud.model} (cloud, ${redact ? "secrets masked" : "NOT redacted"})`,
-        local && `ollama ${local.model} (local)`,
-      ].filter(Boolean);
+      const privacy = (tier: TierModel) => (tier.leavesMachine ? (redact ? ", secrets masked" : ", NOT redacted") : "");
+      const tiers = [cloud, local].flatMap((tier) => (tier ? [`${tier.provider} ${tier.model} (${tier.tier}${privacy(tier)})`] : []));
       return [tiers.length > 0 ? tiers.join(" + ") : "offline (no model)", ...notes].join("; ");
     },
   };
@@ -147,6 +148,7 @@ function tierModel(endpoint: Endpoint, tier: Tier): TierModel {
     provider: endpoint.provider,
     model: endpoint.model,
     url: endpoint.url,
+    leavesMachine: tier === "cloud" || !isThisMachine(endpoint.url),
     chat(temperature) {
       let chat = byTemperature.get(temperature);
       if (!chat) {
@@ -184,4 +186,10 @@ function ollamaHost(env: NodeJS.ProcessEnv): string {
   const authority = withScheme.split("//")[1]?.split("/")[0] ?? "";
   if (url.protocol === "http:" && !/:\d+$/.test(authority)) url.port = "11434";
   return url.origin;
+}
+
+/** Loopback, or 0.0.0.0, which Ollama's own docs put in OLLAMA_HOST to mean this machine. */
+function isThisMachine(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "[::1]" || host === "0.0.0.0" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -23,13 +23,23 @@ export interface Endpoint {
 }
 
 /** Ollama's default context (2–4k tokens) would silently cut the local tier's prompts. */
-export const OLLAMA_CONTEXT_TOKENS = 8192;
+const OLLAMA_CONTEXT_TOKENS = 8192;
 
 /**
  * A chat model at `temperature`. Retries and streaming are off in the clients: our retry loop
- * (retry.ts) is the only one, and a non-streamed answer carries the provider's token usage.
+ * (retry.ts) is the only one, and a non-streamed answer carries the provider's token usage, even
+ * when a graph is streamed by messages (where LangChain would otherwise estimate tokens with a
+ * tokenizer it downloads).
  */
 export async function createChatModel(endpoint: Endpoint, temperature: number): Promise<BaseChatModel> {
+  const chat = await constructChatModel(endpoint, temperature);
+  // Also given to the constructors, since ChatOpenAI rebuilds itself from its fields in
+  // withStructuredOutput; set here because ChatAnthropic ignores the field.
+  chat.disableStreaming = true;
+  return chat;
+}
+
+async function constructChatModel(endpoint: Endpoint, temperature: number): Promise<BaseChatModel> {
   const { model, url, apiKey } = endpoint;
   switch (endpoint.provider) {
     case "openai": {
@@ -57,7 +67,7 @@ export async function createChatModel(endpoint: Endpoint, temperature: number): 
         const timeout = AbortSignal.timeout(timeoutMs);
         return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
       };
-      return new ChatOllama({ model, baseUrl: url, temperature, numCtx: OLLAMA_CONTEXT_TOKENS, fetch: fetchWithTimeout });
+      return new ChatOllama({ model, baseUrl: url, temperature, numCtx: OLLAMA_CONTEXT_TOKENS, fetch: fetchWithTimeout, disableStreaming: true });
     }
   }
 }

@@ -25,7 +25,7 @@ describe("dumpdbg exec", () => {
   });
 
   it("--json prints one JSON array of results and nothing else on stdout", async () => {
-    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "p $_siginfo.si_signo", "-c", "shell id", "-c", "frobnicate", "--json"]);
+    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "p $_siginfo.si_signo", "-c", "shell id", "-c", "x/4xg 0", "--json"]);
     expect(run.code).toBe(0);
     const results = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
     expect(results).toHaveLength(3);
@@ -79,7 +79,7 @@ describe("dumpdbg exec", () => {
     expect(gdbPid).toBeDefined();
     expect(run.code).toBe(130);
     expect(run.stderr).toMatch(/interrupted/);
-    expect(alive(gdbPid!)).toBe(false);
+    expect(await gone(gdbPid!)).toBe(true);
   });
 
   it("ends gdb on SIGTERM", async () => {
@@ -96,7 +96,7 @@ describe("dumpdbg exec", () => {
       },
     });
     expect(gdbPid).toBeDefined();
-    expect(alive(gdbPid!)).toBe(false);
+    expect(await gone(gdbPid!)).toBe(true);
   });
 });
 
@@ -183,10 +183,17 @@ function childGdb(parent: number): number | undefined {
   return undefined;
 }
 
+/** Waits up to 2 s for a killed process to go: SIGKILL lands once it leaves a disk wait. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 20 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  return !alive(pid);
+}
+
+/** Running, as opposed to gone or a zombie waiting for a parent that does not reap (PID 1 in a container). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return false;
   }

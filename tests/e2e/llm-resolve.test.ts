@@ -19,7 +19,7 @@ const prompt = { template: "llm-test", values: { backtrace: "#0 main () at main.
 const call = (models: Models, usage = new Usage()) => callStructured(models, "reasoner", prompt, Verdict, { usage, redactor: new Redactor() });
 
 const servers: FakeServer[] = [];
-async function started<T extends FakeServer>(server: Promise<T>): Promise<T> {
+async function running<T extends FakeServer>(server: Promise<T>): Promise<T> {
   servers.push(await server);
   return servers[servers.length - 1] as T;
 }
@@ -38,7 +38,7 @@ async function closedPort(): Promise<string> {
 
 describe("auto", () => {
   it("picks OpenAI when OPENAI_API_KEY is set, without probing Ollama", async () => {
-    const ollama = await started(startFakeOllama([]));
+    const ollama = await running(startFakeOllama([]));
     const models = await resolveModels({ provider: "auto", redact: true, env: { OPENAI_API_KEY: "sk-x", ANTHROPIC_API_KEY: "a", OLLAMA_HOST: ollama.url } });
     expect(models).toMatchObject({ provider: "openai", strict: false, local: null, cloud: { tier: "cloud", provider: "openai", model: "gpt-4o-mini", url: "https://api.openai.com/v1" } });
     expect(ollama.requests).toHaveLength(0);
@@ -50,7 +50,7 @@ describe("auto", () => {
   });
 
   it("picks Ollama when it answers at OLLAMA_HOST, with its first installed model", async () => {
-    const ollama = await started(startFakeOllama([], { models: ["qwen2.5:7b", "llama3.2:latest"] }));
+    const ollama = await running(startFakeOllama([], { models: ["qwen2.5:7b", "llama3.2:latest"] }));
     // OLLAMA_HOST as people write it: no scheme.
     const models = await resolveModels({ provider: "auto", redact: true, env: { OLLAMA_HOST: ollama.url.replace("http://", "") } });
     expect(models).toMatchObject({ provider: "ollama", cloud: null, local: { tier: "local", provider: "ollama", model: "qwen2.5:7b", url: ollama.url } });
@@ -64,16 +64,16 @@ describe("auto", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(models).toMatchObject({ provider: "offline", cloud: null, local: null });
     expect(models.describe()).toBe("offline (no model)");
-    expect(await call(models)).toEqual({ value: null, reason: "offline: no model configured" });
+    expect(await call(models)).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
   });
 
   it("is offline when Ollama answers but has no model", async () => {
-    const ollama = await started(startFakeOllama([], { models: [] }));
+    const ollama = await running(startFakeOllama([], { models: [] }));
     expect((await resolveModels({ provider: "auto", redact: true, env: { OLLAMA_HOST: ollama.url } })).provider).toBe("offline");
   });
 
   it("goes on without a --local-model that Ollama does not have, and says so", async () => {
-    const ollama = await started(startFakeOllama([], { models: ["llama3.2:latest"] }));
+    const ollama = await running(startFakeOllama([], { models: ["llama3.2:latest"] }));
     const models = await resolveModels({ provider: "auto", localModel: "qwen2.5:7b", redact: true, env: { OPENAI_API_KEY: "sk-x", OLLAMA_HOST: ollama.url } });
     expect(models.local).toBeNull();
     expect(models.describe()).toBe(
@@ -90,7 +90,7 @@ describe("a provider the user named", () => {
 
   it("fails at once when Ollama is not answering, or lacks the model", async () => {
     await expect(resolveModels({ provider: "ollama", redact: true, env: { OLLAMA_HOST: await closedPort() } })).rejects.toThrow(/^Ollama is not answering at http:\/\/127\.0\.0\.1:\d+: start it with `ollama serve` or set OLLAMA_HOST$/);
-    const ollama = await started(startFakeOllama([], { models: ["llama3.2:latest"] }));
+    const ollama = await running(startFakeOllama([], { models: ["llama3.2:latest"] }));
     await expect(resolveModels({ provider: "ollama", model: "mistral", redact: true, env: { OLLAMA_HOST: ollama.url } })).rejects.toThrow(/model "mistral" is not installed/);
     await expect(resolveModels({ provider: "openai", localModel: "mistral", redact: true, env: { OPENAI_API_KEY: "sk-x", OLLAMA_HOST: ollama.url } })).rejects.toThrow(ProviderError);
     // "llama3.2" is how people name "llama3.2:latest".
@@ -98,7 +98,7 @@ describe("a provider the user named", () => {
   });
 
   it("throws a ProviderError when the key is refused (HTTP 401), without retrying", async () => {
-    const openai = await started(startFakeOpenAI([{ status: 401, message: "Incorrect API key provided" }]));
+    const openai = await running(startFakeOpenAI([{ status: 401, message: "Incorrect API key provided" }]));
     const models = await resolveModels({ provider: "openai", redact: true, env: { OPENAI_API_KEY: "sk-bad", OPENAI_BASE_URL: openai.url } });
     await expect(call(models)).rejects.toThrow(new ProviderError("openai gpt-4o-mini: authentication failed (HTTP 401): check OPENAI_API_KEY"));
     expect(openai.requests).toHaveLength(1);
@@ -110,33 +110,33 @@ describe("a provider the user named", () => {
   });
 
   it("does not turn a step's failure into an error: a refused request (HTTP 400) falls back, unretried", async () => {
-    const anthropic = await started(startFakeAnthropic([{ status: 400, message: "prompt is malformed" }]));
+    const anthropic = await running(startFakeAnthropic([{ status: 400, message: "prompt is malformed" }]));
     const models = await resolveModels({ provider: "anthropic", redact: true, env: { ANTHROPIC_API_KEY: "a", ANTHROPIC_BASE_URL: anthropic.url } });
-    expect(await call(models)).toEqual({ value: null, reason: expect.stringMatching(/^anthropic claude-sonnet-4-5: request refused \(HTTP 400\): .*prompt is malformed/) });
+    expect(await call(models)).toEqual({ ok: false, value: null, reason: expect.stringMatching(/^anthropic claude-sonnet-4-5: request refused \(HTTP 400\): .*prompt is malformed/) });
     expect(anthropic.requests).toHaveLength(1);
   });
 });
 
 describe("under auto, a provider that cannot be used", () => {
   it("is dropped for the rest of the run: deep work moves to the local model, and nothing more goes to the dead one", async () => {
-    const openai = await started(startFakeOpenAI([{ status: 401 }]));
-    const ollama = await started(startFakeOllama([{ json: { verdict: "local" } }, { json: { verdict: "local again" } }], { models: ["qwen2.5:7b"] }));
+    const openai = await running(startFakeOpenAI([{ status: 401 }]));
+    const ollama = await running(startFakeOllama([{ json: { verdict: "local" } }, { json: { verdict: "local again" } }], { models: ["qwen2.5:7b"] }));
     const models = await resolveModels({ provider: "auto", localModel: "qwen2.5:7b", redact: true, env: { OPENAI_API_KEY: "sk-bad", OPENAI_BASE_URL: openai.url, OLLAMA_HOST: ollama.url } });
-    expect(await call(models)).toEqual({ value: { verdict: "local" }, tier: "local" });
-    expect(await call(models)).toEqual({ value: { verdict: "local again" }, tier: "local" });
+    expect(await call(models)).toEqual({ ok: true, value: { verdict: "local" }, tier: "local" });
+    expect(await call(models)).toEqual({ ok: true, value: { verdict: "local again" }, tier: "local" });
     expect(openai.requests).toHaveLength(1);
   });
 
   it("leaves the step to the offline path when there is no other tier", async () => {
     const models = await resolveModels({ provider: "auto", redact: true, env: { OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: `${await closedPort()}/v1` } });
-    expect(await call(models)).toEqual({ value: null, reason: expect.stringMatching(/^openai gpt-4o-mini: cannot connect to .* \(ECONNREFUSED\)$/) });
-    expect(await call(models)).toEqual({ value: null, reason: expect.stringMatching(/ECONNREFUSED/) });
+    expect(await call(models)).toEqual({ ok: false, value: null, reason: expect.stringMatching(/^openai gpt-4o-mini: cannot connect to .* \(ECONNREFUSED\)$/) });
+    expect(await call(models)).toEqual({ ok: false, value: null, reason: expect.stringMatching(/ECONNREFUSED/) });
   });
 });
 
 describe("the offline provider", () => {
   it("uses no model, not even a --local-model, and asks Ollama nothing", async () => {
-    const ollama = await started(startFakeOllama([]));
+    const ollama = await running(startFakeOllama([]));
     const models = await resolveModels({ provider: "offline", localModel: "llama3.2", redact: true, env: { OPENAI_API_KEY: "sk-x", OLLAMA_HOST: ollama.url } });
     expect(models).toMatchObject({ provider: "offline", cloud: null, local: null });
     expect(ollama.requests).toHaveLength(0);
@@ -145,7 +145,7 @@ describe("the offline provider", () => {
 
 describe("Ctrl+C", () => {
   it("aborts a call at once and propagates; it is not a fallback", async () => {
-    const openai = await started(startFakeOpenAI([{ hangMs: 60_000 }]));
+    const openai = await running(startFakeOpenAI([{ hangMs: 60_000 }]));
     const models = await resolveModels({ provider: "openai", redact: true, env: { OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: openai.url } });
     const controller = new AbortController();
     const pending = callStructured(models, "reasoner", prompt, Verdict, { usage: new Usage(), redactor: new Redactor(), signal: controller.signal });
@@ -153,6 +153,6 @@ describe("Ctrl+C", () => {
     const started = performance.now();
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

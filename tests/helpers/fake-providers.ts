@@ -72,8 +72,12 @@ export function startFakeOpenAI(script: FakeScript): Promise<FakeServer> {
   });
 }
 
-/** `POST /api/chat` as an NDJSON stream (what ChatOllama asks for), and `GET /api/tags` listing `models`. */
-export function startFakeOllama(script: FakeScript, options: { models?: string[] } = {}): Promise<FakeServer> {
+/**
+ * `POST /api/chat` as an NDJSON stream (what ChatOllama asks for), and `GET /api/tags` listing
+ * `models`. `listen: "0.0.0.0"` makes it reachable at this machine's other addresses, as a remote
+ * Ollama would be.
+ */
+export function startFakeOllama(script: FakeScript, options: { models?: string[]; listen?: string } = {}): Promise<FakeServer> {
   const models = options.models ?? ["llama3.2:latest"];
   return serve(
     script,
@@ -98,6 +102,7 @@ export function startFakeOllama(script: FakeScript, options: { models?: string[]
       sendJson(res, 200, { models: models.map((name) => ({ name, model: name, size: 1, digest: "fake", details: {} })) });
       return true;
     },
+    options.listen,
   );
 }
 
@@ -152,6 +157,7 @@ async function serve(
   isModelCall: (request: RecordedRequest) => boolean,
   answer: (request: RecordedRequest, reply: Scripted, res: ServerResponse) => void,
   other: (request: RecordedRequest, res: ServerResponse) => boolean = () => false,
+  listen = "127.0.0.1",
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const hangs = new Set<NodeJS.Timeout>();
@@ -182,7 +188,7 @@ async function serve(
       answer(request, reply, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, listen, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${basePath}`,

@@ -1,0 +1,59 @@
+/**
+ * The chat agent: one answer to one follow-up question. Claims in the question are checked against
+ * measurements first and corrected at the top of the answer, whichever path answers: the model,
+ * when one is configured and answers, else the offline engine.
+ */
+import { ProviderError } from "../../llm/index.js";
+import type { ChatExchange } from "../../report/index.js";
+import type { Finding } from "./claims.js";
+import { askModel, type ModelDeps } from "./model.js";
+import { OfflineEngine } from "./offline.js";
+
+export { loadFacts, type ChatFacts } from "./facts.js";
+export { reportWithChat } from "./report.js";
+export { openChatSession, adoptChatSession, previousExchanges, type ChatSession, type OpenChatSessionOptions } from "./session.js";
+
+export type ChatDeps = ModelDeps;
+
+export interface ChatAnswer {
+  text: string;
+  evidenceIds: string[];
+  /** Who answered: the model, or the offline engine (also when the model could not). */
+  mode: "model" | "offline";
+}
+
+/**
+ * Answers one question. `history` is the conversation so far, for the model; `signal` cancels the
+ * answer (Ctrl+C, the per-answer time limit) at the next model call or debugger command.
+ */
+export async function answerQuestion(deps: ChatDeps, question: string, history: ChatExchange[], signal: AbortSignal): Promise<ChatAnswer> {
+  const offline = new OfflineEngine(deps, signal);
+  const corrections = await offline.corrections(question);
+  let fallback = "";
+  if (deps.models.cloud !== null || deps.models.local !== null) {
+    const answered = await askModelOrExplain(deps, question, history, corrections, signal);
+    if (answered.ok) return compose(corrections, answered.finding, "model");
+    fallback = `(The model could not answer: ${answered.reason}. This is the offline answer.)\n`;
+  }
+  const finding = await offline.answer(question);
+  return compose(corrections, { ...finding, text: fallback + finding.text }, "offline");
+}
+
+/** A provider the user named that cannot be used ends that answer's model path, not the chat. */
+async function askModelOrExplain(...args: Parameters<typeof askModel>): ReturnType<typeof askModel> {
+  try {
+    return await askModel(...args);
+  } catch (error) {
+    if (error instanceof ProviderError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+function compose(corrections: Finding[], finding: Finding, mode: ChatAnswer["mode"]): ChatAnswer {
+  const lead = corrections.map((c) => c.text);
+  return {
+    text: [...lead, finding.text].join("\n"),
+    evidenceIds: [...new Set([...corrections.flatMap((c) => c.evidenceIds), ...finding.evidenceIds])],
+    mode,
+  };
+}

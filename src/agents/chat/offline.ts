@@ -1,0 +1,586 @@
+/**
+ * The chat without a model: the common questions answered from the debugger, deterministically.
+ * Every command goes through the executor (the policy, then the store, which serves what the
+ * analysis already ran), and every statement cites the evidence that measured it. Commands name
+ * their thread and frame (`thread apply N frame apply level F ...`), so an answer does not depend
+ * on what the user selected with /exec, and gdb's own selection is left as it was.
+ */
+import { parseFrameLine, parseThreadBacktraces, type Frame } from "../../analyzers/backtrace.js";
+import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
+import { culpritIndex, normalizeFunctionName } from "../../analyzers/culprit.js";
+import { lockWait, type LockWait } from "../../analyzers/deadlock.js";
+import { normalizeAddress, printedValue, toBigInt } from "../../analyzers/gdb-text.js";
+import { parseMappings, parseTargetFiles } from "../../analyzers/mappings.js";
+import { parseRegisters } from "../../analyzers/registers.js";
+import { parseThreads, type ThreadInfo } from "../../analyzers/threads.js";
+import { parseLocals } from "../../analyzers/variables.js";
+import type { EvidenceStore } from "../../evidence/store.js";
+import type { Crash } from "../../report/schema.js";
+import type { CommandExecutor } from "../executor.js";
+import { checkClaim, dereferencedPointers, findClaims, isNullPointer, nullClaimFinding, type ClaimFacts, type Finding } from "./claims.js";
+import { relevantEvidence } from "./context.js";
+import { firstEvidence, type ChatFacts } from "./facts.js";
+import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
+
+export interface OfflineDeps {
+  executor: CommandExecutor;
+  store: EvidenceStore;
+  facts: ChatFacts;
+}
+
+/** Frames listed for one thread; triage fetches as many, so the crashing thread's are usually stored. */
+const STACK_FRAMES = 40;
+/** The same command as triage's deadlock search, so a hung dump's stacks come from the store. */
+const ALL_STACKS = "thread apply all bt 64";
+const MAX_LISTED_THREADS = 40;
+const MAX_LOCKS = 8;
+const MAX_POINTERS = 6;
+const MAX_VALUE_CHARS = 300;
+
+export const OFFLINE_TOPICS =
+  "the crash itself, a thread's stack, what all threads were doing, a frame's locals, a register's value, " +
+  "the fault address and what an address points into, which pointer was null, the value of an expression " +
+  "(in backticks), and who holds which lock";
+
+interface Measured {
+  id: string;
+  ok: boolean;
+  output: string;
+  /** Why it failed, as one line; null when it succeeded. */
+  error: string | null;
+}
+
+/** An answer that ends early, e.g. a thread that does not exist; its text is the answer. */
+class Unanswerable extends Error {
+  constructor(readonly finding: Finding) {
+    super(finding.text);
+  }
+}
+
+/** One question's worth of measurements: the same command is asked of the executor once. */
+export class OfflineEngine {
+  private readonly measured = new Map<string, Promise<Measured>>();
+
+  constructor(
+    private readonly deps: OfflineDeps,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  private get crash(): Crash {
+    return this.deps.facts.crash;
+  }
+
+  /** The claims of the question that the measurements contradict, each with its evidence. */
+  async corrections(question: string): Promise<Finding[]> {
+    const claims = findClaims(question);
+    if (claims.length === 0) return [];
+    const needs = new Set(claims.map((claim) => claim.about));
+    const threads = needs.has("thread") ? await this.threads() : null;
+    const facts: ClaimFacts = {
+      crash: this.crash,
+      threads: threads?.list ?? [],
+      mainThread: needs.has("thread") ? (await this.mainThread()).thread : null,
+      frames: needs.has("function") && this.crash.thread.id !== null ? (await this.stack(this.crash.thread.id)).frames : [],
+      evidence: {
+        threads: firstEvidence(this.deps.store, (c) => c === "info threads") ?? threads?.id ?? null,
+        signal: firstEvidence(this.deps.store, (c) => c === "p $_siginfo" || c === "p $_exitsignal"),
+        stack: firstEvidence(this.deps.store, (c) => /^bt \d+$/.test(c)),
+      },
+    };
+    const findings: Finding[] = [];
+    for (const claim of claims) {
+      const finding = claim.about === "null" ? await this.checkNullClaim(claim.expression) : checkClaim(claim, facts);
+      if (finding) findings.push(finding);
+    }
+    return findings;
+  }
+
+  async answer(question: string): Promise<Finding> {
+    const intent = classifyQuestion(question);
+    try {
+      return await this.answerIntent(intent, question);
+    } catch (error) {
+      if (error instanceof Unanswerable) return error.finding;
+      throw error;
+    }
+  }
+
+  private answerIntent(intent: Intent, question: string): Promise<Finding> {
+    switch (intent.kind) {
+      case "stack":
+        return this.stackAnswer(intent.thread);
+      case "all-stacks":
+        return this.allStacksAnswer();
+      case "threads":
+        return this.threadsAnswer();
+      case "locals":
+        return this.localsAnswer(intent.thread, intent.frame);
+      case "registers":
+        return this.registersAnswer(intent.names, intent.thread, intent.frame);
+      case "fault-address":
+        return this.faultAddressAnswer();
+      case "address":
+        return this.region(normalizeAddress(intent.address));
+      case "locks":
+        return this.locksAnswer(intent.lock === null ? null : normalizeAddress(intent.lock));
+      case "null-pointer":
+        return this.nullPointerAnswer();
+      case "value":
+        return this.valueAnswer(intent.expression, intent.thread, intent.frame);
+      case "crash":
+        return this.crashAnswer();
+      case "unknown":
+        return Promise.resolve(this.cannotAnswer(question));
+    }
+  }
+
+  private async stackAnswer(ref: ThreadRef): Promise<Finding> {
+    const thread = await this.resolveThread(ref);
+    const stack = await this.stack(thread);
+    if (stack.frames.length === 0) return failed(`gdb shows no stack for thread ${thread}`, stack);
+    const culprit = thread === this.crash.thread.id ? this.crash.culprit.frame : null;
+    const lines = [`Thread ${thread}${await this.threadRole(thread)} [${stack.id}]:`];
+    for (const frame of stack.frames) lines.push(`  ${frameText(frame)}${frame.level === culprit ? "   <- culprit" : ""}`);
+    if (stack.truncated) lines.push(`  ... more frames follow (the innermost ${STACK_FRAMES} are shown; /exec thread apply ${thread} bt -10 shows the outermost)`);
+    return { text: lines.join("\n"), evidenceIds: [stack.id] };
+  }
+
+  private async allStacksAnswer(): Promise<Finding> {
+    const all = await this.run(ALL_STACKS);
+    const traces = parseThreadBacktraces(all.output).sort((a, b) => a.thread - b.thread);
+    if (traces.length === 0) return failed("gdb listed no threads", all);
+    const lines = [`${traces.length} thread${traces.length === 1 ? "" : "s"} [${all.id}]:`];
+    for (const trace of traces.slice(0, MAX_LISTED_THREADS)) {
+      const top = trace.frames[0];
+      const own = ownFrame(trace.frames);
+      const via = own && own !== top ? ` <- ${frameText(own, false)}` : "";
+      lines.push(`  thread ${trace.thread}${lwp(trace.lwp)}: ${top ? frameText(top, false) : "no frames"}${via}${this.mark(trace.thread)}`);
+    }
+    if (traces.length > MAX_LISTED_THREADS) lines.push(`  ... ${traces.length - MAX_LISTED_THREADS} more in ${all.id}`);
+    return { text: lines.join("\n"), evidenceIds: [all.id] };
+  }
+
+  private async threadsAnswer(): Promise<Finding> {
+    const { list, id } = await this.threads();
+    const main = await this.mainThread();
+    const lines = [`${list.length} thread${list.length === 1 ? "" : "s"} [${id}]:`];
+    for (const thread of list.slice(0, MAX_LISTED_THREADS)) {
+      const name = thread.name ? ` "${thread.name}"` : "";
+      const role = thread.id === main.thread ? " (main thread)" : "";
+      lines.push(`  thread ${thread.id}${lwp(thread.lwp)}${name}${role}: ${thread.frame ? frameText({ ...thread.frame, level: 0 }, false) : "??"}${this.mark(thread.id)}`);
+    }
+    if (list.length > MAX_LISTED_THREADS) lines.push(`  ... ${list.length - MAX_LISTED_THREADS} more in ${id}`);
+    return { text: lines.join("\n"), evidenceIds: main.id ? [id, main.id] : [id] };
+  }
+
+  private async localsAnswer(threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
+    const thread = await this.resolveThread(threadRef);
+    const level = await this.resolveFrame(thread, frameRef);
+    const result = await this.run(`thread apply ${thread} frame apply level ${level} info locals`);
+    if (!result.ok) return failed(`gdb could not read the locals of frame ${level} of thread ${thread}`, result);
+    const lines = result.output.split("\n");
+    const frame = lines.map(parseFrameLine).find((f): f is Frame => f !== null) ?? null;
+    const locals = parseLocals(lines.filter((line) => parseFrameLine(line) === null && !/^Thread \d+ /.test(line)).join("\n"));
+    const text = [`Frame ${level} of thread ${thread}${frame ? `: ${frameText(frame)}` : ""} [${result.id}]`];
+    if (frame?.args) text.push(`Arguments: ${clip(frame.args)}`);
+    if (locals.length === 0) text.push("Locals: none (gdb says: no locals)");
+    else text.push("Locals:", ...locals.map((v) => `  ${v.name} = ${clip(v.value)}`));
+    return { text: text.join("\n"), evidenceIds: [result.id] };
+  }
+
+  private async registersAnswer(names: string[], threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
+    const thread = await this.resolveThread(threadRef);
+    const level = await this.resolveFrame(thread, frameRef);
+    const result = await this.run(`thread apply ${thread} frame apply level ${level} info registers${names.length > 0 ? ` ${names.join(" ")}` : ""}`);
+    const registers = parseRegisters(result.output);
+    if (!result.ok || registers.length === 0) return failed(`gdb could not read ${names.join(", ") || "the registers"} in frame ${level} of thread ${thread}`, result);
+    const frame = result.output.split("\n").map(parseFrameLine).find((f): f is Frame => f !== null);
+    const fault = toBigInt(this.crash.faultAddress);
+    const lines = [`In thread ${thread}, frame ${level}${frame?.function ? ` (\`${normalizeFunctionName(frame.function)}\`)` : ""} [${result.id}]:`];
+    for (const register of registers) {
+      const natural = register.natural !== register.value ? ` (${register.natural})` : "";
+      const isFault = fault !== null && toBigInt(register.value) === fault ? " <- the fault address" : "";
+      lines.push(`  ${register.name} = ${register.value}${natural}${isFault}`);
+    }
+    if (level > 0) lines.push(`In frame ${level}, gdb recovers only the registers the callees saved; the others show frame 0's values or <not saved>.`);
+    return { text: lines.join("\n"), evidenceIds: [result.id] };
+  }
+
+  private async faultAddressAnswer(): Promise<Finding> {
+    const { crash } = this;
+    const signalId = firstEvidence(this.deps.store, (c) => c === "p $_siginfo");
+    const cited = signalId ? ` [${signalId}]` : "";
+    if (crash.faultAddress === null) {
+      const why = crash.kind === "deadlock" || crash.signal === null
+        ? "the dump is of a process that was stopped from outside, not of a fault"
+        : `${crash.signal} is not raised by a memory access (the crash is ${crash.kind.replaceAll("-", " ")})`;
+      return { text: `There is no fault address: ${why}${cited}.`, evidenceIds: signalId ? [signalId] : [] };
+    }
+    const address = crash.faultAddress;
+    const verb = crash.access === null ? "" : ` (${{ read: "reading", write: "writing", execute: "executing" }[crash.access]} it)`;
+    const lines = [`The fault address is ${address}${verb}, from ${crash.signal ?? "the signal"}'s siginfo${cited}.`];
+    const ids = signalId ? [signalId] : [];
+    const value = BigInt(address);
+    if (value < NULL_PAGE_LIMIT) {
+      lines.push(
+        `It points into nothing: the first ${NULL_PAGE_LIMIT / 1024n} KiB of the address space are never mapped, and ${address} is ` +
+          (value === 0n ? "address 0 itself: a null pointer was used." : `address 0 plus ${value} bytes: a field at offset ${address} read through a null pointer.`),
+      );
+      const pointer = await this.nullPointer();
+      lines.push(pointer.text);
+      ids.push(...pointer.evidenceIds);
+    } else {
+      const region = await this.region(address);
+      lines.push(region.text);
+      ids.push(...region.evidenceIds);
+    }
+    return { text: lines.join("\n"), evidenceIds: unique(ids) };
+  }
+
+  /** What an address is: a symbol, a section of the program or a library, memory saved in the core, or nothing. */
+  private async region(address: string): Promise<Finding> {
+    const symbol = await this.run(`info symbol ${address}`);
+    const filesResult = await this.run("info files");
+    const files = parseTargetFiles(filesResult.output);
+    const filesId = filesResult.id;
+    const mappings = await this.run("info proc mappings");
+    const value = BigInt(address);
+    const contains = (s: { start: string; end: string }) => BigInt(s.start) <= value && value < BigInt(s.end);
+    const section = files.sections.find((s) => s.source !== "core" && contains(s));
+    const segment = files.sections.find((s) => s.source === "core" && contains(s));
+    const mapping = parseMappings(mappings.output).find(contains);
+    const named = symbol.ok && !/^No symbol matches/.test(symbol.output.trim()) ? symbol.output.trim().split("\n")[0] : null;
+    const lines: string[] = [];
+    const ids: string[] = [];
+    if (named) {
+      lines.push(`${address} is ${named} [${symbol.id}].`);
+      ids.push(symbol.id);
+    }
+    if (section) {
+      const file = section.source === "exec" ? (files.executable ?? "the executable") : section.source;
+      const readOnly = /^\.(text|rodata|eh_frame|eh_frame_hdr|gcc_except_table|plt|init|fini)/.test(section.name);
+      const write = readOnly && this.crash.access === "write" && this.crash.faultAddress === address ? "; the section is read-only, so writing there faults" : "";
+      lines.push(`It is in section ${section.name} of ${file} (${section.start}-${section.end})${write} [${filesId}].`);
+      ids.push(filesId);
+    } else if (mapping) {
+      lines.push(`It is in a mapping of ${mapping.objfile ?? "anonymous memory"} (${mapping.start}-${mapping.end}) [${mappings.id}].`);
+      ids.push(mappings.id);
+    } else if (segment) {
+      lines.push(`It is in memory the core saved (${segment.name}, ${segment.start}-${segment.end}) that belongs to no file: the heap, a thread's stack, or other anonymous memory [${filesId}].`);
+      ids.push(filesId);
+    } else {
+      lines.push(`No mapping of the process contains it: nothing was there when the dump was written, so a pointer to it is wild or dangling [${filesId}, ${mappings.id}].`);
+      ids.push(filesId, mappings.id);
+    }
+    return { text: lines.join("\n"), evidenceIds: unique(ids) };
+  }
+
+  private async locksAnswer(only: string | null): Promise<Finding> {
+    const all = await this.run(ALL_STACKS);
+    const waits = parseThreadBacktraces(all.output)
+      .map((trace) => lockWait(trace.thread, trace.frames.map((frame) => ({ ...frame, module: frame.from }))))
+      .filter((wait): wait is LockWait => wait !== null);
+    // Without glibc's debug info the lock frames show no mutex; the analysis read it from the futex argument.
+    for (const edge of this.crash.deadlock?.cycle ?? []) {
+      const wait = waits.find((w) => w.thread === edge.thread);
+      if (wait && wait.lock === null && edge.lock !== null) wait.lock = edge.lock;
+    }
+    const locks = only !== null ? [only] : unique(waits.flatMap((wait) => (wait.lock === null ? [] : [wait.lock])));
+    if (locks.length === 0) {
+      const blind = waits.map((wait) => wait.thread);
+      const text = blind.length > 0
+        ? `Thread${blind.length === 1 ? "" : "s"} ${blind.join(", ")} wait${blind.length === 1 ? "s" : ""} for a mutex whose address the frames do not show (no debug info for the C library) [${all.id}].`
+        : `No thread is blocked acquiring a mutex [${all.id}].`;
+      return { text, evidenceIds: [all.id] };
+    }
+
+    const { list: threads, id: threadsId } = await this.threads();
+    const lines: string[] = [];
+    const ids = [all.id];
+    const cycle = this.crash.deadlock?.cycle ?? [];
+    if (cycle.length > 1 && only === null) {
+      const members = cycle.map((edge) => `thread ${edge.thread} waits for ${edge.lock ?? "a lock"} held by thread ${edge.heldByThread ?? "?"}`);
+      lines.push(`Deadlock: ${members.join("; ")}. None of them can go on.`);
+    }
+    for (const lock of locks.slice(0, MAX_LOCKS)) {
+      const owner = await this.run(`p *(int *)(${lock} + 8)`);
+      ids.push(owner.id);
+      const lwpValue = printedValue(owner.output);
+      const holder = lwpValue !== null && /^\d+$/.test(lwpValue) ? threads.find((t) => t.lwp === Number(lwpValue)) : undefined;
+      const waiters = waits.filter((wait) => wait.lock === lock);
+      const held = !owner.ok
+        ? `cannot be read (${owner.error})`
+        : lwpValue === "0"
+          ? "is not held (its owner field is 0)"
+          : holder
+            ? `is held by thread ${holder.id} (LWP ${lwpValue})`
+            : `has owner field ${lwpValue ?? "?"}, which is no thread's LWP: it may not be a locked mutex`;
+      const waiting = waiters.length === 0
+        ? "no thread waits for it"
+        : waiters.map((w) => `thread ${w.thread} waits for it${w.waiter?.function ? ` in \`${normalizeFunctionName(w.waiter.function)}\`${w.waiter.file ? ` at ${w.waiter.file}:${w.waiter.line ?? "?"}` : ""}` : ""}`).join("; ");
+      lines.push(`Lock ${lock} ${held} [${owner.id}]; ${waiting} [${all.id}].`);
+    }
+    if (locks.length > MAX_LOCKS) lines.push(`... ${locks.length - MAX_LOCKS} more locks have waiters [${all.id}].`);
+    ids.push(threadsId);
+    lines.push(`(Owners are the LWPs in each mutex's owner field, matched to gdb's thread numbers [${threadsId}].)`);
+    return { text: lines.join("\n"), evidenceIds: unique(ids) };
+  }
+
+  private async nullPointerAnswer(): Promise<Finding> {
+    const { crash } = this;
+    if (crash.kind !== "null-dereference") {
+      const ids = [firstEvidence(this.deps.store, (c) => c === "p $_siginfo")].filter((id): id is string => id !== null);
+      const fault = crash.faultAddress === null ? "" : ` (the fault address ${crash.faultAddress} is not in the null page)`;
+      return { text: `No null pointer caused this crash: it is ${crash.kind.replaceAll("-", " ")}${fault}${ids.length ? ` [${ids.join(", ")}]` : ""}.`, evidenceIds: ids };
+    }
+    return this.nullPointer();
+  }
+
+  /** The pointer the culprit's source line dereferences that is null, found by printing each one in the culprit frame. */
+  private async nullPointer(): Promise<Finding> {
+    const found = await this.findNullPointer();
+    if ("reason" in found) return { text: found.reason, evidenceIds: found.evidenceIds };
+    const { code, listing, checked, pointer } = found;
+    const where = `\`${code.trim()}\` (${this.crash.culprit.file}:${this.crash.culprit.line}) [${listing}]`;
+    const ids = [listing, ...checked.map((c) => c.id)];
+    if (pointer) {
+      const others = checked.filter((c) => c !== pointer).map((c) => `\`${c.expression}\` = ${stripType(c.value)} [${c.id}]`);
+      return {
+        text: `The null pointer is \`${pointer.expression}\` (0x0) [${pointer.id}], dereferenced by ${where}.${others.length ? ` Before it, ${others.join(", ")}.` : ""}`,
+        evidenceIds: ids,
+      };
+    }
+    const values = checked.map((c) => `\`${c.expression}\` = ${stripType(c.value)} [${c.id}]`);
+    return { text: `None of the pointers dereferenced by ${where} is null: ${values.join(", ") || "gdb printed none"}.`, evidenceIds: ids };
+  }
+
+  private async findNullPointer(): Promise<
+    | { reason: string; evidenceIds: string[] }
+    | { code: string; listing: string; checked: PrintedPointer[]; pointer: PrintedPointer | null }
+  > {
+    const { thread, culprit } = this.crash;
+    if (thread.id === null || culprit.file === null || culprit.line === null) {
+      return { reason: "Which pointer was null cannot be read from the code: the culprit frame has no source line (no debug info).", evidenceIds: [] };
+    }
+    const listing = await this.run(`list ${culprit.file}:${culprit.line},${culprit.line}`);
+    const code = new RegExp(`^${culprit.line}\\s(.*)$`, "m").exec(listing.output)?.[1];
+    if (!listing.ok || code === undefined) {
+      return { reason: `The source of ${culprit.file}:${culprit.line} is not available, so which pointer was null cannot be read from the code [${listing.id}].`, evidenceIds: [listing.id] };
+    }
+    const checked: PrintedPointer[] = [];
+    for (const expression of dereferencedPointers(code).slice(0, MAX_POINTERS)) {
+      const printed = await this.printInFrame(expression, thread.id, culprit.frame ?? 0);
+      if (printed.value === null) continue;
+      const entry = { expression, value: printed.value, id: printed.id };
+      checked.push(entry);
+      if (isNullPointer(printed.value)) return { code, listing: listing.id, checked, pointer: entry };
+    }
+    return { code, listing: listing.id, checked, pointer: null };
+  }
+
+  private async checkNullClaim(expression: string): Promise<Finding | null> {
+    const { thread, culprit } = this.crash;
+    if (thread.id === null) return null;
+    const printed = await this.printInFrame(expression, thread.id, culprit.frame ?? 0);
+    if (printed.value === null || isNullPointer(printed.value)) return null;
+    const found = await this.findNullPointer();
+    const actual = "pointer" in found && found.pointer ? { expression: found.pointer.expression, evidenceId: found.pointer.id } : null;
+    return nullClaimFinding(expression, { value: printed.value, evidenceId: printed.id }, actual);
+  }
+
+  private async valueAnswer(expression: string, threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
+    const thread = await this.resolveThread(threadRef);
+    const level = await this.resolveFrame(thread, frameRef);
+    const printed = await this.printInFrame(expression, thread, level);
+    if (printed.value === null) return failed(`gdb could not evaluate \`${expression}\` in frame ${level} of thread ${thread}`, printed.result);
+    return { text: `\`${expression}\` = ${clip(printed.value)} in frame ${level} of thread ${thread} [${printed.id}].`, evidenceIds: [printed.id] };
+  }
+
+  private async crashAnswer(): Promise<Finding> {
+    const { crash } = this;
+    const { store } = this.deps;
+    const ids = [
+      firstEvidence(store, (c) => c === "p $_siginfo" || c === "p $_exitsignal"),
+      firstEvidence(store, (c) => c === "info threads"),
+      firstEvidence(store, (c) => /^bt \d+$/.test(c) || (crash.kind === "deadlock" && c === ALL_STACKS)),
+    ].filter((id): id is string => id !== null);
+    const cited = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
+    const lines: string[] = [];
+    if (crash.kind === "deadlock") {
+      const members = unique((crash.deadlock?.cycle ?? []).map((edge) => String(edge.thread)));
+      lines.push(`The process hung: threads ${members.join(" and ")} are deadlocked, each waiting for a lock another one holds${cited}.`);
+      for (const edge of crash.deadlock?.cycle ?? []) {
+        const at = edge.file ? ` at ${edge.file}:${edge.line ?? "?"}` : "";
+        lines.push(`  thread ${edge.thread} in \`${edge.function ?? "??"}\`${at} waits for lock ${edge.lock ?? "?"}, held by thread ${edge.heldByThread ?? "?"}`);
+      }
+    } else {
+      const c = crash.culprit;
+      const where = c.function ? ` in \`${c.function}\`${c.file ? ` at ${c.file}:${c.line ?? "?"}` : ""}${c.frame !== null ? ` (frame ${c.frame})` : ""}` : "";
+      const signal = [crash.signal, crash.signalCode].filter(Boolean).join(", ");
+      const fault = crash.faultAddress !== null ? `, ${crash.access === null ? "at" : { read: "reading", write: "writing", execute: "executing" }[crash.access]} address ${crash.faultAddress}` : "";
+      const thread = crash.thread.id !== null ? ` on thread ${crash.thread.id}${lwp(crash.thread.lwp)}` : "";
+      lines.push(`It is ${crash.kind === "unknown" ? "a crash of unknown kind" : `a ${crash.kind.replaceAll("-", " ")}`}${where}${thread}${signal ? `: ${signal}${fault}` : ""}${cited}.`);
+      if (crash.message) lines.push(`Message: ${crash.message}`);
+    }
+    const report = this.deps.facts.document?.report;
+    if (report) {
+      if (report.conclusion.summary) lines.push(`Summary: ${report.conclusion.summary}`);
+      if (report.conclusion.rootCause) lines.push(`Root cause (${Math.round(report.conclusion.confidence * 100)}% confidence): ${report.conclusion.rootCause}`);
+      for (const hypothesis of report.hypotheses.filter((h) => h.status === "confirmed")) {
+        lines.push(`Confirmed: ${hypothesis.statement}${hypothesis.evidenceIds.length ? ` [${hypothesis.evidenceIds.join(", ")}]` : ""}`);
+        ids.push(...hypothesis.evidenceIds);
+      }
+    }
+    return { text: lines.join("\n"), evidenceIds: unique(ids) };
+  }
+
+  private cannotAnswer(question: string): Finding {
+    const hits = relevantEvidence(this.deps.store, question, 3);
+    const lines = [
+      `I cannot answer that without a model. Offline, the chat answers questions about ${OFFLINE_TOPICS}. ` +
+        "For other questions, start the chat with a model (--provider openai, anthropic or ollama).",
+    ];
+    if (hits.length > 0) {
+      lines.push("Evidence that mentions it:");
+      for (const hit of hits) lines.push(`  [${hit.evidenceId}] ${hit.command}: ${hit.snippet}`);
+    }
+    return { text: lines.join("\n"), evidenceIds: hits.map((hit) => hit.evidenceId) };
+  }
+
+  private async printInFrame(expression: string, thread: number, level: number): Promise<{ value: string | null; id: string; result: Measured }> {
+    const result = await this.run(`thread apply ${thread} frame apply level ${level} p ${expression}`);
+    return { value: result.ok ? printedValue(result.output) : null, id: result.id, result };
+  }
+
+  private async resolveThread(ref: ThreadRef): Promise<number> {
+    if (typeof ref === "number") {
+      const { list, id } = await this.threads();
+      if (list.length > 0 && !list.some((t) => t.id === ref)) {
+        throw new Unanswerable({ text: `There is no thread ${ref}: gdb lists threads ${list.map((t) => t.id).join(", ")} [${id}].`, evidenceIds: [id] });
+      }
+      return ref;
+    }
+    if (ref === "main") {
+      const main = await this.mainThread();
+      if (main.thread === null) throw new Unanswerable({ text: "gdb does not say which thread is the main one (no process id in the dump).", evidenceIds: main.id ? [main.id] : [] });
+      return main.thread;
+    }
+    if (this.crash.thread.id !== null) return this.crash.thread.id;
+    const { list } = await this.threads();
+    return list.find((t) => t.current)?.id ?? list[0]?.id ?? 1;
+  }
+
+  private async resolveFrame(thread: number, ref: FrameRef): Promise<number> {
+    if (typeof ref === "number") return ref;
+    if (ref === "culprit") {
+      if (thread === this.crash.thread.id && this.crash.culprit.frame !== null) return this.crash.culprit.frame;
+      return ownFrame((await this.stack(thread)).frames)?.level ?? 0;
+    }
+    const stack = await this.stack(thread);
+    const name = normalizeFunctionName(ref.function);
+    const frame = stack.frames.find((f) => f.function !== null && (f.function === ref.function || normalizeFunctionName(f.function) === name));
+    if (!frame) throw new Unanswerable({ text: `\`${ref.function}\` is not among the innermost ${STACK_FRAMES} frames of thread ${thread} [${stack.id}].`, evidenceIds: [stack.id] });
+    return frame.level;
+  }
+
+  private async threads(): Promise<{ list: ThreadInfo[]; id: string }> {
+    const result = await this.run("info threads");
+    return { list: parseThreads(result.output), id: result.id };
+  }
+
+  /** The thread whose LWP is the process id. */
+  private async mainThread(): Promise<{ thread: number | null; id: string | null }> {
+    const inferiors = await this.run("info inferiors");
+    const pid = /\bprocess (\d+)/.exec(inferiors.output)?.[1];
+    const { list } = await this.threads();
+    const main = pid === undefined ? undefined : list.find((t) => t.lwp === Number(pid));
+    return { thread: main?.id ?? null, id: inferiors.ok ? inferiors.id : null };
+  }
+
+  private async stack(thread: number): Promise<{ frames: Frame[]; truncated: boolean; id: string; ok: boolean; output: string; error: string | null }> {
+    const result = await this.run(`thread apply ${thread} bt ${STACK_FRAMES}`);
+    return {
+      ...result,
+      frames: parseThreadBacktraces(result.output)[0]?.frames ?? [],
+      truncated: /^\(More stack frames follow/m.test(result.output),
+    };
+  }
+
+  /** " (LWP 21901), the thread that received the SIGSEGV" and the like. */
+  private async threadRole(thread: number): Promise<string> {
+    const { list } = await this.threads();
+    const main = await this.mainThread();
+    const roles: string[] = [];
+    if (thread === this.crash.thread.id && this.crash.kind !== "deadlock") roles.push(`the thread that received the ${this.crash.signal ?? "signal"}`);
+    if (thread === main.thread) roles.push("the main thread");
+    if (this.crash.deadlock?.cycle.some((edge) => edge.thread === thread)) roles.push("deadlocked");
+    return `${lwp(list.find((t) => t.id === thread)?.lwp ?? null)}${roles.length ? `, ${roles.join(", ")}` : ""}`;
+  }
+
+  private mark(thread: number): string {
+    if (this.crash.kind === "deadlock") return this.crash.deadlock?.cycle.some((edge) => edge.thread === thread) ? "   <- deadlocked" : "";
+    return thread === this.crash.thread.id ? `   <- received the ${this.crash.signal ?? "signal"}` : "";
+  }
+
+  private run(command: string): Promise<Measured> {
+    let measured = this.measured.get(command);
+    if (!measured) {
+      measured = this.measure(command);
+      this.measured.set(command, measured);
+    }
+    return measured;
+  }
+
+  private async measure(command: string): Promise<Measured> {
+    this.signal.throwIfAborted();
+    const result = await this.deps.executor.run(command, "chat");
+    // A cancelled answer stops at the next command; the one in flight was allowed to finish.
+    this.signal.throwIfAborted();
+    return {
+      id: result.evidenceId,
+      ok: result.ok,
+      output: result.ok ? this.deps.store.output(result.evidenceId) : "",
+      error: result.ok ? null : (result.error ?? result.errorType ?? "failed"),
+    };
+  }
+}
+
+interface PrintedPointer {
+  expression: string;
+  value: string;
+  id: string;
+}
+
+function failed(what: string, result: { id: string; error: string | null; ok: boolean }): Finding {
+  const refused = /^not_allowed/.test(result.error ?? "") ? "refused by the command policy: " : "";
+  return { text: `${what}${result.error ? ` (${refused}${result.error})` : ""} [${result.id}].`, evidenceIds: [result.id] };
+}
+
+/** The first frame of the program's own code, by the triage's rules (modules as gdb named them). */
+function ownFrame(frames: Frame[]): Frame | null {
+  const index = culpritIndex(frames.map((frame) => ({ ...frame, module: frame.from })));
+  return index === null ? null : (frames[index] ?? null);
+}
+
+function frameText(frame: Frame, withArgs = true): string {
+  const name = frame.function ?? "??";
+  const args = withArgs ? ` (${clip(frame.args, 160)})` : "";
+  const where = frame.file !== null ? ` at ${frame.file}:${frame.line ?? "?"}` : frame.from !== null ? ` from ${frame.from}` : "";
+  return `${withArgs ? `#${frame.level} ` : ""}${name}${args}${where}`;
+}
+
+function lwp(value: number | null): string {
+  return value === null ? "" : ` (LWP ${value})`;
+}
+
+function stripType(value: string): string {
+  return value.replace(/^\([^)]*\)\s*/, "");
+}
+
+function clip(text: string, max = MAX_VALUE_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,72 @@
+/**
+ * The session's report with the chat appended: the analysis's document when there is one (its
+ * evidence list extended by what the chat ran, its usage by what the chat spent), else a report
+ * that holds the triage's crash facts and says the analysis never concluded.
+ */
+import type { SessionMeta } from "../../evidence/sessions.js";
+import type { EvidenceStore } from "../../evidence/store.js";
+import type { Usage } from "../../llm/index.js";
+import type { ChatExchange, ReportDocument } from "../../report/index.js";
+import type { Report } from "../../report/schema.js";
+import type { ChatFacts } from "./facts.js";
+
+export interface ChatReportInput {
+  facts: ChatFacts;
+  meta: SessionMeta;
+  store: EvidenceStore;
+  exchanges: ChatExchange[];
+  /** What the chat spent on models and the debugger. */
+  usage: Usage;
+  debuggerMs: number;
+}
+
+export function reportWithChat(input: ChatReportInput): ReportDocument {
+  const base = input.facts.document ?? { report: triageOnlyReport(input), details: {} };
+  const { report } = base;
+  const listed = new Set(report.evidence.map((e) => e.id));
+  const added = input.store
+    .list()
+    .filter((record) => !listed.has(record.id))
+    .map((record) => ({ id: record.id, command: record.command, summary: record.summary, bytes: record.bytes, path: record.path }));
+  const spent = input.usage.toJSON();
+  const sum = (a: Report["usage"]["local"], b: Report["usage"]["local"]) => ({ inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens });
+  return {
+    report: {
+      ...report,
+      evidence: [...report.evidence, ...added],
+      usage: { llmCalls: report.usage.llmCalls + spent.llmCalls, local: sum(report.usage.local, spent.local), cloud: sum(report.usage.cloud, spent.cloud) },
+      timings: { ...report.timings, debuggerMs: report.timings.debuggerMs + input.debuggerMs, llmMs: report.timings.llmMs + input.usage.llmMs },
+    },
+    details: { ...base.details, chat: input.exchanges },
+  };
+}
+
+function triageOnlyReport({ facts, meta }: ChatReportInput): Report {
+  const { crash } = facts;
+  const where = crash.culprit.function ? ` in ${crash.culprit.function}` : "";
+  return {
+    schemaVersion: 1,
+    session: {
+      id: meta.id,
+      dump: meta.dump,
+      executable: meta.executable,
+      debugger: `${meta.debugger.backend} ${meta.debugger.version ?? ""}`.trim(),
+      startedAt: meta.createdAt,
+      finishedAt: meta.finishedAt,
+    },
+    issue: meta.issue,
+    crash,
+    hypotheses: [],
+    conclusion: {
+      summary: `Triage only: ${crash.kind.replaceAll("-", " ")}${where}. The analysis of this session did not finish, so there is no conclusion; the chat below used the evidence.`,
+      rootCause: "",
+      confidence: 0,
+      recommendations: [],
+    },
+    critique: { rounds: [], unresolved: [] },
+    followUpQuestions: [],
+    evidence: [],
+    usage: { llmCalls: 0, local: { inputTokens: 0, outputTokens: 0 }, cloud: { inputTokens: 0, outputTokens: 0 } },
+    timings: { totalMs: 0, debuggerMs: 0, llmMs: 0 },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The session a chat runs in: the dump open in a debugger, the evidence store, the executor and the
+ * transcript. A chat started from a session id (an earlier run, whose debugger is gone) takes the
+ * session's lock and reopens the dump; `analyze --chat` hands over its own, still open.
+ */
+import { readFileSync } from "node:fs";
+import { openDump, type OpenDumpOptions } from "../../debuggers/open.js";
+import type { DebuggerSession } from "../../debuggers/session.js";
+import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "../../evidence/sessions.js";
+import { EvidenceStore } from "../../evidence/store.js";
+import type { ChatExchange } from "../../report/index.js";
+import { CommandExecutor } from "../executor.js";
+
+export interface ChatSession {
+  meta: SessionMeta;
+  /** The session's folder. */
+  dir: string;
+  debugger: DebuggerSession;
+  store: EvidenceStore;
+  executor: CommandExecutor;
+  transcript: Transcript;
+  /** One-line warnings from opening the dump. */
+  warnings: string[];
+  /** Releases what this chat opened, and only that. */
+  close(): Promise<void>;
+}
+
+export interface OpenChatSessionOptions {
+  root: string;
+  id: string;
+  /** How to open the session's dump (its path comes from session.json); what it leaves out, the session says. */
+  openOptions: (dump: string) => OpenDumpOptions;
+  unsafe: boolean;
+}
+
+/** Opens a session from an earlier run: its lock, its dump in a new debugger, its store and transcript. */
+export async function openChatSession(options: OpenChatSessionOptions): Promise<ChatSession> {
+  const { root, id } = options;
+  const meta = loadSession(root, id);
+  const paths = sessionPaths(root, id);
+  const release = acquireSessionLock(root, id);
+  const opened: Array<() => unknown> = [release];
+  const closeAll = async () => {
+    for (const close of opened.reverse()) await close();
+  };
+  try {
+    const open = options.openOptions(meta.dump);
+    const dump = await openDump({
+      ...open,
+      ...(open.exe === undefined && meta.executable !== null ? { exe: meta.executable } : {}),
+      // The debugger the analysis used, unless the user or the environment names another now.
+      gdb: open.gdb ?? process.env.DUMPDBG_GDB ?? meta.debugger.path,
+    });
+    opened.push(() => dump.session.close());
+    const store = EvidenceStore.open(paths.evidenceDb);
+    opened.push(() => store.close());
+    const transcript = Transcript.open(root, id);
+    opened.push(() => transcript.close());
+    const executor = new CommandExecutor({
+      session: dump.session,
+      store,
+      transcript,
+      unsafe: options.unsafe,
+      ...(open.timeoutMs !== undefined ? { timeoutMs: open.timeoutMs } : {}),
+    });
+    // A session chatted in is in use: `sessions cleanup --days` goes by this date.
+    updateSession(root, id, {});
+    return { meta, dir: paths.dir, debugger: dump.session, store, executor, transcript, warnings: dump.warnings, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** The session `analyze --chat` has open: used as it is, and left for the analysis to close. */
+export function adoptChatSession(
+  root: string,
+  id: string,
+  open: { debugger: DebuggerSession; store: EvidenceStore; executor: CommandExecutor; transcript: Transcript },
+): ChatSession {
+  return { ...open, meta: loadSession(root, id), dir: sessionPaths(root, id).dir, warnings: [], close: async () => undefined };
+}
+
+/** The questions answered in this session's earlier chats, from its transcript, oldest first. */
+export function previousExchanges(transcriptFile: string): ChatExchange[] {
+  let text: string;
+  try {
+    text = readFileSync(transcriptFile, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const exchanges: ChatExchange[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes('"chat"')) continue;
+    try {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      if (event.type !== "chat" || event.event !== "answer") continue;
+      if (typeof event.question !== "string" || typeof event.answer !== "string") continue;
+      const ids = Array.isArray(event.evidenceIds) ? event.evidenceIds.filter((id): id is string => typeof id === "string") : [];
+      exchanges.push({ question: event.question, answer: event.answer, evidenceIds: ids });
+    } catch {
+      // A line cut short by a crash of an earlier run: the turns before it are still good.
+    }
+  }
+  return exchanges;
+}

@@ -1,0 +1,50 @@
+/**
+ * The evidence of this analysis as the agents read it: by command, the latest run of each (triage's
+ * own commands included), with the output read from the store only when a rule asks for it.
+ */
+import type { EvidenceStore } from "../evidence/store.js";
+import type { State } from "../state.js";
+
+export interface Found {
+  id: string;
+  ok: boolean;
+  summary: string;
+  output: string;
+}
+
+export interface Evidence {
+  /** The latest evidence of `command` in this analysis, or null when it never ran. */
+  find(command: string): Found | null;
+  /** Whether the evidence id exists in the session's store. */
+  exists(id: string): boolean;
+}
+
+export function evidenceOf(state: State, store: EvidenceStore): Evidence {
+  const latest = new Map<string, string>();
+  for (const [command, id] of Object.entries(state.triageEvidence)) latest.set(normalize(command), id);
+  for (const observation of state.observations) latest.set(normalize(observation.command), observation.evidenceId);
+  const cache = new Map<string, Found | null>();
+  return {
+    find(command) {
+      const id = latest.get(normalize(command));
+      if (id === undefined) return null;
+      if (!cache.has(id)) {
+        const record = store.get(id);
+        cache.set(id, record && { id, ok: record.ok, summary: record.summary, output: record.ok ? store.output(id) : "" });
+      }
+      return cache.get(id) ?? null;
+    },
+    exists: (id) => store.get(id) !== null,
+  };
+}
+
+/** One line per piece of evidence, for a prompt: id, command, summary. */
+export function evidenceIndex(state: State, store: EvidenceStore): string {
+  const lines: string[] = [];
+  for (const record of store.list()) lines.push(`${record.id} \`${record.command}\`: ${record.summary}`);
+  return lines.join("\n") || "(none yet)";
+}
+
+function normalize(command: string): string {
+  return command.trim().replace(/\s+/g, " ");
+}

@@ -1,0 +1,443 @@
+/**
+ * The program stopped itself: a failed assert, a direct abort(), the stack protector, a fortified
+ * string function. The check is known; the question is which values broke it and where they came from.
+ */
+import { parseBacktrace, normalizeFunctionName } from "../../analyzers/index.js";
+import type { Hypothesis } from "../../state.js";
+import type { Evidence, Found } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { alternativesText, Citations, confirmed, notYetRun, verdict, type Draft, type PlannedHypothesis, type Playbook } from "./index.js";
+import { callerFacts, concurrencyQuestion, undetermined } from "./memory.js";
+import { listedCode } from "./origins.js";
+import { basename, callPath, location, quoteLine, where } from "./prose.js";
+import { codeOf, dereferences, enclosingFunction, escape, functionSpan, grep, identifiers } from "./source.js";
+import { integerOf, looksPoisoned, printed, stringOf } from "./values.js";
+
+const ABORT_MESSAGE = "x/s *(char **)&__abort_msg + 4";
+
+/** `a + b <= c` → left, operator, right; null without a top-level comparison. */
+export function comparison(expression: string): { left: string; op: string; right: string } | null {
+  let depth = 0;
+  for (let i = 0; i < expression.length; i++) {
+    const ch = expression[i];
+    if (ch === "(" || ch === "[") depth++;
+    else if (ch === ")" || ch === "]") depth--;
+    else if (depth === 0) {
+      const op = /^(<=|>=|==|!=|<(?!<)|>(?!>))/.exec(expression.slice(i))?.[1];
+      if (op && expression[i - 1] !== "-" && expression[i - 1] !== "<" && expression[i - 1] !== ">") {
+        return { left: expression.slice(0, i).trim(), op, right: expression.slice(i + op.length).trim() };
+      }
+    }
+  }
+  return null;
+}
+
+function holds(left: bigint, op: string, right: bigint): boolean {
+  switch (op) {
+    case "<=": return left <= right;
+    case ">=": return left >= right;
+    case "<": return left < right;
+    case ">": return left > right;
+    case "==": return left === right;
+    default: return left !== right;
+  }
+}
+
+/** The chains an expression reads (`ring->write_index`, `length`), for printing one by one. */
+function operands(expression: string): string[] {
+  const chains = dereferences(expression).map((d) => (d.member ? `${d.pointer}->${d.member}` : d.pointer));
+  const names = identifiers(expression).filter((name) => !chains.some((chain) => chain.split(/->|\./).includes(name)));
+  return [...new Set([...chains.filter((c) => !chains.some((o) => o !== c && o.startsWith(`${c}->`))), ...names])];
+}
+
+/** The `if (...)` guarding line `line` inside the same function: the nearest one above it. */
+function guardAbove(facts: { source: Facts["source"] }, fn: string | null, line: number | null): { line: number; condition: string } | null {
+  if (!facts.source || line === null) return null;
+  const span = fn ? functionSpan(facts.source, fn, line) : enclosingFunction(facts.source, line)?.span ?? null;
+  const from = span?.start ?? Math.max(1, line - 6);
+  for (let n = line; n >= from; n--) {
+    const code = codeOf(facts.source.lines[n - 1] ?? "");
+    const at = code.search(/\bif\s*\(/);
+    if (at < 0) continue;
+    const open = code.indexOf("(", at);
+    let depth = 0;
+    for (let i = open; i < code.length; i++) {
+      if (code[i] === "(") depth++;
+      if (code[i] === ")" && --depth === 0) return { line: n, condition: code.slice(open + 1, i).trim() };
+    }
+  }
+  return null;
+}
+
+export function assertionPlaybook(facts: Facts): Playbook {
+  const message = facts.crash.message ?? "";
+  const expression = /Assertion [`'](.*)' failed/s.exec(message)?.[1] ?? null;
+  const split = expression ? comparison(expression) : null;
+  const sides = split ? [split.left, split.right] : expression ? operands(expression) : [];
+  const parts = expression ? operands(expression).filter((o) => !sides.includes(o)).slice(0, 3) : [];
+  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const values = (evidence: Evidence, exprs: string[]) =>
+    exprs.map((e) => ({ expression: e, found: evidence.find(print(e)), value: printed(evidence.find(print(e))) }));
+
+  const badValues: PlannedHypothesis = {
+    rule: "assertion-values",
+    statement: expression
+      ? `\`${expression}\` was false in ${where(facts.culprit)}; the values of its operands show which side is wrong`
+      : `an assertion in ${where(facts.culprit)} failed`,
+    plan: [sides.slice(0, 2).map(print).concat(facts.inCulprit("info args")), parts.map(print)],
+    judge(evidence) {
+      const c = new Citations();
+      const shown = values(evidence, [...sides, ...parts]).filter((v) => v.value !== null);
+      const text = shown.map((v) => `\`${v.expression}\` = ${v.value}${c.cite(v.found)}`).join(", ");
+      const found = shown.map((v) => v.found);
+      if (split) {
+        const left = integerOf(values(evidence, [split.left])[0]?.value ?? null);
+        const right = integerOf(values(evidence, [split.right])[0]?.value ?? null);
+        if (left !== null && right !== null) {
+          if (!holds(left, split.op, right)) return verdict("confirmed", `${text}: ${left} ${split.op} ${right} is false.`, ...found);
+          return verdict("inconclusive", `${text}: with these values ${left} ${split.op} ${right} holds, so they changed after the check (another thread?).`, ...found);
+        }
+      }
+      if (shown.length > 0 && !split) return verdict("confirmed", `The operands had these values: ${text}.`, ...found);
+      return verdict("inconclusive", `The operands could not all be evaluated in the culprit frame${text ? `: ${text}` : ""}.`, ...found);
+    },
+  };
+  const owners = [...new Set(sides.flatMap((s) => dereferences(s).map((d) => d.pointer)).filter((p) => /^[A-Za-z_]\w*$/.test(p)))].slice(0, 2);
+  const corrupted: PlannedHypothesis = {
+    rule: "corrupted-state",
+    statement: `memory corruption rather than the program's own logic put those values there`,
+    plan: [owners.length ? owners.map((o) => print(`*${o}`)) : [facts.inCulprit("info locals")]],
+    judge(evidence) {
+      const shown = (owners.length ? owners.map((o) => evidence.find(print(`*${o}`))) : [evidence.find(facts.inCulprit("info locals"))]).filter((f): f is Found => Boolean(f?.ok));
+      if (shown.length === 0) return verdict("inconclusive", "The objects behind the assertion could not be printed.");
+      const c = new Citations();
+      const text = shown.map((f) => `${printed(f) ?? f.output.trim()}${c.cite(f)}`).join("; ");
+      const numbers = [...text.matchAll(/\b(0x[0-9a-f]+|\d{6,})\b/g)].map((m) => BigInt(m[1] ?? "0"));
+      if (numbers.some(looksPoisoned)) return verdict("confirmed", `The state holds fill-pattern values: ${text}.`, ...shown);
+      return verdict("rejected", `The state is self-consistent, with no fill patterns or wild values: ${text}. These are values the program's own arithmetic produces.`, ...shown);
+    },
+  };
+  const guard = guardAbove({ source: facts.callerSource }, facts.caller?.function ? normalizeFunctionName(facts.caller.function).split("::").at(-1) ?? null : null, facts.caller?.line ?? null);
+  return {
+    hypotheses: [badValues, corrupted],
+    investigate: (_rule, evidence) =>
+      notYetRun(evidence, [
+        facts.inCaller("info locals"),
+        facts.inCaller("info args"),
+        facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file),
+        guard ? facts.list(guard.line, guard.line, facts.caller?.file) : null,
+      ]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "assertion-values");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "which operand of the assertion was wrong");
+      const c = new Citations();
+      const messageFound = evidence.find(ABORT_MESSAGE);
+      const summary = `The assertion \`${expression ?? "?"}\` in ${where(facts.culprit)} failed${c.cite(messageFound)}: ${hit.finding ?? ""}`;
+      for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
+      const guardFound = guard ? evidence.find(facts.list(guard.line, guard.line, facts.caller?.file) ?? "") : null;
+      const guardText = guard && guardFound?.ok
+        ? `The caller ${where(facts.caller)} guarded the call with \`if (${guard.condition})\` at ${basename(facts.caller?.file ?? "")}:${guard.line}${c.cite(guardFound)}, and that check let these values through: the caller's guard and the assertion disagree about what is allowed${guardCallee(guard.condition)}.`
+        : "";
+      const rootCause = [
+        `${where(facts.culprit)} was reached on the path ${callPath(facts)} with values that break its precondition.`,
+        guardText,
+        callerFacts(facts, evidence, c),
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: guardText ? 0.85 : 0.75,
+        recommendations: [
+          guard
+            ? `Make the guard at ${basename(facts.caller?.file ?? "")}:${guard.line} check what the assertion requires (\`${expression}\`)${guardCallee(guard.condition) ? ", starting with the helper it calls" : ""}, so the call is refused before it breaks the invariant.`
+            : `Find where the operands of \`${expression}\` get these values on the path ${callPath(facts)} and stop the call there.`,
+          "Add a test with these exact values; keep the assertion, it caught a real bug.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "The dump holds the values at the assertion, not the sequence of calls that produced them.", question: "Which sequence of operations leads here (e.g. after a wrap-around or a particular input size), and does it reproduce?" },
+      ...concurrencyQuestion(facts),
+    ],
+  };
+
+  function guardCallee(condition: string): string {
+    const callee = /([A-Za-z_]\w*)\s*\(/.exec(condition)?.[1];
+    return callee ? ` (it relies on \`${callee}\`)` : "";
+  }
+}
+
+export function abortPlaybook(facts: Facts): Playbook {
+  const line = facts.culprit?.line ?? null;
+  const guard = guardAbove(facts, facts.fn, line);
+  const conditionOperands = guard ? operands(guard.condition).slice(0, 2) : [];
+  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const listLine = line === null ? null : facts.list(line);
+  const listBlock = guard && line !== null ? facts.list(guard.line, line) : null;
+
+  const deliberate: PlannedHypothesis = {
+    rule: "deliberate-abort",
+    statement: `${where(facts.culprit)} called abort() itself: one of the program's own checks decided to stop${guard ? ` (\`if (${guard.condition})\`)` : ""}`,
+    plan: [[listBlock ?? listLine, ...conditionOperands.map(print)].filter((c): c is string => c !== null)],
+    judge(evidence) {
+      const code = evidence.find(listBlock ?? listLine ?? "");
+      const c = new Citations();
+      const shown = conditionOperands.map((o) => ({ o, found: evidence.find(print(o)) })).filter((v) => printed(v.found) !== null);
+      const values = shown.map((v) => `\`${v.o}\` = ${printed(v.found)}${c.cite(v.found)}`).join(", ");
+      if (code?.ok && /\babort\s*\(/.test(code.output)) {
+        return verdict("confirmed", `The source calls abort() at ${location(facts.culprit)}${c.cite(code)}${guard ? ` when \`${guard.condition}\`` : ""}${values ? `, and ${values}` : ""}.`, code, ...shown.map((v) => v.found));
+      }
+      const bt = evidence.find("bt 40");
+      const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
+      const above = frames[(facts.culprit?.level ?? 1) - 1];
+      if (above?.function && /abort$/.test(normalizeFunctionName(above.function))) {
+        return verdict("confirmed", `The frame above ${where(facts.culprit)} is abort()${c.cite(bt)}.`, bt);
+      }
+      return verdict("inconclusive", "The source of the culprit is not available to show the abort() call.", code);
+    },
+  };
+  const library: PlannedHypothesis = {
+    rule: "library-abort",
+    statement: "a library aborted on an internal error, not the program's own code",
+    plan: [["bt 40"]],
+    judge(evidence) {
+      const bt = evidence.find("bt 40");
+      const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
+      const above = frames[(facts.culprit?.level ?? 1) - 1];
+      if (above?.function && /abort$/.test(normalizeFunctionName(above.function))) {
+        return verdict("rejected", `abort() was called directly by ${where(facts.culprit)}${new Citations().cite(bt)}, with no library frame in between.`, bt);
+      }
+      return verdict("inconclusive", `Between ${where(facts.culprit)} and abort() there are library frames${new Citations().cite(bt)}.`, bt);
+    },
+  };
+  const owner = conditionOperands.flatMap((o) => dereferences(o).map((d) => d.pointer)).find((p) => /^[A-Za-z_]\w*$/.test(p)) ?? null;
+  return {
+    hypotheses: [deliberate, library],
+    investigate: (_rule, evidence) =>
+      notYetRun(evidence, [owner ? print(`*${owner}`) : null, facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "deliberate-abort");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "why abort() was called");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const ownerFound = owner ? evidence.find(print(`*${owner}`)) : null;
+      const block = evidence.find(listBlock ?? "");
+      const said = block?.ok ? /"([^"]{6,})"/.exec(block.output)?.[1] : undefined;
+      const summary = `${where(facts.culprit)} aborted on purpose: ${hit.finding ?? ""}`;
+      const rootCause = [
+        guard ? `The check \`${guard.condition}\` held${ownerFound?.ok ? `; the object it checks is ${printed(ownerFound)}${c.cite(ownerFound)}` : ""}.` : "",
+        said ? `Just before aborting the program printed "${said}"${c.cite(block)}: look for it on the process's stderr.` : "",
+        `The value reached the check on the path ${callPath(facts)}.`,
+        callerFacts(facts, evidence, c),
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.85,
+        recommendations: [
+          guard ? `Find where \`${conditionOperands[0] ?? guard.condition}\` gets its value and reject the bad value there with an error message, rather than aborting deep inside ${facts.fn ? `\`${facts.fn}\`` : "the program"}.` : "Replace the abort with an error the caller can report.",
+          "Keep the check, but make the failure say what was wrong and where the value came from.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "The dump shows the rejected value, not the input it came from.", question: `Where does the rejected value come from in this deployment (configuration file, environment, request), and what was it supposed to be?` },
+      { text: "Text the program printed before aborting is on its stderr, not in the core.", question: "Can you share the stderr or log of the crashed process?" },
+    ],
+  };
+}
+
+export function stackProtectorPlaybook(facts: Facts): Playbook {
+  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const locals = facts.inCulprit("info locals");
+  const arrays = (evidence: Evidence) => {
+    const found = evidence.find(locals);
+    if (!found?.ok) return [];
+    return [...found.output.matchAll(/^(\w+) = (".*|\{.*)$/gm)].map((m) => ({ name: m[1] ?? "", value: m[2] ?? "" }));
+  };
+  const declared = localArrays(facts);
+  const overflow: PlannedHypothesis = {
+    rule: "local-array-overflow",
+    statement: `a local array of ${where(facts.culprit)} was written past its end, over the stack canary, which the check at the function's return caught`,
+    plan: [[locals, ...declared.slice(0, 2).map((name) => print(`sizeof ${name}`))]],
+    judge(evidence) {
+      const found = evidence.find(locals);
+      const c = new Citations();
+      const candidates = arrays(evidence);
+      if (!found?.ok || candidates.length === 0) return verdict("inconclusive", `No local array shows in the culprit's locals${c.cite(found)}.`, found);
+      const sized = candidates.map((a) => ({ ...a, size: integerOf(printed(evidence.find(print(`sizeof ${a.name}`)))), sizeFound: evidence.find(print(`sizeof ${a.name}`)) }));
+      if (sized.every((a) => a.size === null)) {
+        return verdict("inconclusive", `The locals include the array${candidates.length > 1 ? "s" : ""} ${candidates.map((a) => `\`${a.name}\``).join(", ")}${c.cite(found)}; their sizes are needed to tell whether one was overrun.`, found);
+      }
+      const integers = [...found.output.matchAll(/^(\w+) = (\d+)$/gm)].map((m) => ({ name: m[1] ?? "", value: BigInt(m[2] ?? "0") }));
+      for (const array of sized) {
+        if (array.size === null) continue;
+        const index = integers.find((i) => i.value >= (array.size ?? 0n));
+        const text = stringOf(array.value);
+        const full = text !== null && BigInt(Buffer.byteLength(text)) >= array.size && !array.value.includes("\\000");
+        if (index || full) {
+          const why = index ? `\`${index.name}\` = ${index.value}, past its end` : `its ${array.size} bytes are all text with no terminating NUL`;
+          return verdict("confirmed", `\`${array.name}\` holds ${array.size} bytes${c.cite(array.sizeFound)} and ${why}${c.cite(found)}.`, found, array.sizeFound);
+        }
+      }
+      return verdict("inconclusive", `No local array shows signs of an overrun${c.cite(found)}.`, found);
+    },
+  };
+  const callee: PlannedHypothesis = {
+    rule: "caller-buffer-overflow",
+    statement: "a buffer passed down from a caller overflowed, not one of the culprit's own",
+    plan: [["bt 40"]],
+    judge(evidence) {
+      const bt = evidence.find("bt 40");
+      const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
+      const checker = frames.find((f) => f.function && /stack_chk_fail/.test(f.function));
+      const caller = checker ? frames[checker.level + 1] : undefined;
+      if (caller && facts.culprit && caller.level === facts.culprit.level) {
+        return verdict("rejected", `__stack_chk_fail was called from ${where(facts.culprit)} itself${new Citations().cite(bt)}: it is that function's own canary, so the overrun buffer is in its own frame.`, bt);
+      }
+      return verdict("inconclusive", "The frame that called __stack_chk_fail is not the culprit.", bt);
+    },
+  };
+  return {
+    hypotheses: [overflow, callee],
+    investigate(rule, evidence) {
+      if (rule !== "local-array-overflow") return [];
+      const writes = arrays(evidence).flatMap((a) => writesInto(facts, a.name)).slice(0, 3);
+      return notYetRun(evidence, [...writes.map((n) => facts.list(n)), facts.inCulprit("info args"), facts.inCaller("info locals")]);
+    },
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "local-array-overflow");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "which local buffer overflowed");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const writes = arrays(evidence).flatMap((a) => writesInto(facts, a.name).map((n) => ({ name: a.name, n }))).slice(0, 3);
+      const quoted = writes.map((w) => ({ ...w, found: evidence.find(facts.list(w.n) ?? "") })).filter((w) => w.found?.ok);
+      const args = evidence.find(facts.inCulprit("info args"));
+      const summary = `${where(facts.culprit)} overran a local buffer; the stack protector found its canary overwritten when the function returned${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
+      const rootCause = [
+        quoted.length ? `The writes into it: ${quoted.map((w) => `\`${listedCode(w.found)}\` at ${basename(facts.culprit?.file ?? "")}:${w.n}${c.cite(w.found)}`).join("; ")} — none is bounded by the array's size.` : "",
+        args?.ok ? `The input was: ${args.output.trim().replace(/\n/g, ", ")}${c.cite(args)}.` : "",
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.85,
+        recommendations: [
+          `Bound the copy into the array by its size (and reserve room for the NUL), or reject input longer than it; snprintf/strlcpy-style copies make the limit explicit.`,
+          "Add a test with an over-long value; AddressSanitizer reports such a write at the line that does it.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "The dump shows the overrun, not whether the over-long input is legitimate.", question: "What is the longest legitimate value for this field, and where should longer ones be rejected?" },
+      { text: "Whether an attacker controls this input cannot be seen in a core.", question: "Can untrusted clients send this input? If so, treat this as a security issue." },
+    ],
+  };
+}
+
+/** Arrays the culprit's function declares (`char username[16];`), from its source. */
+function localArrays(facts: Facts): string[] {
+  if (!facts.fn || facts.culprit?.line == null) return [];
+  const span = functionSpan(facts.source, facts.fn, facts.culprit.line);
+  if (!span || !facts.source) return [];
+  const names: string[] = [];
+  for (const n of grep(facts.source, /^\s*(?:const\s+|unsigned\s+|signed\s+|struct\s+)*\w+\s+\**\s*\w+\s*\[[^\]]*\]\s*[;=]/, span.start, span.end)) {
+    const name = /(\w+)\s*\[[^\]]*\]\s*[;=]/.exec(codeOf(facts.source.lines[n - 1] ?? ""))?.[1];
+    if (name) names.push(name);
+  }
+  return names;
+}
+
+/** Lines of the culprit's function that write into array `name` (indexing, or as a copy's destination). */
+function writesInto(facts: Facts, name: string): number[] {
+  if (!facts.fn || facts.culprit?.line == null) return [];
+  const span = functionSpan(facts.source, facts.fn, facts.culprit.line);
+  if (!span) return [];
+  const n = escape(name);
+  return grep(facts.source, new RegExp(`\\b${n}\\s*\\[[^\\]]*\\]\\s*=(?!=)|\\b(strcpy|strcat|memcpy|sprintf|gets|strncpy|read)\\s*\\(\\s*${n}\\b`), span.start, span.end);
+}
+
+export function fortifyPlaybook(facts: Facts): Playbook {
+  const checked = (evidence: Evidence) => {
+    const bt = evidence.find("bt 40");
+    const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
+    const frame = frames.find((f) => f.function && /^__\w+_chk$/.test(f.function) && !/^__(fortify_fail|chk_fail)$/.test(f.function));
+    if (!frame) return null;
+    const destlen = /destlen=(?:destlen@entry=)?(\d+)/.exec(frame.args)?.[1];
+    const src = /src=(?:src@entry=)?0x[0-9a-f]+ ("(?:[^"\\]|\\.)*")/.exec(frame.args)?.[1];
+    const length = /\blen=(?:len@entry=)?(\d+)/.exec(frame.args)?.[1];
+    return { bt, name: frame.function ?? "", destlen: destlen ? Number(destlen) : null, src: src ? stringOf(src) : null, length: length ? Number(length) : null };
+  };
+  const call = /\b(str(?:n)?cpy|str(?:n)?cat|memcpy|memmove|memset|sprintf|snprintf|gets|read)\s*\(\s*([^,]+),/.exec(codeOf(facts.line ?? ""));
+  const destination = call?.[2]?.trim() ?? null;
+  const destBase = destination?.replace(/\s*\+\s*\d+$/, "") ?? null;
+  const sizeCommand = destBase ? facts.inCulprit(`p sizeof ${destBase}`) : null;
+
+  const overflow: PlannedHypothesis = {
+    rule: "fortified-overflow",
+    statement: `the fortified \`${call?.[1] ?? "string/memory call"}\` in ${where(facts.culprit)} would have written past ${destination ? `\`${destination}\`` : "its destination"}`,
+    plan: [["bt 40", sizeCommand].filter((c): c is string => c !== null)],
+    judge(evidence) {
+      const chk = checked(evidence);
+      const c = new Citations();
+      if (!chk) return verdict("inconclusive", "No _chk frame with its arguments is in the backtrace.", evidence.find("bt 40"));
+      const need = chk.src !== null ? Buffer.byteLength(chk.src) + 1 : chk.length;
+      if (chk.destlen !== null && need !== null && need > chk.destlen) {
+        const what = chk.src !== null ? `the source string "${chk.src}" needs ${need} bytes with its NUL` : `it was asked for ${need} bytes`;
+        return verdict("confirmed", `\`${chk.name}\` got destlen = ${chk.destlen}${c.cite(chk.bt)}, and ${what}.`, chk.bt);
+      }
+      return verdict("inconclusive", `\`${chk.name}\` was called${c.cite(chk.bt)}, but its length arguments were optimized out.`, chk.bt);
+    },
+  };
+  const falseAlarm: PlannedHypothesis = {
+    rule: "wrong-object-size",
+    statement: "the compiler's idea of the destination's size was wrong, so the check fired on a write that fits",
+    plan: [[sizeCommand ?? "bt 40"]],
+    judge(evidence) {
+      const chk = checked(evidence);
+      const size = sizeCommand ? evidence.find(sizeCommand) : null;
+      const total = integerOf(printed(size));
+      const offset = Number(/\+\s*(\d+)$/.exec(destination ?? "")?.[1] ?? 0);
+      const c = new Citations();
+      if (chk?.destlen != null && total !== null && Number(total) - offset === chk.destlen) {
+        return verdict("rejected", `\`${destBase}\` is ${total} bytes${c.cite(size)}; minus the ${offset} already used that leaves ${chk.destlen}, exactly the destlen the check used${c.cite(chk.bt)}.`, size, chk.bt);
+      }
+      return verdict("inconclusive", "The destination's size could not be compared with the check's.", size);
+    },
+  };
+  return {
+    hypotheses: [overflow, falseAlarm],
+    investigate: (_rule, evidence) =>
+      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCulprit("info args"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "fortified-overflow");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "which write the fortify check stopped");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const line = evidence.find(facts.list(facts.culprit?.line ?? 0) ?? "");
+      const summary = `_FORTIFY_SOURCE stopped a buffer overflow in ${where(facts.culprit)}${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
+      const rootCause = [
+        line?.ok ? `The call is \`${listedCode(line)}\`${c.cite(line)}: it copies without a bound.` : "",
+        `The long value arrives on the path ${callPath(facts)}.`,
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.85,
+        recommendations: [
+          `Size \`${destBase ?? "the destination"}\` for the longest legitimate value, and copy with an explicit bound (snprintf, or check the length first and reject).`,
+          "Keep building with -D_FORTIFY_SOURCE: it turned a silent overflow into this crash.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [{ text: "The core cannot say whether such long values are legitimate.", question: "What is the longest value this field must hold?" }],
+  };
+}

@@ -1,0 +1,186 @@
+/** C++ runtime terminations: an exception nobody caught, a pure virtual call. */
+import { normalizeFunctionName, parseBacktrace, type Frame } from "../../analyzers/index.js";
+import type { Evidence } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { callerFacts, undetermined } from "./memory.js";
+import { listedCode } from "./origins.js";
+import { basename, callPath, where } from "./prose.js";
+import { grep, readSource, type SourceFile } from "./source.js";
+import { printed, stringOf } from "./values.js";
+
+const ABORT_MESSAGE = "x/s *(char **)&__abort_msg + 4";
+
+/** The runtime frames between abort() and the culprit, innermost first, by name. */
+function machinery(evidence: Evidence, facts: Facts): { found: ReturnType<Evidence["find"]>; names: string[] } {
+  const found = evidence.find("bt 40");
+  const frames: Frame[] = found?.ok ? parseBacktrace(found.output).frames : [];
+  const names = frames.filter((f) => f.level < (facts.culprit?.level ?? 0)).map((f) => (f.function ? normalizeFunctionName(f.function) : "??"));
+  return { found, names };
+}
+
+export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
+  const type = /instance of '(.*)'$/.exec(facts.crash.message ?? "")?.[1] ?? null;
+  const thrown = type ? `\`${type}\`` : "an exception";
+  const line = facts.culprit?.line ?? null;
+  const noHandler: PlannedHypothesis = {
+    rule: "no-handler",
+    statement: `${where(facts.culprit)} threw ${thrown} and no caller on the path ${callPath(facts)} catches it`,
+    plan: [[line === null ? null : facts.list(line), "bt 40"].filter((c): c is string => c !== null)],
+    judge(evidence) {
+      const { found, names } = machinery(evidence, facts);
+      const c = new Citations();
+      const throwing = names.at(-1);
+      if (throwing && /^__cxa_(re)?throw$/.test(throwing) && names.some((n) => /terminate/.test(n)) && !names.some((n) => /__cxa_call_terminate|__cxa_call_unexpected/.test(n))) {
+        const code = line === null ? null : evidence.find(facts.list(line) ?? "");
+        const source = code?.ok ? ` The line is \`${listedCode(code)}\`${c.cite(code)}.` : "";
+        return verdict("confirmed", `The stack above ${where(facts.culprit)} is ${names.slice().reverse().join(" → ")}${c.cite(found)}: __cxa_throw found no handler and called std::terminate.${source}`, found, code);
+      }
+      return verdict("inconclusive", `The runtime frames (${names.join(", ") || "none"})${c.cite(found)} do not show a throw that found no handler.`, found);
+    },
+  };
+  const noexcept: PlannedHypothesis = {
+    rule: "noexcept-boundary",
+    statement: "the exception reached a noexcept function or a destructor during unwinding, which terminates even if a handler exists further out",
+    plan: [["bt 40"]],
+    judge(evidence) {
+      const { found, names } = machinery(evidence, facts);
+      const c = new Citations();
+      if (names.some((n) => /__cxa_call_terminate|__cxa_call_unexpected/.test(n))) {
+        return verdict("confirmed", `__cxa_call_terminate is on the stack${c.cite(found)}: unwinding hit a noexcept boundary.`, found);
+      }
+      return verdict("rejected", `std::terminate was called from __cxa_throw itself${c.cite(found)}, before any unwinding: the search for a handler failed, no noexcept boundary was involved.`, found);
+    },
+  };
+  const files = ownFiles(facts);
+  const catches = () => files.flatMap((file) => grep(file, /\bcatch\s*\(/).map((line) => ({ file, line })));
+  return {
+    hypotheses: [noHandler, noexcept],
+    investigate: (_rule, evidence) =>
+      notYetRun(evidence, [facts.inCulprit("info args"), facts.inCulprit("info locals"), ...catches().slice(0, 3).map((c) => facts.list(c.line, c.line, c.file.path))]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "no-handler");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "where the exception came from");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const args = evidence.find(facts.inCulprit("info args"));
+      const values = args?.ok
+        ? [...args.output.matchAll(/^(\w+) = (.*)$/gm)].map((m) => ({ name: m[1], text: stringOf(m[2] ?? "") })).filter((v) => v.text !== null)
+        : [];
+      const handlers = catches().map((h) => ({ ...h, found: evidence.find(facts.list(h.line, h.line, h.file.path) ?? "") }));
+      const summary = `${where(facts.culprit)} threw ${thrown}${c.cite(evidence.find(ABORT_MESSAGE))}${values.length ? ` (with ${values.map((v) => `${v.name} = "${v.text}"`).join(", ")}${c.cite(args)})` : ""}, and nothing on the path ${callPath(facts)} catches it, so std::terminate aborted the process.`;
+      const rootCause = [
+        hit.finding ?? "",
+        handlers.length === 0
+          ? `There is no \`catch\` in ${files.map((f) => basename(f.path)).join(", ") || "the program's files on the stack"}.`
+          : `The \`catch\` clauses in the program (${handlers.map((h) => `${basename(h.file.path)}:${h.line}${c.cite(h.found)}`).join(", ")}) are not on this path or do not match ${thrown}.`,
+        callerFacts(facts, evidence, c),
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.9,
+        recommendations: [
+          `Catch ${thrown} where the failure can be handled — the caller that can skip or reject the input (on the path ${callPath(facts)}) — and report which input caused it.`,
+          `Or make the condition that throws an expected outcome (e.g. return an optional/error) if callers must deal with it anyway.`,
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "The exception object's message is not recoverable from this core without libstdc++ debug info.", question: "Does the program's stderr show the exception's what() text (\"terminate called after throwing...\")?" },
+      { text: "Which input triggered the throw is not in the core beyond the arguments shown.", question: "Which input (file, request, plugin) was being processed, and is it expected to be invalid sometimes?" },
+    ],
+  };
+}
+
+export function pureVirtualPlaybook(facts: Facts): Playbook {
+  const self = facts.inCulprit("p *this");
+  const destructors = (evidence: Evidence) => {
+    const found = evidence.find("bt 40");
+    const frames = found?.ok ? parseBacktrace(found.output).frames : [];
+    return { found, names: frames.filter((f) => f.level > (facts.culprit?.level ?? 0) && f.function && /~/.test(f.function)).map((f) => normalizeFunctionName(f.function ?? "")) };
+  };
+  const inDestructor: PlannedHypothesis = {
+    rule: "called-during-destruction",
+    statement: `${where(facts.culprit)} made a virtual call while the object was being destroyed: the derived part was already gone, so the call reached the pure virtual`,
+    plan: [[self, "bt 40"]],
+    judge(evidence) {
+      const object = evidence.find(self);
+      const vptr = /_vptr[.\w]* = 0x[0-9a-f]+ <vtable for ([^+>]+)/.exec(printed(object) ?? "")?.[1] ?? null;
+      const { found, names } = destructors(evidence);
+      const c = new Citations();
+      if (names.length > 0) {
+        const dynamic = vptr ? ` The object's vtable pointer is that of \`${vptr}\`${c.cite(object)}, the base class.` : "";
+        return verdict("confirmed", `The call comes from inside ${names.map((n) => `\`${n}\``).join(" ← ")}${c.cite(found)}.${dynamic}`, found, object);
+      }
+      return verdict("inconclusive", `No destructor is on the stack${c.cite(found)}.`, found);
+    },
+  };
+  const dangling: PlannedHypothesis = {
+    rule: "dangling-object",
+    statement: "the object had already been destroyed and freed, and a dangling pointer was used",
+    plan: [["bt 40"]],
+    judge(evidence) {
+      const { found, names } = destructors(evidence);
+      if (names.length > 0) return verdict("rejected", `The destructor chain is still running on this very stack${new Citations().cite(found)}: the object is being destroyed now, not used after it was freed.`, found);
+      return verdict("inconclusive", "Without a destructor on the stack, a dangling pointer cannot be ruled out.", found);
+    },
+  };
+  const constructor: PlannedHypothesis = {
+    rule: "called-during-construction",
+    statement: "a base-class constructor made the virtual call before the derived part existed",
+    plan: [["bt 40"]],
+    judge(evidence) {
+      const found = evidence.find("bt 40");
+      const frames = found?.ok ? parseBacktrace(found.output).frames : [];
+      const ctor = frames.some((f) => f.function && /(\w+)::\1\s*\(/.test(f.function));
+      return ctor ? verdict("confirmed", `A constructor is on the stack${new Citations().cite(found)}.`, found) : verdict("rejected", `No constructor is on the stack${new Citations().cite(found)}.`, found);
+    },
+  };
+  return {
+    hypotheses: [inDestructor, dangling, constructor],
+    investigate: (_rule, evidence) => notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "called-during-destruction") ?? confirmed(hypotheses, "called-during-construction");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "why a pure virtual function was called");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const code = evidence.find(facts.list(facts.culprit?.line ?? 0) ?? "");
+      const destroying = hit.rule === "called-during-destruction";
+      const summary = `${where(facts.culprit)} called a pure virtual function${code?.ok ? ` (\`${listedCode(code)}\`${c.cite(code)})` : ""} ${destroying ? "while the object was being destroyed" : "while it was being constructed"}, and libstdc++ aborted with "pure virtual method called".`;
+      const rootCause = [
+        hit.finding ?? "",
+        destroying
+          ? "By the time a base-class destructor runs, the derived class's destructor has finished and the object's dynamic type is the base again: a virtual call from there cannot reach the derived override."
+          : "While a base-class constructor runs, the object's dynamic type is the base: a virtual call from there cannot reach the derived override.",
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.9,
+        recommendations: [
+          destroying
+            ? "Do not call virtual functions from a destructor: have the derived class flush/close in its own destructor, or require an explicit close() before destruction."
+            : "Do not call virtual functions from a constructor; use a separate init step or a factory.",
+          "Compile with -Wall; clang's -Wcall-to-pure-virtual-from-ctor-dtor catches the direct case.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [{ text: "Which code released the object is outside the stack once it returns.", question: "Who owns and destroys this object — is destruction expected at that point (shutdown, reset)?" }],
+  };
+}
+
+/** The program's own source files on the crashing stack. */
+function ownFiles(facts: Facts): SourceFile[] {
+  const files = new Map<string, SourceFile>();
+  for (const frame of facts.triage.frames) {
+    if (!frame.file || files.has(frame.file) || /^\/usr\/include|^\/rustc|^\.\//.test(frame.file)) continue;
+    const file = frame.file === facts.source?.path ? facts.source : readSource(frame.file);
+    if (file) files.set(frame.file, file);
+  }
+  return [...files.values()];
+}

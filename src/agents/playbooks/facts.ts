@@ -1,0 +1,107 @@
+/**
+ * What the playbooks reason from: triage's verdict, the culprit frame and its caller, their source
+ * lines, and how to address a command to a frame of the crashing thread without moving the
+ * debugger's selection (so the store's cache stays valid and a resumed run finds its evidence).
+ */
+import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame, type TriageResult } from "../../analyzers/index.js";
+import type { Crash } from "../../report/schema.js";
+import { lineOf, readSource, type SourceFile } from "./source.js";
+
+export interface Facts {
+  triage: TriageResult;
+  crash: Crash;
+  /** The first frame of the program's own code. */
+  culprit: PlacedFrame | null;
+  /** The next own-code frame outwards: who called the culprit. */
+  caller: PlacedFrame | null;
+  /** The culprit's function name without parameters, namespace or crate (`send_to_client`, `idle_seconds`). */
+  fn: string | null;
+  /** The culprit's source file, when it is on this machine. */
+  source: SourceFile | null;
+  /** The culprit's source line. */
+  line: string | null;
+  /** The caller's source file and line. */
+  callerSource: SourceFile | null;
+  callerLine: string | null;
+  /** A command run in frame `level` of the crashing thread. */
+  at(level: number, command: string): string;
+  /** `at` for the culprit frame. */
+  inCulprit(command: string): string;
+  /** `at` for the caller's frame; null when there is no caller of the program's own. */
+  inCaller(command: string): string | null;
+  /** The `list` command that shows lines `from`..`to` of `file` (the culprit's by default). */
+  list(from: number, to?: number, file?: string | null): string | null;
+  /** The culprit's arguments as gdb printed them in the backtrace. */
+  args: Map<string, string>;
+}
+
+/** `homeThread`: the thread the debugger selects on opening the dump. */
+export function factsOf(triage: TriageResult, homeThread: number | null): Facts {
+  const { crash } = triage;
+  const culprit = crash.culprit.frame === null ? null : (triage.frames[0] ?? null);
+  const caller = triage.frames.slice(1).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
+  const source = readSource(culprit?.file ?? null);
+  const callerSource = caller?.file === culprit?.file ? source : readSource(caller?.file ?? null);
+  const thread = crash.thread.id;
+  const elsewhere = thread !== null && homeThread !== null && thread !== homeThread;
+  const at = (level: number, command: string) => {
+    const inFrame = level === 0 ? command : `frame apply level ${level} -q ${command}`;
+    return elsewhere ? `thread apply ${thread} -q ${inFrame}` : inFrame;
+  };
+  return {
+    triage,
+    crash,
+    culprit,
+    caller,
+    fn: culprit?.function ? shortName(culprit.function) : null,
+    source,
+    line: lineOf(source, culprit?.line ?? null),
+    callerSource,
+    callerLine: lineOf(callerSource, caller?.line ?? null),
+    at,
+    inCulprit: (command) => at(culprit?.level ?? 0, command),
+    inCaller: (command) => (caller ? at(caller.level, command) : null),
+    list(from, to = from, file = culprit?.file ?? null) {
+      return file === null ? null : `list ${file}:${from},${to}`;
+    },
+    args: parseArgs(culprit?.args ?? ""),
+  };
+}
+
+/** `ns::Class::method(int)` → `method`; `crate::module::function` → `function`. */
+export function shortName(fn: string): string {
+  return normalizeFunctionName(fn).split("::").at(-1) ?? fn;
+}
+
+/** gdb's frame argument list (`a=1, b=0x5 "text", c=c@entry=0x7`) as name → value. */
+export function parseArgs(text: string): Map<string, string> {
+  const args = new Map<string, string>();
+  let depth = 0;
+  let quote: string | null = null;
+  let current = "";
+  const flush = () => {
+    const match = /^([A-Za-z_$][\w$]*)=(?:[A-Za-z_$][\w$]*@entry=)?([\s\S]*)$/.exec(current.trim());
+    if (match) args.set(match[1] ?? "", (match[2] ?? "").trim());
+    current = "";
+  };
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] ?? "";
+    if (quote) {
+      if (ch === "\\") {
+        current += ch + (text[i + 1] ?? "");
+        i++;
+        continue;
+      }
+      if (ch === quote) quote = null;
+    } else if (ch === '"') quote = ch;
+    else if ("{([<".includes(ch)) depth++;
+    else if ("})]>".includes(ch)) depth--;
+    else if (ch === "," && depth === 0) {
+      flush();
+      continue;
+    }
+    current += ch;
+  }
+  flush();
+  return args;
+}

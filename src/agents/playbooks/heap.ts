@@ -1,0 +1,348 @@
+/**
+ * glibc's malloc stopped the program: a block freed twice, a pointer it never handed out, or its
+ * own metadata overwritten. The culprit is where malloc noticed; the bug is often elsewhere.
+ */
+import { parseMemoryWords } from "../../analyzers/index.js";
+import type { Evidence, Found } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { callerFacts, undetermined } from "./memory.js";
+import { listedCode } from "./origins.js";
+import { basename, callPath, where } from "./prose.js";
+import { codeOf, enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
+import { asciiOfWord, hex, pointerOf, printed } from "./values.js";
+
+const ABORT_MESSAGE = "x/s *(char **)&__abort_msg + 4";
+/** Chunks read when walking the heap to the top chunk; a bigger heap is left to the user. */
+const MAX_CHUNKS = 24;
+
+/** What the culprit line frees: `free(conn->read_buffer)` → `conn->read_buffer`. */
+function freedExpression(line: string | null): string | null {
+  const match = /\b(?:free|g_free|delete\s*\[\s*\]|delete)\s*\(?\s*([^;()]+?)\s*\)?\s*;/.exec(codeOf(line ?? ""));
+  return match?.[1]?.trim() ?? null;
+}
+
+/** A chunk's header (`x/2gx p - 16`): prev_size and size with its flag bits. */
+function chunkHeader(found: Found | null): { size: bigint; flags: bigint } | null {
+  if (!found?.ok) return null;
+  const words = parseMemoryWords(found.output).words;
+  const size = words[1];
+  return size === undefined ? null : { size: size & ~7n, flags: size & 7n };
+}
+
+export function doubleFreePlaybook(facts: Facts): Playbook {
+  const freed = freedExpression(facts.line);
+  const owner = freed?.includes("->") ? freed.slice(0, freed.lastIndexOf("->")) : null;
+  const member = freed ? (/(?:->|\.)(\w+)$/.exec(freed)?.[1] ?? freed) : null;
+  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const header = freed ? facts.inCulprit(`x/2gx (char *)(${freed}) - 16`) : null;
+  const message = (evidence: Evidence) => evidence.find(ABORT_MESSAGE);
+
+  const twice: PlannedHypothesis = {
+    rule: "freed-twice",
+    statement: freed
+      ? `\`${freed}\` was freed twice: ${where(facts.culprit)} freed it again after an earlier free left the pointer set`
+      : `${where(facts.culprit)} freed a block that was already free`,
+    plan: [[freed ? print(freed) : null, owner ? print(`*${owner}`) : facts.inCulprit("info args")].filter((c): c is string => c !== null)],
+    judge(evidence) {
+      const c = new Citations();
+      const said = message(evidence);
+      const value = freed ? evidence.find(print(freed)) : null;
+      const pointer = pointerOf(printed(value));
+      if (said?.ok && /double free/.test(said.output)) {
+        const still = pointer !== null && pointer !== 0n ? ` \`${freed}\` still holds ${hex(pointer)}${c.cite(value)}: nothing cleared it after the first free.` : "";
+        return verdict("confirmed", `malloc reported "${facts.crash.message}"${c.cite(said)}: the block was already in its free list.${still}`, said, value);
+      }
+      return verdict("inconclusive", `malloc's message does not name a double free${c.cite(said)}.`, said);
+    },
+  };
+  const corrupted: PlannedHypothesis = {
+    rule: "corrupted-chunk",
+    statement: "a buffer overflow corrupted the block's metadata and malloc misread it as a double free",
+    plan: [[header ?? "info registers"]],
+    judge(evidence) {
+      const found = header ? evidence.find(header) : null;
+      const chunk = chunkHeader(found);
+      const c = new Citations();
+      if (!chunk) return verdict("inconclusive", "The block's header could not be read.", found);
+      if (chunk.size >= 0x20n && chunk.size < 0x100000n && chunk.size % 16n === 0n) {
+        return verdict("rejected", `The block's header is intact: size ${hex(chunk.size)} with flags ${chunk.flags}${c.cite(found)}. An overflow into it would have left an implausible size.`, found);
+      }
+      return verdict("confirmed", `The block's size field reads ${hex(chunk.size)}${c.cite(found)}, not a size malloc writes.`, found);
+    },
+  };
+  const otherFrees = (): number[] => {
+    if (!facts.source || !member) return [];
+    return grep(facts.source, new RegExp(`\\b(free|g_free|delete)\\b\\s*\\(?[^;]*\\b${escape(member)}\\s*\\)?\\s*;`)).filter((n) => n !== facts.culprit?.line);
+  };
+  return {
+    hypotheses: [twice, corrupted],
+    investigate: (rule, evidence) =>
+      rule === "freed-twice"
+        ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...otherFrees().slice(0, 3).map((n) => facts.list(n)), facts.inCaller("info locals")])
+        : [],
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "freed-twice");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "which free released the block first");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const earlier = otherFrees()
+        .map((n) => ({ n, found: evidence.find(facts.list(n) ?? ""), fn: enclosingFunction(facts.source, n)?.name ?? null }))
+        .filter((e) => e.found?.ok);
+      const file = basename(facts.culprit?.file ?? "");
+      const summary = `${where(facts.culprit)} freed \`${freed ?? "a block"}\` a second time: ${hit.finding ?? ""}`;
+      const rootCause = [
+        earlier.length
+          ? `The other free of it: ${earlier.map((e) => `\`${listedCode(e.found)}\` at ${file}:${e.n}${e.fn ? ` in \`${e.fn}\`` : ""}${c.cite(e.found)}`).join("; ")}. That path frees the block and keeps the pointer, so the cleanup at ${file}:${facts.culprit?.line} frees it again.`
+          : `No other free of \`${member ?? "it"}\` is in ${file}; the first free happened in code outside this file or through an alias.`,
+        `The second free is on the path ${callPath(facts)}.`,
+        callerFacts(facts, evidence, c),
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: earlier.length ? 0.9 : 0.7,
+        recommendations: [
+          `Set \`${freed ?? "the pointer"}\` to NULL right after every free of it${earlier[0] ? ` (first at ${file}:${earlier[0].n})` : ""}; free(NULL) is then harmless.`,
+          "Give the block one owner that frees it, and run the test suite under AddressSanitizer, which reports both frees' stacks.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "A core records the second free, not the stack of the first one.", question: "Which error path ran before the cleanup (a failed request, a closed connection)? Its logs would show the first free." },
+      { text: "Whether the freed block was used between the two frees cannot be told from the dump.", question: "Can you reproduce under AddressSanitizer to see the first free's stack and any use after it?" },
+    ],
+  };
+}
+
+export function heapCorruptionPlaybook(facts: Facts): Playbook {
+  const message = facts.crash.message ?? "";
+  const invalidFree = /invalid pointer|invalid size|munmap_chunk/.test(message);
+  return invalidFree ? invalidFreePlaybook(facts) : overflowPlaybook(facts);
+}
+
+function invalidFreePlaybook(facts: Facts): Playbook {
+  const freed = freedExpression(facts.line);
+  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const interior: PlannedHypothesis = {
+    rule: "interior-pointer",
+    statement: `\`${freed ?? "the pointer"}\` given to free() in ${where(facts.culprit)} is not the start of a block malloc returned: it points inside one`,
+    plan: [[freed ? print(freed) : null, facts.inCulprit("info args")].filter((c): c is string => c !== null)],
+    judge(evidence) {
+      const value = freed ? evidence.find(print(freed)) : null;
+      const pointer = pointerOf(printed(value));
+      const c = new Citations();
+      if (pointer === null) return verdict("inconclusive", "The freed pointer could not be printed.", value);
+      if (pointer % 16n !== 0n) {
+        return verdict("confirmed", `\`${freed}\` is ${hex(pointer)}${c.cite(value)}, ${pointer % 16n} bytes past a 16-byte boundary; malloc only returns 16-byte-aligned blocks, so this points ${pointer % 16n} bytes into one.`, value);
+      }
+      return verdict("inconclusive", `\`${freed}\` is ${hex(pointer)}${c.cite(value)}, aligned like a block start; it may still be a pointer malloc never returned (stack, static or another allocator).`, value);
+    },
+  };
+  const corrupted: PlannedHypothesis = {
+    rule: "corrupted-header",
+    statement: "the block was valid but an overflow corrupted its header",
+    plan: [[freed ? facts.inCulprit(`x/2gx (char *)(${freed}) - 16`) : "info registers"]],
+    judge(evidence) {
+      const value = freed ? evidence.find(print(freed)) : null;
+      const pointer = pointerOf(printed(value));
+      if (pointer !== null && pointer % 16n !== 0n) {
+        return verdict("rejected", `The pointer itself is misaligned (${hex(pointer)})${new Citations().cite(value)}: malloc rejects it before reading any header.`, value);
+      }
+      const found = freed ? evidence.find(facts.inCulprit(`x/2gx (char *)(${freed}) - 16`)) : null;
+      return verdict("inconclusive", "The header alone cannot tell a corrupted block from a foreign pointer.", found);
+    },
+  };
+  // Where the pointer was moved: pointer arithmetic in the function that produced it.
+  const producer = producerOf(facts);
+  return {
+    hypotheses: [interior, corrupted],
+    investigate: (rule, evidence) =>
+      rule === "interior-pointer"
+        ? notYetRun(evidence, [
+            facts.list(facts.culprit?.line ?? 0),
+            facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file),
+            ...(producer ? producer.lines.map((n) => facts.list(n, n, producer.file.path)) : []),
+            facts.inCaller("info locals"),
+          ])
+        : [],
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "interior-pointer");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "what was wrong with the freed pointer");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const moved = producer
+        ? producer.lines.map((n) => ({ n, found: evidence.find(facts.list(n, n, producer.file.path) ?? "") })).filter((m) => m.found?.ok)
+        : [];
+      const summary = `${where(facts.culprit)} passed free() a pointer into the middle of a block, and malloc aborted with "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))}.`;
+      const rootCause = [
+        hit.finding ?? "",
+        moved.length && producer
+          ? `The pointer comes from \`${producer.name}\`, which moves it before returning it: ${moved.map((m) => `\`${listedCode(m.found)}\` at ${basename(producer.file.path)}:${m.n}${c.cite(m.found)}`).join("; ")}. The start of the allocation is lost there.`
+          : "",
+        callerFacts(facts, evidence, c),
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: moved.length ? 0.9 : 0.75,
+        recommendations: [
+          producer ? `Keep the pointer malloc returned in \`${producer.name}\` and free that one; advance a second pointer (or return an offset) instead of the owner.` : "Free only the exact pointer malloc returned.",
+          "AddressSanitizer reports such a free with the allocation's stack.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [{ text: "The dump shows the bad free, not every caller that might do the same.", question: "Do other callers free pointers obtained from the same function?" }],
+  };
+}
+
+/** The function whose result the culprit freed (found through the caller's assignment), and its pointer arithmetic. */
+function producerOf(facts: Facts): { name: string; file: SourceFile; lines: number[] } | null {
+  const file = facts.callerSource;
+  if (!file || facts.caller?.line == null) return null;
+  const call = codeOf(file.lines[facts.caller.line - 1] ?? "");
+  const passed = new RegExp(`${escape(facts.fn ?? "")}\\s*\\(\\s*([A-Za-z_]\\w*)`).exec(call)?.[1];
+  if (!passed) return null;
+  const assignments = grep(file, new RegExp(`\\b${escape(passed)}\\s*=\\s*([A-Za-z_]\\w*)\\s*\\(`), Math.max(1, facts.caller.line - 30), facts.caller.line);
+  const last = assignments.at(-1);
+  const name = last === undefined ? null : new RegExp(`\\b${escape(passed)}\\s*=\\s*([A-Za-z_]\\w*)\\s*\\(`).exec(codeOf(file.lines[last - 1] ?? ""))?.[1];
+  if (!name) return null;
+  const span = functionSpan(file, name);
+  if (!span) return null;
+  return { name, file, lines: grep(file, /\w+\s*(\+\+|--|\+=|-=)|(\+\+|--)\s*\w+/, span.start, span.end).slice(0, 3) };
+}
+
+function overflowPlaybook(facts: Facts): Playbook {
+  const top = "p main_arena.top";
+  const topHeader = "x/2gx main_arena.top";
+  const base = "p mp_.sbrk_base";
+  const overwritten: PlannedHypothesis = {
+    rule: "heap-overflow",
+    statement: `a write past the end of a heap block overwrote malloc's metadata ("${facts.crash.message}"); ${where(facts.culprit)} only noticed it`,
+    plan: [[top, topHeader]],
+    judge(evidence) {
+      const found = evidence.find(topHeader);
+      const c = new Citations();
+      const words = found?.ok ? parseMemoryWords(found.output).words : [];
+      const text = words.map(asciiOfWord);
+      if (words.length >= 2 && text.every((t) => t !== null)) {
+        return verdict("confirmed", `The top chunk's header holds the bytes "${text.join("")}"${c.cite(found)}: text was written over it.`, found);
+      }
+      if (words.length >= 2 && /top size/.test(facts.crash.message ?? "")) {
+        return verdict("confirmed", `The top chunk's size field reads ${hex(words[1] ?? 0n)}${c.cite(found)}, which malloc rejected as corrupted.`, found);
+      }
+      return verdict("inconclusive", `malloc's own state could not be read${c.cite(found ?? evidence.find(top))}; without glibc's symbols the corrupted header cannot be shown.`, found ?? evidence.find(top));
+    },
+  };
+  const culpritsFault: PlannedHypothesis = {
+    rule: "culprit-allocation",
+    statement: `${where(facts.culprit)}'s own allocation request is the bug`,
+    plan: [[facts.inCulprit("info args"), "bt 40"]],
+    judge(evidence) {
+      const args = evidence.find(facts.inCulprit("info args"));
+      const bt = evidence.find("bt 40");
+      const c = new Citations();
+      return verdict(
+        "rejected",
+        `It asked for ${args?.ok ? args.output.trim().replace(/\n/g, ", ") : "memory"}${c.cite(args)}, a valid request; malloc aborted while checking state that an earlier write had left${c.cite(bt)}. The allocation is where the damage was found, not where it was done.`,
+        args,
+        bt,
+      );
+    },
+  };
+  return {
+    hypotheses: [overwritten, culpritsFault],
+    investigate(rule, evidence) {
+      if (rule !== "heap-overflow") return [];
+      const start = pointerOf(printed(evidence.find(base)));
+      const end = pointerOf(printed(evidence.find(top)));
+      if (start === null || end === null) return notYetRun(evidence, [base]);
+      const walk = walkHeap(evidence, start, end);
+      if (walk.next !== null) return [walk.next];
+      if (walk.last === null) return [];
+      const text = `x/s ${hex(walk.last.address + 16n)}`;
+      const written = stringAt(evidence.find(text));
+      return notYetRun(evidence, [text, ...(written ? writerLines(facts, written).map((l) => facts.list(l.line, l.line, l.file.path)) : [])]);
+    },
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "heap-overflow");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "which write corrupted the heap");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const start = pointerOf(printed(evidence.find(base)));
+      const end = pointerOf(printed(evidence.find(top)));
+      const walk = start !== null && end !== null ? walkHeap(evidence, start, end) : null;
+      const last = walk?.last ?? null;
+      const textFound = last ? evidence.find(`x/s ${hex(last.address + 16n)}`) : null;
+      const written = stringAt(textFound);
+      const writers = written ? writerLines(facts, written).map((l) => ({ ...l, found: evidence.find(facts.list(l.line, l.line, l.file.path) ?? "") })).filter((l) => l.found?.ok) : [];
+      const usable = last ? last.size - 8n : null;
+      const overflowText =
+        last && written && usable !== null && BigInt(Buffer.byteLength(written)) + 1n > usable
+          ? `The block just below the top chunk (${hex(last.address)}, ${usable} usable bytes${c.cite(last.found)}) holds a ${Buffer.byteLength(written)}-byte string: "${written}"${c.cite(textFound)}. It ran ${BigInt(Buffer.byteLength(written)) + 1n - usable} bytes past its block into the top chunk.`
+          : "";
+      const writerText = writers.length
+        ? `That text is written by ${writers.map((w) => `\`${listedCode(w.found)}\` at ${basename(w.file.path)}:${w.line}${w.fn ? ` in \`${w.fn}\`` : ""}${c.cite(w.found)}`).join("; ")}.`
+        : "";
+      const summary = `Heap corruption: malloc found its metadata overwritten ("${facts.crash.message}")${c.cite(evidence.find(ABORT_MESSAGE))} when ${where(facts.culprit)} allocated; ${hit.finding ?? ""}`;
+      const rootCause = [overflowText, writerText, alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ") || (hit.finding ?? "");
+      return {
+        summary,
+        rootCause,
+        confidence: writerText ? 0.85 : overflowText ? 0.75 : 0.6,
+        recommendations: [
+          writers[0]
+            ? `Size the buffer written at ${basename(writers[0].file.path)}:${writers[0].line} for everything written into it (or use snprintf with the buffer's size, or asprintf).`
+            : "Find the write that overflows a heap block: run the same input under AddressSanitizer, which stops at the first byte written out of bounds.",
+          `Do not look for the bug in ${where(facts.culprit)}: it is where malloc noticed the damage.`,
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "A core shows the damage, not the moment of the out-of-bounds write.", question: "Can you run the failing input under AddressSanitizer (or valgrind) to catch the write as it happens?" },
+      { text: "Other blocks may be damaged too; only the first check that failed is visible.", question: "Have there been other unexplained crashes or corrupted output in this process before?" },
+    ],
+  };
+}
+
+/** Walks chunk headers from the heap's start towards the top chunk; `next` is the next read to make. */
+function walkHeap(evidence: Evidence, start: bigint, top: bigint): { next: string | null; last: { address: bigint; size: bigint; found: Found } | null } {
+  let address = start;
+  let last: { address: bigint; size: bigint; found: Found } | null = null;
+  for (let i = 0; i < MAX_CHUNKS && address < top; i++) {
+    const command = `x/2gx ${hex(address)}`;
+    const found = evidence.find(command);
+    if (!found) return { next: command, last };
+    const chunk = chunkHeader(found);
+    if (!chunk || chunk.size < 0x20n) return { next: null, last: null };
+    last = { address, size: chunk.size, found };
+    address += chunk.size;
+  }
+  return { next: null, last: address === top ? last : null };
+}
+
+function stringAt(found: Found | null): string | null {
+  if (!found?.ok) return null;
+  const text = /^0x[0-9a-f]+(?: <[^>]*>)?:\s+"((?:[^"\\]|\\.)*)"/m.exec(found.output)?.[1];
+  return text && text.length >= 8 ? text.replace(/\\"/g, '"') : null;
+}
+
+/** Source lines whose string literal (between its format specifiers) appears in `text`: who wrote it. */
+function writerLines(facts: Facts, text: string): { file: SourceFile; line: number; fn: string | null }[] {
+  const files = [facts.source, facts.callerSource].filter((f, i, all): f is SourceFile => f !== null && all.indexOf(f) === i);
+  const hits: { file: SourceFile; line: number; fn: string | null }[] = [];
+  for (const file of files) {
+    file.lines.forEach((line, i) => {
+      for (const literal of line.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
+        const pieces = (literal[1] ?? "").split(/%[-+ #0-9.*]*[a-zA-Z]/).filter((p) => p.length >= 10);
+        if (pieces.some((p) => text.includes(p))) hits.push({ file, line: i + 1, fn: enclosingFunction(file, i + 1)?.name ?? null });
+      }
+    });
+  }
+  return hits.slice(0, 2);
+}

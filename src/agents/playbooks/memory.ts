@@ -1,0 +1,612 @@
+/**
+ * Faults on a memory access: a NULL pointer, a wild or read-only address, a call through a bad
+ * function pointer, a file mapping read past its end.
+ */
+import { parseDisassembly, parseMappings, parseTargetFiles } from "../../analyzers/index.js";
+import type { Hypothesis } from "../../state.js";
+import type { Evidence, Found } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { alternativesText, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook } from "./index.js";
+import { listCommand, originsOf, quotedOrigins, type QuotedOrigin } from "./origins.js";
+import { basename, callPath, location, quoteLine, where } from "./prose.js";
+import { dereferences, identifiers } from "./source.js";
+import { fieldOf, fullRegister, hex, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
+
+const NULL_PAGE = 0x10000n;
+
+interface Suspect {
+  /** The pointer expression, valid in the culprit frame (`session->client`, `this`, `node`). */
+  pointer: string;
+  /** The field read or written through it, when the line names it. */
+  member: string | null;
+  /** The struct holding the pointer (`session` for `session->client`). */
+  owner: string | null;
+}
+
+/** The pointers the culprit may have faulted on, most likely first. */
+function suspects(facts: Facts): Suspect[] {
+  const list: Suspect[] = [];
+  const add = (suspect: Suspect) => {
+    if (!list.some((s) => s.pointer === suspect.pointer)) list.push(suspect);
+  };
+  // An argument the backtrace already shows as NULL (`this=0x0`) is the strongest lead.
+  for (const [name, value] of facts.args) {
+    if (pointerOf(value) === 0n) add({ pointer: name, member: implicitMember(facts, name), owner: null });
+  }
+  for (const { pointer, member } of dereferences(facts.line ?? "")) {
+    const shown = facts.args.get(pointer);
+    if (shown !== undefined && (pointerOf(shown) ?? 0n) !== 0n) continue;
+    add({ pointer, member, owner: pointer.includes("->") ? pointer.slice(0, pointer.lastIndexOf("->")) : null });
+  }
+  return list;
+}
+
+/** A method reads a member without naming `this`: the identifier on the line that is not an argument. */
+function implicitMember(facts: Facts, pointer: string): string | null {
+  if (pointer !== "this" || facts.line === null) return null;
+  const names = identifiers(facts.line).filter((name) => !facts.args.has(name));
+  return names.find((name) => /_$|^m_/.test(name)) ?? names[0] ?? null;
+}
+
+const isRust = (facts: Facts) => /\.rs$/.test(facts.culprit?.file ?? "");
+
+function memberAddress(facts: Facts, suspect: Suspect): string | null {
+  if (suspect.member === null) return null;
+  return facts.inCulprit(isRust(facts) ? `p &(*${suspect.pointer}).${suspect.member}` : `p &${suspect.pointer}->${suspect.member}`);
+}
+
+/** The faulting instruction's base register and its value, from triage's `x/i $pc` and `info registers`. */
+function faultingBase(facts: Facts, evidence: Evidence) {
+  const instruction = evidence.find("x/i $pc");
+  const registers = evidence.find("info registers");
+  const operand = memoryOperand(facts.triage.instruction);
+  if (!operand?.base || facts.culprit?.level !== 0) return null;
+  const value = registersOf(registers).get(fullRegister(operand.base));
+  return value === undefined ? null : { register: `%${operand.base}`, value, displacement: operand.displacement, instruction, registers };
+}
+
+export function nullDereferencePlaybook(facts: Facts): Playbook {
+  const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
+  const verb = facts.crash.access === "write" ? "wrote" : "read";
+  const at = location(facts.culprit);
+  const list = suspects(facts);
+  const siginfo = (evidence: Evidence) => evidence.find("p $_siginfo");
+
+  const nullPointer = (suspect: Suspect): PlannedHypothesis => ({
+    rule: `null:${suspect.pointer}`,
+    statement:
+      `\`${suspect.pointer}\` was NULL when ${where(facts.culprit)} ${verb} ` +
+      (suspect.member ? `its \`${suspect.member}\` field` : "through it"),
+    plan: [
+      [facts.inCulprit(`p ${suspect.pointer}`), memberAddress(facts, suspect), facts.inCulprit("disassemble")].filter((c): c is string => c !== null),
+      [facts.inCulprit("info registers")],
+    ],
+    judge(evidence) {
+      const value = evidence.find(facts.inCulprit(`p ${suspect.pointer}`));
+      const pointer = pointerOf(printed(value));
+      const address = memberAddress(facts, suspect);
+      const offset = address ? evidence.find(address) : null;
+      const base = faultingBase(facts, evidence);
+      const offsetMatches = fault !== null && pointerOf(printed(offset)) === fault;
+      const registerText = base && base.value === 0n
+        ? ` The faulting instruction reads through ${base.register}${base.displacement ? ` at offset ${hex(base.displacement)}` : ""}${new Citations().cite(base.instruction)}, and ${base.register} is 0${new Citations().cite(base.registers)}.`
+        : "";
+      if (pointer === 0n) {
+        const offsetText = offsetMatches && suspect.member
+          ? ` \`&${suspect.pointer}->${suspect.member}\` is ${hex(fault ?? 0n)}, exactly the fault address${new Citations().cite(offset, siginfo(evidence))}: the access to \`${suspect.member}\` through NULL is what faulted.`
+          : "";
+        return verdict("confirmed", `\`p ${suspect.pointer}\` printed ${printed(value)}${new Citations().cite(value)}.${offsetText}${registerText}`, value, offsetMatches ? offset : null, offsetMatches ? siginfo(evidence) : null, registerText ? base?.instruction : null, registerText ? base?.registers : null);
+      }
+      if (pointer !== null) {
+        return verdict("rejected", `\`p ${suspect.pointer}\` printed ${printed(value)}${new Citations().cite(value)}, not NULL: the fault came through another pointer.`, value);
+      }
+      if (list.length === 1 && base?.value === 0n) {
+        return verdict("confirmed", `gdb could not evaluate \`${suspect.pointer}\` here, but it is the only pointer the line reads through, and${registerText.replace(/^ The/, " the")}`, base.instruction, base.registers);
+      }
+      return verdict("inconclusive", `gdb could not evaluate \`${suspect.pointer}\` in this frame${new Citations().cite(value)}, and the registers do not single it out.`, value);
+    },
+  });
+
+  const stale: PlannedHypothesis = {
+    rule: "stale-pointer",
+    statement: `the pointer was not NULL but stale or garbage (freed memory or an uninitialised value)`,
+    plan: [["p $_siginfo", "info registers"]],
+    judge(evidence) {
+      const info = siginfo(evidence);
+      if (fault === null || !info) return verdict("inconclusive", "The dump records no fault address to tell a NULL access from a wild one.", info);
+      const base = faultingBase(facts, evidence);
+      if (fault < NULL_PAGE) {
+        const register = base?.value === 0n ? ` and the base register ${base.register} is 0${new Citations().cite(base.registers)}` : "";
+        return verdict(
+          "rejected",
+          `The fault address ${hex(fault)}${new Citations().cite(info)} is in the first page, which is never mapped${register}: that is NULL plus a field offset, not a freed or garbage address, which would point into the heap or anywhere else.`,
+          info,
+          register ? base?.registers : null,
+        );
+      }
+      return verdict("confirmed", `The fault address ${hex(fault)}${new Citations().cite(info)} is outside the NULL page.`, info);
+    },
+  };
+
+  const top = list[0] ?? null;
+  const storesNull = top ? originsOf(facts, top.pointer, true).filter((o) => o.kind === "null-store" || o.kind === "callee-return") : [];
+  const corrupted: PlannedHypothesis | null = top?.owner
+    ? {
+        rule: "corrupted-owner",
+        statement: `a stray write corrupted \`*${top.owner}\` and zeroed \`${top.pointer.slice(top.owner.length + 2)}\``,
+        plan: [[facts.inCulprit(`p *${top.owner}`), ...storesNull.map(listCommand)]],
+        judge(evidence) {
+          const owner = evidence.find(facts.inCulprit(`p *${top.owner}`));
+          const value = printed(owner);
+          if (value === null) return verdict("inconclusive", `gdb could not print \`*${top.owner}\`${new Citations().cite(owner)}.`, owner);
+          const garbage = [...value.matchAll(/0x[0-9a-f]{6,}/g)].map((m) => BigInt(m[0])).some(looksPoisoned);
+          const stores = quotedOrigins(storesNull, evidence);
+          if (!garbage && stores.length > 0) {
+            const c = new Citations();
+            return verdict(
+              "rejected",
+              `The rest of \`*${top.owner}\` is intact: ${value}${c.cite(owner)}; and the program itself stores NULL there: \`${stores[0]?.code}\` at ${basename(stores[0]?.file ?? "")}:${stores[0]?.line}${c.cite(stores[0]?.evidence)}. No corruption is needed to explain the NULL.`,
+              owner,
+              stores[0]?.evidence,
+            );
+          }
+          if (garbage) return verdict("confirmed", `\`*${top.owner}\` holds fill-pattern values: ${value}${new Citations().cite(owner)}.`, owner);
+          return verdict("inconclusive", `\`*${top.owner}\` looks intact (${value})${new Citations().cite(owner)}, but no line of the source stores NULL into it, so a stray write cannot be ruled out.`, owner);
+        },
+      }
+    : null;
+
+  const hypotheses = [...list.slice(0, 1).map(nullPointer), stale, ...(corrupted ? [corrupted] : []), ...list.slice(1).map(nullPointer)];
+  if (list.length === 0) hypotheses.unshift(registerOnly(facts));
+
+  return {
+    hypotheses,
+    investigate(rule, evidence) {
+      const suspect = list.find((s) => rule === `null:${s.pointer}`);
+      if (!suspect) return [];
+      const origins = originsOf(facts, suspect.pointer, true);
+      return notYetRun(evidence, [
+        facts.list(facts.culprit?.line ?? 0),
+        ...origins.map(listCommand),
+        facts.inCaller("info locals"),
+        facts.inCaller("info args"),
+        suspect.owner ? facts.inCulprit(`p *${suspect.owner}`) : null,
+      ].filter((c) => facts.culprit?.line != null || c !== facts.list(0)));
+    },
+    conclude(hypotheses, evidence) {
+      const c = new Citations();
+      const hit = hypotheses.find((h) => h.rule?.startsWith("null:") && h.status === "confirmed") ?? confirmed(hypotheses, "null-register");
+      const suspect = list.find((s) => hit?.rule === `null:${s.pointer}`) ?? null;
+      const info = siginfo(evidence);
+      if (!hit) return undetermined(facts, hypotheses, evidence, "which pointer was NULL");
+      const name = suspect ? `\`${suspect.pointer}\`` : "a NULL pointer";
+      const value = suspect ? evidence.find(facts.inCulprit(`p ${suspect.pointer}`)) : null;
+      const line = quoteLine(facts.line);
+      const summary =
+        `${where(facts.culprit)} ${verb} ${suspect?.member ? `\`${suspect.pointer}->${suspect.member}\`` : "memory"} through ${name}, which was NULL${c.cite(value)}; ` +
+        `the ${facts.crash.access ?? "access"} at ${facts.crash.faultAddress ?? "a low address"} faulted${c.cite(info)}.`;
+      const origins = suspect ? quotedOrigins(originsOf(facts, suspect.pointer, true), evidence) : [];
+      const story = originStory(origins, c);
+      const callerState = callerFacts(facts, evidence, c);
+      const rootCause = [
+        `${line ? `At ${at}, ${line} dereferences ${name}` : `${where(facts.culprit)} dereferences ${name}`} without checking it for NULL, on the path ${callPath(facts)}.`,
+        story,
+        callerState,
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      const storeSite = origins.find((o) => o.kind === "null-store" || o.kind === "callee-return");
+      const recommendations = [
+        suspect
+          ? `Check ${name} before ${facts.crash.access === "write" ? "writing" : "reading"} \`${suspect.member ?? "through it"}\` in \`${facts.fn}\`${at ? ` (${at})` : ""}, or establish that it cannot be NULL there and assert it.`
+          : `Find which pointer the instruction at the pc reads through and check it for NULL.`,
+        ...(storeSite
+          ? [`Make the code that produces the NULL at ${basename(storeSite.file)}:${storeSite.line} (\`${storeSite.code}\`) and its users agree: either callers handle the NULL, or it is never left where \`${facts.fn}\` can reach it.`]
+          : []),
+        `Add a test that drives ${callPath(facts)} into this state${facts.triage.crash.culprit.file ? "" : " and rebuild with -g so the next dump names the line"}.`,
+      ];
+      return { summary, rootCause, confidence: value && pointerOf(printed(value)) === 0n ? 0.9 : 0.7, recommendations, evidenceIds: c.ids };
+    },
+    openQuestions: [
+      {
+        text: `The dump shows ${top ? `\`${top.pointer}\`` : "the pointer"} NULL at the crash, not which earlier event made it NULL or when.`,
+        question: `Which event leaves ${top ? `\`${top.pointer}\`` : "this pointer"} NULL while ${callPath(facts) || "this code"} can still run — is it a normal state (e.g. a disconnect or a lookup miss) that the code must handle?`,
+      },
+      {
+        text: "A post-mortem cannot tell whether this is the first time the NULL occurred or whether earlier requests were silently affected.",
+        question: "Did this start with a specific release or configuration change, and does it reproduce on demand?",
+      },
+      ...concurrencyQuestion(facts),
+    ],
+  };
+}
+
+/** Without source or debug info: the register the faulting instruction read through. */
+function registerOnly(facts: Facts): PlannedHypothesis {
+  const operand = memoryOperand(facts.triage.instruction);
+  const register = operand?.base ? `%${operand.base}` : "a register";
+  return {
+    rule: "null-register",
+    statement: `the faulting instruction \`${facts.triage.instruction ?? "?"}\` in ${where(facts.culprit)} read through a NULL pointer held in ${register}`,
+    plan: [["x/i $pc", "info registers"]],
+    judge(evidence) {
+      const base = faultingBase(facts, evidence);
+      if (!base) return verdict("inconclusive", "The faulting instruction has no memory operand with a base register to check.", evidence.find("x/i $pc"));
+      if (base.value === 0n) {
+        return verdict("confirmed", `${base.register} is 0${new Citations().cite(base.registers)} and the instruction reads ${hex(base.displacement)}(${base.register})${new Citations().cite(base.instruction)}: NULL plus the offset of a field.`, base.instruction, base.registers);
+      }
+      return verdict("rejected", `${base.register} is ${hex(base.value)}${new Citations().cite(base.registers)}, not NULL.`, base.registers);
+    },
+  };
+}
+
+export function invalidAccessPlaybook(facts: Facts): Playbook {
+  const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
+  const readOnly = facts.crash.signalCode === "SEGV_ACCERR";
+  const write = facts.crash.access === "write";
+  const list = suspects(facts).slice(0, 3);
+  const prints = list.map((s) => facts.inCulprit(`p ${s.pointer}`));
+  const faultText = fault === null ? "the fault address" : hex(fault);
+  /** The suspect whose value is the fault address (or the start of the object holding it). */
+  const culpritPointer = (evidence: Evidence) => {
+    for (const [i, suspect] of list.entries()) {
+      const found = evidence.find(prints[i] ?? "");
+      const value = pointerOf(printed(found));
+      if (value !== null && fault !== null && fault >= value && fault - value < 0x1000n) return { suspect, found, value };
+    }
+    return null;
+  };
+  const sectionOf = (evidence: Evidence) => {
+    const files = evidence.find("info files");
+    if (!files?.ok || fault === null) return null;
+    const section = parseTargetFiles(files.output).sections.find((s) => s.source !== "core" && BigInt(s.start) <= fault && fault < BigInt(s.end));
+    return section ? { section, files } : null;
+  };
+  const mappingOf = (evidence: Evidence) => {
+    const found = evidence.find("info proc mappings");
+    if (!found?.ok || fault === null) return { found, mapping: null };
+    return { found, mapping: parseMappings(found.output).find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
+  };
+
+  const readOnlyWrite: PlannedHypothesis = {
+    rule: "read-only-write",
+    statement: `${where(facts.culprit)} wrote through ${list[0] ? `\`${list[0].pointer}\`` : "a pointer"} into read-only memory (a string literal or constant data)`,
+    plan: [[...prints, "info files"].slice(0, 3)],
+    judge(evidence) {
+      const hit = sectionOf(evidence);
+      const pointer = culpritPointer(evidence);
+      const c = new Citations();
+      if (hit && /rodata|\.text|eh_frame|\.init|\.fini|\.plt/.test(hit.section.name)) {
+        const via = pointer ? ` \`${pointer.suspect.pointer}\` is ${hex(pointer.value)}${c.cite(pointer.found)}.` : "";
+        return verdict("confirmed", `${faultText} lies in ${hit.section.name} of ${basename(hit.section.source === "exec" ? (facts.triage.executable ?? "the program") : hit.section.source)}${c.cite(hit.files)}, which is mapped read-only.${via}`, hit.files, pointer?.found);
+      }
+      return verdict("inconclusive", `${faultText} is not in a read-only section of a loaded file${c.cite(evidence.find("info files"))}.`, evidence.find("info files"));
+    },
+  };
+  const wild: PlannedHypothesis = {
+    rule: "wild-pointer",
+    statement: `${list[0] ? `\`${list[0].pointer}\`` : "the pointer"} held an address that was never valid (garbage, a bad cast or a corrupted handle)`,
+    plan: [[...prints.slice(0, 2), "info proc mappings"]],
+    judge(evidence) {
+      const { found, mapping } = mappingOf(evidence);
+      const pointer = culpritPointer(evidence);
+      const c = new Citations();
+      if (!found?.ok) return verdict("inconclusive", "The mappings of the process could not be read.", found);
+      if (mapping) return verdict("rejected", `${faultText} is inside a mapping (${mapping.objfile ?? "anonymous"} ${mapping.start}-${mapping.end})${c.cite(found)}: the address was valid memory.`, found);
+      const poison = fault !== null && looksPoisoned(fault) ? ` It contains a fill pattern (${faultText}), the mark of an uninitialised or sentinel value.` : "";
+      const via = pointer ? ` \`${pointer.suspect.pointer}\` is ${hex(pointer.value)}${c.cite(pointer.found)}.` : "";
+      return verdict("confirmed", `No mapping of the process covers ${faultText}${c.cite(found)}.${via}${poison}`, found, pointer?.found);
+    },
+  };
+  const freed: PlannedHypothesis = {
+    rule: "use-after-free",
+    statement: `the pointer referred to memory that had been freed and given back to the system`,
+    plan: [["p $_siginfo", "info proc mappings"]],
+    judge(evidence) {
+      const info = evidence.find("p $_siginfo");
+      const { found, mapping } = mappingOf(evidence);
+      const c = new Citations();
+      if (readOnly && mapping) return verdict("rejected", `The fault is SEGV_ACCERR${c.cite(info)}: the page at ${faultText} is mapped${c.cite(found)} but not writable; freed memory would be unmapped or still writable.`, info, found);
+      if (fault !== null && looksPoisoned(fault)) return verdict("rejected", `${faultText} is a fill pattern, not an address the allocator ever handed out${c.cite(info)}.`, info);
+      return verdict("inconclusive", `${faultText} is unmapped${c.cite(found)}; a large block freed with munmap would look the same, so this stays open.`, found);
+    },
+  };
+
+  const primary = readOnly && write ? readOnlyWrite : wild;
+  return {
+    hypotheses: [primary, freed, primary === wild ? readOnlyWrite : wild],
+    investigate(rule, evidence) {
+      const pointer = culpritPointer(evidence);
+      if (rule !== primary.rule || !pointer) return notYetRun(evidence, [facts.inCaller("info args"), facts.inCaller("info locals")]);
+      return notYetRun(evidence, [
+        facts.list(facts.culprit?.line ?? 0),
+        ...originsOf(facts, pointer.suspect.pointer, false).map(listCommand),
+        ...outerCallerLines(facts),
+        facts.inCaller("info args"),
+      ]);
+    },
+    conclude(hypotheses, evidence) {
+      const hit = hypotheses.find((h) => h.status === "confirmed" && (h.rule === primary.rule || h.rule === "wild-pointer" || h.rule === "read-only-write"));
+      if (!hit) return undetermined(facts, hypotheses, evidence, "what the faulting address was");
+      const c = new Citations();
+      const pointer = culpritPointer(evidence);
+      const name = pointer ? `\`${pointer.suspect.pointer}\`` : "a pointer";
+      const origins = pointer ? quotedOrigins([...originsOf(facts, pointer.suspect.pointer, false), ...outerCallerLines(facts).map(toOrigin)], evidence) : [];
+      const literal = origins.find((o) => o.kind === "caller" && /"[^"]*"/.test(o.code));
+      const readOnlyCase = hit.rule === "read-only-write";
+      const summary = readOnlyCase
+        ? `${where(facts.culprit)} wrote to ${faultText} through ${name}${c.cite(pointer?.found)}, and that address is in read-only data${c.cite(evidence.find("info files"))}: the program modified a string literal or constant.`
+        : `${where(facts.culprit)} ${write ? "wrote to" : "read"} ${faultText} through ${name}${c.cite(pointer?.found)}, an address no mapping covers${c.cite(evidence.find("info proc mappings"))}: the pointer was never valid.`;
+      const rootCause = [
+        hit.finding ?? "",
+        originStory(origins, c),
+        literal ? `The string comes from a literal: \`${literal.code}\` at ${basename(literal.file)}:${literal.line}${c.cite(literal.evidence)}, and literals live in read-only memory.` : "",
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
+      const recommendations = readOnlyCase
+        ? [
+            `Do not modify the buffer in \`${facts.fn}\` in place when it may be a literal: take \`const char *\` and write into a copy, or have callers pass a writable array (\`char name[] = "..."\`).`,
+            "Build with -Wwrite-strings (C) so passing a literal as `char *` is a warning.",
+          ]
+        : [
+            `Validate ${name} where it is produced${origins[0] ? ` (${basename(origins[0].file)}:${origins[0].line})` : ""} instead of trusting its input; reject values that do not map to a live object.`,
+            "Run the failing input under AddressSanitizer to see where the bad value is created.",
+          ];
+      return { summary, rootCause, confidence: 0.85, recommendations, evidenceIds: c.ids };
+    },
+    openQuestions: [
+      {
+        text: `The dump shows the bad address, not the input that produced it.`,
+        question: `What input or caller supplied ${list[0] ? `\`${list[0].pointer}\`` : "the pointer"} — can you share the request or data that was being processed?`,
+      },
+      ...concurrencyQuestion(facts),
+    ],
+  };
+}
+
+export function badJumpPlaybook(facts: Facts): Playbook {
+  const callSite = facts.culprit;
+  const pc = facts.triage.registers.pc;
+  const calls = dereferences(facts.line ?? "")
+    .map((d) => ({ ...d, callee: new RegExp(`${d.pointer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*->\\s*${d.member}\\s*\\(`).test(facts.line ?? "") }))
+    .filter((d) => d.callee);
+  const target = calls[0] ? `${calls[0].pointer}->${calls[0].member}` : null;
+  const disassemble = facts.inCulprit("disassemble");
+
+  const callThrough = (evidence: Evidence) => {
+    const found = evidence.find(disassemble);
+    if (!found?.ok || !callSite?.address) return null;
+    const code = parseDisassembly(found.output).instructions;
+    const back = code.findIndex((insn) => insn.address === callSite.address);
+    const previous = back > 0 ? code[back - 1] : undefined;
+    return previous && /^call/.test(previous.mnemonic) ? { found, instruction: `${previous.mnemonic} ${previous.operands.join(",")}` } : null;
+  };
+
+  const nullFunction: PlannedHypothesis = {
+    rule: "null-function-pointer",
+    statement: target
+      ? `${where(callSite)} called through the function pointer \`${target}\`, which was NULL`
+      : `${where(callSite)} called through a function pointer that was NULL or invalid`,
+    plan: [[...(target ? [facts.inCulprit(`p ${target}`), facts.inCulprit(`p *${calls[0]?.pointer}`)] : []), disassemble]],
+    judge(evidence) {
+      const value = target ? evidence.find(facts.inCulprit(`p ${target}`)) : null;
+      const call = callThrough(evidence);
+      const c = new Citations();
+      const callText = call ? ` The instruction before the return address in ${where(callSite)} is \`${call.instruction}\`${c.cite(call.found)}: an indirect call.` : "";
+      const pointer = pointerOf(printed(value));
+      if (pointer !== null && pc !== null && pointer === BigInt(pc)) {
+        return verdict("confirmed", `\`p ${target}\` printed ${printed(value)}${c.cite(value)}, the pc the process jumped to.${callText}`, value, call?.found);
+      }
+      if (pointer !== null) return verdict("rejected", `\`${target}\` is ${hex(pointer)}${c.cite(value)}, not the pc ${pc}.`, value);
+      if (call) return verdict("confirmed", `The jump came from a call: ${callText.trim()}`, call.found);
+      return verdict("inconclusive", "Neither the function pointer nor the call instruction could be read.", value);
+    },
+  };
+  const smashedReturn: PlannedHypothesis = {
+    rule: "smashed-return",
+    statement: `a corrupted return address on the stack sent \`ret\` to ${pc ?? "the bad address"}`,
+    plan: [[disassemble]],
+    judge(evidence) {
+      const call = callThrough(evidence);
+      if (call) return verdict("rejected", `The frame that led to the bad pc ends in \`${call.instruction}\`${new Citations().cite(call.found)}: the process arrived there by a call, not by returning through a smashed stack.`, call.found);
+      return verdict("inconclusive", "The caller's code around its return address could not be read.", evidence.find(disassemble));
+    },
+  };
+
+  return {
+    hypotheses: [nullFunction, smashedReturn],
+    investigate(rule, evidence) {
+      if (rule !== "null-function-pointer") return [];
+      const member = calls[0]?.member;
+      const stores = member
+        ? [...new Set([...originsOf(facts, `${calls[0]?.pointer}->${member}`, true).map(listCommand), ...initializerLines(facts).map((line) => facts.list(line))])]
+        : [];
+      return notYetRun(evidence, [facts.list(callSite?.line ?? 0), facts.inCulprit("info locals"), ...stores]);
+    },
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "null-function-pointer");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "how the program jumped to the bad address");
+      const c = new Citations();
+      const owner = calls[0] ? evidence.find(facts.inCulprit(`p *${calls[0].pointer}`)) : null;
+      const ownerValue = printed(owner);
+      const entries = initializerLines(facts).map((line) => evidence.find(facts.list(line) ?? "")).filter((f): f is Found => Boolean(f?.ok));
+      const table = entries.length ? ` The table entry is defined without a handler: ${entries.map((e) => `\`${e.output.replace(/^\d+\t/, "").trim()}\`${c.cite(e)}`).join(", ")}.` : "";
+      const summary = `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(evidence.find(facts.inCulprit(`p ${target}`)))}, so execution jumped to address 0 and faulted${c.cite(evidence.find("p $_siginfo"))}.`;
+      const rootCause = [
+        hit.finding ?? "",
+        ownerValue ? `The object it came from is ${ownerValue}${c.cite(owner)}.` : "",
+        table,
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
+      return {
+        summary,
+        rootCause,
+        confidence: 0.9,
+        recommendations: [
+          `Check \`${target ?? "the function pointer"}\` for NULL before calling it in \`${facts.fn}\`, and answer the request with an error instead.`,
+          "Fill in every table entry (or reject incomplete ones at start-up), so a missing handler is found before a request reaches it.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "The dump shows the NULL handler, not whether it is a missing feature or a registration that failed at run time.", question: `Is the entry behind \`${target ?? "this function pointer"}\` meant to have a handler, or should the request be rejected?` },
+      { text: "Which client sends this request is not in the dump.", question: "Which client or input sends the request that reached this entry, and since when?" },
+    ],
+  };
+
+  /** Brace initializers with a NULL member in the culprit's file: tables of handlers. */
+  function initializerLines(f: Facts): number[] {
+    if (!f.source) return [];
+    const hits: number[] = [];
+    f.source.lines.forEach((text, i) => {
+      if (/\{[^{}]*\b(NULL|nullptr)\s*\}/.test(text)) hits.push(i + 1);
+    });
+    return hits.slice(0, 3);
+  }
+}
+
+export function busErrorPlaybook(facts: Facts): Playbook {
+  const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
+  const mapping = (evidence: Evidence) => {
+    const found = evidence.find("info proc mappings");
+    if (!found?.ok || fault === null) return { found, hit: null };
+    return { found, hit: parseMappings(found.output).find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
+  };
+  const truncated: PlannedHypothesis = {
+    rule: "truncated-mapping",
+    statement: `${where(facts.culprit)} read a file mapping past the end of its file: the file shrank (or was truncated) after it was mapped`,
+    plan: [["info proc mappings", facts.inCulprit("info args")]],
+    judge(evidence) {
+      const { found, hit } = mapping(evidence);
+      const info = evidence.find("p $_siginfo");
+      const c = new Citations();
+      if (hit?.objfile) {
+        const deleted = /\(deleted\)$/.test(hit.objfile) ? " The file has since been deleted." : "";
+        return verdict("confirmed", `${hex(fault ?? 0n)} is inside the mapping of ${hit.objfile} (${hit.start}-${hit.end}, file offset ${hit.offset})${c.cite(found)}, and the signal is ${facts.crash.signalCode}${c.cite(info)}: the page exists in the mapping but not in the file.${deleted}`, found, info);
+      }
+      if (hit) return verdict("rejected", `${hex(fault ?? 0n)} is in anonymous memory${c.cite(found)}, not a file mapping.`, found);
+      return verdict("inconclusive", "The mapping of the fault address is not in the dump.", found);
+    },
+  };
+  const misaligned: PlannedHypothesis = {
+    rule: "misaligned-access",
+    statement: "an unaligned access on a strict-alignment path raised SIGBUS",
+    plan: [["p $_siginfo"]],
+    judge(evidence) {
+      const info = evidence.find("p $_siginfo");
+      if (facts.crash.signalCode === "BUS_ADRALN") return verdict("confirmed", `The signal code is BUS_ADRALN${new Citations().cite(info)}.`, info);
+      return verdict("rejected", `The signal code is ${facts.crash.signalCode}${new Citations().cite(info)}, a nonexistent physical address, not BUS_ADRALN (misalignment).`, info);
+    },
+  };
+  return {
+    hypotheses: [truncated, misaligned],
+    investigate: (rule, evidence) => (rule === "truncated-mapping" ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...outerCallerLines(facts), facts.inCaller("info locals")]) : []),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "truncated-mapping") ?? confirmed(hypotheses, "misaligned-access");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "why the access raised SIGBUS");
+      const c = new Citations();
+      const { hit: region, found } = mapping(evidence);
+      const args = evidence.find(facts.inCulprit("info args"));
+      const summary = hit.rule === "truncated-mapping"
+        ? `${where(facts.culprit)} read ${hex(fault ?? 0n)} in the mapping of ${region?.objfile ?? "a file"}${c.cite(found)}; the file no longer had data there, so the kernel raised SIGBUS${c.cite(evidence.find("p $_siginfo"))}.`
+        : `${where(facts.culprit)} made an unaligned access${c.cite(evidence.find("p $_siginfo"))}.`;
+      const rootCause = [hit.finding ?? "", args?.ok ? `Its arguments: ${args.output.trim().replace(/\n/g, ", ")}${c.cite(args)}.` : "", alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
+      for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
+      return {
+        summary,
+        rootCause,
+        confidence: 0.8,
+        recommendations: [
+          "Do not truncate or rotate a file in place while it is mapped; rotate by rename and keep the old file until readers unmap it.",
+          `Or read with read()/pread() in \`${facts.fn}\`, or re-check the file size (fstat) before touching mapped pages, and handle SIGBUS where files can shrink underneath.`,
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "Who truncated the file is not in this process's dump.", question: "Which process or job truncates or rotates this file (log rotation, cleanup), and does it coordinate with readers?" },
+      { text: "The dump cannot show the file's size at crash time.", question: "How large was the file when it was mapped, and how large after the rotation?" },
+    ],
+  };
+}
+
+/** The lines of the callers further out (the caller's own caller), where an argument is often a literal. */
+function outerCallerLines(facts: Facts): string[] {
+  return facts.triage.frames
+    .slice(1, 4)
+    .filter((frame) => frame.file !== null && frame.line !== null && frame.function !== null)
+    .map((frame) => facts.list(frame.line ?? 0, frame.line ?? 0, frame.file))
+    .filter((c): c is string => c !== null);
+}
+
+function toOrigin(command: string) {
+  const match = /^list (.*):(\d+),\d+$/.exec(command);
+  return { kind: "caller" as const, file: match?.[1] ?? "", line: Number(match?.[2] ?? 0), function: null };
+}
+
+/** Sentences that walk the origin lines: assignment, callee's return, stores of NULL, caller. */
+export function originStory(origins: QuotedOrigin[], c: Citations): string {
+  const sentences: string[] = [];
+  for (const origin of origins) {
+    const at = `${basename(origin.file)}:${origin.line}`;
+    const fn = origin.function ? ` in \`${origin.function}\`` : "";
+    const quoted = `\`${origin.code}\``;
+    switch (origin.kind) {
+      case "assignment":
+        sentences.push(`It was assigned at ${at}: ${quoted}${c.cite(origin.evidence)}.`);
+        break;
+      case "callee-return":
+        sentences.push(`That function can return NULL: ${quoted} at ${at}${fn}${c.cite(origin.evidence)}.`);
+        break;
+      case "null-store":
+        sentences.push(`The program stores NULL into it at ${at}${fn}: ${quoted}${c.cite(origin.evidence)}.`);
+        break;
+      case "caller":
+        sentences.push(`The caller${fn} reached it from ${at}: ${quoted}${c.cite(origin.evidence)}.`);
+        break;
+    }
+  }
+  return sentences.join(" ");
+}
+
+/** The caller frame's locals and arguments, as one sentence. */
+export function callerFacts(facts: Facts, evidence: Evidence, c: Citations): string {
+  const locals = firstOk(evidence, facts.inCaller("info locals"));
+  const args = firstOk(evidence, facts.inCaller("info args"));
+  const text = (found: Found | null) =>
+    found && !/^No (locals|arguments)\.|No symbol table/.test(found.output.trim()) ? found.output.trim().split("\n").slice(0, 6).join(", ") : null;
+  const parts = [text(args) && `arguments ${text(args)}${c.cite(args)}`, text(locals) && `locals ${text(locals)}${c.cite(locals)}`].filter(Boolean);
+  return parts.length && facts.caller ? `In the caller ${where(facts.caller)}: ${parts.join("; ")}.` : "";
+}
+
+/** In a process with other threads, whether one of them changed the data is a fair question. */
+export function concurrencyQuestion(facts: Facts): OpenQuestion[] {
+  if (facts.triage.threads.count <= 1) return [];
+  return [
+    {
+      text: `The process had ${facts.triage.threads.count} threads; the dump cannot show whether another one changed the data shortly before the crash.`,
+      question: "Is the data involved shared between threads, and which lock protects it?",
+    },
+  ];
+}
+
+/** The conclusion when no hypothesis was confirmed: what is known, stated as such. */
+export function undetermined(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, open: string): Draft {
+  const c = new Citations();
+  const bt = evidence.find(`bt ${40}`) ?? evidence.find("bt 40");
+  const info = evidence.find("p $_siginfo");
+  const summary = `The process died with ${facts.crash.signal ?? "no signal"}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}${c.cite(info)} in ${where(facts.culprit)}${c.cite(bt)}; the analysis could not establish ${open}.`;
+  const tested = alternativesText(hypotheses, null);
+  return {
+    summary,
+    rootCause: tested ? `Tested: ${tested}` : `No hypothesis could be tested against the dump.`,
+    confidence: 0.3,
+    recommendations: [
+      `Reproduce with a build that has debug info (-g) and, for memory errors, AddressSanitizer, then analyse the new dump.`,
+      `Start from ${where(facts.culprit)} on the path ${callPath(facts) || "shown in the backtrace"}.`,
+    ],
+    evidenceIds: c.ids,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Where a bad pointer came from, read in the source the way an engineer follows it back: the line
+ * that assigned it and, when that was a call, the callee's `return NULL`; the lines that store NULL
+ * into the field; the caller's line that passed it. Each becomes a `list` command, so the
+ * conclusion quotes evidence rather than the file on disk.
+ */
+import type { Evidence, Found } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
+
+export type OriginKind = "assignment" | "callee-return" | "null-store" | "caller";
+
+export interface OriginLine {
+  kind: OriginKind;
+  file: string;
+  line: number;
+  /** The function the line is in, when known. */
+  function: string | null;
+}
+
+const NULLISH = "(?:NULL|nullptr|0|std::ptr::null(?:_mut)?\\(\\))";
+const RETURNS_NULL = /\breturn\b.*\b(NULL|nullptr)\b|\breturn\s+0\s*;|std::ptr::null/;
+/** Lines quoted per kind: enough to show the path, few enough to stay readable. */
+const PER_KIND = 3;
+
+/**
+ * The source lines that explain `pointer`'s value in the culprit. `nullish`: the value was NULL,
+ * so stores of NULL and `return NULL` are what to look for.
+ */
+export function originsOf(facts: Facts, pointer: string, nullish: boolean): OriginLine[] {
+  const { source, culprit } = facts;
+  const origins: OriginLine[] = [];
+  const add = (kind: OriginKind, file: SourceFile | null, lines: number[]) => {
+    if (file === null) return;
+    for (const line of lines.slice(0, PER_KIND)) {
+      if (origins.some((o) => o.file === file.path && o.line === line)) continue;
+      origins.push({ kind, file: file.path, line, function: enclosingFunction(file, line)?.name ?? null });
+    }
+  };
+  const base = pointer.replace(/^\(\*(.*)\)$/, "$1");
+  if (source && culprit?.line != null && facts.fn) {
+    const span = functionSpan(source, facts.fn, culprit.line);
+    if (span && /^[A-Za-z_]\w*$/.test(base)) {
+      const assignments = grep(source, new RegExp(`\\b${escape(base)}\\s*=(?!=)`), span.start, culprit.line - 1);
+      const last = assignments.at(-1);
+      if (last !== undefined) {
+        add("assignment", source, [last]);
+        const callee = new RegExp(`\\b${escape(base)}\\s*=\\s*(?:\\([^)]*\\)\\s*)?([A-Za-z_]\\w*)\\s*\\(`).exec(source.lines[last - 1] ?? "")?.[1];
+        if (callee) add("callee-return", source, returnLines(source, callee, nullish));
+      }
+    }
+  }
+  const member = /(?:->|\.)([A-Za-z_]\w*)$/.exec(base)?.[1];
+  if (member && nullish) {
+    add("null-store", source, grep(source, new RegExp(`(?:->|\\.)\\s*${escape(member)}\\s*=\\s*${NULLISH}\\s*;`)));
+  }
+  if (base === "this" && facts.callerLine && facts.callerSource && facts.fn) {
+    // `manager.find(id)->idle_seconds(now)`: the object came back from `find`.
+    const producer = new RegExp(`([A-Za-z_]\\w*)\\s*\\([^()]*\\)\\s*(?:->|\\.)\\s*${escape(facts.fn)}\\s*\\(`).exec(facts.callerLine)?.[1];
+    if (producer) add("callee-return", facts.callerSource, returnLines(facts.callerSource, producer, nullish));
+  }
+  if (facts.caller?.line != null) add("caller", facts.callerSource, [facts.caller.line]);
+  return origins;
+}
+
+/** The `return` lines of `fn` in `source` (only those that can return NULL when `nullish`). */
+function returnLines(source: SourceFile, fn: string, nullish: boolean): number[] {
+  const span = functionSpan(source, fn);
+  if (!span) return [];
+  const returns = grep(source, /\breturn\b/, span.start, span.end);
+  if (!nullish) return returns.slice(-2);
+  return returns.filter((n) => RETURNS_NULL.test(source.lines[n - 1] ?? ""));
+}
+
+export function listCommand(origin: { file: string; line: number }): string {
+  return `list ${origin.file}:${origin.line},${origin.line}`;
+}
+
+/** The code of a one-line `list` output (`22\t    session->client = NULL;`), trimmed. */
+export function listedCode(found: Found | null): string | null {
+  if (!found?.ok) return null;
+  const row = /^\d+\t(.*)$/m.exec(found.output);
+  const code = row?.[1]?.replace(/\/\/.*$/, "").replace(/\/\*.*?\*\//g, "").trim();
+  return code ? code : null;
+}
+
+export interface QuotedOrigin extends OriginLine {
+  code: string;
+  evidence: Found;
+}
+
+/** The origins whose `list` ran and printed the line. */
+export function quotedOrigins(origins: OriginLine[], evidence: Evidence): QuotedOrigin[] {
+  const quoted: QuotedOrigin[] = [];
+  for (const origin of origins) {
+    const found = evidence.find(listCommand(origin));
+    const code = listedCode(found);
+    if (found && code) quoted.push({ ...origin, code, evidence: found });
+  }
+  return quoted;
+}

@@ -1,0 +1,186 @@
+/**
+ * Reading the crashed program's source the way an engineer glances at it: the culprit's line, the
+ * function around it, the pointers a line dereferences. C-family and Rust syntax, by pattern, not
+ * by parsing: a wrong guess only costs a hypothesis that the debugger then rejects.
+ */
+import { readFileSync, statSync } from "node:fs";
+
+export interface SourceFile {
+  path: string;
+  /** 1-based: `lines[n - 1]` is line n. */
+  lines: string[];
+}
+
+const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+
+export function readSource(path: string | null): SourceFile | null {
+  if (path === null) return null;
+  try {
+    const info = statSync(path);
+    if (!info.isFile() || info.size > MAX_SOURCE_BYTES) return null;
+    return { path, lines: readFileSync(path, "utf8").split(/\r?\n/) };
+  } catch {
+    return null;
+  }
+}
+
+export function lineOf(source: SourceFile | null, n: number | null): string | null {
+  if (source === null || n === null) return null;
+  return source.lines[n - 1] ?? null;
+}
+
+/** The code of a line without comments, and with string and char literals emptied. */
+export function codeOf(line: string): string {
+  return line
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .replace(/'(?:[^'\\]|\\.){1,4}'/g, "''")
+    .replace(/\/\*.*?\*\//g, " ")
+    .replace(/\/\/.*$/, "")
+    .trim();
+}
+
+export interface Dereference {
+  /** The pointer expression, e.g. `session->client`. */
+  pointer: string;
+  /** The member read through it, e.g. `fd`; null for a plain `*p`. */
+  member: string | null;
+}
+
+const NAME = "[A-Za-z_][A-Za-z0-9_]*";
+const CHAIN = `${NAME}(?:\\s*(?:->|\\.)\\s*${NAME}|\\s*\\[[^\\]]*\\])*`;
+
+/**
+ * The pointers a line dereferences, in the order it reads them: `a->b->c` reads through `a`, then
+ * `a->b`; `(*node).value` and `*p` read through `node` and `p`.
+ */
+export function dereferences(line: string): Dereference[] {
+  const code = codeOf(line);
+  const found: { at: number; deref: Dereference }[] = [];
+  for (const match of code.matchAll(new RegExp(CHAIN, "g"))) {
+    const parts = splitChain(match[0]);
+    let prefix = parts[0] ?? "";
+    for (const part of parts.slice(1)) {
+      if (part.startsWith("->")) found.push({ at: match.index, deref: { pointer: prefix, member: part.slice(2) } });
+      prefix += part.startsWith("[") ? part : part.startsWith("->") ? `->${part.slice(2)}` : `.${part.slice(1)}`;
+    }
+  }
+  for (const match of code.matchAll(new RegExp(`\\(\\s*\\*\\s*(${CHAIN})\\s*\\)\\s*\\.\\s*(${NAME})`, "g"))) {
+    found.push({ at: match.index, deref: { pointer: compact(match[1] ?? ""), member: match[2] ?? null } });
+  }
+  for (const match of code.matchAll(new RegExp(`(?:^|[=(,;!]|return)\\s*\\*\\s*(${CHAIN})`, "g"))) {
+    found.push({ at: match.index, deref: { pointer: compact(match[1] ?? ""), member: null } });
+  }
+  const seen = new Set<string>();
+  return found
+    .sort((a, b) => a.at - b.at || a.deref.pointer.length - b.deref.pointer.length)
+    .map((f) => f.deref)
+    .filter((d) => !seen.has(`${d.pointer}|${d.member}`) && seen.add(`${d.pointer}|${d.member}`));
+}
+
+function splitChain(chain: string): string[] {
+  return compact(chain).match(/^[A-Za-z_]\w*|->[A-Za-z_]\w*|\.[A-Za-z_]\w*|\[[^\]]*\]/g) ?? [];
+}
+
+function compact(expression: string): string {
+  return expression.replace(/\s+/g, "");
+}
+
+/** Identifiers a piece of code names (keywords and calls left out). */
+export function identifiers(code: string): string[] {
+  const names = new Set<string>();
+  for (const match of codeOf(code).matchAll(/\b([A-Za-z_]\w*)\b(?!\s*\()/g)) {
+    const name = match[1] ?? "";
+    if (!KEYWORDS.has(name) && !/^\d/.test(name)) names.add(name);
+  }
+  return [...names];
+}
+
+const KEYWORDS = new Set([
+  "return", "if", "else", "for", "while", "do", "switch", "case", "default", "break", "continue", "sizeof", "struct", "union",
+  "enum", "const", "static", "unsigned", "signed", "int", "long", "short", "char", "void", "float", "double", "bool", "true",
+  "false", "NULL", "nullptr", "this", "new", "delete", "unsafe", "let", "mut", "fn", "as", "self", "Self", "auto", "size_t",
+]);
+
+export interface FunctionSpan {
+  /** The line of the opening brace's function header. */
+  header: number;
+  /** First and last line of the body, braces included. */
+  start: number;
+  end: number;
+}
+
+/**
+ * The definition of function `name` that contains line `line` (or, without `line`, the first one
+ * in the file): its header line and its braced body.
+ */
+export function functionSpan(source: SourceFile | null, name: string, line?: number): FunctionSpan | null {
+  if (source === null) return null;
+  const header = new RegExp(`\\b${escape(name)}\\s*(?:<[^>]*>)?\\s*\\(`);
+  const last = line ?? source.lines.length;
+  const headers: number[] = [];
+  for (let n = 1; n <= Math.min(last, source.lines.length); n++) {
+    if (isHeader(source.lines[n - 1] ?? "", header)) headers.push(n);
+  }
+  for (const n of line === undefined ? headers : headers.reverse()) {
+    const span = bodyFrom(source.lines, n);
+    if (span && (line === undefined || (span.start <= line && line <= span.end))) return { header: n, ...span };
+  }
+  return null;
+}
+
+/** The function whose body holds `line`: its name and span. */
+export function enclosingFunction(source: SourceFile | null, line: number): { name: string; span: FunctionSpan } | null {
+  if (source === null) return null;
+  for (let n = Math.min(line, source.lines.length); n >= 1; n--) {
+    const name = /\b([A-Za-z_]\w*)\s*(?:<[^>]*>)?\s*\([^;]*$/.exec(codeOf(source.lines[n - 1] ?? ""))?.[1];
+    if (!name || CONTROL.test(name) || !isHeader(source.lines[n - 1] ?? "", new RegExp(`\\b${escape(name)}\\s*(?:<[^>]*>)?\\s*\\(`))) continue;
+    const span = bodyFrom(source.lines, n);
+    if (span && span.start <= line && line <= span.end) return { name, span: { header: n, ...span } };
+  }
+  return null;
+}
+
+const CONTROL = /^(if|for|while|switch|return|sizeof|catch|match)$/;
+
+/** A line that defines the function `header` names, rather than calling it. */
+function isHeader(line: string, header: RegExp): boolean {
+  const code = codeOf(line);
+  const at = code.search(header);
+  if (at < 0 || /;\s*$/.test(code)) return false;
+  const before = code.slice(0, at);
+  return !/[=(,]|\breturn\b|\bif\b|\bwhile\b|->|\.\s*$/.test(before);
+}
+
+/** The braced block that opens on the header line or within the next two lines. */
+function bodyFrom(lines: string[], header: number): { start: number; end: number } | null {
+  let depth = 0;
+  let start: number | null = null;
+  for (let n = header; n <= lines.length; n++) {
+    const code = codeOf(lines[n - 1] ?? "");
+    for (const ch of code) {
+      if (ch === "{") {
+        if (start === null) start = n;
+        depth++;
+      } else if (ch === "}" && start !== null) {
+        depth--;
+        if (depth === 0) return { start, end: n };
+      } else if (ch === ";" && start === null) return null;
+    }
+    if (start === null && n - header >= 2) return null;
+  }
+  return null;
+}
+
+/** Lines (1-based) in [from, to] whose code matches `pattern`. */
+export function grep(source: SourceFile | null, pattern: RegExp, from = 1, to = Number.MAX_SAFE_INTEGER): number[] {
+  if (source === null) return [];
+  const hits: number[] = [];
+  for (let n = Math.max(1, from); n <= Math.min(to, source.lines.length); n++) {
+    if (pattern.test(codeOf(source.lines[n - 1] ?? ""))) hits.push(n);
+  }
+  return hits;
+}
+
+export function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

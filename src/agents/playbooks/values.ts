@@ -1,0 +1,116 @@
+/** Reading the values gdb printed, for the playbooks' rules. */
+import { keyRegisters, parseRegisters } from "../../analyzers/index.js";
+import { printedValue, toBigInt, unquoteGdbString } from "../../analyzers/gdb-text.js";
+import type { Found } from "../evidence.js";
+
+/** The value a `print` printed (after `$N = `), or the whole output of `output`/`x`. */
+export function printed(found: Found | null): string | null {
+  if (!found?.ok) return null;
+  return printedValue(found.output);
+}
+
+/** A pointer value, with or without gdb's type prefix and symbol suffix: `(T *) 0x0`, `0x5555 <sym>`. */
+export function pointerOf(value: string | null): bigint | null {
+  if (value === null) return null;
+  const match = /^(?:@0x[0-9a-f]+:\s*)?(?:\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)?(0x[0-9a-f]+)\b/.exec(value.trim());
+  return match ? toBigInt(match[1] ?? null) : null;
+}
+
+/** An integer value (`64`, `-1`, `0x40`), or null when the value is not one. */
+export function integerOf(value: string | null): bigint | null {
+  if (value === null) return null;
+  const match = /^(?:\([^)]*\)\s*)?(-?(?:0x[0-9a-f]+|\d+))(?:\s+'.*')?$/.exec(value.trim());
+  if (!match) return null;
+  const text = match[1] ?? "";
+  return text.startsWith("-") ? -BigInt(text.slice(1)) : BigInt(text);
+}
+
+/** The text of a C string gdb printed (`0x55 "text"`, `"text"`), or a C++ std::string's `_M_p` text. */
+export function stringOf(value: string | null): string | null {
+  if (value === null) return null;
+  const stdString = /_M_p = 0x[0-9a-f]+ ("(?:[^"\\]|\\.)*")/.exec(value);
+  if (stdString) return unquoteGdbString(stdString[1] ?? "");
+  const quoted = /^(?:0x[0-9a-f]+\s+)?("(?:[^"\\]|\\.)*".*)$/.exec(value.trim());
+  return quoted ? unquoteGdbString(quoted[1] ?? "") : null;
+}
+
+/** The value of one field of a struct gdb printed (`{id = 1, client = 0x0}` → client: `0x0`). */
+export function fieldOf(value: string | null, field: string): string | null {
+  if (value === null) return null;
+  const at = new RegExp(`[{,]\\s*${field.replace(/[$.]/g, "\\$&")} = `).exec(value);
+  if (!at) return null;
+  let depth = 0;
+  let quote = false;
+  const start = at.index + at[0].length;
+  for (let i = start; i < value.length; i++) {
+    const ch = value[i];
+    if (quote) {
+      if (ch === "\\") i++;
+      else if (ch === '"') quote = false;
+    } else if (ch === '"') quote = true;
+    else if (ch === "{" || ch === "(") depth++;
+    else if ((ch === "}" || ch === ")") && depth === 0) return value.slice(start, i).trim();
+    else if (ch === "}" || ch === ")") depth--;
+    else if (ch === "," && depth === 0) return value.slice(start, i).trim();
+  }
+  return value.slice(start).trim();
+}
+
+/** The registers of an `info registers` output, by name. */
+export function registersOf(found: Found | null): Map<string, bigint> {
+  const registers = new Map<string, bigint>();
+  if (!found?.ok) return registers;
+  for (const register of parseRegisters(found.output)) {
+    const value = toBigInt(register.value);
+    if (value !== null) registers.set(register.name, value);
+  }
+  return registers;
+}
+
+export { keyRegisters };
+
+export interface MemoryOperand {
+  displacement: bigint;
+  /** Without the `%`, e.g. `rax`. */
+  base: string | null;
+  index: string | null;
+}
+
+/** The memory operand of an AT&T instruction (`mov 0x20(%rax),%eax` → 0x20 off %rax). */
+export function memoryOperand(instruction: string | null): MemoryOperand | null {
+  if (instruction === null) return null;
+  const match = /(-?0x[0-9a-f]+|-?\d+)?\(%(\w+)?(?:,%(\w+)(?:,\d)?)?\)/.exec(instruction);
+  if (!match) return null;
+  const text = match[1] ?? "0";
+  const displacement = text.startsWith("-") ? -BigInt(text.slice(1)) : BigInt(text);
+  return { displacement, base: match[2] ?? null, index: match[3] ?? null };
+}
+
+/** 64-bit register a 32/16/8-bit name belongs to, so `%eax` is read from `rax`. */
+export function fullRegister(name: string): string {
+  const legacy: Record<string, string> = { eax: "rax", ebx: "rbx", ecx: "rcx", edx: "rdx", esi: "rsi", edi: "rdi", ebp: "rbp", esp: "rsp" };
+  if (legacy[name]) return legacy[name] as string;
+  const numbered = /^(r\d+)[dwb]?$/.exec(name);
+  return numbered ? (numbered[1] as string) : name;
+}
+
+export function hex(value: bigint): string {
+  return `0x${value.toString(16)}`;
+}
+
+/** Bytes of a 64-bit little-endian word as text, when every byte is printable ASCII. */
+export function asciiOfWord(word: bigint): string | null {
+  let text = "";
+  for (let i = 0n; i < 8n; i++) {
+    const byte = Number((word >> (i * 8n)) & 0xffn);
+    if (byte < 0x20 || byte > 0x7e) return null;
+    text += String.fromCharCode(byte);
+  }
+  return text;
+}
+
+/** Fill patterns of allocators, debuggers and sanitizers, and the classic sentinel values. */
+export function looksPoisoned(value: bigint): boolean {
+  const text = value.toString(16);
+  return /deadbeef|baadf00d|feeefeee|cdcdcdcd|abababab|cccccccc|41414141|a5a5a5a5|5a5a5a5a|fdfdfdfd|dddddddd/.test(text);
+}

@@ -1,0 +1,178 @@
+/**
+ * What every node needs besides the state: the live debugger session, the executor, the evidence
+ * store, the models. They cannot be checkpointed, so they reach the nodes through the run's
+ * `configurable` and are rebuilt by `dumpdbg resume`. Also the helpers every agent shares: one
+ * step's accounting and progress line, running commands, asking a model with an offline fallback.
+ */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { z } from "zod";
+import type { DebuggerSession } from "../debuggers/session.js";
+import type { Transcript } from "../evidence/sessions.js";
+import type { EvidenceStore } from "../evidence/store.js";
+import { callStructured, type AgentName, type Models, type Redactor, type Usage } from "../llm/index.js";
+import type { CommandAgent, Fallback, Observation, Spent, State, Update } from "../state.js";
+import type { CommandExecutor, ExecutedCommand } from "./executor.js";
+
+export interface Limits {
+  /** Hypotheses formed in all, pivots included. */
+  maxHypotheses: number;
+  /** Test rounds in all, over every hypothesis. */
+  maxIterations: number;
+  /** Graph steps (LangGraph's recursion limit). The routers wrap up before it; if it is hit anyway the report is written from the last checkpoint. */
+  recursionLimit: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { maxHypotheses: 6, maxIterations: 10, recursionLimit: 60 };
+
+/** Limits with the defaults filled in, each checked. */
+export function ensureLimits(partial: Partial<Limits> = {}): Limits {
+  const limits = { ...DEFAULT_LIMITS, ...partial };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of at least 1, got ${value}`);
+  }
+  return limits;
+}
+
+/** Hypotheses formed at once; the rest of a playbook's list is kept for pivots. */
+export const INITIAL_HYPOTHESES = 3;
+/** "Test each with 2–3 targeted commands." */
+export const COMMANDS_PER_TEST = 3;
+/** Commands the investigator, and the responder, may run in one step. */
+export const COMMANDS_PER_STEP = 8;
+
+export interface Runtime {
+  session: DebuggerSession;
+  executor: CommandExecutor;
+  store: EvidenceStore;
+  transcript: Transcript;
+  models: Models;
+  /** The run's model usage in this process, for the Ctrl+C line; the state sums it across processes. */
+  usage: Usage;
+  redactor: Redactor;
+  limits: Limits;
+  /** One progress line (stderr). */
+  progress: (line: string) => void;
+  signal?: AbortSignal;
+  /** For the report's session block. */
+  meta: { id: string; dump: string; executable: string | null; debugger: string; startedAt: string };
+  /** The thread the debugger selects on opening the dump (the one that got the signal); commands run relative to it. */
+  homeThread: number | null;
+  /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */
+  unclaimedMs: number;
+}
+
+export function runtimeOf(config: LangGraphRunnableConfig): Runtime {
+  const runtime = config.configurable?.runtime as Runtime | undefined;
+  if (!runtime) throw new Error("the analysis graph was run without its runtime in config.configurable.runtime");
+  return runtime;
+}
+
+/**
+ * Runs one node's work and adds what every node reports: its name to the trail, and the time,
+ * debugger time and tokens it spent.
+ */
+export async function step(config: LangGraphRunnableConfig, agent: string, work: (runtime: Runtime) => Promise<Update>): Promise<Update> {
+  const runtime = runtimeOf(config);
+  const started = performance.now();
+  const before = { debuggerMs: runtime.executor.debuggerMs, usage: snapshot(runtime.usage) };
+  const update = await work(runtime);
+  const after = snapshot(runtime.usage);
+  const spent: Spent = {
+    ms: performance.now() - started + runtime.unclaimedMs,
+    debuggerMs: runtime.executor.debuggerMs - before.debuggerMs,
+    llmMs: after.llmMs - before.usage.llmMs,
+    llmCalls: after.llmCalls - before.usage.llmCalls,
+    local: minus(after.local, before.usage.local),
+    cloud: minus(after.cloud, before.usage.cloud),
+  };
+  runtime.unclaimedMs = 0;
+  return { ...update, trail: [agent], spent, redactions: runtime.redactor.stats().kinds };
+}
+
+/** Runs commands through the executor (policy, cache, store) and reports each on the progress line. */
+export async function runCommands(
+  runtime: Runtime,
+  agent: CommandAgent,
+  commands: string[],
+  hypothesis: string | null = null,
+): Promise<Observation[]> {
+  const observations: Observation[] = [];
+  for (const command of commands) {
+    runtime.signal?.throwIfAborted();
+    const done = await runtime.executor.run(command, "agent");
+    const how = done.cached ? "cached" : `${Math.round(done.ms)} ms`;
+    const failure = done.ok ? "" : ` — ${done.errorType === "not_allowed" ? "refused" : done.errorType}: ${done.error ?? ""}`;
+    runtime.progress(`[${agent}] ${hypothesis ? `${hypothesis}: ` : ""}${command} (${done.evidenceId}, ${how})${failure}`);
+    observations.push(observationOf(done, agent, hypothesis));
+  }
+  // A command may have moved the selection (`frame 2`, `thread 3`): the agents' commands and the
+  // store's cache are relative to the crashing thread's innermost frame, so go back there.
+  const { selectedThread, selectedFrame } = runtime.session.context();
+  const back = [
+    ...(runtime.homeThread !== null && selectedThread !== null && selectedThread.id !== runtime.homeThread ? [`thread ${runtime.homeThread}`] : []),
+    ...(selectedFrame !== null && selectedFrame.level !== 0 ? ["frame 0"] : []),
+  ];
+  for (const command of back) observations.push(observationOf(await runtime.executor.run(command, "agent"), agent, null));
+  return observations;
+}
+
+function observationOf(done: ExecutedCommand, agent: CommandAgent, hypothesis: string | null): Observation {
+  return {
+    evidenceId: done.evidenceId,
+    command: done.command,
+    agent,
+    hypothesis,
+    ok: done.ok,
+    errorType: done.errorType,
+    summary: done.summary,
+    cached: done.cached,
+  };
+}
+
+export type Asked<T> = { value: T; fallback: null } | { value: null; fallback: Fallback | null };
+
+/**
+ * One structured model call for an agent step. `null` means the offline path takes the step; the
+ * reason is returned as a fallback to record, except when no model is configured at all.
+ */
+export async function ask<T extends Record<string, unknown>>(
+  runtime: Runtime,
+  agent: AgentName,
+  template: string,
+  values: Record<string, string>,
+  schema: z.ZodType<T>,
+): Promise<Asked<T>> {
+  if (!runtime.models.cloud && !runtime.models.local) return { value: null, fallback: null };
+  const result = await callStructured(runtime.models, agent, { template, values }, schema, {
+    usage: runtime.usage,
+    redactor: runtime.redactor,
+    ...(runtime.signal ? { signal: runtime.signal } : {}),
+  });
+  if (result.value !== null) {
+    runtime.transcript.append({ type: "model", agent: template, tier: result.tier, ok: true });
+    return { value: result.value, fallback: null };
+  }
+  runtime.transcript.append({ type: "model", agent: template, ok: false, reason: result.reason });
+  runtime.progress(`[${template}] model step failed (${result.reason}); the offline path takes it`);
+  return { value: null, fallback: { agent: template, reason: result.reason } };
+}
+
+/** The hypothesis with this id; a node that needs it cannot go on without it. */
+export function hypothesisById(state: State, id: string | null) {
+  const found = state.hypotheses.find((h) => h.id === id);
+  if (!found) throw new Error(`no hypothesis ${id ?? "(none selected)"} in the state`);
+  return found;
+}
+
+export function requireTriage(state: State) {
+  if (!state.triage) throw new Error("the analysis graph was started without a triage result");
+  return state.triage;
+}
+
+function snapshot(usage: Usage) {
+  return { llmMs: usage.llmMs, llmCalls: usage.llmCalls, local: { ...usage.local }, cloud: { ...usage.cloud } };
+}
+
+function minus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens: number; outputTokens: number }) {
+  return { inputTokens: a.inputTokens - b.inputTokens, outputTokens: a.outputTokens - b.outputTokens };
+}
