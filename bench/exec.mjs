@@ -58,6 +58,20 @@ for (let run = 0; run < runs; run++) {
   }
 }
 
+// Steady state: what each command costs once the dump is loaded, through the MI session against
+// gdb -batch's own cost per command (its run with the commands minus its run with none).
+const loadOnly = median(Array.from({ length: runs }, () => time("gdb", ["-nx", "-batch", ...gdbSettings, exe, core])));
+const { openDump } = await import(join(root, "dist", "debuggers", "open.js"));
+const { runGuarded } = await import(join(root, "dist", "debuggers", "guard.js"));
+const opened = await openDump({ dump: core, exe });
+const steady = [];
+for (let run = 0; run < runs; run++) {
+  const started = process.hrtime.bigint();
+  for (const c of commands) await runGuarded(opened.session, c);
+  steady.push(Number(process.hrtime.bigint() - started) / 1e6);
+}
+await opened.session.close();
+
 const version = Array.from({ length: 10 }, () => time(process.execPath, [bin, "--version"]));
 const nodeBare = Array.from({ length: 10 }, () => time(process.execPath, ["-e", ""]));
 
@@ -70,4 +84,7 @@ console.log(`  gdb -batch, all commands        ${b.toFixed(0)} ms`);
 console.log(`  gdb -batch per command          ${p.toFixed(0)} ms`);
 console.log(`  ratio dumpdbg / single gdb      ${(d / b).toFixed(2)}x   (target <= 1.3x)`);
 console.log(`  speed-up vs gdb per command     ${(p / d).toFixed(1)}x   (target >= 20x)`);
+const s = median(steady);
+const perBatch = Math.max(b - loadOnly, 1);
+console.log(`  steady state: ${commands.length} commands in an open session ${s.toFixed(0)} ms, in gdb -batch ${perBatch.toFixed(0)} ms (its run minus loading only, ${loadOnly.toFixed(0)} ms): ${(s / perBatch).toFixed(2)}x`);
 console.log(`  dumpdbg --version               ${median(version).toFixed(0)} ms   (target <= 150 ms; bare node: ${median(nodeBare).toFixed(0)} ms)`);

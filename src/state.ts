@@ -124,7 +124,7 @@ export const AnalysisState = Annotation.Root({
   /** Values masked before reaching a cloud model, per kind (the largest count any process saw). */
   redactions: Annotation<Record<string, number>>({ reducer: maxPerKey, default: () => ({}) }),
   /** The finished report and what its renderers show beside it. */
-  report: Annotation<{ report: Report; details: ReportDetails } | null>({ reducer: (_, next) => next, default: () => null }),
+  document: Annotation<{ report: Report; details: ReportDetails } | null>({ reducer: (_, next) => next, default: () => null }),
 });
 
 export type State = typeof AnalysisState.State;

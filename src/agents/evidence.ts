@@ -39,10 +39,26 @@ export function evidenceOf(state: State, store: EvidenceStore): Evidence {
 }
 
 /** One line per piece of evidence, for a prompt: id, command, summary. */
-export function evidenceIndex(state: State, store: EvidenceStore): string {
+export function evidenceIndex(store: EvidenceStore): string {
   const lines: string[] = [];
   for (const record of store.list()) lines.push(`${record.id} \`${record.command}\`: ${record.summary}`);
   return lines.join("\n") || "(none yet)";
+}
+
+/** Characters of one output a prompt quotes; the prompt's budget trims the whole further if needed. */
+const OUTPUT_CHARS = 3000;
+
+/** The outputs of some evidence, each under its id and command, for a prompt. */
+export function outputsOf(store: EvidenceStore, ids: string[]): string {
+  const blocks: string[] = [];
+  for (const id of [...new Set(ids)]) {
+    const record = store.get(id);
+    if (!record) continue;
+    const output = record.ok ? store.output(id) : `(${record.summary})`;
+    const shown = output.length > OUTPUT_CHARS ? `${output.slice(0, OUTPUT_CHARS)}\n[... ${output.length - OUTPUT_CHARS} more characters ...]` : output;
+    blocks.push(`${id} \`${record.command}\`:\n${shown.trimEnd()}`);
+  }
+  return blocks.join("\n\n") || "(none)";
 }
 
 function normalize(command: string): string {

@@ -38,7 +38,7 @@ export const INITIAL_HYPOTHESES = 3;
 /** "Test each with 2–3 targeted commands." */
 export const COMMANDS_PER_TEST = 3;
 /** Commands the investigator, and the responder, may run in one step. */
-export const COMMANDS_PER_STEP = 8;
+export const COMMANDS_PER_STEP = 12;
 
 export interface Runtime {
   session: DebuggerSession;
@@ -68,25 +68,34 @@ export function runtimeOf(config: LangGraphRunnableConfig): Runtime {
 }
 
 /**
- * Runs one node's work and adds what every node reports: its name to the trail, and the time,
- * debugger time and tokens it spent.
+ * Runs one node's work, prints its one-line note with the time it took, and adds what every node
+ * reports: its name to the trail, and the time, debugger time and tokens it spent. `spentSoFar`
+ * is for the report writer, which puts the totals in the report before its step is over.
  */
-export async function step(config: LangGraphRunnableConfig, agent: string, work: (runtime: Runtime) => Promise<Update>): Promise<Update> {
+export async function step(
+  config: LangGraphRunnableConfig,
+  agent: string,
+  work: (runtime: Runtime, spentSoFar: () => Spent) => Promise<[Update, string]>,
+): Promise<Update> {
   const runtime = runtimeOf(config);
   const started = performance.now();
   const before = { debuggerMs: runtime.executor.debuggerMs, usage: snapshot(runtime.usage) };
-  const update = await work(runtime);
-  const after = snapshot(runtime.usage);
-  const spent: Spent = {
-    ms: performance.now() - started + runtime.unclaimedMs,
-    debuggerMs: runtime.executor.debuggerMs - before.debuggerMs,
-    llmMs: after.llmMs - before.usage.llmMs,
-    llmCalls: after.llmCalls - before.usage.llmCalls,
-    local: minus(after.local, before.usage.local),
-    cloud: minus(after.cloud, before.usage.cloud),
-  };
+  const setupMs = runtime.unclaimedMs;
   runtime.unclaimedMs = 0;
-  return { ...update, trail: [agent], spent, redactions: runtime.redactor.stats().kinds };
+  const spentSoFar = (): Spent => {
+    const after = snapshot(runtime.usage);
+    return {
+      ms: performance.now() - started + setupMs,
+      debuggerMs: runtime.executor.debuggerMs - before.debuggerMs,
+      llmMs: after.llmMs - before.usage.llmMs,
+      llmCalls: after.llmCalls - before.usage.llmCalls,
+      local: minus(after.local, before.usage.local),
+      cloud: minus(after.cloud, before.usage.cloud),
+    };
+  };
+  const [update, note] = await work(runtime, spentSoFar);
+  runtime.progress(`[${agent}] ${note} (${Math.round(performance.now() - started)} ms)`);
+  return { ...update, trail: [agent], spent: spentSoFar(), redactions: runtime.redactor.stats().kinds };
 }
 
 /** Runs commands through the executor (policy, cache, store) and reports each on the progress line. */
@@ -148,7 +157,7 @@ export async function ask<T extends Record<string, unknown>>(
     redactor: runtime.redactor,
     ...(runtime.signal ? { signal: runtime.signal } : {}),
   });
-  if (result.value !== null) {
+  if (result.ok) {
     runtime.transcript.append({ type: "model", agent: template, tier: result.tier, ok: true });
     return { value: result.value, fallback: null };
   }

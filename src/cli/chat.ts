@@ -196,6 +196,10 @@ class ChatRepl {
     });
     rl.on("history", (history: string[]) => this.saveHistory(history));
     rl.on("SIGINT", () => this.interrupt(rl));
+    // A closed terminal leaves like Ctrl+D: the debugger, in its own process group, would not get
+    // the hangup and would outlive a process killed by it.
+    const hangup = () => rl.close();
+    process.once("SIGHUP", hangup);
 
     this.greet();
     this.session.transcript.append({ type: "chat", event: "start", models: this.options.models.describe() });
@@ -210,7 +214,9 @@ class ChatRepl {
         this.say(`error: ${(error as Error).message.split("\n")[0]}`);
       }
     }
+    process.off("SIGHUP", hangup);
     rl.close();
+    // Ctrl+D leaves the cursor after the prompt; the shell's prompt goes on a line of its own.
     if (this.tty) process.stdout.write("\n");
     this.session.transcript.append({ type: "chat", event: "end", questions: this.turns });
     if (this.usage.llmCalls > 0 && !this.options.usage) process.stderr.write(`dumpdbg: ${this.usage.format()}\n`);
@@ -254,7 +260,7 @@ class ChatRepl {
 
   private async ask(question: string): Promise<void> {
     if (this.turns >= this.maxTurns) {
-      return this.say(`This chat has answered its ${this.maxTurns} questions (--max-turns); /report, /history and /exit still work.`);
+      return this.say(`This chat has reached its limit of ${this.maxTurns} question${this.maxTurns === 1 ? "" : "s"} (--max-turns); /report, /history and /exit still work.`);
     }
     this.turns += 1;
     const started = performance.now();
@@ -379,7 +385,7 @@ class ChatRepl {
   }
 
   private say(text: string): void {
-    process.stdout.write(`${text}\n${this.tty ? "\n" : ""}`);
+    process.stdout.write(`${text}\n\n`);
   }
 
   /** Up-arrow history across runs: `chat_history` in the session folder, oldest line first. */

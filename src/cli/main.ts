@@ -63,6 +63,38 @@ export function buildProgram(): Command {
     return triage(dump, options);
   });
 
+  const analysisOptions = (command: Command) =>
+    dumpOptions(command)
+      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+      .option("--out <dir>", "where the reports are written", "reports")
+      .option("--json", "print the JSON report alone on stdout")
+      .addOption(new Option("--provider <name>", "model provider").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("auto"))
+      .option("--model <name>", "the model (the cloud model, or Ollama's with --provider ollama)")
+      .option("--local-model <name>", "an Ollama model for light work beside a cloud model")
+      .option("--no-redact", "send evidence to a cloud model without masking secrets")
+      .option("--unsafe", "lift the command safety policy for the commands models propose");
+
+  analysisOptions(
+    program
+      .command("analyze")
+      .description("explain the crash or hang in a dump: hypotheses, tests, conclusion, critique, report")
+      .argument("<dump>", "core file")
+      .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)"),
+  ).action(async (dump: string, options) => {
+    const { analyze } = await import("./analyze.js");
+    return analyze(dump, options);
+  });
+
+  analysisOptions(
+    program
+      .command("resume")
+      .description("continue an interrupted analysis from its last checkpoint")
+      .argument("<session-id>", "the session (see dumpdbg sessions list)"),
+  ).action(async (id: string, options) => {
+    const { resume } = await import("./resume.js");
+    return resume(id, options);
+  });
+
   dumpOptions(
     program
       .command("chat")

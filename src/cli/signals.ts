@@ -1,5 +1,5 @@
 /** Ctrl+C and SIGTERM end every debugger we started, so none is left behind, then exit. */
-import { killAllDebuggers } from "../debuggers/process.js";
+import { killAllDebuggers } from "../debuggers/live.js";
 import { ExitCode } from "./exit.js";
 
 type InterruptHook = () => void;

@@ -151,7 +151,12 @@ function expressionProblem(text: string, rules: ExpressionRules): string | null 
 }
 
 /** Whether the "(" at `index` calls something, judged by the token before it. */
-function callBefore(tokens: Token[], index: number, openOf: Map<number, number>, rules: ExpressionRules): string | null {
+function callBefore(
+  tokens: Token[],
+  index: number,
+  openOf: Map<number, number>,
+  rules: ExpressionRules,
+): string | null {
   const previous = tokens[index - 1];
   if (!previous) return null;
   const calls = `calls a function (${quoted(`${previous.text}(`)})`;
@@ -178,6 +183,7 @@ function callBefore(tokens: Token[], index: number, openOf: Map<number, number>,
   return null;
 }
 
+/** A group that can only parse as a type: names, "*", "&" and "::", ending like a type does. */
 function looksLikeType(group: Token[]): boolean {
   const first = group[0];
   const last = group[group.length - 1];
@@ -203,9 +209,11 @@ function templateCall(tokens: Token[], close: number): string | null {
   return null;
 }
 
+/** Whether "[" after this token subscripts (a[1], f(x)[1]) rather than opening a message send. */
 function endsOperand(token: Token | undefined): boolean {
   if (!token) return false;
-  return token.kind !== "operator" && token.kind !== "other" ? true : token.text === ")" || token.text === "]";
+  if (token.kind === "operator" || token.kind === "other") return token.text === ")" || token.text === "]";
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,6 +221,18 @@ function endsOperand(token: Token | undefined): boolean {
 // wins, otherwise a prefix must match exactly one name, counting aliases as names of their own.
 // The tables hold every name gdb 13 knows (hidden ones too), so a prefix resolves to the command
 // gdb would run; names missing from the allowlist are refused.
+
+// Refusal reasons shared by several commands (and by lldb and cdb).
+const RUNS_SHELL = "runs a shell command";
+const RUNS_PYTHON = "runs Python code";
+const RUNS_BLOCK = "runs a block of commands";
+const WRITES_FILE = "writes a file";
+const RUNS_PROGRAM = "runs or resumes the program";
+const CONTROLS_PROCESS = "attaches to, detaches from or kills a process";
+const CALLS_FUNCTION = "calls a function in the program";
+const CHANGES_TARGET = "changes the debugged target, its files or where the debugger finds them";
+const CHANGES_SETTINGS = "changes the debugger's settings";
+const NOT_READ_ONLY = "is not on the read-only allowlist";
 
 /** Checks a command's arguments; `label` names the command, `depth` counts apply nesting. */
 type GdbCheck = (args: string, label: string, depth: number) => PolicyVerdict;
@@ -259,13 +279,17 @@ function splitToken(text: string): { token: string; rest: string } {
 // thread apply all shell id -> thread apply all thread apply all ...: deep enough for real use.
 const MAX_NESTING = 8;
 
+const LOWER_CASE = "is not a gdb command (gdb's command names are lower case)";
+
 function checkGdb(command: string): PolicyVerdict {
   const text = command.replace(/^[ \t]+/, "");
   return text.startsWith("-") ? checkGdbMi(text) : checkGdbConsole(text, 0);
 }
 
 function checkGdbConsole(text: string, depth: number): PolicyVerdict {
-  if (depth > MAX_NESTING) return refuse("the command", `nests "thread apply"/"frame apply" more than ${MAX_NESTING} deep`);
+  if (depth > MAX_NESTING) {
+    return refuse("the command", `nests "thread apply"/"frame apply" more than ${MAX_NESTING} deep`);
+  }
   return dispatch(GDB_COMMANDS, text, "", depth);
 }
 
@@ -288,7 +312,7 @@ function dispatch(
     return refuse(quoted(text.trim()), "does not start with a gdb command name");
   }
   // gdb 13 rejects upper case; older versions lowercased, so "SHELL" must never pass as "shell".
-  if (/[A-Z]/.test(word)) return refuse(quoted(spelled), "is not a gdb command (gdb's command names are lower case)");
+  if (/[A-Z]/.test(word)) return refuse(quoted(spelled), LOWER_CASE);
   const found = resolve(table, word);
   if (Array.isArray(found)) {
     return refuse(quoted(spelled), `is ambiguous in gdb (${found.join(", ")}); spell the command out`);
@@ -319,8 +343,22 @@ function expression(options: readonly string[] = []): GdbCheck {
 /** Regular expressions, symbol names, help topics: gdb does not evaluate them. */
 const freeText: GdbCheck = () => ALLOWED;
 
+/** For commands that decode a location: gdb 13 hits an internal error on a probe location there and dumps core. */
+function withoutProbes(check: GdbCheck): GdbCheck {
+  return (args, label, depth) => {
+    const probe = args.split(/[ \t,]+/).find((word) => /^-p(?:robe(?:-stap|-dtrace)?)?$/.test(word));
+    if (probe) {
+      const why = "crashes gdb 13 (an internal error that writes a core file)";
+      return refuse(`${quoted(label)} location ${quoted(probe)}`, why);
+    }
+    return check(args, label, depth);
+  };
+}
+
 /** A linespec is only evaluated after "*" ("list *0x1234", "info line *$pc"). */
-const linespec: GdbCheck = (args, label, depth) => (args.includes("*") ? expression()(args, label, depth) : ALLOWED);
+const linespec = withoutProbes((args, label, depth) =>
+  args.includes("*") ? expression()(args, label, depth) : ALLOWED,
+);
 
 const BOOLEAN_VALUES = new Set(["on", "off", "yes", "no", "enable", "disable", "1", "0"]);
 
@@ -359,7 +397,9 @@ const BACKTRACE_OPTIONS = [
 ];
 // Option name -> whether it takes an optional boolean value.
 const THREAD_APPLY_OPTIONS = new Map([["ascending", false], ["q", false], ["c", false], ["s", false]]);
-const FRAME_APPLY_OPTIONS = new Map([["q", false], ["c", false], ["s", false], ["past-main", true], ["past-entry", true]]);
+const FRAME_APPLY_OPTIONS = new Map([
+  ["q", false], ["c", false], ["s", false], ["past-main", true], ["past-entry", true],
+]);
 
 /**
  * "[OPTION]... [--] COMMAND" of thread/frame apply: the inner command must itself be allowed.
@@ -384,7 +424,9 @@ function applyInner(args: string, label: string, depth: number, options: Readonl
   return checkGdbConsole(rest, depth + 1);
 }
 
-const THREAD_APPLY_SPECS = gdbTable([["all", (args, label, depth) => applyInner(args, label, depth, THREAD_APPLY_OPTIONS)]]);
+const THREAD_APPLY_SPECS = gdbTable([
+  ["all", (args, label, depth) => applyInner(args, label, depth, THREAD_APPLY_OPTIONS)],
+]);
 
 // gdb's thread-list parser takes every word that starts with a digit, "$" or "*".
 const threadApply: GdbCheck = (args, label, depth) =>
@@ -422,7 +464,7 @@ const frameApply: GdbCheck = (args, label, depth) =>
 
 const FRAME_SELECTORS: ReadonlyArray<readonly [string, GdbRule]> = [
   ["address", expression()],
-  ["function", freeText],
+  ["function", linespec],
   ["level", expression()],
   ["view", expression()],
 ];
@@ -444,14 +486,17 @@ const INFO_PROC_SUBCOMMANDS = gdbTable(
 
 // With a process id, "info proc" reads /proc of a live process on this host instead of the dump.
 function noArguments(args: string, label: string): PolicyVerdict {
-  return args.trim() === "" ? ALLOWED : refuse(quoted(`${label} ${args.trim()}`), "reads a live process on this host, not the dump");
+  if (args.trim() === "") return ALLOWED;
+  return refuse(quoted(`${label} ${args.trim()}`), "reads a live process on this host, not the dump");
 }
 
 const showSettings: GdbCheck = (args, label, depth) => {
   const { word } = splitWord(args);
   // Bare "show" (and "info set") lists every setting, the environment among them.
-  if (word === "") return refuse(quoted(label), "lists gdb's environment variables, which may hold secrets; name a setting");
-  if (/[A-Z]/.test(word)) return refuse(quoted(`${label} ${word}`), "is not a gdb command (gdb's command names are lower case)");
+  if (word === "") {
+    return refuse(quoted(label), "lists gdb's environment variables, which may hold secrets; name a setting");
+  }
+  if (/[A-Z]/.test(word)) return refuse(quoted(`${label} ${word}`), LOWER_CASE);
   if ("environment".startsWith(word)) {
     return refuse(quoted(`${label} ${word}`), "shows gdb's environment variables, which may hold secrets");
   }
@@ -479,10 +524,10 @@ const INFO_SUBCOMMANDS = gdbTable([
   ["extensions", expression()],
   ["files", expression()],
   ["float", expression()],
-  ["frame f", expression()],
+  ["frame f", withoutProbes(expression())],
   ["frame-filter", freeText],
   ["functions", freeText],
-  ["guile gu", "is not on the read-only allowlist"],
+  ["guile gu", NOT_READ_ONLY],
   ["inferiors", expression()],
   ["line", linespec],
   ["locals", freeText],
@@ -523,7 +568,7 @@ const INFO_SUBCOMMANDS = gdbTable([
   ["vtbl", expression()],
   ["warranty", expression()],
   ["watchpoints", expression()],
-  ["win", "is not on the read-only allowlist"],
+  ["win", NOT_READ_ONLY],
   ["xmethod", freeText],
 ]);
 
@@ -551,20 +596,10 @@ const maintenance: GdbCheck = (args, label, depth) => {
   return dispatch(MAINTENANCE_INFO_SUBCOMMANDS, rest, `${label} info`, depth);
 };
 
-const RUNS_SHELL = "runs a shell command";
-const RUNS_PYTHON = "runs Python code";
-const RUNS_GUILE = "runs Guile code";
-const DEFINES_COMMANDS = "defines or changes commands";
-const RUNS_BLOCK = "runs a block of commands";
-const WRITES_FILE = "writes a file";
-const RUNS_PROGRAM = "runs or resumes the program";
-const CONTROLS_PROCESS = "attaches to, detaches from or kills a process";
-const CALLS_FUNCTION = "calls a function in the program";
-const CHANGES_TARGET = "changes the debugged target, its files or where gdb finds them";
-const CHANGES_SETTINGS = "changes gdb's settings";
-const BREAKPOINTS = "sets or changes breakpoints, tracepoints or stepping rules";
-const TUI = "controls the text user interface";
-const NOT_READ_ONLY = "is not on the read-only allowlist";
+
+/** Table entries that all refuse with the same reason; each string is a command and its aliases. */
+const refusedAs = (reason: string, ...commands: string[]): Array<readonly [string, GdbRule]> =>
+  commands.map((names) => [names, reason] as const);
 
 const GDB_COMMANDS = gdbTable([
   // Read-only inspection.
@@ -582,7 +617,8 @@ const GDB_COMMANDS = gdbTable([
   ["info inf i", subcommands(INFO_SUBCOMMANDS)],
   ["show", showSettings],
   ["print inspect p", expression(PRINT_OPTIONS)],
-  ["output", expression(PRINT_OPTIONS)],
+  // "output" takes no options: in "output -- x" the "--" decrements x.
+  ["output", expression()],
   ["printf", expression()],
   ["x", expression()],
   ["ptype", expression()],
@@ -600,174 +636,84 @@ const GDB_COMMANDS = gdbTable([
   ["maintenance mt", maintenance],
 
   // Shells and scripts.
-  ["shell !", RUNS_SHELL],
-  ["pipe |", "pipes a command's output through a shell command"],
-  ["make", "runs make through the shell"],
-  ["edit", "starts an external editor"],
-  ["python py", RUNS_PYTHON],
-  ["python-interactive pi", RUNS_PYTHON],
-  ["explore", RUNS_PYTHON],
-  ["guile gu", RUNS_GUILE],
-  ["guile-repl gr", RUNS_GUILE],
-  ["source", "runs the commands or script in a file"],
-  ["eval", "builds a command at run time, out of the policy's sight"],
-  ["with w", "runs a command with temporarily changed settings"],
-  ["interpreter-exec", "runs commands through another interpreter, out of the policy's sight"],
-  ["new-ui", "opens another user interface on a terminal or file"],
-  ["compile expression", "compiles code and runs it in the program"],
-  ["define", DEFINES_COMMANDS],
-  ["define-prefix", DEFINES_COMMANDS],
-  ["document", DEFINES_COMMANDS],
-  ["alias", DEFINES_COMMANDS],
-  ["dont-repeat", DEFINES_COMMANDS],
-  ["if", RUNS_BLOCK],
-  ["while", RUNS_BLOCK],
-  ["end", RUNS_BLOCK],
-  ["jit-reader-load", "loads a shared library into gdb"],
-  ["jit-reader-unload", NOT_READ_ONLY],
-  ["add-auto-load-safe-path", "lets gdb auto-load scripts from more places"],
-  ["add-auto-load-scripts-directory", "lets gdb auto-load scripts from more places"],
+  ...refusedAs(RUNS_SHELL, "shell !"),
+  ...refusedAs("pipes a command's output through a shell command", "pipe |"),
+  ...refusedAs("runs make through the shell", "make"),
+  ...refusedAs("starts an external editor", "edit"),
+  ...refusedAs(RUNS_PYTHON, "python py", "python-interactive pi", "explore"),
+  ...refusedAs("runs Guile code", "guile gu", "guile-repl gr"),
+  ...refusedAs("runs the commands or script in a file", "source"),
+  ...refusedAs("builds a command at run time, out of the policy's sight", "eval"),
+  ...refusedAs("runs a command with temporarily changed settings", "with w"),
+  ...refusedAs("runs commands through another interpreter, out of the policy's sight", "interpreter-exec"),
+  ...refusedAs("opens another user interface on a terminal or file", "new-ui"),
+  ...refusedAs("compiles code and runs it in the program", "compile expression"),
+  ...refusedAs("defines or changes commands", "define", "define-prefix", "document", "alias", "dont-repeat"),
+  ...refusedAs(RUNS_BLOCK, "if", "while", "end"),
+  ...refusedAs("loads a shared library into gdb", "jit-reader-load"),
+  ...refusedAs(
+    "lets gdb auto-load scripts from more places",
+    "add-auto-load-safe-path", "add-auto-load-scripts-directory",
+  ),
 
   // Files.
-  ["dump", "writes memory or values to a file"],
-  ["append", "writes memory or values to a file"],
-  ["save", WRITES_FILE],
-  ["save-tracepoints", WRITES_FILE],
-  ["tsave", WRITES_FILE],
-  ["generate-core-file gcore", "writes a core file"],
-  ["restore", "writes a file's contents into the program's memory"],
+  ...refusedAs("writes memory or values to a file", "dump", "append"),
+  ...refusedAs(WRITES_FILE, "save", "save-tracepoints", "tsave"),
+  ...refusedAs("writes a core file", "generate-core-file gcore"),
+  ...refusedAs("writes a file's contents into the program's memory", "restore"),
 
   // Processes.
-  ["run r", RUNS_PROGRAM],
-  ["start", RUNS_PROGRAM],
-  ["starti", RUNS_PROGRAM],
-  ["continue fg c", RUNS_PROGRAM],
-  ["next n", RUNS_PROGRAM],
-  ["step s", RUNS_PROGRAM],
-  ["stepi si", RUNS_PROGRAM],
-  ["nexti ni", RUNS_PROGRAM],
-  ["finish fin", RUNS_PROGRAM],
-  ["until u", RUNS_PROGRAM],
-  ["advance", RUNS_PROGRAM],
-  ["jump j", RUNS_PROGRAM],
-  ["signal", RUNS_PROGRAM],
-  ["queue-signal", RUNS_PROGRAM],
-  ["interrupt", RUNS_PROGRAM],
-  ["reverse-continue rc", RUNS_PROGRAM],
-  ["reverse-finish", RUNS_PROGRAM],
-  ["reverse-next rn", RUNS_PROGRAM],
-  ["reverse-nexti rni", RUNS_PROGRAM],
-  ["reverse-step rs", RUNS_PROGRAM],
-  ["reverse-stepi rsi", RUNS_PROGRAM],
-  ["record rec", RUNS_PROGRAM],
-  ["bookmark", RUNS_PROGRAM],
-  ["goto-bookmark", RUNS_PROGRAM],
-  ["checkpoint", RUNS_PROGRAM],
-  ["restart", RUNS_PROGRAM],
-  ["return", "pops frames and changes the program's registers"],
-  ["kill", CONTROLS_PROCESS],
-  ["attach", CONTROLS_PROCESS],
-  ["detach", CONTROLS_PROCESS],
-  ["disconnect", CONTROLS_PROCESS],
-  ["call", CALLS_FUNCTION],
-  ["print-object po", CALLS_FUNCTION],
+  ...refusedAs(
+    RUNS_PROGRAM,
+    "run r", "start", "starti", "continue fg c", "next n", "step s", "stepi si", "nexti ni", "finish fin", "until u",
+    "advance", "jump j", "signal", "queue-signal", "interrupt", "reverse-continue rc", "reverse-finish",
+    "reverse-next rn", "reverse-nexti rni", "reverse-step rs", "reverse-stepi rsi", "record rec", "bookmark",
+    "goto-bookmark", "checkpoint", "restart",
+  ),
+  ...refusedAs("pops frames and changes the program's registers", "return"),
+  ...refusedAs(CONTROLS_PROCESS, "kill", "attach", "detach", "disconnect"),
+  ...refusedAs(CALLS_FUNCTION, "call", "print-object po"),
 
   // Targets, files and paths.
-  ["target", CHANGES_TARGET],
-  ["file", CHANGES_TARGET],
-  ["exec-file", CHANGES_TARGET],
-  ["symbol-file", CHANGES_TARGET],
-  ["add-symbol-file", CHANGES_TARGET],
-  ["add-symbol-file-from-memory", CHANGES_TARGET],
-  ["remove-symbol-file", CHANGES_TARGET],
-  ["core-file", CHANGES_TARGET],
-  ["sharedlibrary", CHANGES_TARGET],
-  ["nosharedlibrary", CHANGES_TARGET],
-  ["load", CHANGES_TARGET],
-  ["cd", CHANGES_TARGET],
-  ["directory", CHANGES_TARGET],
-  ["path", CHANGES_TARGET],
-  ["section", CHANGES_TARGET],
-  ["inferior", CHANGES_TARGET],
-  ["add-inferior", CHANGES_TARGET],
-  ["clone-inferior", CHANGES_TARGET],
-  ["remove-inferiors", CHANGES_TARGET],
-  ["flash-erase", CHANGES_TARGET],
-  ["compare-sections", CHANGES_TARGET],
-  ["remote", "transfers files to or from a remote target"],
-  ["monitor", "sends a command to a remote monitor"],
+  ...refusedAs(
+    CHANGES_TARGET,
+    "target", "file", "exec-file", "symbol-file", "add-symbol-file", "add-symbol-file-from-memory",
+    "remove-symbol-file", "core-file", "sharedlibrary", "nosharedlibrary", "load", "cd", "directory", "path",
+    "section", "inferior", "add-inferior", "clone-inferior", "remove-inferiors", "flash-erase", "compare-sections",
+  ),
+  ...refusedAs("transfers files to or from a remote target", "remote"),
+  ...refusedAs("sends a command to a remote monitor", "monitor"),
 
   // Settings, memory and the session.
-  ["set", "changes settings, variables, registers or memory (set var, set logging, set debuginfod, ...)"],
-  ["unset", CHANGES_SETTINGS],
-  ["tty", CHANGES_SETTINGS],
-  ["handle", CHANGES_SETTINGS],
-  ["init-if-undefined", "assigns a convenience variable"],
-  ["mem", "changes memory region attributes"],
-  ["memory-tag", "reads or writes memory tags of a live process"],
-  ["display", "changes the auto-display list"],
-  ["undisplay", "changes the auto-display list"],
-  ["quit exit q", "ends the debugger session"],
+  ...refusedAs("changes settings, variables, registers or memory (set var, set logging, set debuginfod, ...)", "set"),
+  ...refusedAs(CHANGES_SETTINGS, "unset", "tty", "handle"),
+  ...refusedAs("assigns a convenience variable", "init-if-undefined"),
+  ...refusedAs("changes memory region attributes", "mem"),
+  ...refusedAs("reads or writes memory tags of a live process", "memory-tag"),
+  ...refusedAs("changes the auto-display list", "display", "undisplay"),
+  ...refusedAs("ends the debugger session", "quit exit q"),
 
   // Breakpoints, tracepoints and stepping rules.
-  ["break brea bre br b", BREAKPOINTS],
-  ["tbreak", BREAKPOINTS],
-  ["hbreak", BREAKPOINTS],
-  ["thbreak", BREAKPOINTS],
-  ["rbreak", BREAKPOINTS],
-  ["break-range", BREAKPOINTS],
-  ["dprintf", BREAKPOINTS],
-  ["watch", BREAKPOINTS],
-  ["rwatch", BREAKPOINTS],
-  ["awatch", BREAKPOINTS],
-  ["catch", BREAKPOINTS],
-  ["tcatch", BREAKPOINTS],
-  ["clear cl", BREAKPOINTS],
-  ["commands", BREAKPOINTS],
-  ["condition", BREAKPOINTS],
-  ["delete del d", BREAKPOINTS],
-  ["disable disa dis", BREAKPOINTS],
-  ["enable en", BREAKPOINTS],
-  ["ignore", BREAKPOINTS],
-  ["skip", BREAKPOINTS],
-  ["trace trac tra tr tp", BREAKPOINTS],
-  ["ftrace", BREAKPOINTS],
-  ["strace", BREAKPOINTS],
-  ["actions", BREAKPOINTS],
-  ["collect", BREAKPOINTS],
-  ["while-stepping stepping ws", BREAKPOINTS],
-  ["passcount", BREAKPOINTS],
-  ["teval", BREAKPOINTS],
-  ["tvariable", BREAKPOINTS],
-  ["tstart", BREAKPOINTS],
-  ["tstop", BREAKPOINTS],
-  ["tstatus", BREAKPOINTS],
-  ["tfind", BREAKPOINTS],
-  ["tdump", BREAKPOINTS],
+  ...refusedAs(
+    "sets or changes breakpoints, tracepoints or stepping rules",
+    "break brea bre br b", "tbreak", "hbreak", "thbreak", "rbreak", "break-range", "dprintf", "watch", "rwatch",
+    "awatch", "catch", "tcatch", "clear cl", "commands", "condition", "delete del d", "disable disa dis", "enable en",
+    "ignore", "skip", "trace trac tra tr tp", "ftrace", "strace", "actions", "collect", "while-stepping stepping ws",
+    "passcount", "teval", "tvariable", "tstart", "tstop", "tstatus", "tfind", "tdump",
+  ),
 
   // The text user interface.
-  ["tui", TUI],
-  ["layout", TUI],
-  ["focus fs", TUI],
-  ["refresh", TUI],
-  ["winheight wh", TUI],
-  ["winwidth", TUI],
-  ["tabset", TUI],
-  ["update", TUI],
-  ["+", TUI],
-  ["-", TUI],
-  ["<", TUI],
-  [">", TUI],
+  ...refusedAs(
+    "controls the text user interface",
+    "tui", "layout", "focus fs", "refresh", "winheight wh", "winwidth", "tabset", "update", "+", "-", "<", ">",
+  ),
 
   // Everything else gdb 13 knows.
-  ["agent-printf", NOT_READ_ONLY],
-  ["complete", NOT_READ_ONLY],
-  ["flushregs", NOT_READ_ONLY],
-  ["function", NOT_READ_ONLY],
-  ["macro", NOT_READ_ONLY],
-  ["overlay ov ovly", NOT_READ_ONLY],
-  ["stop", NOT_READ_ONLY],
-  ["task", NOT_READ_ONLY],
+  ...refusedAs(
+    NOT_READ_ONLY,
+    "agent-printf", "complete", "flushregs", "function", "jit-reader-unload", "macro", "overlay ov ovly", "stop",
+    "task",
+  ),
 ]);
 
 // GDB/MI commands are matched exactly, as gdb does; expression arguments get the same check.
@@ -776,6 +722,11 @@ const GDB_MI_COMMANDS = new Set([
   "-stack-info-frame", "-stack-info-depth", "-stack-select-frame", "-thread-info", "-thread-select",
   "-data-read-memory-bytes", "-data-list-register-names", "-data-list-register-values",
   "-data-disassemble", "-data-evaluate-expression",
+]);
+
+const GDB_MI_OPTIONS = new Set([
+  "--", "--thread", "--frame", "--language", "--simple-values", "--all-values", "--no-values", "--skip-unavailable",
+  "--no-frame-filters", "-s", "-e", "-a", "-f", "-l", "-n", "-o",
 ]);
 
 function checkGdbMi(command: string): PolicyVerdict {
@@ -791,8 +742,11 @@ function checkGdbMi(command: string): PolicyVerdict {
     return refuse(quoted(name), why);
   }
   const args = miArguments(command.slice(name.length));
-  if (!args) return refuse(quoted(name), "has arguments the policy cannot read (only \\\" and \\\\ escapes are accepted)");
-  const operands = args.filter((arg) => arg !== "--" && !/^--?[A-Za-z][\w-]*$/.test(arg));
+  if (!args) {
+    return refuse(quoted(name), "has arguments the policy cannot read (only \\\" and \\\\ escapes are accepted)");
+  }
+  // Only real option names are skipped: gdb evaluates "--x" anywhere else, decrementing x.
+  const operands = args.filter((arg) => !GDB_MI_OPTIONS.has(arg));
   // Each operand alone and all of them together: gdb joins some arguments into one expression.
   for (const operand of [...operands, operands.join(" ")]) {
     const problem = expressionProblem(operand, C_RULES);
@@ -896,37 +850,28 @@ const LLDB_COMMANDS = new Map<string, LldbRule>([
 
 const LLDB_EXPRESSION_COMMANDS = new Set(["p", "print", "expression", "expr", "dwim-print"]);
 
-const LLDB_REFUSALS = new Map<string, string>([
-  ["platform", "runs shell commands or connects to platforms"],
-  ["shell", RUNS_SHELL],
-  ["script", RUNS_PYTHON],
-  ["command", "runs command files or scripts, or defines commands"],
-  ["po", CALLS_FUNCTION],
-  ["call", CALLS_FUNCTION],
-  ["process", "runs, attaches to or changes a process"],
-  ["run", RUNS_PROGRAM],
-  ["r", RUNS_PROGRAM],
-  ["continue", RUNS_PROGRAM],
-  ["c", RUNS_PROGRAM],
-  ["next", RUNS_PROGRAM],
-  ["n", RUNS_PROGRAM],
-  ["step", RUNS_PROGRAM],
-  ["s", RUNS_PROGRAM],
-  ["si", RUNS_PROGRAM],
-  ["ni", RUNS_PROGRAM],
-  ["finish", RUNS_PROGRAM],
-  ["thread", "runs or changes the program's threads"],
-  ["attach", CONTROLS_PROCESS],
-  ["detach", CONTROLS_PROCESS],
-  ["kill", CONTROLS_PROCESS],
-  ["target", CHANGES_TARGET],
-  ["gdb-remote", "connects to a remote target"],
-  ["memory", "writes memory or to files"],
-  ["register", "writes registers"],
-  ["settings", CHANGES_SETTINGS],
-  ["log", "writes logs to files"],
-  ["session", WRITES_FILE],
-  ["plugin", "loads plugins into lldb"],
+/** Turns [reason, "name name ..."] groups into a name -> reason table. */
+const byName = (groups: ReadonlyArray<readonly [string, string]>): ReadonlyMap<string, string> =>
+  new Map(groups.flatMap(([reason, names]) => names.split(" ").map((name) => [name, reason] as const)));
+
+const LLDB_REFUSALS = byName([
+  ["runs shell commands or connects to platforms", "platform"],
+  [RUNS_SHELL, "shell"],
+  [RUNS_PYTHON, "script"],
+  ["runs command files or scripts, or defines commands", "command"],
+  [CALLS_FUNCTION, "po call"],
+  ["runs, attaches to or changes a process", "process"],
+  [RUNS_PROGRAM, "run r continue c next n step s si ni finish"],
+  ["runs or changes the program's threads", "thread"],
+  [CONTROLS_PROCESS, "attach detach kill"],
+  [CHANGES_TARGET, "target"],
+  ["connects to a remote target", "gdb-remote"],
+  ["writes memory or to files", "memory"],
+  ["writes registers", "register"],
+  [CHANGES_SETTINGS, "settings"],
+  ["writes logs to files", "log"],
+  [WRITES_FILE, "session"],
+  ["loads plugins into lldb", "plugin"],
 ]);
 
 function checkLldb(command: string): PolicyVerdict {
@@ -944,7 +889,8 @@ function checkLldb(command: string): PolicyVerdict {
     if (rule) return checkLldbArguments(key, words.slice(length), rule);
   }
   const refusal = LLDB_REFUSALS.get(words[0] ?? "");
-  return refuse(quoted(words.slice(0, 2).join(" ")), refusal ?? "is not on lldb's read-only allowlist (abbreviations are not accepted)");
+  const why = refusal ?? "is not on lldb's read-only allowlist (abbreviations are not accepted)";
+  return refuse(quoted(words.slice(0, 2).join(" ")), why);
 }
 
 function checkLldbArguments(label: string, args: string[], rule: LldbRule): PolicyVerdict {
@@ -957,7 +903,7 @@ function checkLldbArguments(label: string, args: string[], rule: LldbRule): Poli
     if (!operandsOnly && /^-[A-Za-z-]/.test(arg)) {
       if (rule.options === "any") continue;
       const taken = lldbOptionTakesNext(arg, rule.options);
-      if (taken === undefined) return refuse(`option ${quoted(arg)} of ${quoted(label)}`, "is not on the read-only list");
+      if (taken === undefined) return refuse(`option ${quoted(arg)} of ${quoted(label)}`, NOT_READ_ONLY);
       if (!taken) continue;
       i += 1;
     }
@@ -994,7 +940,7 @@ function checkLldbExpression(name: string, rest: string): PolicyVerdict {
     if (!options) return refuse(quoted(name), "has an unterminated quote");
     for (let i = 0; i < options.length; i++) {
       const taken = lldbOptionTakesNext(options[i] ?? "", allowed);
-      if (taken === undefined) return refuse(`option ${quoted(options[i] ?? "")} of ${quoted(name)}`, "is not on the read-only list");
+      if (taken === undefined) return refuse(`option ${quoted(options[i] ?? "")} of ${quoted(name)}`, NOT_READ_ONLY);
       if (taken) i += 1;
     }
     expressionText = rest.slice(delimiter.index + delimiter[0].length);
@@ -1037,54 +983,28 @@ function lldbWords(text: string): string[] | null {
 // split, as are alias expansions that could turn into anything.
 
 const CDB_ALLOWED = new Set([
-  "r", "d", "da", "db", "dc", "dd", "df", "dp", "dq", "du", "dw", "dyb", "dyd", "dds", "dps", "dqs",
+  "?", "??", "r", "d", "da", "db", "dc", "dd", "df", "dp", "dq", "du", "dw", "dyb", "dyd", "dds", "dps", "dqs",
   "dv", "dt", "dl", "ln", "u", "ub", "uf", "x", "vertarget", "version",
   ".ecxr", ".exr", ".cxr", ".lastevent", ".frame", ".time", ".echo", ".chain", ".formats",
   "!analyze", "!address", "!peb", "!teb", "!locks", "!cs", "!gle", "!error", "!heap", "!runaway",
   "!uniqstack", "!handle", "!findstack", "!exchain",
 ]);
 
-const CDB_REFUSALS = new Map<string, string>([
-  [".shell", RUNS_SHELL],
-  [".create", CONTROLS_PROCESS],
-  [".attach", CONTROLS_PROCESS],
-  [".detach", CONTROLS_PROCESS],
-  [".kill", CONTROLS_PROCESS],
-  [".abandon", CONTROLS_PROCESS],
-  [".restart", RUNS_PROGRAM],
-  [".call", CALLS_FUNCTION],
-  [".write_cmd_hist", WRITES_FILE],
-  [".logopen", WRITES_FILE],
-  [".logappend", WRITES_FILE],
-  [".dump", WRITES_FILE],
-  [".writemem", WRITES_FILE],
-  [".readmem", "writes a file's contents into the program's memory"],
-  [".load", "loads an extension into the debugger"],
-  [".loadby", "loads an extension into the debugger"],
-  [".scriptload", "runs a script"],
-  [".scriptrun", "runs a script"],
-  [".opendump", CHANGES_TARGET],
-  [".reload", "reloads symbols, possibly from a symbol server on the network"],
-  [".symfix", CHANGES_TARGET],
-  [".sympath", CHANGES_TARGET],
-  [".srcpath", CHANGES_TARGET],
-  [".exepath", CHANGES_TARGET],
-  [".block", RUNS_BLOCK],
-  [".for", RUNS_BLOCK],
-  [".foreach", RUNS_BLOCK],
-  [".if", RUNS_BLOCK],
-  [".while", RUNS_BLOCK],
-  [".do", RUNS_BLOCK],
-  ["dx", "can call functions through the debugger data model"],
-  ...["a", "e", "ea", "eb", "ed", "ef", "ep", "eq", "eu", "ew", "eza", "ezu", "f", "fp", "m"].map(
-    (name) => [name, "writes the program's memory"] as const,
-  ),
-  ["g", RUNS_PROGRAM],
-  ["p", RUNS_PROGRAM],
-  ["t", RUNS_PROGRAM],
-  ["q", "ends the debugger session"],
-  ["qq", "ends the debugger session"],
-  ["qd", "ends the debugger session"],
+const CDB_REFUSALS = byName([
+  [RUNS_SHELL, ".shell"],
+  [CONTROLS_PROCESS, ".create .attach .detach .kill .abandon"],
+  [RUNS_PROGRAM, ".restart g p t"],
+  [CALLS_FUNCTION, ".call"],
+  [WRITES_FILE, ".write_cmd_hist .logopen .logappend .dump .writemem"],
+  ["writes a file's contents into the program's memory", ".readmem"],
+  ["loads an extension into the debugger", ".load .loadby"],
+  ["runs a script", ".scriptload .scriptrun"],
+  [CHANGES_TARGET, ".opendump .symfix .sympath .srcpath .exepath"],
+  ["reloads symbols, possibly from a symbol server on the network", ".reload"],
+  [RUNS_BLOCK, ".block .for .foreach .if .while .do"],
+  ["can call functions through the debugger data model", "dx"],
+  ["ends the debugger session", "q qq qd"],
+  ["writes the program's memory", "a e ea eb ed ef ep eq eu ew eza ezu f fp m"],
 ]);
 
 function checkCdb(command: string): PolicyVerdict {
@@ -1095,11 +1015,11 @@ function checkCdb(command: string): PolicyVerdict {
   const name = /^(?:\?\?|\?|[.!][\w.]*|[A-Za-z]+)/.exec(text)?.[0].toLowerCase() ?? "";
   const args = text.slice(name.length);
   // The stack commands combine letters: k, kb, kp, kv, kn, kbn, kpn, kf, kc, kd, kl, km.
-  const allowed = name === "?" || name === "??" || /^k[bpvndfclm]{0,3}$/.test(name) || /^lm[a-z]*$/.test(name) || CDB_ALLOWED.has(name);
+  const allowed = CDB_ALLOWED.has(name) || /^k[bpvndfclm]{0,3}$/.test(name) || /^lm[a-z]*$/.test(name);
   if (!allowed) {
     if (name === "") return refuse(quoted(text), "does not start with a cdb command name");
     const why = CDB_REFUSALS.get(name)
-      ?? (name.startsWith("!") ? "is not one of the known read-only extension commands" : "is not on cdb's read-only allowlist");
+      ?? (name.startsWith("!") ? "is not one of the known read-only extension commands" : "is not on cdb's allowlist");
     return refuse(quoted(name), why);
   }
   const problem = expressionProblem(args, CDB_RULES);
@@ -1116,8 +1036,9 @@ function checkCdbThreads(text: string): PolicyVerdict {
   }
   const rest = text.slice(spec?.[0].length ?? 1).trim();
   if (rest === "" || rest.toLowerCase() === "s") return ALLOWED;
-  if (/^e[ \t]/i.test(rest)) return checkCdb(rest.slice(1));
+  const command = /^e[ \t]/i.test(rest) ? rest.slice(1).trim() : rest;
   // After a thread spec, f/u/n/m/g freeze, unfreeze, suspend, resume or run the thread.
-  if (/^[fungm]/i.test(rest)) return refuse(quoted(text), "changes a thread's state or runs it");
-  return checkCdb(rest);
+  if (command === rest && /^[fungm]/i.test(rest)) return refuse(quoted(text), "changes a thread's state or runs it");
+  if (command.startsWith("~")) return refuse(quoted(text), "nests thread commands");
+  return checkCdb(command);
 }

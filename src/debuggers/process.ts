@@ -5,6 +5,7 @@
 import { execa, type ResultPromise } from "execa";
 import { createInterface } from "node:readline";
 import { DebuggerMissing } from "./errors.js";
+import { live } from "./live.js";
 
 export interface DebuggerProcess {
   readonly pid: number | undefined;
@@ -23,12 +24,6 @@ export interface SpawnOptions {
   onStderr?: (text: string) => void;
 }
 
-const live = new Set<DebuggerProcess>();
-
-/** Kills every debugger this process started; for exit, SIGINT and SIGTERM handlers. */
-export function killAllDebuggers(): void {
-  for (const proc of live) proc.kill();
-}
 
 export async function spawnDebugger(
   binary: string,

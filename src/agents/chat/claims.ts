@@ -129,22 +129,11 @@ export function checkClaim(claim: Claim, facts: ClaimFacts): Finding | null {
   }
 }
 
-/**
- * The contradiction of "`expression` is the null pointer", from its value as gdb printed it in the
- * culprit frame, and the pointer that was null (when the chat found it).
- */
-export function nullClaimFinding(
-  expression: string,
-  measured: { value: string | null; evidenceId: string },
-  actual: { expression: string; evidenceId: string } | null,
-): Finding | null {
+/** The contradiction of "`expression` is the null pointer", from its value as gdb printed it in the culprit frame. */
+export function nullClaimFinding(expression: string, measured: { value: string | null; evidenceId: string }): Finding | null {
   if (measured.value === null || isNullPointer(measured.value)) return null;
   const shown = measured.value.replace(/^\([^)]*\)\s*/, "");
-  const culprit = actual && actual.expression !== expression ? ` The null pointer is \`${actual.expression}\` (0x0) [${actual.evidenceId}].` : "";
-  return {
-    text: `\`${expression}\` is not null: it is ${shown} in the culprit frame [${measured.evidenceId}].${culprit}`,
-    evidenceIds: actual ? [measured.evidenceId, actual.evidenceId] : [measured.evidenceId],
-  };
+  return { text: `\`${expression}\` is not null: it is ${shown} in the culprit frame [${measured.evidenceId}].`, evidenceIds: [measured.evidenceId] };
 }
 
 /**
@@ -202,9 +191,10 @@ function checkThread(claimed: number | "main", facts: ClaimFacts): Finding | nul
   }
   const thread = threads.find((t) => t.id === number);
   if (threads.length > 0 && !thread) {
-    return { text: `There is no thread ${number}: the process had ${threads.length} threads, and the ${signal} was on ${crashedThread}${worker}${cite(ids)}.`, evidenceIds: ids };
+    const had = threads.length === 1 ? "only 1 thread" : `${threads.length} threads`;
+    return { text: `There is no thread ${number}: the process had ${had}, and the ${signal} was on ${crashedThread}${worker}${cite(ids)}.`, evidenceIds: ids };
   }
-  const who = claimed === "main" ? `The main thread (thread ${number}${lwp(thread?.lwp ?? null)})` : `Thread ${number}`;
+  const who = claimed === "main" ? `The main thread, thread ${number}${lwp(thread?.lwp ?? null)},` : `Thread ${number}`;
   const doing = thread?.frame?.function ? ` (it was in \`${normalizeFunctionName(thread.frame.function)}\`)` : "";
   return { text: `${who} did not crash${doing}: the ${signal} was on ${crashedThread}${worker}${cite(ids)}.`, evidenceIds: ids };
 }

@@ -35,7 +35,7 @@ export async function answerQuestion(deps: ChatDeps, question: string, history: 
     if (answered.ok) return compose(corrections, answered.finding, "model");
     fallback = `(The model could not answer: ${answered.reason}. This is the offline answer.)\n`;
   }
-  const finding = await offline.answer(question);
+  const finding = await offline.answer(question, corrections.length > 0);
   return compose(corrections, { ...finding, text: fallback + finding.text }, "offline");
 }
 

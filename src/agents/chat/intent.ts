@@ -45,7 +45,8 @@ export function classifyQuestion(question: string): Intent {
   const thread = threadRef(q);
   const address = ADDRESS.exec(q)?.[0] ?? null;
 
-  if (/\b(locks?|locked|mutex(es)?|deadlock(s|ed)?|holds?|held|owner|owns)\b/.test(q)) return { kind: "locks", lock: address };
+  const aboutOwner = /\b(holds?|held|owner|owns)\b/.test(q) && (/\bwho\b/.test(q) || address !== null);
+  if (aboutOwner || /\b(locks?|locked|mutex(es)?|deadlock(s|ed)?)\b/.test(q)) return { kind: "locks", lock: address };
   if (/\bfault(ing)?\s+addr(ess)?\b|\bsi_addr\b|\baddress\b.*\b(fault|crash|segfault)|\b(fault|crash|segfault)\w*\b.*\baddress\b/.test(q)) {
     return { kind: "fault-address" };
   }
@@ -76,14 +77,19 @@ function threadRef(q: string): ThreadRef {
   return "crashed";
 }
 
-/** `frame 2`, `frame #2`, `#2`, "the culprit frame", "in send_to_client()", "function parse_value". */
+/**
+ * `frame 2`, `frame #2`, `#2`, "the culprit frame", and a function: "function parse_value",
+ * "send_to_client()", or "of/in transfer_funds" (a name no English word looks like).
+ */
 function frameRef(question: string): FrameRef | null {
   const level = /\bframe\s*#?\s*(\d+)\b|(?:^|\s)#(\d+)\b/i.exec(question);
   if (level) return Number(level[1] ?? level[2]);
   if (/\b(culprit|crashing|faulting|crashed)\s+frame\b/i.test(question)) return "culprit";
-  const named = /\b(?:function|func)\s+`?([A-Za-z_][\w:~]*)`?|`?([A-Za-z_][\w:~]*)`?\s*\(\)/.exec(question);
-  const name = named?.[1] ?? named?.[2];
-  return name ? { function: name } : null;
+  const named =
+    /\b(?:function|func)\s+`?([A-Za-z_][\w:~]*)`?/.exec(question) ??
+    /`?([A-Za-z_][\w:~]*)`?\s*\(\)/.exec(question) ??
+    /\b(?:of|in|for)\s+`?([A-Za-z_]\w*(?:_|::)[\w:~]*)`?/.exec(question);
+  return named?.[1] ? { function: named[1] } : null;
 }
 
 function registerNames(q: string): string[] {

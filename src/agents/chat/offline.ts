@@ -95,8 +95,13 @@ export class OfflineEngine {
     return findings;
   }
 
-  async answer(question: string): Promise<Finding> {
-    const intent = classifyQuestion(question);
+  /**
+   * The answer to the question's intent. A question that only makes a claim ("it's a double free,
+   * isn't it?") and was `corrected` gets the crash's facts after its correction.
+   */
+  async answer(question: string, corrected: boolean): Promise<Finding> {
+    const classified = classifyQuestion(question);
+    const intent: Intent = classified.kind === "unknown" && corrected ? { kind: "crash" } : classified;
     try {
       return await this.answerIntent(intent, question);
     } catch (error) {
@@ -163,14 +168,15 @@ export class OfflineEngine {
   private async threadsAnswer(): Promise<Finding> {
     const { list, id } = await this.threads();
     const main = await this.mainThread();
-    const lines = [`${list.length} thread${list.length === 1 ? "" : "s"} [${id}]:`];
+    const ids = main.id ? [id, main.id] : [id];
+    const lines = [`${list.length} thread${list.length === 1 ? "" : "s"} [${ids.join(", ")}]:`];
     for (const thread of list.slice(0, MAX_LISTED_THREADS)) {
       const name = thread.name ? ` "${thread.name}"` : "";
       const role = thread.id === main.thread ? " (main thread)" : "";
       lines.push(`  thread ${thread.id}${lwp(thread.lwp)}${name}${role}: ${thread.frame ? frameText({ ...thread.frame, level: 0 }, false) : "??"}${this.mark(thread.id)}`);
     }
     if (list.length > MAX_LISTED_THREADS) lines.push(`  ... ${list.length - MAX_LISTED_THREADS} more in ${id}`);
-    return { text: lines.join("\n"), evidenceIds: main.id ? [id, main.id] : [id] };
+    return { text: lines.join("\n"), evidenceIds: ids };
   }
 
   private async localsAnswer(threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
@@ -378,14 +384,12 @@ export class OfflineEngine {
     return { code, listing: listing.id, checked, pointer: null };
   }
 
+  /** The answer that follows (a question about a null pointer) says which pointer was null. */
   private async checkNullClaim(expression: string): Promise<Finding | null> {
     const { thread, culprit } = this.crash;
     if (thread.id === null) return null;
     const printed = await this.printInFrame(expression, thread.id, culprit.frame ?? 0);
-    if (printed.value === null || isNullPointer(printed.value)) return null;
-    const found = await this.findNullPointer();
-    const actual = "pointer" in found && found.pointer ? { expression: found.pointer.expression, evidenceId: found.pointer.id } : null;
-    return nullClaimFinding(expression, { value: printed.value, evidenceId: printed.id }, actual);
+    return nullClaimFinding(expression, { value: printed.value, evidenceId: printed.id });
   }
 
   private async valueAnswer(expression: string, threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {

@@ -37,7 +37,9 @@ export function reportWithChat(input: ChatReportInput): ReportDocument {
       usage: { llmCalls: report.usage.llmCalls + spent.llmCalls, local: sum(report.usage.local, spent.local), cloud: sum(report.usage.cloud, spent.cloud) },
       timings: { ...report.timings, debuggerMs: report.timings.debuggerMs + input.debuggerMs, llmMs: report.timings.llmMs + input.usage.llmMs },
     },
-    details: { ...base.details, chat: input.exchanges },
+    // Answers are written for a terminal, a line per fact or frame; the report keeps those lines
+    // apart by making each its own paragraph.
+    details: { ...base.details, chat: input.exchanges.map((e) => ({ ...e, answer: e.answer.split("\n").filter((line) => line.trim() !== "").join("\n\n") })) },
   };
 }
 

@@ -3,13 +3,12 @@
  * string function. The check is known; the question is which values broke it and where they came from.
  */
 import { parseBacktrace, normalizeFunctionName } from "../../analyzers/index.js";
-import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type Draft, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, concurrencyQuestion, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
-import { basename, callPath, location, quoteLine, where } from "./prose.js";
+import { basename, callPath, location, where } from "./prose.js";
 import { codeOf, dereferences, enclosingFunction, escape, functionSpan, grep, identifiers } from "./source.js";
 import { integerOf, looksPoisoned, printed, stringOf } from "./values.js";
 

@@ -10,7 +10,7 @@ import { alternativesText, Citations, confirmed, firstOk, notYetRun, verdict, ty
 import { listCommand, originsOf, quotedOrigins, type QuotedOrigin } from "./origins.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
 import { dereferences, identifiers } from "./source.js";
-import { fieldOf, fullRegister, hex, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
+import { fullRegister, hex, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
 
 const NULL_PAGE = 0x10000n;
 

@@ -1,0 +1,26 @@
+/** What the agents' prompts say about the analysis so far, and checks on what models answer. */
+import { formatTriage } from "../analyzers/index.js";
+import type { EvidenceStore } from "../evidence/store.js";
+import type { Hypothesis, State } from "../state.js";
+import { requireTriage } from "./runtime.js";
+
+export function triageText(state: State): string {
+  return formatTriage(requireTriage(state)).trimEnd();
+}
+
+export function hypothesesText(hypotheses: Hypothesis[]): string {
+  if (hypotheses.length === 0) return "(none yet)";
+  return hypotheses
+    .map((h) => `${h.id} [${h.status}] ${h.statement}${h.finding ? ` — ${h.finding}` : ""}${h.evidenceIds.length ? ` (evidence: ${h.evidenceIds.join(", ")})` : ""}`)
+    .join("\n");
+}
+
+/** The ids a model cited that exist in the store: a model may cite evidence that never existed. */
+export function existingIds(ids: string[], store: EvidenceStore): string[] {
+  return [...new Set(ids.map((id) => id.trim()).filter((id) => /^E\d+$/.test(id) && store.get(id) !== null))];
+}
+
+/** Commands a model proposed, trimmed, without empty ones or repeats, at most `max`. */
+export function cleanCommands(commands: string[], max: number): string[] {
+  return [...new Set(commands.map((c) => c.trim()).filter((c) => c !== ""))].slice(0, max);
+}

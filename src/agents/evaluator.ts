@@ -1,0 +1,51 @@
+/**
+ * Judges the hypothesis just tested: confirmed, rejected or inconclusive, from what its commands
+ * printed, and says what to test next (more of it, or the next one).
+ */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod";
+import type { Hypothesis, State, Update } from "../state.js";
+import { existingIds, triageText } from "./context.js";
+import { evidenceOf, outputsOf } from "./evidence.js";
+import { nextToTest } from "./flow.js";
+import { factsOf, playbookFor, type Verdict } from "./playbooks/index.js";
+import { ask, hypothesisById, requireTriage, step, type Runtime } from "./runtime.js";
+
+const Judgement = z.object({
+  status: z.enum(["confirmed", "rejected", "inconclusive"]),
+  finding: z.string().min(1),
+  evidenceIds: z.array(z.string()),
+});
+
+export async function evaluator(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+  return step(config, "evaluator", async (runtime) => {
+    const current = hypothesisById(state, state.current);
+    const asked = await ask(runtime, "tester", "evaluator", {
+      hypothesis: `${current.id}: ${current.statement}`,
+      outputs: outputsOf(runtime.store, current.evidenceIds),
+      triage: triageText(state),
+    }, Judgement);
+    const judged: Verdict = asked.value
+      ? { ...asked.value, evidenceIds: citedOrOwn(existingIds(asked.value.evidenceIds, runtime.store), current) }
+      : offlineVerdict(state, current, runtime);
+    const updated: Hypothesis = { ...current, status: judged.status, finding: judged.finding, evidenceIds: [...new Set([...judged.evidenceIds, ...current.evidenceIds])] };
+    const after = { ...state, hypotheses: state.hypotheses.map((h) => (h.id === updated.id ? updated : h)) };
+    return [
+      { hypotheses: [updated], current: nextToTest(after, updated, runtime), ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      `${current.id} ${judged.status}: ${judged.finding}`,
+    ];
+  });
+}
+
+/** A verdict must rest on evidence: when a model cites none that exists, the hypothesis' own commands stand in. */
+function citedOrOwn(cited: string[], hypothesis: Hypothesis): string[] {
+  return cited.length > 0 ? cited : hypothesis.evidenceIds;
+}
+
+function offlineVerdict(state: State, hypothesis: Hypothesis, runtime: Runtime): Verdict {
+  const planned = hypothesis.rule ? playbookFor(factsOf(requireTriage(state), runtime.homeThread)).hypotheses.find((h) => h.rule === hypothesis.rule) : undefined;
+  if (!planned) {
+    return { status: "inconclusive", finding: "No offline rule judges this hypothesis, and the model could not; its evidence is listed for a human to read.", evidenceIds: hypothesis.evidenceIds };
+  }
+  return planned.judge(evidenceOf(state, runtime.store));
+}

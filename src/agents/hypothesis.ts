@@ -1,0 +1,76 @@
+/**
+ * Forms hypotheses from the issue and the triage: the first few at the start, one more on each
+ * pivot (when every hypothesis so far was rejected or stayed inconclusive).
+ */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod";
+import type { Hypothesis, State, Update } from "../state.js";
+import { cleanCommands, hypothesesText, triageText } from "./context.js";
+import { factsOf, playbookFor } from "./playbooks/index.js";
+import { ask, COMMANDS_PER_TEST, INITIAL_HYPOTHESES, requireTriage, step } from "./runtime.js";
+
+const Proposal = z.object({
+  hypotheses: z
+    .array(
+      z.object({
+        statement: z.string().min(1),
+        /** A playbook rule the hypothesis is, when the model adopts one of the offline candidates. */
+        rule: z.string().optional(),
+        commands: z.array(z.string()),
+      }),
+    )
+    .min(1),
+});
+
+export async function hypothesis(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+  return step(config, "hypothesis", async (runtime) => {
+    const triage = requireTriage(state);
+    const room = runtime.limits.maxHypotheses - state.hypotheses.length;
+    if (room <= 0) return [{}, "no room for more hypotheses"];
+    const wanted = Math.min(room, state.hypotheses.length === 0 ? INITIAL_HYPOTHESES : 1);
+    const playbook = playbookFor(factsOf(triage, runtime.homeThread));
+    const formed = new Set(state.hypotheses.map((h) => h.rule));
+    const candidates = playbook.hypotheses.filter((h) => !formed.has(h.rule));
+
+    const asked = await ask(runtime, "hypothesis", "hypothesis", {
+      issue: state.issue ?? "(none given)",
+      triage: triageText(state),
+      tried: hypothesesText(state.hypotheses),
+      candidates: candidates.map((h) => `${h.rule}: ${h.statement} — commands: ${h.plan[0]?.join("; ") ?? ""}`).join("\n") || "(none)",
+      wanted: String(wanted),
+    }, Proposal);
+
+    const next = (n: number) => `H${state.hypotheses.length + n + 1}`;
+    const fresh: Hypothesis[] = asked.value
+      ? asked.value.hypotheses.slice(0, wanted).map((proposal, n) => {
+          const adopted = candidates.find((h) => h.rule === proposal.rule);
+          return {
+            id: next(n),
+            statement: proposal.statement,
+            origin: "model",
+            rule: adopted?.rule ?? null,
+            plan: [cleanCommands(proposal.commands, COMMANDS_PER_TEST), ...(adopted?.plan.slice(1) ?? [])],
+            rounds: 0,
+            status: "untested",
+            finding: null,
+            evidenceIds: [],
+          };
+        })
+      : candidates.slice(0, wanted).map((planned, n) => ({
+          id: next(n),
+          statement: planned.statement,
+          origin: "playbook",
+          rule: planned.rule,
+          plan: planned.plan.map((round) => round.slice(0, COMMANDS_PER_TEST)),
+          rounds: 0,
+          status: "untested",
+          finding: null,
+          evidenceIds: [],
+        }));
+    const note = fresh.length === 0 ? "no new hypothesis" : `${fresh.length} hypothes${fresh.length === 1 ? "is" : "es"}: ${fresh.map((h) => `${h.id} ${h.statement}`).join("; ")}`;
+    return [
+      { hypotheses: fresh, current: fresh[0]?.id ?? null, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      note,
+    ];
+  });
+}

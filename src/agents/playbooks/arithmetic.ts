@@ -1,0 +1,147 @@
+/** Traps raised by the CPU on an instruction: integer division by zero, an illegal (trap) instruction. */
+import type { Evidence } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { callerFacts, undetermined } from "./memory.js";
+import { listedCode } from "./origins.js";
+import { callPath, quoteLine, where } from "./prose.js";
+import { codeOf, enclosingFunction, grep } from "./source.js";
+import { fullRegister, integerOf, printed, registersOf } from "./values.js";
+
+/** The divisor of the first `/` or `%` on a line: `stats->total_ms / stats->requests` → `stats->requests`. */
+function divisor(line: string | null): string | null {
+  const match = /[^/*]\s*[/%]\s*(\(?[A-Za-z_][\w]*(?:\s*(?:->|\.)\s*\w+|\[[^\]]*\])*\)?)/.exec(codeOf(line ?? ""));
+  return match?.[1]?.replace(/\s+/g, "") ?? null;
+}
+
+export function divisionPlaybook(facts: Facts): Playbook {
+  const expression = divisor(facts.line);
+  const print = expression ? facts.inCulprit(`p ${expression}`) : null;
+  const register = /^i?div\w*\s+%(\w+)/.exec(facts.triage.instruction ?? "")?.[1] ?? null;
+  const divisorRegister = (evidence: Evidence) => {
+    const found = evidence.find("info registers");
+    const value = register ? registersOf(found).get(fullRegister(register)) : undefined;
+    return { found, value };
+  };
+  const zero: PlannedHypothesis = {
+    rule: "zero-divisor",
+    statement: `${expression ? `\`${expression}\`` : "the divisor"} was 0 when ${where(facts.culprit)} divided by it`,
+    plan: [[print, "x/i $pc", "info registers"].filter((c): c is string => c !== null)],
+    judge(evidence) {
+      const found = print ? evidence.find(print) : null;
+      const value = integerOf(printed(found));
+      const reg = divisorRegister(evidence);
+      const c = new Citations();
+      const regText = reg.value !== undefined ? ` The instruction \`${facts.triage.instruction}\`${c.cite(evidence.find("x/i $pc"))} divides by %${register}, which is ${reg.value}${c.cite(reg.found)}.` : "";
+      if (value === 0n || (value === null && reg.value === 0n)) {
+        return verdict("confirmed", `${value === 0n ? `\`p ${expression}\` printed 0${c.cite(found)}.` : ""}${regText}`.trim(), found, evidence.find("x/i $pc"), reg.found);
+      }
+      if (value !== null) return verdict("rejected", `\`${expression}\` is ${value}${c.cite(found)}, not 0.`, found);
+      return verdict("inconclusive", "Neither the divisor nor its register could be read.", found);
+    },
+  };
+  const overflow: PlannedHypothesis = {
+    rule: "int-min-overflow",
+    statement: "the division overflowed (INT_MIN / -1), which x86 reports the same way",
+    plan: [["info registers"]],
+    judge(evidence) {
+      const reg = divisorRegister(evidence);
+      const c = new Citations();
+      if (reg.value === 0n) return verdict("rejected", `The divisor register %${register} is 0${c.cite(reg.found)}, not -1.`, reg.found);
+      if (reg.value === 0xffffffffffffffffn || reg.value === 0xffffffffn) return verdict("confirmed", `The divisor register %${register} is -1${c.cite(reg.found)}.`, reg.found);
+      return verdict("inconclusive", "The divisor register could not be read.", reg.found);
+    },
+  };
+  const owner = expression?.includes("->") ? expression.slice(0, expression.lastIndexOf("->")) : null;
+  return {
+    hypotheses: [zero, overflow],
+    investigate: (_rule, evidence) =>
+      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), owner ? facts.inCulprit(`p *${owner}`) : facts.inCulprit("info locals"), facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "zero-divisor");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "what the divisor was");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const record = owner ? evidence.find(facts.inCulprit(`p *${owner}`)) : null;
+      const summary = `${where(facts.culprit)} divided by ${expression ? `\`${expression}\`` : "a value"}, which was 0${c.cite(evidence.find(print ?? ""))}: ${quoteLine(facts.line) ?? "the division"} raised SIGFPE (integer divide by zero)${c.cite(evidence.find("p $_siginfo"))}.`;
+      const rootCause = [
+        hit.finding ?? "",
+        record?.ok ? `The record being processed is ${printed(record)}${c.cite(record)}.` : "",
+        `Nothing on the path ${callPath(facts)} checks for a zero divisor.`,
+        callerFacts(facts, evidence, c),
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.9,
+        recommendations: [
+          `Check ${expression ? `\`${expression}\`` : "the divisor"} for 0 in \`${facts.fn}\` and decide what the result means then (skip, report 0, or "n/a").`,
+          "Add a test with an empty record (a count of zero).",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [{ text: "Whether a zero count is valid input is a question about the data, not the dump.", question: "Can this count legitimately be zero (e.g. an endpoint with no requests), and what should be reported then?" }],
+  };
+}
+
+export function illegalInstructionPlaybook(facts: Facts): Playbook {
+  const line = facts.culprit?.line ?? null;
+  const fn = line === null ? null : enclosingFunction(facts.source, line);
+  const switchLine = fn && line !== null ? grep(facts.source, /\bswitch\s*\(/, fn.span.start, line).at(-1) ?? null : null;
+  const switchExpr = switchLine === null ? null : /\bswitch\s*\((.*)\)\s*\{?\s*$/.exec(codeOf(facts.source?.lines[switchLine - 1] ?? ""))?.[1]?.trim() ?? null;
+  const print = switchExpr ? facts.inCulprit(`p ${switchExpr}`) : null;
+  const trap: PlannedHypothesis = {
+    rule: "trap-reached",
+    statement: `${where(facts.culprit)} reached a trap the compiler emitted for code marked unreachable (\`__builtin_trap\`/\`ud2\`)${switchExpr ? `: \`switch (${switchExpr})\` got a value it has no case for` : ""}`,
+    plan: [["x/i $pc", line === null ? null : facts.list(line), print].filter((c): c is string => c !== null)],
+    judge(evidence) {
+      const insn = evidence.find("x/i $pc");
+      const code = line === null ? null : evidence.find(facts.list(line) ?? "");
+      const value = print ? evidence.find(print) : null;
+      const c = new Citations();
+      if (insn?.ok && /\bud2\b/.test(insn.output)) {
+        const source = code?.ok ? ` The source line is \`${listedCode(code)}\`${c.cite(code)}.` : "";
+        const chosen = printed(value) !== null ? ` \`${switchExpr}\` is ${printed(value)}${c.cite(value)}.` : "";
+        return verdict("confirmed", `The instruction at the pc is \`ud2\`${c.cite(insn)}, the trap the compiler emits for __builtin_trap and unreachable code.${source}${chosen}`, insn, code, value);
+      }
+      return verdict("inconclusive", `The instruction at the pc is not a trap${c.cite(insn)}.`, insn);
+    },
+  };
+  const corrupt: PlannedHypothesis = {
+    rule: "bad-code",
+    statement: "the pc landed in data or corrupted code",
+    plan: [["x/i $pc"]],
+    judge(evidence) {
+      const insn = evidence.find("x/i $pc");
+      if (insn?.ok && /<[^>]+\+\d+>/.test(insn.output)) return verdict("rejected", `The pc is inside a function of the program${new Citations().cite(insn)}, at an instruction the compiler put there.`, insn);
+      return verdict("inconclusive", "The pc is not inside a known function.", insn);
+    },
+  };
+  return {
+    hypotheses: [trap, corrupt],
+    investigate: (_rule, evidence) =>
+      notYetRun(evidence, [switchLine === null ? null : facts.list(switchLine), facts.inCulprit("info args"), facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "trap-reached");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "why an illegal instruction ran");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const value = print ? printed(evidence.find(print)) : null;
+      const summary = `${where(facts.culprit)} executed a deliberate trap (\`ud2\`)${value !== null ? `: \`${switchExpr}\` was ${value}${c.cite(evidence.find(print ?? ""))}, a value its switch has no case for, and the default branch traps` : ""}.`;
+      const rootCause = [hit.finding ?? "", `The input reached it on the path ${callPath(facts)}.`, callerFacts(facts, evidence, c), alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.9,
+        recommendations: [
+          `Handle unknown values in \`${facts.fn}\` (reject the message with an error) instead of trapping: input from outside the program is never "unreachable".`,
+          "If newer peers may send new types, version the protocol or ignore unknown types explicitly.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [{ text: "Which peer sent the value is not in the core.", question: "Which client or version sends this value, and should older servers accept or reject it?" }],
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * A hung process: triage found a cycle of threads each waiting for a mutex another one holds. Here
+ * each mutex's owner is read back from the mutex, each thread's lock calls are found in its
+ * function, and the locks are named by the expressions the program used to take them.
+ */
+import { normalizeFunctionName, parseThreadBacktraces, parseThreads, type ThreadInfo } from "../../analyzers/index.js";
+import type { Evidence, Found } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { undetermined } from "./memory.js";
+import { basename } from "./prose.js";
+import { codeOf, functionSpan, grep } from "./source.js";
+import { fieldOf, pointerOf, printed } from "./values.js";
+
+const LOCK_CALL = /\b(pthread_mutex_lock|pthread_mutex_timedlock|mtx_lock|\.lock|->lock)\s*\(\s*&?\s*([^)]*?)\s*\)|\b(lock_guard|unique_lock|scoped_lock)\b[^(]*\(\s*([^)]*?)\s*\)/;
+
+export function deadlockPlaybook(facts: Facts): Playbook {
+  const cycle = facts.crash.deadlock?.cycle ?? [];
+  const threads = [...new Set(cycle.map((edge) => edge.thread))];
+  const locks = [...new Set(cycle.map((edge) => edge.lock).filter((lock): lock is string => lock !== null))];
+  const backtraces = `thread apply ${threads.join(" ")} bt`;
+  const mutex = (lock: string) => `p *(pthread_mutex_t *) ${lock}`;
+  const info = (evidence: Evidence): ThreadInfo[] => {
+    const found = evidence.find("info threads");
+    return found?.ok ? parseThreads(found.output) : [];
+  };
+  const ownerOf = (evidence: Evidence, lock: string) => {
+    const found = evidence.find(mutex(lock));
+    const owner = fieldOf(fieldOf(printed(found), "__data"), "__owner");
+    const lwp = owner !== null && /^\d+$/.test(owner) ? Number(owner) : null;
+    return { found, lwp, thread: info(evidence).find((t) => t.lwp === lwp) ?? null };
+  };
+  const threadName = (evidence: Evidence, id: number | null) => {
+    const t = info(evidence).find((candidate) => candidate.id === id);
+    return t?.name ? `thread ${id} "${t.name}"` : `thread ${id}`;
+  };
+
+  const cycleHypothesis: PlannedHypothesis = {
+    rule: "lock-cycle",
+    statement:
+      threads.length > 1
+        ? `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)} deadlocked: each holds a mutex the next one waits for (a lock-order inversion)`
+        : "threads wait for each other's mutexes in a cycle",
+    plan: [[backtraces, ...locks.slice(0, 2).map(mutex)], locks.slice(2).map(mutex)],
+    judge(evidence) {
+      const c = new Citations();
+      const bt = evidence.find(backtraces);
+      const read = locks.map((lock) => ({ lock, ...ownerOf(evidence, lock) }));
+      const unread = read.filter((r) => r.lwp === null);
+      if (unread.length > 0) {
+        return verdict("inconclusive", `The owner of ${unread.map((r) => r.lock).join(", ")} is not read yet${c.cite(...unread.map((r) => r.found))}.`, ...read.map((r) => r.found));
+      }
+      const agree = cycle.every((edge) => read.find((r) => r.lock === edge.lock)?.thread?.id === edge.heldByThread);
+      const text = cycle
+        .map((edge) => {
+          const owner = read.find((r) => r.lock === edge.lock);
+          return `thread ${edge.thread} waits for ${edge.lock}, whose __owner is LWP ${owner?.lwp} = thread ${owner?.thread?.id ?? "?"}${c.cite(owner?.found)}`;
+        })
+        .join("; ");
+      if (agree) return verdict("confirmed", `${text}${c.cite(bt, evidence.find("info threads"))}: a closed cycle.`, bt, evidence.find("info threads"), ...read.map((r) => r.found));
+      return verdict("rejected", `${text}: the owners do not close the cycle.`, ...read.map((r) => r.found));
+    },
+  };
+  const lostUnlock: PlannedHypothesis = {
+    rule: "lost-unlock",
+    statement: "a thread that exited (or returned early) without unlocking left a mutex held",
+    plan: [[...locks.slice(0, 2).map(mutex), "info threads"]],
+    judge(evidence) {
+      const c = new Citations();
+      const read = locks.map((lock) => ({ lock, ...ownerOf(evidence, lock) }));
+      if (read.some((r) => r.lwp === null)) return verdict("inconclusive", "Not every mutex's owner has been read.", ...read.map((r) => r.found));
+      const orphaned = read.filter((r) => r.thread === null);
+      if (orphaned.length === 0) {
+        return verdict("rejected", `Every mutex in the cycle is owned by a live thread of the process${c.cite(evidence.find("info threads"), ...read.map((r) => r.found))}, and each owner is itself waiting.`, evidence.find("info threads"), ...read.map((r) => r.found));
+      }
+      return verdict("confirmed", `${orphaned.map((r) => `${r.lock} is owned by LWP ${r.lwp}`).join(", ")}, which is no thread of the process${c.cite(...orphaned.map((r) => r.found))}.`, ...orphaned.map((r) => r.found));
+    },
+  };
+  const notLocks: PlannedHypothesis = {
+    rule: "condition-wait",
+    statement: "the threads wait on a condition variable, barrier or I/O rather than on each other's mutexes",
+    plan: [[backtraces]],
+    judge(evidence) {
+      const bt = evidence.find(backtraces);
+      const traces = bt?.ok ? parseThreadBacktraces(bt.output) : [];
+      const inLock = traces.filter((t) => t.frames.some((f) => f.function && /mutex_lock|lll_lock_wait/.test(f.function)));
+      if (traces.length > 0 && inLock.length === traces.length) {
+        return verdict("rejected", `Every thread of the cycle is inside pthread_mutex_lock${new Citations().cite(bt)}, not a condition or barrier wait.`, bt);
+      }
+      return verdict("inconclusive", `Not all threads of the cycle are in a mutex lock${new Citations().cite(bt)}.`, bt);
+    },
+  };
+
+  /** Per thread: the waiter's frame level, and the lock calls in its function up to the waiting line. */
+  const waiters = (evidence: Evidence) => {
+    const bt = evidence.find(backtraces);
+    const traces = bt?.ok ? parseThreadBacktraces(bt.output) : [];
+    return cycle.map((edge) => {
+      const frame = traces.find((t) => t.thread === edge.thread)?.frames.find((f) => f.function && edge.function && normalizeFunctionName(f.function) === edge.function);
+      const fn = edge.function?.split("::").at(-1) ?? null;
+      const span = fn && edge.line !== null ? functionSpan(facts.source, fn, edge.line) : null;
+      const lockLines = span && edge.line !== null ? grep(facts.source, LOCK_CALL, span.start, edge.line) : [];
+      const expressions = lockLines.map((line) => {
+        const m = LOCK_CALL.exec(codeOf(facts.source?.lines[line - 1] ?? ""));
+        return { line, expression: (m?.[2] ?? m?.[4] ?? "").replace(/^&/, "").trim() };
+      });
+      const at = (command: string) => (frame ? `thread apply ${edge.thread} -q frame apply level ${frame.level} -q ${command}` : null);
+      return { edge, frame, expressions, at };
+    });
+  };
+  return {
+    hypotheses: [cycleHypothesis, lostUnlock, notLocks],
+    investigate(rule, evidence) {
+      if (rule !== "lock-cycle") return [];
+      const commands: (string | null)[] = [];
+      for (const waiter of waiters(evidence)) {
+        commands.push(waiter.at("info args"));
+        for (const { expression } of waiter.expressions) if (expression) commands.push(waiter.at(`p &${expression}`));
+      }
+      const first = waiters(evidence)[0];
+      const lines = first?.expressions.map((e) => e.line) ?? [];
+      if (lines.length && first?.edge.file) commands.push(facts.list(Math.min(...lines), Math.max(...lines), first.edge.file));
+      return notYetRun(evidence, commands);
+    },
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "lock-cycle");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "what the threads wait for");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const named = waiters(evidence).map((w) => {
+        const held = w.expressions.map((e) => ({ ...e, found: e.expression ? evidence.find(w.at(`p &${e.expression}`) ?? "") : null }));
+        const address = (found: Found | null | undefined) => pointerOf(printed(found ?? null));
+        const waitsFor = held.find((e) => w.edge.lock !== null && address(e.found) === BigInt(w.edge.lock));
+        const holds = held.filter((e) => e !== waitsFor && address(e.found) !== null);
+        return { ...w, waitsFor, holds };
+      });
+      const file = basename(facts.crash.culprit.file ?? "");
+      const sentences = named.map((w) => {
+        const holds = w.holds.map((h) => `\`${h.expression}\` (${printed(h.found ?? null)?.replace(/^\([^)]*\)\s*/, "")}, locked at ${file}:${h.line}${c.cite(h.found)})`).join(" and ");
+        const waits = w.waitsFor ? `\`${w.waitsFor.expression}\` (${w.edge.lock}${c.cite(w.waitsFor.found)})` : w.edge.lock;
+        return `${threadName(evidence, w.edge.thread)} in \`${w.edge.function}\` holds ${holds || "a mutex"} and waits at ${file}:${w.edge.line} for ${waits}, held by thread ${w.edge.heldByThread}.`;
+      });
+      const sameFunction = new Set(cycle.map((e) => e.function)).size === 1;
+      const order = named[0]?.holds[0] && named[0]?.waitsFor ? `\`${named[0].holds[0].expression}\` then \`${named[0].waitsFor.expression}\`` : "one lock then the other";
+      const lockLines = evidence.find(named[0]?.expressions.length && named[0].edge.file ? facts.list(Math.min(...named[0].expressions.map((e) => e.line)), Math.max(...named[0].expressions.map((e) => e.line)), named[0].edge.file) ?? "" : "");
+      const summary = `Deadlock: ${threads.length} threads each hold a mutex the next one waits for${c.cite(evidence.find(backtraces))}. ${sentences.join(" ")}`;
+      const rootCause = [
+        sameFunction
+          ? `All of them run \`${cycle[0]?.function}\`, which locks ${order}${lockLines?.ok ? ` (${c.cite(lockLines).trim().slice(1, -1)})` : ""}. With the arguments in a different order in each thread, the same mutexes are taken in opposite orders: a lock-order inversion.`
+          : "The threads take the same mutexes in different orders in different functions: a lock-order inversion.",
+        alternativesText(hypotheses, hit.id),
+      ].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.95,
+        recommendations: [
+          `Take the mutexes in one global order in \`${cycle[0]?.function ?? "the locking code"}\`: e.g. always lock the object with the lower address (or id) first, whatever the direction of the operation.`,
+          "Or hold a single lock for the whole operation, or use pthread_mutex_trylock and back off when the second lock is busy.",
+          "Run the test suite under ThreadSanitizer, which reports lock-order inversions even when no deadlock happens.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [
+      { text: "A dump of a hung process cannot show how long the threads had been waiting.", question: "How often does the hang happen, and does it need two operations in opposite directions at the same moment (e.g. two transfers between the same accounts)?" },
+      { text: "Other code paths that take the same mutexes are not on these stacks.", question: "Which other functions lock these objects, and do they follow the same order?" },
+    ],
+  };
+}

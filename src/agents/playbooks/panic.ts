@@ -1,0 +1,89 @@
+/** Rust (and other runtime) panics: which API panicked, on what value, called from where. */
+import { normalizeFunctionName, parseBacktrace } from "../../analyzers/index.js";
+import type { Evidence } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { callerFacts, undetermined } from "./memory.js";
+import { listedCode } from "./origins.js";
+import { callPath, where } from "./prose.js";
+
+/** What the runtime frame right above the culprit says the panic was. */
+const PANIC_APIS: [RegExp, string][] = [
+  [/Option<.*>::(expect|unwrap)$/, "called `Option::$1` on `None`"],
+  [/Result<.*>::(expect|unwrap)$/, "called `Result::$1` on an `Err`"],
+  [/panic_bounds_check$/, "indexed out of bounds"],
+  [/panic_const_(add|sub|mul|div|rem|neg|shl|shr)_overflow$/, "overflowed in arithmetic ($1)"],
+  [/panic_const_(div|rem)_by_zero$/, "divided by zero"],
+  [/unwrap_failed$/, "unwrapped a failure"],
+  [/(begin_panic|panic_fmt|panic_display|panic)$/, "called `panic!`"],
+];
+
+export function panicPlaybook(facts: Facts): Playbook {
+  const entry = (evidence: Evidence) => {
+    const found = evidence.find("bt 40");
+    const frames = found?.ok ? parseBacktrace(found.output).frames : [];
+    const above = frames.find((f) => f.level === (facts.culprit?.level ?? 0) - 1);
+    const name = above?.function ? normalizeFunctionName(above.function) : null;
+    for (const [pattern, text] of PANIC_APIS) {
+      const match = name ? pattern.exec(name) : null;
+      if (match) return { found, name, what: text.replace("$1", match[1] ?? "") };
+    }
+    return { found, name, what: null };
+  };
+  const locals = facts.inCulprit("info locals");
+  const args = facts.inCulprit("info args");
+  const ownCall: PlannedHypothesis = {
+    rule: "own-call-panicked",
+    statement: `${where(facts.culprit)} itself panicked through a checked API (expect/unwrap, indexing, arithmetic) on a value it did not expect`,
+    plan: [["bt 40", locals, args]],
+    judge(evidence) {
+      const { found, name, what } = entry(evidence);
+      const c = new Citations();
+      const shown = evidence.find(locals);
+      const none = shown?.ok ? /^(\w+) = .*::None$/m.exec(shown.output) : null;
+      if (what) {
+        const value = none ? ` Its local \`${none[1]}\` is None${c.cite(shown)}.` : "";
+        return verdict("confirmed", `The frame it called is \`${name}\`${c.cite(found)}: it ${what}.${value}`, found, none ? shown : null);
+      }
+      return verdict("inconclusive", `The frame above the culprit (${name ?? "none"})${c.cite(found)} is not a known panicking API.`, found);
+    },
+  };
+  const library: PlannedHypothesis = {
+    rule: "library-panicked",
+    statement: "a library the culprit called panicked on an internal error",
+    plan: [["bt 40"]],
+    judge(evidence) {
+      const { found, what, name } = entry(evidence);
+      if (what) return verdict("rejected", `The culprit called \`${name}\` directly${new Citations().cite(found)}: the panic is its own check, not a library's internal error.`, found);
+      return verdict("inconclusive", "Library frames stand between the culprit and the panic.", found);
+    },
+  };
+  return {
+    hypotheses: [ownCall, library],
+    investigate: (_rule, evidence) =>
+      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "own-call-panicked");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "what panicked");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const { what } = entry(evidence);
+      const code = evidence.find(facts.list(facts.culprit?.line ?? 0) ?? "");
+      const argsFound = evidence.find(args);
+      const argText = argsFound?.ok ? argsFound.output.trim().split("\n").join(", ") : null;
+      const summary = `${where(facts.culprit)} ${what ?? "panicked"}${facts.crash.message ? ` with the message "${facts.crash.message}"` : ""}${code?.ok ? ` at \`${listedCode(code)}\`${c.cite(code)}` : ""}${argText ? `, with ${argText}${c.cite(argsFound)}` : ""}; with panic=abort the panic aborted the process.`;
+      const rootCause = [hit.finding ?? "", `It was called on the path ${callPath(facts)}.`, callerFacts(facts, evidence, c), alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
+      return {
+        summary,
+        rootCause,
+        confidence: 0.9,
+        recommendations: [
+          `Handle the missing case in \`${facts.fn}\` instead of panicking: return an error (or a default) that the caller can report, naming the input${argText ? ` (${argText})` : ""}.`,
+          "If the value can never legitimately be missing, validate it where it enters the program so the panic cannot be reached.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [{ text: "Why the input lacked the expected value is outside the dump.", question: "Where does this input come from, and is a missing entry a data error to report or a case the code must support?" }],
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Reasons over all the evidence to a conclusion that names the variable, the function, the line
+ * and the path that led there, citing evidence ids. It runs again after the responder collected
+ * what the critic found missing.
+ */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod";
+import type { Conclusion, State, Update } from "../state.js";
+import { existingIds, hypothesesText, triageText } from "./context.js";
+import { evidenceIndex, evidenceOf, outputsOf } from "./evidence.js";
+import { untested } from "./flow.js";
+import { factsOf, playbookFor } from "./playbooks/index.js";
+import { ask, requireTriage, step } from "./runtime.js";
+
+const Answer = z.object({
+  summary: z.string().min(1),
+  rootCause: z.string().min(1),
+  confidence: z.number().min(0).max(1),
+  recommendations: z.array(z.string()),
+  evidenceIds: z.array(z.string()),
+});
+
+export async function reasoner(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+  return step(config, "reasoner", async (runtime) => {
+    const triage = requireTriage(state);
+    const last = state.critique.at(-1);
+    const cited = state.hypotheses.flatMap((h) => h.evidenceIds);
+    const asked = await ask(runtime, "reasoner", "reasoner", {
+      issue: state.issue ?? "(none given)",
+      triage: triageText(state),
+      hypotheses: hypothesesText(state.hypotheses),
+      evidence: evidenceIndex(runtime.store),
+      outputs: outputsOf(runtime.store, cited),
+      critique: last ? last.issues.map((i) => `- ${i.text}`).join("\n") || "(no issues)" : "(not reviewed yet)",
+    }, Answer);
+
+    let conclusion: Conclusion;
+    if (asked.value) {
+      conclusion = { ...asked.value, evidenceIds: existingIds(asked.value.evidenceIds, runtime.store) };
+    } else {
+      conclusion = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store));
+    }
+    const skipped = untested(state);
+    if (skipped.length > 0) {
+      // The loop was cut short by a limit: say so rather than let the conclusion look complete.
+      conclusion = {
+        ...conclusion,
+        rootCause: `${conclusion.rootCause} Not tested, because the analysis reached its limits: ${skipped.map((h) => `${h.id} (${h.statement})`).join("; ")}.`,
+        confidence: Math.min(conclusion.confidence, 0.6),
+      };
+    }
+    return [{ conclusion, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) }, `confidence ${conclusion.confidence}: ${conclusion.summary}`];
+  });
+}

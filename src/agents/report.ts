@@ -1,0 +1,156 @@
+/**
+ * Writes the report: the JSON contract (validated) and what the renderers show beside it. What the
+ * critic's last round still found becomes 3–5 follow-up questions for the user.
+ */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod";
+import { normalizeFunctionName, parseRegisters, parseThreads, type TriageResult } from "../analyzers/index.js";
+import { sourceExcerpt, type ReportDetails, type ThreadSummary } from "../report/index.js";
+import { ReportSchema, type Report } from "../report/schema.js";
+import type { Spent, State, Update } from "../state.js";
+import { evidenceOf } from "./evidence.js";
+import { factsOf, playbookFor } from "./playbooks/index.js";
+import { ask, requireTriage, step, type Runtime } from "./runtime.js";
+
+const Questions = z.object({ questions: z.array(z.string().min(1)) });
+
+const MIN_QUESTIONS = 3;
+const MAX_QUESTIONS = 5;
+/** Asked when the playbook's own questions run out; true of every crash. */
+const GENERAL_QUESTIONS = [
+  "Can you share the program's log (stderr) from the minutes before the crash?",
+  "Does it reproduce with the same input, and since which release or configuration change?",
+];
+const MAX_FRAMES = 30;
+const MAX_THREADS = 64;
+const EXCERPT_LINES = 15;
+
+export async function reportWriter(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+  return step(config, "report", async (runtime, spentSoFar) => {
+    const unresolved = state.critique.at(-1)?.issues ?? [];
+    let questions: string[] = [];
+    let fallback = null;
+    if (unresolved.length > 0) {
+      const asked = await ask(runtime, "report", "report", {
+        conclusion: state.conclusion ? `${state.conclusion.summary}\n${state.conclusion.rootCause}` : "(none)",
+        unresolved: unresolved.map((i) => `- ${i.text}`).join("\n"),
+      }, Questions);
+      fallback = asked.fallback;
+      questions = followUpQuestions(state, runtime, asked.value?.questions ?? []);
+    }
+    const document = await composeReport(state, runtime, spentSoFar(), questions);
+    return [{ document, ...(fallback ? { fallbacks: [fallback] } : {}) }, `${document.report.hypotheses.length} hypotheses, ${document.report.evidence.length} evidence, ${questions.length} follow-up questions`];
+  });
+}
+
+/** 3–5 questions: the model's, else the unresolved issues' own, topped up from the playbook. */
+export function followUpQuestions(state: State, runtime: Runtime, proposed: string[]): string[] {
+  const unresolved = state.critique.at(-1)?.issues ?? [];
+  const playbook = state.triage ? playbookFor(factsOf(state.triage, runtime.homeThread)).openQuestions.map((q) => q.question) : [];
+  const all = [...proposed, ...unresolved.map((i) => i.question), ...playbook, ...GENERAL_QUESTIONS].map((q) => q.trim()).filter(Boolean);
+  const unique = [...new Set(all)];
+  return unique.slice(0, Math.max(MIN_QUESTIONS, Math.min(MAX_QUESTIONS, proposed.length || unresolved.length)));
+}
+
+/** The report from the state as it stands; also used when a limit stopped the graph before its report node. */
+export async function composeReport(state: State, runtime: Runtime, ownSpend: Spent, questions: string[]): Promise<{ report: Report; details: ReportDetails }> {
+  const triage = requireTriage(state);
+  const conclusion = state.conclusion ?? {
+    summary: "The analysis stopped before it reached a conclusion.",
+    rootCause: "Not determined: the run hit its step limit first. The triage and the evidence below are what was established.",
+    confidence: 0.2,
+    recommendations: ["Run the analysis again with higher limits."],
+    evidenceIds: [],
+  };
+  const total = {
+    ms: state.spent.ms + ownSpend.ms,
+    debuggerMs: state.spent.debuggerMs + ownSpend.debuggerMs,
+    llmMs: state.spent.llmMs + ownSpend.llmMs,
+  };
+  const tokens = (a: { inputTokens: number; outputTokens: number }, b: { inputTokens: number; outputTokens: number }) => ({
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  });
+  const report: Report = ReportSchema.parse({
+    schemaVersion: 1,
+    session: { ...runtime.meta, finishedAt: new Date().toISOString() },
+    issue: state.issue,
+    crash: triage.crash,
+    hypotheses: state.hypotheses.map((h) => ({
+      id: h.id,
+      statement: h.status === "untested" ? `${h.statement} (not tested: the analysis reached its limits)` : h.statement,
+      status: h.status === "untested" ? "inconclusive" : h.status,
+      evidenceIds: h.evidenceIds,
+    })),
+    conclusion: { summary: conclusion.summary, rootCause: conclusion.rootCause, confidence: conclusion.confidence, recommendations: conclusion.recommendations },
+    critique: {
+      rounds: state.critique.map((r) => ({ round: r.round, issues: r.issues.map((i) => i.text) })),
+      unresolved: (state.critique.at(-1)?.issues ?? []).map((i) => i.text),
+    },
+    followUpQuestions: questions,
+    evidence: runtime.store.list().map((e) => ({ id: e.id, command: e.command, summary: e.summary, bytes: e.bytes, path: e.path })),
+    usage: {
+      llmCalls: state.spent.llmCalls + ownSpend.llmCalls,
+      local: tokens(state.spent.local, ownSpend.local),
+      cloud: tokens(state.spent.cloud, ownSpend.cloud),
+    },
+    timings: { totalMs: Math.round(total.ms), debuggerMs: Math.round(total.debuggerMs), llmMs: Math.round(total.llmMs) },
+  });
+  return { report, details: await detailsOf(state, runtime, triage, conclusion.evidenceIds) };
+}
+
+async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, concluded: string[]): Promise<ReportDetails> {
+  const evidence = evidenceOf(state, runtime.store);
+  const registers = evidence.find("info registers");
+  const threads = evidence.find("info threads");
+  const { culprit } = triage.crash;
+  const cited = [...new Set([...state.hypotheses.flatMap((h) => h.evidenceIds), ...concluded])];
+  const excerpts: Record<string, string> = {};
+  for (const id of cited) {
+    const record = runtime.store.get(id);
+    if (!record?.ok) continue;
+    const lines = runtime.store.output(id).trimEnd().split("\n");
+    excerpts[id] = lines.length > EXCERPT_LINES ? `${lines.slice(0, EXCERPT_LINES).join("\n")}\n… ${lines.length - EXCERPT_LINES} more lines` : lines.join("\n");
+  }
+  const kinds = state.redactions;
+  return {
+    frames: triage.frames.slice(0, MAX_FRAMES).map((f) => ({
+      level: f.level,
+      function: f.function ? normalizeFunctionName(f.function) : null,
+      file: f.file,
+      line: f.line,
+      module: f.module,
+    })),
+    recursion: triage.recursion ? { frames: triage.recursion.depth, cycle: [...triage.recursion.cycle].reverse() } : null,
+    registers: registers?.ok
+      ? parseRegisters(registers.output).filter((r) => /^0x/.test(r.value)).map((r) => ({ name: r.name, value: r.value }))
+      : [],
+    threads: threads?.ok ? threadSummaries(threads.output, triage) : [],
+    modules: triage.modules.flatMap((m) => (m.from && m.to ? [{ path: m.path, from: m.from, to: m.to }] : [])),
+    sourceExcerpt: culprit.file && culprit.line !== null ? await sourceExcerpt(culprit.file, culprit.line) : null,
+    evidenceExcerpts: excerpts,
+    redactions: { count: Object.values(kinds).reduce((a, b) => a + b, 0), kinds },
+  };
+}
+
+/** The crashed thread and the threads of a deadlock first, then the rest, up to a readable number. */
+function threadSummaries(output: string, triage: TriageResult): ThreadSummary[] {
+  const edges = triage.crash.deadlock?.cycle ?? [];
+  const first = new Set([triage.crash.thread.id, ...edges.map((e) => e.thread)]);
+  const threads = parseThreads(output).sort((a, b) => Number(first.has(b.id)) - Number(first.has(a.id)) || a.id - b.id);
+  return threads.slice(0, MAX_THREADS).map((t) => {
+    const fn = t.frame?.function ? normalizeFunctionName(t.frame.function) : null;
+    const edge = edges.find((e) => e.thread === t.id);
+    return { id: t.id, name: t.name, function: fn, state: edge ? `waiting for mutex ${edge.lock ?? "?"} held by thread ${edge.heldByThread ?? "?"}` : stateOf(fn, t.id === triage.crash.thread.id) };
+  });
+}
+
+function stateOf(fn: string | null, crashed: boolean): string | null {
+  if (crashed) return "crashed";
+  if (!fn) return null;
+  if (/cond_(timed)?wait|futex_abstimed_wait|__futex_abstimed/.test(fn)) return "waiting (condition variable or futex)";
+  if (/lll_lock_wait|mutex_lock|futex_wait/.test(fn)) return "waiting for a mutex";
+  if (/nanosleep|sleep/.test(fn)) return "sleeping";
+  if (/poll|select|epoll_wait|accept|recv|read|syscall/.test(fn)) return "blocked in a system call";
+  return "running";
+}

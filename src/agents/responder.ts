@@ -1,0 +1,43 @@
+/**
+ * Answers the critic's first round: runs the commands its issues name (and what a model adds), and
+ * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
+ */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod";
+import type { Hypothesis, State, Update } from "../state.js";
+import { cleanCommands } from "./context.js";
+import { evidenceIndex, evidenceOf } from "./evidence.js";
+import { factsOf, playbookFor } from "./playbooks/index.js";
+import { ask, COMMANDS_PER_STEP, requireTriage, runCommands, step } from "./runtime.js";
+
+const Commands = z.object({ commands: z.array(z.string()) });
+
+export async function responder(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+  return step(config, "responder", async (runtime) => {
+    const round = state.critique.at(-1);
+    if (!round) throw new Error("the responder was reached before the critic's first round");
+    const asked = await ask(runtime, "investigator", "responder", {
+      issues: round.issues.map((i) => `- ${i.text}${i.commands.length ? ` (suggested: ${i.commands.join("; ")})` : ""}`).join("\n") || "(none)",
+      evidence: evidenceIndex(runtime.store),
+    }, Commands);
+    const evidence = evidenceOf(state, runtime.store);
+    const wanted = cleanCommands([...round.issues.flatMap((i) => i.commands), ...(asked.value?.commands ?? [])], COMMANDS_PER_STEP * 2);
+    const commands = wanted.filter((command) => evidence.find(command) === null).slice(0, COMMANDS_PER_STEP);
+    const observations = await runCommands(runtime, "responder", commands);
+
+    // An alternative the critic asked for has now been tested by these commands: judge it.
+    const after = { ...state, observations: [...state.observations, ...observations] };
+    const playbook = playbookFor(factsOf(requireTriage(state), runtime.homeThread));
+    const now = evidenceOf(after, runtime.store);
+    const judged: Hypothesis[] = [];
+    const testable = (h: Hypothesis) => h.status === "untested" && h.rule !== null && (h.plan[0] ?? []).length > 0 && (h.plan[0] ?? []).every((c) => now.find(c) !== null);
+    for (const h of state.hypotheses.filter(testable)) {
+      const verdict = playbook.hypotheses.find((p) => p.rule === h.rule)?.judge(now);
+      if (verdict) judged.push({ ...h, rounds: 1, status: verdict.status, finding: verdict.finding, evidenceIds: verdict.evidenceIds });
+    }
+    return [
+      { observations, hypotheses: judged, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      `${observations.length} command${observations.length === 1 ? "" : "s"} for ${round.issues.length} issue${round.issues.length === 1 ? "" : "s"}`,
+    ];
+  });
+}

@@ -1,0 +1,208 @@
+/**
+ * One analysis, end to end: open the dump → session folder → evidence store → executor → triage →
+ * the graph (checkpointed in the session's evidence.db) → reports. `resumeAnalysis` rebuilds the
+ * same runtime around an interrupted session and lets the graph continue from its last checkpoint;
+ * commands that already ran are served from the store, so nothing is run or stored twice.
+ */
+import { GraphRecursionError } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { parseMemoryString, parseMemoryWords, triage as runTriage, type CommandRunner } from "./analyzers/index.js";
+import { CommandExecutor } from "./agents/executor.js";
+import { composeReport, followUpQuestions } from "./agents/report.js";
+import { ensureLimits, type Limits, type Runtime } from "./agents/runtime.js";
+import { openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
+import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession } from "./evidence/sessions.js";
+import { EvidenceStore } from "./evidence/store.js";
+import { Redactor, resolveModels, Usage, type ModelConfig, type Models } from "./llm/index.js";
+import { writeReports, type WrittenReport } from "./report/index.js";
+import type { Report } from "./report/schema.js";
+import { NOTHING_SPENT, type State, type Update } from "./state.js";
+import { buildAnalysisGraph } from "./workflows.js";
+
+export interface AnalysisOptions {
+  /** How to open the dump; `dump` is ignored on resume (the session names it). */
+  open: OpenDumpOptions;
+  models: ModelConfig;
+  sessionsDir: string;
+  outDir: string;
+  /** Lifts the command safety policy for commands models propose. */
+  unsafe: boolean;
+  limits?: Partial<Limits>;
+  /** One progress line (stderr). */
+  progress: (line: string) => void;
+  /** Registers what to do on Ctrl+C (print the token usage, mark the session interrupted). */
+  onInterrupt?: (hook: () => void) => void;
+}
+
+export interface AnalysisResult {
+  sessionId: string;
+  report: Report;
+  files: WrittenReport[];
+  /** The graph's final state: the route taken, every hypothesis and observation. */
+  state: State;
+}
+
+export async function analyze(issue: string | null, options: AnalysisOptions): Promise<AnalysisResult> {
+  const started = performance.now();
+  const models = await resolveModels(options.models);
+  const opened = await openDump(options.open);
+  let session: { id: string } | null = null;
+  try {
+    for (const warning of opened.warnings) options.progress(`warning: ${warning}`);
+    session = createSession(options.sessionsDir, {
+      dump: opened.dump.path,
+      executable: opened.executable,
+      debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
+      issue,
+    });
+    options.progress(`session ${session.id}; models: ${models.describe()}`);
+    return await run(session.id, opened, models, options, started, async (runtime) => {
+      const triage = await runTriage(runtime.executor.runner("triage"));
+      options.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
+      const triageEvidence = Object.fromEntries(triage.commands.flatMap((c) => {
+        const id = runtime.executor.evidenceFor(c);
+        return id ? [[c, id]] : [];
+      }));
+      return { issue, triage, triageEvidence };
+    });
+  } catch (error) {
+    if (session === null) await opened.session.close();
+    throw error;
+  }
+}
+
+export async function resumeAnalysis(id: string, options: AnalysisOptions): Promise<AnalysisResult> {
+  const started = performance.now();
+  const meta = loadSession(options.sessionsDir, id);
+  if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is in ${options.outDir} (or run "dumpdbg report ${id}")`);
+  const models = await resolveModels(options.models);
+  const exe = options.open.exe ?? meta.executable;
+  const opened = await openDump({ ...options.open, dump: meta.dump, ...(exe ? { exe } : {}), gdb: options.open.gdb ?? meta.debugger.path });
+  options.progress(`resuming session ${id}; models: ${models.describe()}`);
+  return run(id, opened, models, options, started, async (runtime, graph, config) => {
+    const saved = await graph.getState(config);
+    if ((saved.values as State).triage) return null;
+    // Killed before the first checkpoint: start over; triage's commands come from the store.
+    const triage = await runTriage(runtime.executor.runner("triage"));
+    const triageEvidence = Object.fromEntries(triage.commands.flatMap((c) => {
+      const evidenceId = runtime.executor.evidenceFor(c);
+      return evidenceId ? [[c, evidenceId]] : [];
+    }));
+    return { issue: meta.issue, triage, triageEvidence };
+  });
+}
+
+type Graph = ReturnType<typeof buildAnalysisGraph>;
+type RunConfig = { configurable: { thread_id: string; runtime: Runtime }; recursionLimit: number; durability: "sync" };
+
+/**
+ * The part analyze and resume share: the session's store, transcript, executor and checkpointer
+ * around the open dump; the graph, from `start`'s input or (when it returns null) the last checkpoint;
+ * the reports; and the session's final state. Everything opened here is closed here.
+ */
+async function run(
+  id: string,
+  opened: OpenedDump,
+  models: Models,
+  options: AnalysisOptions,
+  started: number,
+  start: (runtime: Runtime, graph: Graph, config: RunConfig) => Promise<Update | null>,
+): Promise<AnalysisResult> {
+  const root = options.sessionsDir;
+  const paths = sessionPaths(root, id);
+  let release: (() => void) | null = null;
+  let store: EvidenceStore | null = null;
+  let transcript: Transcript | null = null;
+  let checkpoints: Database.Database | null = null;
+  try {
+    release = acquireSessionLock(root, id);
+    updateSession(root, id, { state: "running" });
+    store = EvidenceStore.open(paths.evidenceDb);
+    transcript = Transcript.open(root, id);
+    const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, ...(options.open.timeoutMs ? { timeoutMs: options.open.timeoutMs } : {}) });
+    const usage = new Usage();
+    options.onInterrupt?.(() => {
+      process.stderr.write(`dumpdbg: ${usage.format()}; resume with "dumpdbg resume ${id}"\n`);
+      updateSession(root, id, { state: "interrupted" });
+    });
+    const envValues = models.cloud && models.redact ? await dumpEnvironment(executor.runner("triage")) : [];
+    const meta = loadSession(root, id);
+    const runtime: Runtime = {
+      session: opened.session,
+      executor,
+      store,
+      transcript,
+      models,
+      usage,
+      redactor: new Redactor({ envValues }),
+      limits: ensureLimits(options.limits),
+      progress: options.progress,
+      meta: {
+        id,
+        dump: meta.dump,
+        executable: meta.executable,
+        debugger: [opened.debuggerPath, opened.session.version()].filter(Boolean).join(" — "),
+        startedAt: meta.createdAt,
+      },
+      homeThread: opened.session.context().selectedThread?.id ?? null,
+      unclaimedMs: 0,
+    };
+    checkpoints = new Database(paths.evidenceDb);
+    const graph = buildAnalysisGraph(new SqliteSaver(checkpoints));
+    const config: RunConfig = { configurable: { thread_id: id, runtime }, recursionLimit: runtime.limits.recursionLimit, durability: "sync" };
+    const input = await start(runtime, graph, config);
+    runtime.unclaimedMs = performance.now() - started;
+    const state = await runGraph(graph, input === null ? null : { ...input, spent: NOTHING_SPENT }, config, runtime);
+    const document = state.document;
+    if (!document) throw new Error("the analysis graph ended without a report");
+    const files = await writeReports(document, { outDir: options.outDir });
+    updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt });
+    options.progress(`${models.cloud || models.local ? runtime.usage.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);
+    return { sessionId: id, report: document.report, files, state };
+  } catch (error) {
+    if (release) updateSession(root, id, { state: "failed" });
+    throw error;
+  } finally {
+    checkpoints?.close();
+    transcript?.close();
+    store?.close();
+    await opened.session.close();
+    release?.();
+  }
+}
+
+/**
+ * Runs the graph to its end. If LangGraph's recursion limit stops it anyway (the routers wrap up
+ * before it, unless the limit is set very low), the report is written from the last checkpoint.
+ */
+async function runGraph(graph: Graph, input: Update | null, config: RunConfig, runtime: Runtime): Promise<State> {
+  try {
+    return (await graph.invoke(input, config)) as State;
+  } catch (error) {
+    if (!(error instanceof GraphRecursionError)) throw error;
+    const state = (await graph.getState(config)).values as State;
+    runtime.progress(`[report] the step limit (${config.recursionLimit}) stopped the graph; reporting what was established`);
+    return { ...state, document: await composeReport(state, runtime, NOTHING_SPENT, followUpQuestions(state, runtime, [])) };
+  }
+}
+
+/** Environment entries gdb reads before `environ` ends; more than this is not a real environment. */
+const MAX_ENVIRONMENT = 256;
+
+/**
+ * The dumped process's environment values, so the redactor can mask them wherever they appear
+ * before anything goes to a cloud model. Read from `environ` (pointers, then the strings).
+ */
+async function dumpEnvironment(run: CommandRunner): Promise<string[]> {
+  const pointers = await run(`x/${MAX_ENVIRONMENT}gx *(char ***) &environ`);
+  const words = parseMemoryWords(pointers.output).words;
+  const count = words.indexOf(0n);
+  if (count <= 0) return [];
+  const strings = await run(`x/${count}s **(char ***) &environ`);
+  if (!strings.ok) return [];
+  return strings.output
+    .split("\n")
+    .map((line) => parseMemoryString(line))
+    .flatMap((entry) => (entry && entry.includes("=") ? [entry.slice(entry.indexOf("=") + 1)] : []));
+}

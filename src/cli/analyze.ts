@@ -1,0 +1,67 @@
+/** `dumpdbg analyze`: the whole analysis of one dump, reports written, a short verdict printed. */
+import { resolve } from "node:path";
+import { analyze as runAnalysis, type AnalysisOptions, type AnalysisResult } from "../analysis.js";
+import { renderJson } from "../report/index.js";
+import { verdict } from "../report/markdown.js";
+import { openOptions, type DumpFlags } from "./dump-options.js";
+import { sessionsRoot } from "./sessions.js";
+import { onInterrupt } from "./signals.js";
+
+export interface AnalysisFlags extends DumpFlags {
+  sessionsDir?: string;
+  out: string;
+  json?: boolean;
+  provider: "auto" | "offline" | "openai" | "anthropic" | "ollama";
+  model?: string;
+  localModel?: string;
+  /** `--no-redact` sets it false. */
+  redact: boolean;
+  unsafe?: boolean;
+}
+
+export interface AnalyzeFlags extends AnalysisFlags {
+  issue?: string;
+}
+
+export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<void> {
+  printResult(await runAnalysis(flags.issue ?? null, analysisOptions(dumpPath, flags)), flags);
+}
+
+/** The options `analysis.ts` takes, from the flags `analyze` and `resume` share. */
+export function analysisOptions(dumpPath: string, flags: AnalysisFlags): AnalysisOptions {
+  if (flags.unsafe) {
+    process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands a model proposes may run shells, write files or start processes\n");
+  }
+  return {
+    open: openOptions(dumpPath, flags),
+    models: {
+      provider: flags.provider,
+      redact: flags.redact,
+      ...(flags.model !== undefined ? { model: flags.model } : {}),
+      ...(flags.localModel !== undefined ? { localModel: flags.localModel } : {}),
+    },
+    sessionsDir: sessionsRoot(flags.sessionsDir),
+    outDir: resolve(flags.out),
+    unsafe: flags.unsafe ?? false,
+    progress: (line) => process.stderr.write(`${line}\n`),
+    onInterrupt,
+  };
+}
+
+/** `--json`: the JSON report alone on stdout; otherwise the verdict, the summary and where the reports are. */
+export function printResult(result: AnalysisResult, flags: { json?: boolean }): void {
+  if (flags.json) {
+    process.stdout.write(renderJson(result.report));
+    return;
+  }
+  const { report, files } = result;
+  const lines = [
+    verdict(report, (text) => text),
+    "",
+    report.conclusion.summary,
+    "",
+    `Reports: ${files.map((f) => f.file).join(", ")}`,
+    `Session: ${result.sessionId} (dumpdbg chat ${result.sessionId} for follow-up questions)`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}

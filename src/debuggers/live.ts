@@ -1,0 +1,15 @@
+/**
+ * Every debugger process this process started, so that exit, SIGINT and SIGTERM handlers can end
+ * them all. Kept apart from process.ts so the CLI can install its handlers without loading execa.
+ */
+
+export interface Killable {
+  kill(): void;
+}
+
+export const live = new Set<Killable>();
+
+/** Kills every debugger this process started. */
+export function killAllDebuggers(): void {
+  for (const proc of live) proc.kill();
+}
