@@ -20,10 +20,9 @@ import {
   type ChatSession,
 } from "../agents/chat/index.js";
 import type { CommandExecutor } from "../agents/executor.js";
-import type { DebuggerSession } from "../debuggers/session.js";
 import { sessionPaths, type Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
-import { ProviderError, Redactor, resolveModels, Usage, type ModelConfig, type Models } from "../llm/index.js";
+import { Redactor, resolveModels, Usage, type ModelConfig, type Models } from "../llm/index.js";
 import { REPORT_FORMATS, writeReports, type ChatExchange, type ReportFormat } from "../report/index.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -46,16 +45,15 @@ export interface RunChatOptions {
   root: string;
   sessionId: string;
   /**
-   * `analyze --chat`: the analysis's open debugger, store, executor and transcript, used as they are
-   * and left open. Without it, the chat takes the session's lock and reopens the dump itself.
+   * `analyze --chat`: the analysis's store, executor (over its open debugger) and transcript, used
+   * as they are and left open. Without it, the chat takes the session's lock and reopens the dump.
    */
-  open?: { debugger: DebuggerSession; store: EvidenceStore; executor: CommandExecutor; transcript: Transcript };
+  open?: { store: EvidenceStore; executor: CommandExecutor; transcript: Transcript };
   /** How to reopen the dump (without `open`); the dump and executable default to the session's. */
   dumpFlags?: DumpFlags;
   unsafe?: boolean;
   models: Models;
-  /** The run's token accounting and redactor, so an analysis's totals include its chat. */
-  usage?: Usage;
+  /** `analyze --chat`: the analysis's redactor, which knows the dump's environment. */
   redactor?: Redactor;
   /** Where /report writes (`--out`). */
   outDir: string;
@@ -79,18 +77,12 @@ export async function chat(sessionId: string, flags: ChatFlags): Promise<void> {
     throw new ExitError(ExitCode.usage, `--max-seconds must be a positive number, got "${flags.maxSeconds}"`);
   }
   if (flags.unsafe) process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy for /exec and the model's commands\n");
-  let models: Models;
-  try {
-    models = await resolveModels({
-      provider: flags.provider,
-      redact: flags.redact,
-      ...(flags.model !== undefined ? { model: flags.model } : {}),
-      ...(flags.localModel !== undefined ? { localModel: flags.localModel } : {}),
-    });
-  } catch (error) {
-    if (error instanceof ProviderError) throw new ExitError(ExitCode.provider, error.message);
-    throw error;
-  }
+  const models = await resolveModels({
+    provider: flags.provider,
+    redact: flags.redact,
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.localModel !== undefined ? { localModel: flags.localModel } : {}),
+  });
   await runChat({
     root: sessionsRoot(flags.sessionsDir),
     sessionId,
@@ -152,7 +144,10 @@ class ChatRepl {
   private readonly exchanges: ChatExchange[];
   private readonly historyFile: string;
   private readonly tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  private readonly usage: Usage;
+  /** The chat's own model spending, printed when it ends and added to the report's. */
+  private readonly usage = new Usage();
+  /** The executor's debugger time when the chat began: `analyze --chat` hands over a used one. */
+  private readonly debuggerMsBefore: number;
   private readonly maxTurns: number;
   private readonly maxSeconds: number;
   private turns = 0;
@@ -165,7 +160,7 @@ class ChatRepl {
     private readonly facts: ChatFacts,
     private readonly options: RunChatOptions,
   ) {
-    this.usage = options.usage ?? new Usage();
+    this.debuggerMsBefore = session.executor.debuggerMs;
     this.maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
     this.maxSeconds = options.maxSeconds ?? DEFAULT_MAX_SECONDS;
     this.deps = {
@@ -219,7 +214,7 @@ class ChatRepl {
     // Ctrl+D leaves the cursor after the prompt; the shell's prompt goes on a line of its own.
     if (this.tty) process.stdout.write("\n");
     this.session.transcript.append({ type: "chat", event: "end", questions: this.turns });
-    if (this.usage.llmCalls > 0 && !this.options.usage) process.stderr.write(`dumpdbg: ${this.usage.format()}\n`);
+    if (this.usage.llmCalls > 0) process.stderr.write(`dumpdbg: ${this.usage.format()}\n`);
   }
 
   private greet(): void {
@@ -325,14 +320,16 @@ class ChatRepl {
       meta: this.session.meta,
       store: this.session.store,
       exchanges: this.exchanges,
-      usage: this.usage,
-      debuggerMs: this.session.executor.debuggerMs,
+      spent: { usage: this.usage.toJSON(), llmMs: this.usage.llmMs, debuggerMs: this.session.executor.debuggerMs - this.debuggerMsBefore },
     });
     const written = await writeReports(doc, { outDir: this.options.outDir, formats });
-    // The next `dumpdbg report` or chat renders from this document, chat included.
-    writeJsonAtomically(join(this.session.dir, "report.json"), doc);
+    // The analysis's document, now with the chat, is what a later rendering should start from. A
+    // bare JSON report or a triage lacks the analysis's details, so it does not replace anything.
+    if (this.facts.origin === "document") writeJsonAtomically(join(this.session.dir, "report.json"), doc);
     this.session.transcript.append({ type: "chat", event: "report", files: written.map((w) => w.file) });
-    this.say(`Wrote ${written.map((w) => w.file).join(", ")} (${this.exchanges.length} question${this.exchanges.length === 1 ? "" : "s"} in its Chat section).`);
+    const questions = `${this.exchanges.length} question${this.exchanges.length === 1 ? "" : "s"} in its Chat section`;
+    const lacking = this.facts.origin === "document" ? "" : "\nThe session has no saved report document (report.json), so this report lacks the analysis's technical details (frames, registers, threads).";
+    this.say(`Wrote ${written.map((w) => w.file).join(", ")} (${questions}).${lacking}`);
   }
 
   /** Runs `work` until it finishes, Ctrl+C cancels it, or the per-answer time runs out. */

@@ -190,6 +190,9 @@ beforeAll(async () => {
   reportsDir = join(scratch, "reports");
   const built = await Promise.all(["null-deref", "thread-crash", "deadlock"].map((name) => buildCore(name)));
   for (const core of built) cores[core.name] = core;
+  // One server for every pane; without exit-empty off it would exit with the last pane, and the
+  // next test's new-session could reach it while it is going away.
+  if (hasTmux) await tmux("start-server", ";", "set-option", "-s", "exit-empty", "off");
 });
 
 afterAll(async () => {

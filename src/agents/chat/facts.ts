@@ -14,7 +14,12 @@ export interface ChatFacts {
   crash: Crash;
   /** The analysis's report and the details it rendered; null when the session has no report. */
   document: ReportDocument | null;
-  /** Where the facts came from, for the chat's greeting. */
+  /**
+   * Where the facts came from: the document the analysis rendered (with its details), its bare
+   * JSON report, or a triage run now because the session has neither.
+   */
+  origin: "document" | "report" | "triage";
+  /** The same, for the user: the file read, or what was done instead. */
   source: string;
   /** Why a report file that exists could not be used, for the user. */
   warnings: string[];
@@ -40,14 +45,14 @@ export async function loadFacts(where: FactsLocation, executor: CommandExecutor)
     const details = typeof doc.details === "object" && doc.details !== null ? (doc.details as ReportDetails) : {};
     return { report: ReportSchema.parse(doc.report), details };
   });
-  if (document) return { crash: document.report.crash, document, source: documentFile, warnings };
+  if (document) return { crash: document.report.crash, document, origin: "document", source: documentFile, warnings };
 
   const reportFile = join(where.reportsDir, `${where.sessionId}.json`);
   const report = readJson(reportFile, warnings, (value) => ReportSchema.parse(value));
-  if (report) return { crash: report.crash, document: { report, details: {} }, source: reportFile, warnings };
+  if (report) return { crash: report.crash, document: { report, details: {} }, origin: "report", source: reportFile, warnings };
 
   const result = await triage(executor.runner("triage"));
-  return { crash: result.crash, document: null, source: "a triage of the dump (the session has no report)", warnings };
+  return { crash: result.crash, document: null, origin: "triage", source: "a triage of the dump (the session has no report)", warnings };
 }
 
 /**

@@ -37,7 +37,7 @@ const MAX_LOCKS = 8;
 const MAX_POINTERS = 6;
 const MAX_VALUE_CHARS = 300;
 
-export const OFFLINE_TOPICS =
+const OFFLINE_TOPICS =
   "the crash itself, a thread's stack, what all threads were doing, a frame's locals, a register's value, " +
   "the fault address and what an address points into, which pointer was null, the value of an expression " +
   "(in backticks), and who holds which lock";
@@ -48,6 +48,7 @@ interface Measured {
   output: string;
   /** Why it failed, as one line; null when it succeeded. */
   error: string | null;
+  refused: boolean;
 }
 
 /** An answer that ends early, e.g. a thread that does not exist; its text is the answer. */
@@ -501,7 +502,7 @@ export class OfflineEngine {
     return { thread: main?.id ?? null, id: inferiors.ok ? inferiors.id : null };
   }
 
-  private async stack(thread: number): Promise<{ frames: Frame[]; truncated: boolean; id: string; ok: boolean; output: string; error: string | null }> {
+  private async stack(thread: number): Promise<Measured & { frames: Frame[]; truncated: boolean }> {
     const result = await this.run(`thread apply ${thread} bt ${STACK_FRAMES}`);
     return {
       ...result,
@@ -545,6 +546,7 @@ export class OfflineEngine {
       ok: result.ok,
       output: result.ok ? this.deps.store.output(result.evidenceId) : "",
       error: result.ok ? null : (result.error ?? result.errorType ?? "failed"),
+      refused: result.errorType === "not_allowed",
     };
   }
 }
@@ -555,9 +557,9 @@ interface PrintedPointer {
   id: string;
 }
 
-function failed(what: string, result: { id: string; error: string | null; ok: boolean }): Finding {
-  const refused = /^not_allowed/.test(result.error ?? "") ? "refused by the command policy: " : "";
-  return { text: `${what}${result.error ? ` (${refused}${result.error})` : ""} [${result.id}].`, evidenceIds: [result.id] };
+function failed(what: string, result: Measured): Finding {
+  const why = result.error === null ? "" : ` (${result.refused ? "refused: " : ""}${result.error})`;
+  return { text: `${what}${why} [${result.id}].`, evidenceIds: [result.id] };
 }
 
 /** The first frame of the program's own code, by the triage's rules (modules as gdb named them). */

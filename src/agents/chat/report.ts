@@ -5,7 +5,7 @@
  */
 import type { SessionMeta } from "../../evidence/sessions.js";
 import type { EvidenceStore } from "../../evidence/store.js";
-import type { Usage } from "../../llm/index.js";
+import type { UsageReport } from "../../llm/index.js";
 import type { ChatExchange, ReportDocument } from "../../report/index.js";
 import type { Report } from "../../report/schema.js";
 import type { ChatFacts } from "./facts.js";
@@ -15,9 +15,8 @@ export interface ChatReportInput {
   meta: SessionMeta;
   store: EvidenceStore;
   exchanges: ChatExchange[];
-  /** What the chat spent on models and the debugger. */
-  usage: Usage;
-  debuggerMs: number;
+  /** What the chat itself spent (not the analysis before it), added to the report's totals. */
+  spent: { usage: UsageReport; llmMs: number; debuggerMs: number };
 }
 
 export function reportWithChat(input: ChatReportInput): ReportDocument {
@@ -28,14 +27,18 @@ export function reportWithChat(input: ChatReportInput): ReportDocument {
     .list()
     .filter((record) => !listed.has(record.id))
     .map((record) => ({ id: record.id, command: record.command, summary: record.summary, bytes: record.bytes, path: record.path }));
-  const spent = input.usage.toJSON();
+  const { spent } = input;
   const sum = (a: Report["usage"]["local"], b: Report["usage"]["local"]) => ({ inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens });
   return {
     report: {
       ...report,
       evidence: [...report.evidence, ...added],
-      usage: { llmCalls: report.usage.llmCalls + spent.llmCalls, local: sum(report.usage.local, spent.local), cloud: sum(report.usage.cloud, spent.cloud) },
-      timings: { ...report.timings, debuggerMs: report.timings.debuggerMs + input.debuggerMs, llmMs: report.timings.llmMs + input.usage.llmMs },
+      usage: {
+        llmCalls: report.usage.llmCalls + spent.usage.llmCalls,
+        local: sum(report.usage.local, spent.usage.local),
+        cloud: sum(report.usage.cloud, spent.usage.cloud),
+      },
+      timings: { ...report.timings, debuggerMs: report.timings.debuggerMs + spent.debuggerMs, llmMs: report.timings.llmMs + spent.llmMs },
     },
     // Answers are written for a terminal, a line per fact or frame; the report keeps those lines
     // apart by making each its own paragraph.

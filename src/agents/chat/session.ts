@@ -5,7 +5,6 @@
  */
 import { readFileSync } from "node:fs";
 import { openDump, type OpenDumpOptions } from "../../debuggers/open.js";
-import type { DebuggerSession } from "../../debuggers/session.js";
 import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "../../evidence/sessions.js";
 import { EvidenceStore } from "../../evidence/store.js";
 import type { ChatExchange } from "../../report/index.js";
@@ -15,7 +14,6 @@ export interface ChatSession {
   meta: SessionMeta;
   /** The session's folder. */
   dir: string;
-  debugger: DebuggerSession;
   store: EvidenceStore;
   executor: CommandExecutor;
   transcript: Transcript;
@@ -65,7 +63,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
     });
     // A session chatted in is in use: `sessions cleanup --days` goes by this date.
     updateSession(root, id, {});
-    return { meta, dir: paths.dir, debugger: dump.session, store, executor, transcript, warnings: dump.warnings, close: closeAll };
+    return { meta, dir: paths.dir, store, executor, transcript, warnings: dump.warnings, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
@@ -76,7 +74,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
 export function adoptChatSession(
   root: string,
   id: string,
-  open: { debugger: DebuggerSession; store: EvidenceStore; executor: CommandExecutor; transcript: Transcript },
+  open: { store: EvidenceStore; executor: CommandExecutor; transcript: Transcript },
 ): ChatSession {
   return { ...open, meta: loadSession(root, id), dir: sessionPaths(root, id).dir, warnings: [], close: async () => undefined };
 }

@@ -223,11 +223,11 @@ export function abortPlaybook(facts: Facts): Playbook {
       for (const id of hit.evidenceIds) c.ids.push(id);
       const ownerFound = owner ? evidence.find(print(`*${owner}`)) : null;
       const block = evidence.find(listBlock ?? "");
-      const said = block?.ok ? /"([^"]{6,})"/.exec(block.output)?.[1] : undefined;
+      const said = block?.ok ? /"([^"]{6,})"/.exec(block.output)?.[1]?.replace(/(\\n|%\w)+$/g, "").replace(/[,:]?\s*(got|was)?\s*$/, "").trim() : undefined;
       const summary = `${where(facts.culprit)} aborted on purpose: ${hit.finding ?? ""}`;
       const rootCause = [
         guard ? `The check \`${guard.condition}\` held${ownerFound?.ok ? `; the object it checks is ${printed(ownerFound)}${c.cite(ownerFound)}` : ""}.` : "",
-        said ? `Just before aborting the program printed "${said}"${c.cite(block)}: look for it on the process's stderr.` : "",
+        said ? `Just before aborting it prints a message starting "${said}"${c.cite(block)}: look for it on the process's stderr.` : "",
         `The value reached the check on the path ${callPath(facts)}.`,
         callerFacts(facts, evidence, c),
         alternativesText(hypotheses, hit.id),

@@ -34,7 +34,8 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
       if (throwing && /^__cxa_(re)?throw$/.test(throwing) && names.some((n) => /terminate/.test(n)) && !names.some((n) => /__cxa_call_terminate|__cxa_call_unexpected/.test(n))) {
         const code = line === null ? null : evidence.find(facts.list(line) ?? "");
         const source = code?.ok ? ` The line is \`${listedCode(code)}\`${c.cite(code)}.` : "";
-        return verdict("confirmed", `The stack above ${where(facts.culprit)} is ${names.slice().reverse().join(" → ")}${c.cite(found)}: __cxa_throw found no handler and called std::terminate.${source}`, found, code);
+        const chain = names.slice(names.findIndex((n) => /abort$/.test(n))).reverse().filter((n) => n !== "??");
+        return verdict("confirmed", `Above ${where(facts.culprit)} the stack runs ${chain.join(" → ")}${c.cite(found)}: __cxa_throw found no handler and called std::terminate.${source}`, found, code);
       }
       return verdict("inconclusive", `The runtime frames (${names.join(", ") || "none"})${c.cite(found)} do not show a throw that found no handler.`, found);
     },

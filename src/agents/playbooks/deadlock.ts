@@ -32,7 +32,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
   };
   const threadName = (evidence: Evidence, id: number | null) => {
     const t = info(evidence).find((candidate) => candidate.id === id);
-    return t?.name ? `thread ${id} "${t.name}"` : `thread ${id}`;
+    return t?.name ? `Thread ${id} "${t.name}"` : `Thread ${id}`;
   };
 
   const cycleHypothesis: PlannedHypothesis = {
@@ -142,11 +142,14 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       });
       const sameFunction = new Set(cycle.map((e) => e.function)).size === 1;
       const order = named[0]?.holds[0] && named[0]?.waitsFor ? `\`${named[0].holds[0].expression}\` then \`${named[0].waitsFor.expression}\`` : "one lock then the other";
+      const orders = named
+        .filter((w) => w.holds[0] && w.edge.lock)
+        .map((w) => `thread ${w.edge.thread} takes ${printed(w.holds[0]?.found ?? null)?.replace(/^\([^)]*\)\s*/, "")} then ${w.edge.lock}`);
       const lockLines = evidence.find(named[0]?.expressions.length && named[0].edge.file ? facts.list(Math.min(...named[0].expressions.map((e) => e.line)), Math.max(...named[0].expressions.map((e) => e.line)), named[0].edge.file) ?? "" : "");
       const summary = `Deadlock: ${threads.length} threads each hold a mutex the next one waits for${c.cite(evidence.find(backtraces))}. ${sentences.join(" ")}`;
       const rootCause = [
         sameFunction
-          ? `All of them run \`${cycle[0]?.function}\`, which locks ${order}${lockLines?.ok ? ` (${c.cite(lockLines).trim().slice(1, -1)})` : ""}. With the arguments in a different order in each thread, the same mutexes are taken in opposite orders: a lock-order inversion.`
+          ? `All of them run \`${cycle[0]?.function}\`, which locks ${order}${lockLines?.ok ? ` (${c.cite(lockLines).trim().slice(1, -1)})` : ""}. Called on different objects, the threads take the same mutexes in different orders${orders.length ? ` (${orders.join("; ")})` : ""}: a lock-order inversion.`
           : "The threads take the same mutexes in different orders in different functions: a lock-order inversion.",
         alternativesText(hypotheses, hit.id),
       ].filter(Boolean).join(" ");

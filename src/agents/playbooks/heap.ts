@@ -288,7 +288,7 @@ function overflowPlaybook(facts: Facts): Playbook {
       const writerText = writers.length
         ? `That text is written by ${writers.map((w) => `\`${listedCode(w.found)}\` at ${basename(w.file.path)}:${w.line}${w.fn ? ` in \`${w.fn}\`` : ""}${c.cite(w.found)}`).join("; ")}.`
         : "";
-      const summary = `Heap corruption: malloc found its metadata overwritten ("${facts.crash.message}")${c.cite(evidence.find(ABORT_MESSAGE))} when ${where(facts.culprit)} allocated; ${hit.finding ?? ""}`;
+      const summary = `Heap corruption: malloc found its metadata overwritten ("${facts.crash.message}")${c.cite(evidence.find(ABORT_MESSAGE))} when ${where(facts.culprit)} allocated. ${hit.finding ?? ""}`;
       const rootCause = [overflowText, writerText, alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ") || (hit.finding ?? "");
       return {
         summary,

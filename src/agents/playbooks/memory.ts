@@ -2,7 +2,7 @@
  * Faults on a memory access: a NULL pointer, a wild or read-only address, a call through a bad
  * function pointer, a file mapping read past its end.
  */
-import { parseDisassembly, parseMappings, parseTargetFiles } from "../../analyzers/index.js";
+import { normalizeFunctionName, parseDisassembly, parseMappings, parseTargetFiles } from "../../analyzers/index.js";
 import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
@@ -156,6 +156,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       }
     : null;
 
+  const nullSource = storesNull[0] ?? null;
   const hypotheses = [...list.slice(0, 1).map(nullPointer), stale, ...(corrupted ? [corrupted] : []), ...list.slice(1).map(nullPointer)];
   if (list.length === 0) hypotheses.unshift(registerOnly(facts));
 
@@ -182,8 +183,9 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       const name = suspect ? `\`${suspect.pointer}\`` : "a NULL pointer";
       const value = suspect ? evidence.find(facts.inCulprit(`p ${suspect.pointer}`)) : null;
       const line = quoteLine(facts.line);
+      const field = suspect?.member ? (isRust(facts) ? `(*${suspect.pointer}).${suspect.member}` : `${suspect.pointer}->${suspect.member}`) : null;
       const summary =
-        `${where(facts.culprit)} ${verb} ${suspect?.member ? `\`${suspect.pointer}->${suspect.member}\`` : "memory"} through ${name}, which was NULL${c.cite(value)}; ` +
+        `${where(facts.culprit)} ${verb} ${field ? `\`${field}\`` : "memory"} through ${name}, which was NULL${c.cite(value)}; ` +
         `the ${facts.crash.access ?? "access"} at ${facts.crash.faultAddress ?? "a low address"} faulted${c.cite(info)}.`;
       const origins = suspect ? quotedOrigins(originsOf(facts, suspect.pointer, true), evidence) : [];
       const story = originStory(origins, c);
@@ -192,6 +194,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
         `${line ? `At ${at}, ${line} dereferences ${name}` : `${where(facts.culprit)} dereferences ${name}`} without checking it for NULL, on the path ${callPath(facts)}.`,
         story,
         callerState,
+        otherThreads(facts, evidence, c),
         alternativesText(hypotheses, hit.id),
       ].filter(Boolean).join(" ");
       const storeSite = origins.find((o) => o.kind === "null-store" || o.kind === "callee-return");
@@ -209,7 +212,9 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
     openQuestions: [
       {
         text: `The dump shows ${top ? `\`${top.pointer}\`` : "the pointer"} NULL at the crash, not which earlier event made it NULL or when.`,
-        question: `Which event leaves ${top ? `\`${top.pointer}\`` : "this pointer"} NULL while ${callPath(facts) || "this code"} can still run — is it a normal state (e.g. a disconnect or a lookup miss) that the code must handle?`,
+        question: nullSource
+          ? `\`${nullSource.function ?? "The code"}\` sets it to NULL at ${basename(nullSource.file)}:${nullSource.line}: after that, should ${facts.caller?.function ? `\`${normalizeFunctionName(facts.caller.function)}\`` : "the caller"} still be able to reach it, or should it be removed from there first?`
+          : `Which event leaves ${top ? `\`${top.pointer}\`` : "this pointer"} NULL while ${callPath(facts) || "this code"} can still run — is it a normal state (e.g. a disconnect or a lookup miss) that the code must handle?`,
       },
       {
         text: "A post-mortem cannot tell whether this is the first time the NULL occurred or whether earlier requests were silently affected.",
@@ -313,7 +318,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
 
   const primary = readOnly && write ? readOnlyWrite : wild;
   return {
-    hypotheses: [primary, freed, primary === wild ? readOnlyWrite : wild],
+    hypotheses: primary === wild ? [wild, freed] : [readOnlyWrite, freed, wild],
     investigate(rule, evidence) {
       const pointer = culpritPointer(evidence);
       if (rule !== primary.rule || !pointer) return notYetRun(evidence, [facts.inCaller("info args"), facts.inCaller("info locals")]);
@@ -331,15 +336,19 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       const pointer = culpritPointer(evidence);
       const name = pointer ? `\`${pointer.suspect.pointer}\`` : "a pointer";
       const origins = pointer ? quotedOrigins([...originsOf(facts, pointer.suspect.pointer, false), ...outerCallerLines(facts).map(toOrigin)], evidence) : [];
-      const literal = origins.find((o) => o.kind === "caller" && /"[^"]*"/.test(o.code));
       const readOnlyCase = hit.rule === "read-only-write";
+      // A literal passed straight into one of the functions on the crashing path.
+      const onPath = facts.triage.frames.flatMap((f) => (f.function ? [normalizeFunctionName(f.function).split("::").at(-1) ?? ""] : []));
+      const literal = readOnlyCase ? origins.find((o) => onPath.some((fn) => new RegExp(`\\b${fn}\\s*\\([^)]*"`).test(o.code))) : undefined;
       const summary = readOnlyCase
         ? `${where(facts.culprit)} wrote to ${faultText} through ${name}${c.cite(pointer?.found)}, and that address is in read-only data${c.cite(evidence.find("info files"))}: the program modified a string literal or constant.`
         : `${where(facts.culprit)} ${write ? "wrote to" : "read"} ${faultText} through ${name}${c.cite(pointer?.found)}, an address no mapping covers${c.cite(evidence.find("info proc mappings"))}: the pointer was never valid.`;
       const rootCause = [
         hit.finding ?? "",
-        originStory(origins, c),
+        originStory(origins, c, false),
+        poisonedArguments(facts, evidence, c),
         literal ? `The string comes from a literal: \`${literal.code}\` at ${basename(literal.file)}:${literal.line}${c.cite(literal.evidence)}, and literals live in read-only memory.` : "",
+        otherThreads(facts, evidence, c),
         alternativesText(hypotheses, hit.id),
       ].filter(Boolean).join(" ");
       for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
@@ -547,9 +556,12 @@ function toOrigin(command: string) {
 }
 
 /** Sentences that walk the origin lines: assignment, callee's return, stores of NULL, caller. */
-export function originStory(origins: QuotedOrigin[], c: Citations): string {
+export function originStory(origins: QuotedOrigin[], c: Citations, nullish = true): string {
   const sentences: string[] = [];
+  const seen = new Set<string>();
   for (const origin of origins) {
+    if (seen.has(`${origin.file}:${origin.line}`)) continue;
+    seen.add(`${origin.file}:${origin.line}`);
     const at = `${basename(origin.file)}:${origin.line}`;
     const fn = origin.function ? ` in \`${origin.function}\`` : "";
     const quoted = `\`${origin.code}\``;
@@ -558,13 +570,17 @@ export function originStory(origins: QuotedOrigin[], c: Citations): string {
         sentences.push(`It was assigned at ${at}: ${quoted}${c.cite(origin.evidence)}.`);
         break;
       case "callee-return":
-        sentences.push(`That function can return NULL: ${quoted} at ${at}${fn}${c.cite(origin.evidence)}.`);
+        sentences.push(
+          nullish
+            ? `That function can return NULL: ${quoted} at ${at}${fn}${c.cite(origin.evidence)}.`
+            : `That function returns \`${origin.code.replace(/^return\s+/, "").replace(/;$/, "")}\` (${at}${fn})${c.cite(origin.evidence)}.`,
+        );
         break;
       case "null-store":
         sentences.push(`The program stores NULL into it at ${at}${fn}: ${quoted}${c.cite(origin.evidence)}.`);
         break;
       case "caller":
-        sentences.push(`The caller${fn} reached it from ${at}: ${quoted}${c.cite(origin.evidence)}.`);
+        sentences.push(`${origin.function ? `\`${origin.function}\`` : "The caller"} called it at ${at}: ${quoted}${c.cite(origin.evidence)}.`);
         break;
     }
   }
@@ -576,9 +592,40 @@ export function callerFacts(facts: Facts, evidence: Evidence, c: Citations): str
   const locals = firstOk(evidence, facts.inCaller("info locals"));
   const args = firstOk(evidence, facts.inCaller("info args"));
   const text = (found: Found | null) =>
-    found && !/^No (locals|arguments)\.|No symbol table/.test(found.output.trim()) ? found.output.trim().split("\n").slice(0, 6).join(", ") : null;
-  const parts = [text(args) && `arguments ${text(args)}${c.cite(args)}`, text(locals) && `locals ${text(locals)}${c.cite(locals)}`].filter(Boolean);
-  return parts.length && facts.caller ? `In the caller ${where(facts.caller)}: ${parts.join("; ")}.` : "";
+    found && !/^No (locals|arguments)\.|No symbol table/.test(found.output.trim()) ? variables(found.output) : null;
+  const parts = [text(locals) && `${text(locals)}${c.cite(locals)}`, text(args) && `arguments ${text(args)}${c.cite(args)}`].filter(Boolean);
+  return parts.length && facts.caller ? `In ${where(facts.caller)}: ${parts.join("; ")}.` : "";
+}
+
+/** `name = value` lines as one phrase; long values (C++ containers, big structs) are elided. */
+export function variables(output: string): string {
+  return output
+    .trim()
+    .split("\n")
+    .filter((line) => / = /.test(line))
+    .slice(0, 6)
+    .map((line) => (line.length > 90 ? `${line.slice(0, line.indexOf(" = ") + 3)}{…}` : line))
+    .join(", ");
+}
+
+/** Integer arguments whose hex form is a fill pattern (`handle=3735928559` is 0xdeadbeef): garbage passed in. */
+function poisonedArguments(facts: Facts, evidence: Evidence, c: Citations): string {
+  const poisoned = [...facts.args.entries()].filter(([, v]) => /^\d{6,}$/.test(v) && looksPoisoned(BigInt(v)));
+  if (poisoned.length === 0) return "";
+  const bt = evidence.find("bt 40");
+  return `${poisoned.map(([name, v]) => `\`${name}\` = ${v} = ${hex(BigInt(v))}`).join(", ")}${c.cite(bt)}: a fill pattern or sentinel was passed in, not a value the program issued.`;
+}
+
+/** What the process's other threads were doing, from triage's grouping of `info threads`. */
+export function otherThreads(facts: Facts, evidence: Evidence, c: Citations): string {
+  const others = facts.triage.threads.count - 1;
+  if (others < 1) return "";
+  const groups = facts.triage.threads.groups
+    .map((g) => ({ ...g, threads: g.threads.filter((t) => t !== facts.crash.thread.id) }))
+    .filter((g) => g.threads.length > 0)
+    .slice(0, 3)
+    .map((g) => `${g.threads.length} in \`${g.function}\``);
+  return `The other ${others} thread${others === 1 ? " was" : "s were"} elsewhere: ${groups.join(", ")}${c.cite(evidence.find("info threads"))}; none was running the crashing code.`;
 }
 
 /** In a process with other threads, whether one of them changed the data is a fair question. */

@@ -52,7 +52,8 @@ export function originsOf(facts: Facts, pointer: string, nullish: boolean): Orig
   }
   const member = /(?:->|\.)([A-Za-z_]\w*)$/.exec(base)?.[1];
   if (member && nullish) {
-    add("null-store", source, grep(source, new RegExp(`(?:->|\\.)\\s*${escape(member)}\\s*=\\s*${NULLISH}\\s*;`)));
+    // `x->member = NULL;`, and `x.member = cond ? NULL : y;`
+    add("null-store", source, grep(source, new RegExp(`(?:->|\\.)\\s*${escape(member)}\\s*=(?!=)[^;]*\\b(?:NULL|nullptr)\\b`)));
   }
   if (base === "this" && facts.callerLine && facts.callerSource && facts.fn) {
     // `manager.find(id)->idle_seconds(now)`: the object came back from `find`.

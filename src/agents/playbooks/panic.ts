@@ -9,8 +9,8 @@ import { callPath, where } from "./prose.js";
 
 /** What the runtime frame right above the culprit says the panic was. */
 const PANIC_APIS: [RegExp, string][] = [
-  [/Option<.*>::(expect|unwrap)$/, "called `Option::$1` on `None`"],
-  [/Result<.*>::(expect|unwrap)$/, "called `Result::$1` on an `Err`"],
+  [/Option::(expect|unwrap)$/, "called `Option::$1` on `None`"],
+  [/Result::(expect|unwrap)$/, "called `Result::$1` on an `Err`"],
   [/panic_bounds_check$/, "indexed out of bounds"],
   [/panic_const_(add|sub|mul|div|rem|neg|shl|shr)_overflow$/, "overflowed in arithmetic ($1)"],
   [/panic_const_(div|rem)_by_zero$/, "divided by zero"],

@@ -82,7 +82,7 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
       const call = recursiveCall === null ? null : evidence.find(facts.list(recursiveCall) ?? "");
       const state = pointerArgs.map((name) => ({ name, found: evidence.find(at(`p *${name}`)) })).filter((s) => printed(s.found) !== null);
       const locals = evidence.find(at("info locals"));
-      const summary = `Stack overflow: ${cycle.map((f) => `\`${f}\``).join(" → ") || where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find("bt 40"))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find("p $_siginfo"))}.`;
+      const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find("bt 40"))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find("p $_siginfo"))}.`;
       const rootCause = [
         call?.ok ? `It recurses at ${basename(facts.culprit?.file ?? "")}:${recursiveCall}: \`${listedCode(call)}\`${c.cite(call)}, once per level of nesting in its input.` : "",
         state.length ? `At the fault its input state was ${state.map((s) => `\`*${s.name}\` = ${printed(s.found)}${c.cite(s.found)}`).join("; ")}.` : "",

@@ -1,0 +1,110 @@
+/**
+ * `dumpdbg analyze --provider offline` through the built CLI on real cores of several crash kinds:
+ * the whole graph runs on the offline brain, and the report must name the kind, the culprit
+ * function and line, judge its hypotheses on evidence that exists, and say why in specific terms.
+ */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ReportSchema, type CrashKind, type Report } from "../../src/report/schema.js";
+import { runCli } from "../helpers/cli.js";
+import { buildCore, culpritLine } from "../helpers/cores.js";
+
+interface Expected {
+  kind: CrashKind;
+  culprit: string;
+  /** What the conclusion (summary and root cause) must say for this crash. */
+  says: RegExp[];
+}
+
+const EXPECTED: Record<string, Expected> = {
+  "null-deref": { kind: "null-dereference", culprit: "send_to_client", says: [/`session->client`/, /NULL/, /client_disconnect/, /null-deref\.c:22/, /i = 1/] },
+  "null-write": { kind: "null-dereference", culprit: "cache_store", says: [/`entry`/, /cache_find_slot/, /return NULL/] },
+  deadlock: { kind: "deadlock", culprit: "transfer_funds", says: [/Thread 2/, /Thread 3/, /`from->lock`/, /`to->lock`/, /deadlock\.c:23/, /lock-order inversion/] },
+  "stack-overflow": { kind: "stack-overflow", culprit: "parse_value", says: [/recursed about [\d,]+ times/, /stack-overflow\.c:32/, /position = \d+/, /limits the depth/] },
+  "uncaught-exception": { kind: "uncaught-exception", culprit: "read_field", says: [/std::runtime_error/, /"version"/, /no `catch`/] },
+  assert: { kind: "assertion-failure", culprit: "ring_buffer_write", says: [/= 71/, /= 64/, /71 <= 64 is false/, /ring_buffer_free_space/] },
+  "double-free": { kind: "double-free", culprit: "connection_destroy", says: [/double-free\.c:15/, /connection_close/, /double free detected/] },
+  "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", says: [/Option::expect/, /None/, /"kiwi"/] },
+  "heap-corruption": { kind: "heap-corruption", culprit: "copy_request_body", says: [/corrupted top size/, /format_log_line/, /heap-corruption\.c:10/] },
+  "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", says: [/`command->handler`/, /"stats", NULL/] },
+};
+
+async function analyzeOffline(name: string): Promise<{ report: Report; stderr: string; dir: string }> {
+  const built = await buildCore(name);
+  const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-analyze-${name}-`));
+  const result = await runCli(
+    ["analyze", built.core, "--exe", built.exe, "--issue", `the ${name} service died`, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"],
+    { cwd: dir },
+  );
+  expect(result.stderr).not.toMatch(/internal error/);
+  expect(result.code, result.stderr).toBe(0);
+  return { report: ReportSchema.parse(JSON.parse(result.stdout)), stderr: result.stderr, dir };
+}
+
+describe("dumpdbg analyze, offline", () => {
+  it.concurrent.each(Object.keys(EXPECTED))("%s", async (name) => {
+    const expected = EXPECTED[name] as Expected;
+    const { report, stderr, dir } = await analyzeOffline(name);
+
+    expect(report.crash.kind).toBe(expected.kind);
+    expect(report.crash.culprit.function).toBe(expected.culprit);
+    expect(report.crash.culprit.line).toBe(culpritLine(name));
+    for (const format of ["md", "html", "json"]) expect(existsSync(path.join(dir, "reports", `${report.session.id}.${format}`))).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(dir, "reports", `${report.session.id}.json`), "utf8"))).toEqual(report);
+
+    // Hypotheses: judged on evidence that exists, one of them confirmed, at least one alternative ruled on.
+    const evidence = new Set(report.evidence.map((e) => e.id));
+    expect(report.hypotheses.length).toBeGreaterThanOrEqual(2);
+    expect(report.hypotheses.filter((h) => h.status === "confirmed").length).toBeGreaterThanOrEqual(1);
+    expect(report.hypotheses.some((h) => h.status === "rejected")).toBe(true);
+    for (const h of report.hypotheses) {
+      expect(h.evidenceIds.length, `${h.id} cites no evidence`).toBeGreaterThan(0);
+      for (const id of h.evidenceIds) expect(evidence.has(id), `${h.id} cites ${id}`).toBe(true);
+    }
+
+    // The conclusion names the culprit and its line, cites evidence that exists, and says the specific thing.
+    const { summary, rootCause } = report.conclusion;
+    const text = `${summary} ${rootCause}`;
+    const shortName = expected.culprit.split("::").at(-1) as string;
+    expect(summary).toContain(shortName);
+    expect(summary).toContain(`${path.basename(report.crash.culprit.file ?? "")}:${culpritLine(name)}`);
+    const cited = text.match(/\bE\d+\b/g) ?? [];
+    expect(cited.length).toBeGreaterThan(0);
+    for (const id of cited) expect(evidence.has(id), `the conclusion cites ${id}`).toBe(true);
+    for (const pattern of expected.says) expect(text).toMatch(pattern);
+    expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.75);
+    expect(report.conclusion.recommendations.length).toBeGreaterThanOrEqual(2);
+
+    // Two critic rounds; what round 2 still found became 3–5 questions.
+    expect(report.critique.rounds.map((r) => r.round)).toEqual([1, 2]);
+    expect(report.critique.unresolved).toEqual(report.critique.rounds[1]?.issues);
+    if ((report.critique.rounds[1]?.issues.length ?? 0) > 0) {
+      expect(report.followUpQuestions.length).toBeGreaterThanOrEqual(3);
+      expect(report.followUpQuestions.length).toBeLessThanOrEqual(5);
+    }
+
+    // Real measurements, no model.
+    expect(report.usage.llmCalls).toBe(0);
+    expect(report.timings.totalMs).toBeGreaterThan(0);
+    expect(report.timings.debuggerMs).toBeGreaterThan(0);
+    expect(report.timings.debuggerMs).toBeLessThanOrEqual(report.timings.totalMs);
+
+    // Progress on stderr: which agent, which command, how long.
+    expect(stderr).toMatch(/^\[hypothesis\] \d hypothes/m);
+    expect(stderr).toMatch(/^\[tester\] H1: .+ \(E\d+, (\d+ ms|cached)\)$/m);
+    expect(stderr).toMatch(/^\[critic\] round 2: /m);
+  });
+
+  it("reads like a senior engineer wrote it: the null dereference's Markdown report", async () => {
+    const { report, dir } = await analyzeOffline("null-deref");
+    const markdown = readFileSync(path.join(dir, "reports", `${report.session.id}.md`), "utf8");
+    expect(markdown).toMatch(/^# Null dereference in `send_to_client` \(`null-deref\.c:27`\)$/m);
+    expect(markdown).toContain("## Hypotheses");
+    expect(markdown).toMatch(/H1 · confirmed\*\* — \\`session->client\\` was NULL/);
+    expect(markdown).toMatch(/H2 · rejected/);
+    expect(markdown).toContain("## Follow-up questions");
+    expect(markdown).toMatch(/client\\_disconnect/);
+  });
+});
