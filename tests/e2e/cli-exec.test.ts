@@ -114,6 +114,7 @@ describe("bad input", () => {
     { name: "--exe that is not a program", args: () => ["exec", nullDeref.core, "--exe", file("notelf", Buffer.from("#!/bin/sh\n")), "-c", "bt"], code: 3, message: /--exe .* is not an ELF executable/ },
     { name: "a missing --exe", args: () => ["exec", nullDeref.core, "--exe", join(scratch, "gone"), "-c", "bt"], code: 3, message: /executable not found: .*gone/ },
     { name: "a core whose program is gone", args: () => ["exec", movedCore(), "-c", "bt"], code: 3, message: /executable of this core was not found: looked for .*null-deref/ },
+    { name: "a Windows minidump", args: () => ["exec", file("crash.dmp", minidumpHeader()), "-c", "bt"], code: 4, message: /is a Windows minidump; reading minidumps needs the LLDB or CDB backend/ },
     { name: "a missing gdb", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
   ];
 
@@ -154,6 +155,14 @@ describe("the program", () => {
     expect(run.stderr).toMatch(/unknown command 'frobnicate'/);
   });
 });
+
+/** The 32-byte MINIDUMP_HEADER: "MDMP", version 0xa793, no streams. Recognition reads only this. */
+function minidumpHeader(): Buffer {
+  const header = Buffer.alloc(32);
+  header.write("MDMP", 0, "latin1");
+  header.writeUInt32LE(0xa793, 4);
+  return header;
+}
 
 function file(name: string, content: Buffer): string {
   const path = join(scratch, name);

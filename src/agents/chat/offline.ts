@@ -228,7 +228,9 @@ export class OfflineEngine {
     const lines = [`The fault address is ${address}${verb}, from ${crash.signal ?? "the signal"}'s siginfo${cited}.`];
     const ids = signalId ? [signalId] : [];
     const value = BigInt(address);
-    if (value < NULL_PAGE_LIMIT) {
+    if (value < NULL_PAGE_LIMIT && crash.access === "execute") {
+      lines.push(`It points into nothing: the first ${NULL_PAGE_LIMIT / 1024n} KiB of the address space are never mapped, and the program jumped there, as a call through a null function pointer does.`);
+    } else if (value < NULL_PAGE_LIMIT) {
       lines.push(
         `It points into nothing: the first ${NULL_PAGE_LIMIT / 1024n} KiB of the address space are never mapped, and ${address} is ` +
           (value === 0n ? "address 0 itself: a null pointer was used." : `address 0 plus ${value} bytes: a field at offset ${address} read through a null pointer.`),
