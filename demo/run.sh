@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the demo crash program, makes a real core of its crash, and analyses it offline.
+# Extra arguments go to `dumpdbg analyze` (e.g. --json, --chat).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/demo/build"
@@ -26,4 +27,6 @@ if [ ! -f crash.core ]; then
 fi
 
 echo "demo: analysing $build/crash.core" >&2
-exec node "$root/bin/dumpdbg.js" exec crash.core --exe ./crash -c "bt" -c 'p $_siginfo' -c "info threads" "$@"
+exec node "$root/bin/dumpdbg.js" analyze crash.core --exe ./crash --provider offline \
+  --issue "the chat server dies when a client hangs up during a broadcast" \
+  --out "$build/reports" --sessions-dir "$build/.sessions" "$@"

@@ -114,6 +114,18 @@ export function buildProgram(): Command {
     return chat(id, options);
   });
 
+  program
+    .command("report")
+    .description("re-render a session's report (md, html, json)")
+    .argument("<session-id>")
+    .option("--format <list>", "formats, comma-separated", "md,html,json")
+    .option("--out <dir>", "where the reports go", "reports")
+    .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+    .action(async (id: string, options) => {
+      const { report } = await import("./report.js");
+      return report(id, options);
+    });
+
   const sessions = program.command("sessions").description("list, show and remove analysis sessions");
   const sessionsDir = (command: Command) =>
     command.option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)").option("--json", "JSON output");

@@ -205,7 +205,7 @@ function checkKind(claimed: CrashKind, facts: ClaimFacts): Finding | null {
   const ids = [facts.evidence.signal, facts.evidence.stack].filter((id): id is string => id !== null);
   const how = crash.signal ? ` (${[crash.signal, faultText(crash)].filter(Boolean).join(", ")})` : "";
   const where = crash.culprit.function ? ` in \`${crash.culprit.function}\`` : "";
-  return { text: `It is not ${article(kindText(claimed))}: the crash is ${article(kindText(crash.kind))}${where}${how}${cite(ids)}.`, evidenceIds: ids };
+  return { text: `It is not ${kindPhrase(claimed)}: the crash is ${kindPhrase(crash.kind)}${where}${how}${cite(ids)}.`, evidenceIds: ids };
 }
 
 function checkSignal(claimed: string, facts: ClaimFacts): Finding | null {
@@ -246,11 +246,10 @@ function faultText(crash: Crash): string | null {
   return `${verb} address ${crash.faultAddress}`;
 }
 
-function kindText(kind: CrashKind): string {
-  return kind.replaceAll("-", " ");
-}
-
-function article(text: string): string {
+/** "a null dereference", "an abort", "a crash of unknown kind": a kind as a sentence names it. */
+export function kindPhrase(kind: CrashKind): string {
+  if (kind === "unknown") return "a crash of unknown kind";
+  const text = kind.replaceAll("-", " ");
   return `${/^[aeiou]/.test(text) ? "an" : "a"} ${text}`;
 }
 

@@ -17,7 +17,7 @@ import { parseLocals } from "../../analyzers/variables.js";
 import type { EvidenceStore } from "../../evidence/store.js";
 import type { Crash } from "../../report/schema.js";
 import type { CommandExecutor } from "../executor.js";
-import { checkClaim, dereferencedPointers, findClaims, isNullPointer, nullClaimFinding, type ClaimFacts, type Finding } from "./claims.js";
+import { checkClaim, dereferencedPointers, findClaims, isNullPointer, kindPhrase, nullClaimFinding, type ClaimFacts, type Finding } from "./claims.js";
 import { relevantEvidence } from "./context.js";
 import { firstEvidence, type ChatFacts } from "./facts.js";
 import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
@@ -220,7 +220,7 @@ export class OfflineEngine {
     if (crash.faultAddress === null) {
       const why = crash.kind === "deadlock" || crash.signal === null
         ? "the dump is of a process that was stopped from outside, not of a fault"
-        : `${crash.signal} is not raised by a memory access (the crash is ${crash.kind.replaceAll("-", " ")})`;
+        : `${crash.signal} is not raised by a memory access (the crash is ${kindPhrase(crash.kind)})`;
       return { text: `There is no fault address: ${why}${cited}.`, evidenceIds: signalId ? [signalId] : [] };
     }
     const address = crash.faultAddress;
@@ -240,7 +240,11 @@ export class OfflineEngine {
       ids.push(...pointer.evidenceIds);
     } else {
       const region = await this.region(address);
-      lines.push(region.text);
+      lines.push(
+        crash.kind === "stack-overflow"
+          ? `No mapping contains it: it is just past the end of the crashing thread's stack, in the unmapped guard page the stack grew into [${region.evidenceIds.join(", ")}].`
+          : region.text,
+      );
       ids.push(...region.evidenceIds);
     }
     return { text: lines.join("\n"), evidenceIds: unique(ids) };
@@ -335,14 +339,12 @@ export class OfflineEngine {
     return { text: lines.join("\n"), evidenceIds: unique(ids) };
   }
 
+  /** Which pointer was null; for another kind of crash, what the fault address was instead. */
   private async nullPointerAnswer(): Promise<Finding> {
     const { crash } = this;
-    if (crash.kind !== "null-dereference") {
-      const ids = [firstEvidence(this.deps.store, (c) => c === "p $_siginfo")].filter((id): id is string => id !== null);
-      const fault = crash.faultAddress === null ? "" : ` (the fault address ${crash.faultAddress} is not in the null page)`;
-      return { text: `No null pointer caused this crash: it is ${crash.kind.replaceAll("-", " ")}${fault}${ids.length ? ` [${ids.join(", ")}]` : ""}.`, evidenceIds: ids };
-    }
-    return this.nullPointer();
+    if (crash.kind === "null-dereference") return this.nullPointer();
+    const fault = await this.faultAddressAnswer();
+    return { ...fault, text: `No null pointer was dereferenced: this is ${kindPhrase(crash.kind)}.\n${fault.text}` };
   }
 
   /** The pointer the culprit's source line dereferences that is null, found by printing each one in the culprit frame. */
@@ -426,7 +428,7 @@ export class OfflineEngine {
       const signal = [crash.signal, crash.signalCode].filter(Boolean).join(", ");
       const fault = crash.faultAddress !== null ? `, ${crash.access === null ? "at" : { read: "reading", write: "writing", execute: "executing" }[crash.access]} address ${crash.faultAddress}` : "";
       const thread = crash.thread.id !== null ? ` on thread ${crash.thread.id}${lwp(crash.thread.lwp)}` : "";
-      lines.push(`It is ${crash.kind === "unknown" ? "a crash of unknown kind" : `a ${crash.kind.replaceAll("-", " ")}`}${where}${thread}${signal ? `: ${signal}${fault}` : ""}${cited}.`);
+      lines.push(`It is ${kindPhrase(crash.kind)}${where}${thread}${signal ? `: ${signal}${fault}` : ""}${cited}.`);
       if (crash.message) lines.push(`Message: ${crash.message}`);
     }
     const report = this.deps.facts.document?.report;

@@ -8,6 +8,7 @@ import type { EvidenceStore } from "../../evidence/store.js";
 import type { UsageReport } from "../../llm/index.js";
 import type { ChatExchange, ReportDocument } from "../../report/index.js";
 import type { Report } from "../../report/schema.js";
+import { kindPhrase } from "./claims.js";
 import type { ChatFacts } from "./facts.js";
 
 export interface ChatReportInput {
@@ -63,7 +64,7 @@ function triageOnlyReport({ facts, meta }: ChatReportInput): Report {
     crash,
     hypotheses: [],
     conclusion: {
-      summary: `Triage only: ${crash.kind.replaceAll("-", " ")}${where}. The analysis of this session did not finish, so there is no conclusion; the chat below used the evidence.`,
+      summary: `Triage only: ${kindPhrase(crash.kind)}${where}. The analysis of this session did not finish, so there is no conclusion; the chat below used the evidence.`,
       rootCause: "",
       confidence: 0,
       recommendations: [],

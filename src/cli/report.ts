@@ -1,0 +1,50 @@
+/** `dumpdbg report <session-id>`: re-renders a finished analysis from its session, in any formats. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadSession, sessionPaths } from "../evidence/sessions.js";
+import { REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
+import { ReportSchema } from "../report/schema.js";
+import { ExitCode, ExitError } from "./exit.js";
+import { sessionsRoot } from "./sessions.js";
+
+export interface ReportFlags {
+  format: string;
+  out: string;
+  sessionsDir?: string;
+}
+
+/** The document an analysis saved beside its evidence, as the renderers take it. */
+export const REPORT_DOCUMENT = "report.json";
+
+export async function report(id: string, flags: ReportFlags): Promise<void> {
+  const formats = parseFormats(flags.format);
+  const root = sessionsRoot(flags.sessionsDir);
+  const meta = loadSession(root, id);
+  const document = readDocument(join(sessionPaths(root, id).dir, REPORT_DOCUMENT), id, meta.state);
+  const written = await writeReports(document, { outDir: flags.out, formats });
+  for (const { file } of written) process.stdout.write(`${file}\n`);
+}
+
+function parseFormats(list: string): ReportFormat[] {
+  const formats = list.split(",").map((f) => f.trim().toLowerCase()).filter(Boolean);
+  const unknown = formats.filter((f) => !(REPORT_FORMATS as readonly string[]).includes(f));
+  if (formats.length === 0 || unknown.length > 0) {
+    throw new ExitError(ExitCode.usage, `--format takes ${REPORT_FORMATS.join(", ")} (comma-separated), got "${list}"`);
+  }
+  return formats as ReportFormat[];
+}
+
+function readDocument(path: string, id: string, state: string): ReportDocument {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new ExitError(ExitCode.badInput, `session ${id} has no report yet (state: ${state}); finish it with "dumpdbg resume ${id}"`);
+  }
+  try {
+    const parsed = JSON.parse(text) as ReportDocument;
+    return { report: ReportSchema.parse(parsed.report), details: parsed.details ?? {} };
+  } catch {
+    throw new ExitError(ExitCode.badInput, `${path} is damaged; run the analysis again`);
+  }
+}
