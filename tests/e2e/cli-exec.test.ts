@@ -64,18 +64,7 @@ describe("dumpdbg exec", () => {
   });
 
   it("ends gdb when interrupted with Ctrl+C and exits 130", async () => {
-    let gdbPid: number | undefined;
-    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--unsafe", "-c", "python import time; time.sleep(60)"], {
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          const pid = childGdb(child.pid!);
-          if (pid === undefined) return;
-          gdbPid = pid;
-          clearInterval(poll);
-          setTimeout(() => child.kill("SIGINT"), 300);
-        }, 100);
-      },
-    });
+    const { run, gdbPid } = await signalDuringCommand("SIGINT");
     expect(gdbPid).toBeDefined();
     expect(run.code).toBe(130);
     expect(run.stderr).toMatch(/interrupted/);
@@ -83,22 +72,28 @@ describe("dumpdbg exec", () => {
   });
 
   it("ends gdb on SIGTERM", async () => {
-    let gdbPid: number | undefined;
-    await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--unsafe", "-c", "python import time; time.sleep(60)"], {
-      onSpawn: (child) => {
-        const poll = setInterval(() => {
-          const pid = childGdb(child.pid!);
-          if (pid === undefined) return;
-          gdbPid = pid;
-          clearInterval(poll);
-          setTimeout(() => child.kill("SIGTERM"), 300);
-        }, 100);
-      },
-    });
+    const { gdbPid } = await signalDuringCommand("SIGTERM");
     expect(gdbPid).toBeDefined();
     expect(await gone(gdbPid!)).toBe(true);
   });
 });
+
+/** Runs a long command and sends the CLI `signal` once its gdb is up. */
+async function signalDuringCommand(signal: NodeJS.Signals) {
+  let gdbPid: number | undefined;
+  const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--unsafe", "-c", "python import time; time.sleep(60)"], {
+    onSpawn: (child) => {
+      const poll = setInterval(() => {
+        const pid = childGdb(child.pid!);
+        if (pid === undefined) return;
+        gdbPid = pid;
+        clearInterval(poll);
+        setTimeout(() => child.kill(signal), 300);
+      }, 100);
+    },
+  });
+  return { run, gdbPid };
+}
 
 describe("bad input", () => {
   const cases: Array<{ name: string; args: () => string[]; code: number; message: RegExp }> = [
