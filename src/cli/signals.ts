@@ -1,4 +1,4 @@
-/** Ctrl+C and SIGTERM end every debugger we started, so none is left behind, then exit. */
+/** Ctrl+C, SIGTERM and a closed terminal end every debugger we started, so none is left behind. */
 import { killAllDebuggers } from "../debuggers/live.js";
 import { ExitCode } from "./exit.js";
 
@@ -16,12 +16,16 @@ export function installSignalHandlers(): void {
   if (installed) return;
   installed = true;
   const stop = (signal: NodeJS.Signals) => {
+    // A command that handles the signal itself wins (the chat leaves cleanly on a closed terminal);
+    // `once` has already removed this listener, so any left are the command's.
+    if (process.listenerCount(signal) > 0) return;
     for (const hook of hooks) hook();
     killAllDebuggers();
-    process.stderr.write(`dumpdbg: ${signal === "SIGINT" ? "interrupted" : "terminated"}\n`);
-    process.exit(signal === "SIGINT" ? ExitCode.interrupted : 143);
+    if (signal !== "SIGHUP") process.stderr.write(`dumpdbg: ${signal === "SIGINT" ? "interrupted" : "terminated"}\n`);
+    process.exit(signal === "SIGINT" ? ExitCode.interrupted : signal === "SIGHUP" ? 129 : 143);
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+  process.once("SIGHUP", stop);
   process.once("exit", killAllDebuggers);
 }

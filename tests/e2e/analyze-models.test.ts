@@ -6,7 +6,7 @@
  * JSON, and a model that obeys an instruction planted in the dump and proposes `shell rm -rf ~`.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -164,6 +164,11 @@ describe("analyze with a model", () => {
     expect(report.usage.cloud).toEqual(sum(scripted.billed));
     expect(report.usage.local).toEqual({ inputTokens: 0, outputTokens: 0 });
     expect(report.timings.llmMs).toBeGreaterThan(0);
+    // The dump's environment values (paths among them) were masked before reaching the cloud model.
+    expect(Object.values(state.redactions).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    const markdown = readFileSync(result.files.find((f) => f.format === "md")?.file ?? "", "utf8");
+    expect(markdown).toMatch(/\d+ values? redacted before any model saw them: env-value \d+/);
+    expect(modelCalls().map(promptText).join("\n")).toContain("[REDACTED:env-value#");
     // Each agent at its own temperature.
     const temperatures = new Map(modelCalls().map((r) => [requestedSchema(r), r.body.temperature]));
     expect(Object.fromEntries(temperatures)).toMatchObject({ hypothesis: 0, tester: 0.1, evaluator: 0.1, reasoner: 0.2, critic: 0.5, report: 0.2 });

@@ -196,7 +196,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (hasTmux) await tmux("kill-server").catch(() => undefined);
+  if (hasTmux) {
+    // kill-server leaves the socket file behind.
+    const socket = (await tmux("display-message", "-p", "#{socket_path}").catch(() => ({ stdout: "" }))).stdout.trim();
+    await tmux("kill-server").catch(() => undefined);
+    if (socket) rmSync(socket, { force: true });
+  }
   rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -1,0 +1,107 @@
+/** The playbooks' reading of source lines and of the values gdb prints. */
+import { describe, expect, it } from "vitest";
+import { comparison } from "../../src/agents/playbooks/aborts.js";
+import { parseArgs } from "../../src/agents/playbooks/facts.js";
+import { codeOf, dereferences, enclosingFunction, functionSpan, identifiers, type SourceFile } from "../../src/agents/playbooks/source.js";
+import { asciiOfWord, fieldOf, integerOf, looksPoisoned, memoryOperand, pointerOf, stringOf } from "../../src/agents/playbooks/values.js";
+
+describe("source", () => {
+  it.each([
+    ["int fd = session->client->fd; // CULPRIT", [{ pointer: "session", member: "client" }, { pointer: "session->client", member: "fd" }]],
+    ["entry->value = value;", [{ pointer: "entry", member: "value" }]],
+    ["unsafe { (*node).value } // CULPRIT", [{ pointer: "node", member: "value" }, { pointer: "node", member: null }]],
+    ['printf("a->b %s\\n", job->request->path);', [{ pointer: "job", member: "request" }, { pointer: "job->request", member: "path" }]],
+    ["*c = (char)tolower((unsigned char)*c);", [{ pointer: "c", member: null }]],
+    ["return stats->total_ms / stats->requests;", [{ pointer: "stats", member: "total_ms" }, { pointer: "stats", member: "requests" }]],
+  ])("finds the pointers `%s` reads through", (line, expected) => {
+    expect(dereferences(line)).toEqual(expected);
+  });
+
+  it("leaves comments and the insides of literals out of the code", () => {
+    expect(codeOf(`strcpy(name, "a->b"); /* x->y */ // z->w`)).toBe(`strcpy(name, ""); `.trim());
+    expect(identifiers("return now - last_active_;")).toEqual(["now", "last_active_"]);
+  });
+
+  const source: SourceFile = {
+    path: "server.c",
+    lines: [
+      "static struct entry *find_slot(struct cache *cache)",
+      "{",
+      "    if (cache->full)",
+      "        return NULL;",
+      "    return &cache->slots[0];",
+      "}",
+      "",
+      "static void store(struct cache *cache, long value)",
+      "{",
+      "    struct entry *entry = find_slot(cache);",
+      "    entry->value = value;",
+      "}",
+      "class Session {",
+      "    long idle(long now) const { return now - last_; }",
+      "};",
+    ],
+  };
+
+  it("finds a function's body by its name, and the function around a line", () => {
+    expect(functionSpan(source, "find_slot")).toEqual({ header: 1, start: 2, end: 6 });
+    expect(functionSpan(source, "store", 11)).toEqual({ header: 8, start: 9, end: 12 });
+    expect(functionSpan(source, "idle", 14)).toEqual({ header: 14, start: 14, end: 14 });
+    expect(enclosingFunction(source, 4)?.name).toBe("find_slot");
+    expect(enclosingFunction(source, 11)?.name).toBe("store");
+    // A call is not a definition.
+    expect(functionSpan(source, "find_slot", 10)).toBeNull();
+  });
+
+  it.each([
+    ["ring->write_index + length <= sizeof ring->data", { left: "ring->write_index + length", op: "<=", right: "sizeof ring->data" }],
+    ["count < limit", { left: "count", op: "<", right: "limit" }],
+    ["(a << 2) != b", { left: "(a << 2)", op: "!=", right: "b" }],
+    ["p->next", null],
+  ])("splits the assertion `%s` at its comparison", (expression, expected) => {
+    expect(comparison(expression)).toEqual(expected);
+  });
+
+  it("reads a frame's argument list as gdb prints it", () => {
+    expect(Object.fromEntries(parseArgs('session=0x556786f992f0, message=0x55677dd2a02e "user1, has left"'))).toEqual({
+      session: "0x556786f992f0",
+      message: '0x55677dd2a02e "user1, has left"',
+    });
+    expect(Object.fromEntries(parseArgs("greeting=greeting@entry=0x7ffed5ca9d30, name=<optimized out>, manifest=..."))).toEqual({
+      greeting: "0x7ffed5ca9d30",
+      name: "<optimized out>",
+      manifest: "...",
+    });
+  });
+});
+
+describe("values", () => {
+  it("reads pointers, integers, strings and fields as gdb prints them", () => {
+    expect(pointerOf("(struct client *) 0x0")).toBe(0n);
+    expect(pointerOf("(Session * const) 0x0")).toBe(0n);
+    expect(pointerOf("0x560135d2f080 <commands+32>")).toBe(0x560135d2f080n);
+    expect(pointerOf("(command_handler) 0x0")).toBe(0n);
+    expect(pointerOf("{id = 1}")).toBeNull();
+    expect(integerOf("71")).toBe(71n);
+    expect(integerOf("9 '\\t'")).toBe(9n);
+    expect(integerOf("-1")).toBe(-1n);
+    expect(integerOf("0x7ffe")).toBe(0x7ffen);
+    expect(stringOf('0x55c5aa2ab01c "Content-Type"')).toBe("Content-Type");
+    expect(stringOf('(const std::string &) @0x7ffc: {_M_dataplus = {_M_p = 0x7ffc0680 "version"}, _M_string_length = 7}')).toBe("version");
+    expect(fieldOf("{id = 1, client = 0x0}", "client")).toBe("0x0");
+    expect(fieldOf("{__data = {__lock = 2, __owner = 17350, __nusers = 1}, __align = 2}", "__data")).toBe("{__lock = 2, __owner = 17350, __nusers = 1}");
+  });
+
+  it("takes an AT&T memory operand apart", () => {
+    expect(memoryOperand("mov 0x20(%rax),%eax")).toEqual({ displacement: 0x20n, base: "rax", index: null });
+    expect(memoryOperand("mov %rdx,-0x18(%rbp,%rcx,8)")).toEqual({ displacement: -0x18n, base: "rbp", index: "rcx" });
+    expect(memoryOperand("idiv %rcx")).toBeNull();
+  });
+
+  it("recognises text and fill patterns in memory words", () => {
+    expect(asciiOfWord(0x323120646970202dn)).toBe("- pid 12");
+    expect(asciiOfWord(0x51n)).toBeNull();
+    expect(looksPoisoned(0xdeadbeef000n)).toBe(true);
+    expect(looksPoisoned(0x55677dd291e7n)).toBe(false);
+  });
+});
