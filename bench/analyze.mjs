@@ -130,6 +130,13 @@ const floor = median(batches);
 console.log(`typical core (null-deref): ${last.crash.kind} in ${last.crash.culprit.function}; ${last.evidence.length} evidence, ${last.hypotheses.length} hypotheses, ${last.critique.rounds.length} critic rounds`);
 console.log(`  dumpdbg analyze --provider offline (process wall time)   ${total.toFixed(0)} ms`);
 console.log(`    of which: the report's totalMs ${median(analyses.map((a) => a.report.timings.totalMs)).toFixed(0)} ms, debugger ${median(analyses.map((a) => a.report.timings.debuggerMs)).toFixed(0)} ms`);
+const loads = [];
+for (let run = 0; run < runs; run++) {
+  const started = performance.now();
+  spawnSync(process.execPath, ["-e", `await import(${JSON.stringify(join(root, "dist", "analysis.js"))})`, "--input-type=module"]);
+  loads.push(performance.now() - started);
+}
+console.log(`    Node start and module load (LangGraph, LangChain core) ${median(loads).toFixed(0)} ms of it`);
 console.log(`  gdb -batch, triage's ${commands.length} commands as -ex (the floor)  ${floor.toFixed(0)} ms`);
 console.log(`  ratio analyze / gdb -batch                                ${(total / floor).toFixed(2)}`);
 

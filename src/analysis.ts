@@ -7,6 +7,7 @@
 import { GraphRecursionError } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
+import { join } from "node:path";
 import { parseMemoryString, parseMemoryWords, triage as runTriage, type CommandRunner } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
@@ -57,15 +58,7 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
       issue,
     });
     options.progress(`session ${session.id}; models: ${models.describe()}`);
-    return await run(session.id, opened, models, options, started, async (runtime) => {
-      const triage = await runTriage(runtime.executor.runner("triage"));
-      options.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
-      const triageEvidence = Object.fromEntries(triage.commands.flatMap((c) => {
-        const id = runtime.executor.evidenceFor(c);
-        return id ? [[c, id]] : [];
-      }));
-      return { issue, triage, triageEvidence };
-    });
+    return await run(session.id, opened, models, options, started, (runtime) => startingState(runtime, issue));
   } catch (error) {
     if (session === null) await opened.session.close();
     throw error;
@@ -75,22 +68,29 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
 export async function resumeAnalysis(id: string, options: AnalysisOptions): Promise<AnalysisResult> {
   const started = performance.now();
   const meta = loadSession(options.sessionsDir, id);
-  if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is in ${options.outDir} (or run "dumpdbg report ${id}")`);
+  if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is ${join(options.outDir, `${id}.md`)}`);
   const models = await resolveModels(options.models);
   const exe = options.open.exe ?? meta.executable;
   const opened = await openDump({ ...options.open, dump: meta.dump, ...(exe ? { exe } : {}), gdb: options.open.gdb ?? meta.debugger.path });
   options.progress(`resuming session ${id}; models: ${models.describe()}`);
   return run(id, opened, models, options, started, async (runtime, graph, config) => {
     const saved = await graph.getState(config);
-    if ((saved.values as State).triage) return null;
     // Killed before the first checkpoint: start over; triage's commands come from the store.
-    const triage = await runTriage(runtime.executor.runner("triage"));
-    const triageEvidence = Object.fromEntries(triage.commands.flatMap((c) => {
-      const evidenceId = runtime.executor.evidenceFor(c);
-      return evidenceId ? [[c, evidenceId]] : [];
-    }));
-    return { issue: meta.issue, triage, triageEvidence };
+    return (saved.values as State).triage ? null : startingState(runtime, meta.issue);
   });
+}
+
+/** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
+async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
+  const triage = await runTriage(runtime.executor.runner("triage"));
+  runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
+  const triageEvidence = Object.fromEntries(
+    triage.commands.flatMap((command) => {
+      const id = runtime.executor.evidenceFor(command);
+      return id ? [[command, id]] : [];
+    }),
+  );
+  return { issue, triage, triageEvidence };
 }
 
 type Graph = ReturnType<typeof buildAnalysisGraph>;
@@ -153,7 +153,7 @@ async function run(
     const config: RunConfig = { configurable: { thread_id: id, runtime }, recursionLimit: runtime.limits.recursionLimit, durability: "sync" };
     const input = await start(runtime, graph, config);
     runtime.unclaimedMs = performance.now() - started;
-    const state = await runGraph(graph, input === null ? null : { ...input, spent: NOTHING_SPENT }, config, runtime);
+    const state = await runGraph(graph, input, config, runtime);
     const document = state.document;
     if (!document) throw new Error("the analysis graph ended without a report");
     const files = await writeReports(document, { outDir: options.outDir });

@@ -59,8 +59,10 @@ function mechanicalChecks(state: State, facts: Facts, evidence: Evidence): Issue
   if (!conclusion) return issues;
   const text = `${conclusion.summary} ${conclusion.rootCause}`;
   const cited = [...new Set(text.match(/\bE\d+\b/g) ?? [])];
-  if (cited.length === 0) {
-    issues.push({ text: "The conclusion cites no evidence: every claim must name the evidence it rests on.", commands: [], question: "Which of the conclusion's claims can you confirm from the program's logs or code?" });
+  for (const [part, value] of [["summary", conclusion.summary], ["root cause", conclusion.rootCause]] as const) {
+    if (!/\bE\d+\b/.test(value)) {
+      issues.push({ text: `The ${part} cites no evidence: every claim must name the evidence it rests on.`, commands: [], question: `Which part of the ${part} can you confirm from the program's logs or code?` });
+    }
   }
   const unknown = cited.filter((id) => !evidence.exists(id));
   if (unknown.length > 0) {

@@ -12,7 +12,7 @@ const STEPS_TO_FINISH = 6;
 /** Test rounds a model may spend on one hypothesis before its evaluation stands. */
 const MODEL_ROUNDS = 2;
 
-export function hasModel(runtime: Runtime): boolean {
+function hasModel(runtime: Runtime): boolean {
   return runtime.models.cloud !== null || runtime.models.local !== null;
 }
 

@@ -38,7 +38,8 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
     if (asked.value) {
       conclusion = { ...asked.value, evidenceIds: existingIds(asked.value.evidenceIds, runtime.store) };
     } else {
-      conclusion = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store));
+      const draft = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store));
+      conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
     }
     const skipped = untested(state);
     if (skipped.length > 0) {
@@ -51,4 +52,21 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
     }
     return [{ conclusion, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) }, `confidence ${conclusion.confidence}: ${conclusion.summary}`];
   });
+}
+
+/**
+ * Ties the user's words to the evidence: the function the conclusion names that shares the longest
+ * word with the issue ("a client disconnects" → `client_disconnect`).
+ */
+function issueLink(issue: string | null, text: string): string {
+  if (!issue) return "";
+  const stems = (issue.toLowerCase().match(/[a-z]{5,}/g) ?? []).map((word) => word.replace(/(ing|ed|es|s)$/, ""));
+  const named = [...new Set([...text.matchAll(/`([A-Za-z_][\w:]*)`/g)].map((m) => m[1] as string))];
+  let best: { name: string; stem: string } | null = null;
+  for (const name of named) {
+    for (const stem of stems) {
+      if (name.toLowerCase().includes(stem) && stem.length > (best?.stem.length ?? 0)) best = { name, stem };
+    }
+  }
+  return best ? `This matches the reported issue ("${issue.trim()}"): the evidence leads to \`${best.name}\`.` : "";
 }

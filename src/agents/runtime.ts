@@ -52,7 +52,6 @@ export interface Runtime {
   limits: Limits;
   /** One progress line (stderr). */
   progress: (line: string) => void;
-  signal?: AbortSignal;
   /** For the report's session block. */
   meta: { id: string; dump: string; executable: string | null; debugger: string; startedAt: string };
   /** The thread the debugger selects on opening the dump (the one that got the signal); commands run relative to it. */
@@ -107,7 +106,6 @@ export async function runCommands(
 ): Promise<Observation[]> {
   const observations: Observation[] = [];
   for (const command of commands) {
-    runtime.signal?.throwIfAborted();
     const done = await runtime.executor.run(command, "agent");
     const how = done.cached ? "cached" : `${Math.round(done.ms)} ms`;
     const failure = done.ok ? "" : ` — ${done.errorType === "not_allowed" ? "refused" : done.errorType}: ${done.error ?? ""}`;
@@ -152,11 +150,7 @@ export async function ask<T extends Record<string, unknown>>(
   schema: z.ZodType<T>,
 ): Promise<Asked<T>> {
   if (!runtime.models.cloud && !runtime.models.local) return { value: null, fallback: null };
-  const result = await callStructured(runtime.models, agent, { template, values }, schema, {
-    usage: runtime.usage,
-    redactor: runtime.redactor,
-    ...(runtime.signal ? { signal: runtime.signal } : {}),
-  });
+  const result = await callStructured(runtime.models, agent, { template, values }, schema, { usage: runtime.usage, redactor: runtime.redactor });
   if (result.ok) {
     runtime.transcript.append({ type: "model", agent: template, tier: result.tier, ok: true });
     return { value: result.value, fallback: null };

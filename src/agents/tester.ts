@@ -18,7 +18,8 @@ export async function tester(state: State, config: LangGraphRunnableConfig): Pro
       evidence: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
     }, Commands);
-    const commands = asked.value ? cleanCommands(asked.value.commands, COMMANDS_PER_TEST) : planned;
+    const proposed = asked.value ? cleanCommands(asked.value.commands, COMMANDS_PER_TEST) : [];
+    const commands = proposed.length > 0 ? proposed : planned;
     const observations = await runCommands(runtime, "tester", commands, current.id);
     const tested = {
       ...current,

@@ -87,8 +87,9 @@ function answer(schema: string, n: number, prompt: string): unknown {
       return { commands: ["frame apply level 1 -q info locals", "frame apply level 1 -q info args"] };
     case "reasoner": {
       const value = cite(/p session->client/);
+      // The first draft forgets to cite its summary; the critic's first round must catch it.
       return {
-        summary: `send_to_client (null-deref.c:27) read session->client->fd while session->client was NULL (${value}).`,
+        summary: `send_to_client (null-deref.c:27) read session->client->fd while session->client was NULL${n === 1 ? "" : ` (${value})`}.`,
         rootCause: `client_disconnect sets session->client to NULL and broadcast still reaches the session (${value}).`,
         confidence: 0.85,
         recommendations: ["Check session->client in send_to_client.", "Remove the session from the broadcast list in client_disconnect."],
@@ -155,6 +156,8 @@ describe("analyze with a model", () => {
     for (const h of report.hypotheses) for (const id of h.evidenceIds) expect(known.has(id)).toBe(true);
     expect(report.conclusion.summary).toMatch(/session->client was NULL \(E\d+\)/);
     expect(report.critique.rounds.map((r) => r.round)).toEqual([1, 2]);
+    expect(report.critique.rounds[0]?.issues).toContain("The summary cites no evidence: every claim must name the evidence it rests on.");
+    expect(report.critique.rounds[1]?.issues).not.toContain("The summary cites no evidence: every claim must name the evidence it rests on.");
     expect(report.critique.unresolved).toContain("Whether sessions should outlive their client is a design question.");
     expect(report.followUpQuestions).toHaveLength(3);
     expect(report.evidence.map((e) => e.command)).toContain("list null-deref.c:20,23");

@@ -1,5 +1,5 @@
 /**
- * `dumpdbg analyze --provider offline` through the built CLI on real cores of several crash kinds:
+ * `dumpdbg analyze --provider offline` through the built CLI on a real core of every fixture:
  * the whole graph runs on the offline brain, and the report must name the kind, the culprit
  * function and line, judge its hypotheses on evidence that exists, and say why in specific terms.
  */
@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema, type CrashKind, type Report } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
-import { buildCore, culpritLine } from "../helpers/cores.js";
+import { buildCore, culpritLine, fixtureNames } from "../helpers/cores.js";
 
 interface Expected {
   kind: CrashKind;
@@ -29,6 +29,21 @@ const EXPECTED: Record<string, Expected> = {
   "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", says: [/Option::expect/, /None/, /"kiwi"/] },
   "heap-corruption": { kind: "heap-corruption", culprit: "copy_request_body", says: [/corrupted top size/, /format_log_line/, /heap-corruption\.c:10/] },
   "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", says: [/`command->handler`/, /"stats", NULL/] },
+  "wild-pointer": { kind: "invalid-memory-access", culprit: "buffer_length", says: [/0xdeadbeef000/, /no mapping/, /handle_to_buffer/] },
+  "write-rodata": { kind: "invalid-memory-access", culprit: "normalize_header_name", says: [/\.rodata/, /add_header\("Content-Type"/, /literal/] },
+  "stack-smash": { kind: "stack-buffer-overflow", culprit: "parse_login", says: [/`username` holds 16 bytes/, /`i` = 48/, /stack-smash\.c:12/] },
+  "abort-msg": { kind: "heap-corruption", culprit: "release_token", says: [/3 bytes into/, /read_token/, /token\+\+/] },
+  abort: { kind: "abort", culprit: "validate_config", says: [/`config->workers` = 0/, /workers must be positive/] },
+  "div-zero": { kind: "division-by-zero", culprit: "average_latency", says: [/`stats->requests`, which was 0/, /\/export/] },
+  "illegal-instruction": { kind: "illegal-instruction", culprit: "decode_message", says: [/ud2/, /`frame\[0\]` was 9/] },
+  "bus-error": { kind: "bus-error", culprit: "count_lines", says: [/dumpdbg-log-/, /BUS_ADRERR/, /deleted/] },
+  fortify: { kind: "fortify-failure", culprit: "set_greeting", says: [/destlen = 17/, /needs 34 bytes/, /`greeting->text` is 24 bytes/] },
+  "thread-crash": { kind: "null-dereference", culprit: "process_job", says: [/`job->request`/, /job = \{id = 17, request = 0x0\}/, /other 4 threads/] },
+  "many-threads": { kind: "null-dereference", culprit: "count_request", says: [/`conn->session`/, /BROKEN_CONNECTION \? NULL/, /other 200 threads/] },
+  "deadlock-3": { kind: "deadlock", culprit: "hand_over_item", says: [/Thread 4/, /`stage->own->lock`/, /`stage->next->lock`/, /lock-order inversion/] },
+  "pure-virtual": { kind: "pure-virtual-call", culprit: "OutputStream::close", says: [/being destroyed/, /vtable for|vtable pointer is that of `OutputStream`/, /~ConsoleStream/] },
+  "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", says: [/`this`/, /nullptr/, /manager\.find\(id\)/, /id = 3/] },
+  "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", says: [/`\(\*node\)\.value`/, /index = 3/] },
 };
 
 async function analyzeOffline(name: string): Promise<{ report: Report; stderr: string; dir: string }> {
@@ -44,6 +59,10 @@ async function analyzeOffline(name: string): Promise<{ report: Report; stderr: s
 }
 
 describe("dumpdbg analyze, offline", () => {
+  it("has an expectation for every fixture program, so every crash kind is analysed", () => {
+    expect(Object.keys(EXPECTED).sort()).toEqual(fixtureNames());
+  });
+
   it.concurrent.each(Object.keys(EXPECTED))("%s", async (name) => {
     const expected = EXPECTED[name] as Expected;
     const { report, stderr, dir } = await analyzeOffline(name);

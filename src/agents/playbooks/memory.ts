@@ -2,12 +2,12 @@
  * Faults on a memory access: a NULL pointer, a wild or read-only address, a call through a bad
  * function pointer, a file mapping read past its end.
  */
-import { normalizeFunctionName, parseDisassembly, parseMappings, parseTargetFiles } from "../../analyzers/index.js";
+import { isRuntimeFrame, normalizeFunctionName, parseDisassembly, parseMappings, parseTargetFiles } from "../../analyzers/index.js";
 import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
 import { alternativesText, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook } from "./index.js";
-import { listCommand, originsOf, quotedOrigins, type QuotedOrigin } from "./origins.js";
+import { listCommand, originsOf, quotedOrigins, type OriginLine, type QuotedOrigin } from "./origins.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
 import { dereferences, identifiers } from "./source.js";
 import { fullRegister, hex, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
@@ -180,18 +180,23 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       const suspect = list.find((s) => hit?.rule === `null:${s.pointer}`) ?? null;
       const info = siginfo(evidence);
       if (!hit) return undetermined(facts, hypotheses, evidence, "which pointer was NULL");
-      const name = suspect ? `\`${suspect.pointer}\`` : "a NULL pointer";
+      const base = faultingBase(facts, evidence);
+      const name = suspect ? `\`${suspect.pointer}\`` : `the pointer in ${base?.register ?? "a register"}`;
       const value = suspect ? evidence.find(facts.inCulprit(`p ${suspect.pointer}`)) : null;
       const line = quoteLine(facts.line);
       const field = suspect?.member ? (isRust(facts) ? `(*${suspect.pointer}).${suspect.member}` : `${suspect.pointer}->${suspect.member}`) : null;
-      const summary =
-        `${where(facts.culprit)} ${verb} ${field ? `\`${field}\`` : "memory"} through ${name}, which was NULL${c.cite(value)}; ` +
-        `the ${facts.crash.access ?? "access"} at ${facts.crash.faultAddress ?? "a low address"} faulted${c.cite(info)}.`;
+      const faulted = `the ${facts.crash.access ?? "access"} at ${facts.crash.faultAddress ?? "a low address"} faulted${c.cite(info)}.`;
+      // Without debug info the variable cannot be named: the instruction and the register say what happened.
+      const summary = suspect
+        ? `${where(facts.culprit)} ${verb} ${field ? `\`${field}\`` : "memory"} through ${name}, which was NULL${c.cite(value)}; ${faulted}`
+        : `${where(facts.culprit)} ${facts.crash.access === "write" ? "wrote to" : "read"} ${hex(base?.displacement ?? 0n)}(${base?.register ?? "?"}) with ${base?.register ?? "the base register"} = 0${c.cite(base?.instruction, base?.registers)}: a NULL pointer plus the offset of a field; ${faulted}`;
       const origins = suspect ? quotedOrigins(originsOf(facts, suspect.pointer, true), evidence) : [];
       const story = originStory(origins, c);
       const callerState = callerFacts(facts, evidence, c);
       const rootCause = [
-        `${line ? `At ${at}, ${line} dereferences ${name}` : `${where(facts.culprit)} dereferences ${name}`} without checking it for NULL, on the path ${callPath(facts)}.`,
+        suspect
+          ? `${line ? `At ${at}, ${line} dereferences ${name}` : `${where(facts.culprit)} dereferences ${name}`} without checking it for NULL, on the path ${callPath(facts)}.`
+          : `The program has no debug info, so the variable cannot be named: the faulting instruction \`${facts.triage.instruction ?? "?"}\`${c.cite(base?.instruction)} is in ${where(facts.culprit)}, on the path ${callPath(facts)}.`,
         story,
         callerState,
         otherThreads(facts, evidence, c),
@@ -325,7 +330,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       return notYetRun(evidence, [
         facts.list(facts.culprit?.line ?? 0),
         ...originsOf(facts, pointer.suspect.pointer, false).map(listCommand),
-        ...outerCallerLines(facts),
+        ...outerCallers(facts).map(listCommand),
         facts.inCaller("info args"),
       ]);
     },
@@ -335,7 +340,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       const pointer = culpritPointer(evidence);
       const name = pointer ? `\`${pointer.suspect.pointer}\`` : "a pointer";
-      const origins = pointer ? quotedOrigins([...originsOf(facts, pointer.suspect.pointer, false), ...outerCallerLines(facts).map(toOrigin)], evidence) : [];
+      const origins = pointer ? quotedOrigins([...originsOf(facts, pointer.suspect.pointer, false), ...outerCallers(facts)], evidence) : [];
       const readOnlyCase = hit.rule === "read-only-write";
       // A literal passed straight into one of the functions on the crashing path.
       const onPath = facts.triage.frames.flatMap((f) => (f.function ? [normalizeFunctionName(f.function).split("::").at(-1) ?? ""] : []));
@@ -511,7 +516,7 @@ export function busErrorPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [truncated, misaligned],
-    investigate: (rule, evidence) => (rule === "truncated-mapping" ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...outerCallerLines(facts), facts.inCaller("info locals")]) : []),
+    investigate: (rule, evidence) => (rule === "truncated-mapping" ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...outerCallers(facts).map(listCommand), facts.inCaller("info locals")]) : []),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "truncated-mapping") ?? confirmed(hypotheses, "misaligned-access");
       if (!hit) return undetermined(facts, hypotheses, evidence, "why the access raised SIGBUS");
@@ -541,22 +546,17 @@ export function busErrorPlaybook(facts: Facts): Playbook {
   };
 }
 
-/** The lines of the callers further out (the caller's own caller), where an argument is often a literal. */
-function outerCallerLines(facts: Facts): string[] {
-  return facts.triage.frames
-    .slice(1, 4)
-    .filter((frame) => frame.file !== null && frame.line !== null && frame.function !== null)
-    .map((frame) => facts.list(frame.line ?? 0, frame.line ?? 0, frame.file))
-    .filter((c): c is string => c !== null);
-}
-
-function toOrigin(command: string) {
-  const match = /^list (.*):(\d+),\d+$/.exec(command);
-  return { kind: "caller" as const, file: match?.[1] ?? "", line: Number(match?.[2] ?? 0), function: null };
+/** The call lines of the callers further out (the caller's own caller), where an argument is often a literal. */
+function outerCallers(facts: Facts): OriginLine[] {
+  return facts.triage.frames.slice(1, 4).flatMap((frame) =>
+    frame.file !== null && frame.line !== null && frame.function !== null && !isRuntimeFrame(frame)
+      ? [{ kind: "caller" as const, file: frame.file, line: frame.line, function: normalizeFunctionName(frame.function) }]
+      : [],
+  );
 }
 
 /** Sentences that walk the origin lines: assignment, callee's return, stores of NULL, caller. */
-export function originStory(origins: QuotedOrigin[], c: Citations, nullish = true): string {
+function originStory(origins: QuotedOrigin[], c: Citations, nullish = true): string {
   const sentences: string[] = [];
   const seen = new Set<string>();
   for (const origin of origins) {
@@ -617,7 +617,7 @@ function poisonedArguments(facts: Facts, evidence: Evidence, c: Citations): stri
 }
 
 /** What the process's other threads were doing, from triage's grouping of `info threads`. */
-export function otherThreads(facts: Facts, evidence: Evidence, c: Citations): string {
+function otherThreads(facts: Facts, evidence: Evidence, c: Citations): string {
   const others = facts.triage.threads.count - 1;
   if (others < 1) return "";
   const groups = facts.triage.threads.groups

@@ -18,7 +18,6 @@ export interface OriginLine {
   function: string | null;
 }
 
-const NULLISH = "(?:NULL|nullptr|0|std::ptr::null(?:_mut)?\\(\\))";
 const RETURNS_NULL = /\breturn\b.*\b(NULL|nullptr)\b|\breturn\s+0\s*;|std::ptr::null/;
 /** Lines quoted per kind: enough to show the path, few enough to stay readable. */
 const PER_KIND = 3;
@@ -37,25 +36,24 @@ export function originsOf(facts: Facts, pointer: string, nullish: boolean): Orig
       origins.push({ kind, file: file.path, line, function: enclosingFunction(file, line)?.name ?? null });
     }
   };
-  const base = pointer.replace(/^\(\*(.*)\)$/, "$1");
   if (source && culprit?.line != null && facts.fn) {
     const span = functionSpan(source, facts.fn, culprit.line);
-    if (span && /^[A-Za-z_]\w*$/.test(base)) {
-      const assignments = grep(source, new RegExp(`\\b${escape(base)}\\s*=(?!=)`), span.start, culprit.line - 1);
+    if (span && /^[A-Za-z_]\w*$/.test(pointer)) {
+      const assignments = grep(source, new RegExp(`\\b${escape(pointer)}\\s*=(?!=)`), span.start, culprit.line - 1);
       const last = assignments.at(-1);
       if (last !== undefined) {
         add("assignment", source, [last]);
-        const callee = new RegExp(`\\b${escape(base)}\\s*=\\s*(?:\\([^)]*\\)\\s*)?([A-Za-z_]\\w*)\\s*\\(`).exec(source.lines[last - 1] ?? "")?.[1];
+        const callee = new RegExp(`\\b${escape(pointer)}\\s*=\\s*(?:\\([^)]*\\)\\s*)?([A-Za-z_]\\w*)\\s*\\(`).exec(source.lines[last - 1] ?? "")?.[1];
         if (callee) add("callee-return", source, returnLines(source, callee, nullish));
       }
     }
   }
-  const member = /(?:->|\.)([A-Za-z_]\w*)$/.exec(base)?.[1];
+  const member = /(?:->|\.)([A-Za-z_]\w*)$/.exec(pointer)?.[1];
   if (member && nullish) {
     // `x->member = NULL;`, and `x.member = cond ? NULL : y;`
     add("null-store", source, grep(source, new RegExp(`(?:->|\\.)\\s*${escape(member)}\\s*=(?!=)[^;]*\\b(?:NULL|nullptr)\\b`)));
   }
-  if (base === "this" && facts.callerLine && facts.callerSource && facts.fn) {
+  if (pointer === "this" && facts.callerLine && facts.callerSource && facts.fn) {
     // `manager.find(id)->idle_seconds(now)`: the object came back from `find`.
     const producer = new RegExp(`([A-Za-z_]\\w*)\\s*\\([^()]*\\)\\s*(?:->|\\.)\\s*${escape(facts.fn)}\\s*\\(`).exec(facts.callerLine)?.[1];
     if (producer) add("callee-return", facts.callerSource, returnLines(facts.callerSource, producer, nullish));

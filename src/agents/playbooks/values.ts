@@ -1,5 +1,5 @@
 /** Reading the values gdb printed, for the playbooks' rules. */
-import { keyRegisters, parseRegisters } from "../../analyzers/index.js";
+import { parseRegisters } from "../../analyzers/index.js";
 import { printedValue, toBigInt, unquoteGdbString } from "../../analyzers/gdb-text.js";
 import type { Found } from "../evidence.js";
 
@@ -67,7 +67,6 @@ export function registersOf(found: Found | null): Map<string, bigint> {
   return registers;
 }
 
-export { keyRegisters };
 
 export interface MemoryOperand {
   displacement: bigint;
