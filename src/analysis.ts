@@ -13,10 +13,10 @@ import { CommandExecutor } from "./agents/executor.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
 import { ensureLimits, type Limits, type Runtime } from "./agents/runtime.js";
 import { openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
-import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession } from "./evidence/sessions.js";
+import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
 import { Redactor, resolveModels, Usage, type ModelConfig, type Models } from "./llm/index.js";
-import { writeReports, type WrittenReport } from "./report/index.js";
+import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
 import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
 import { buildAnalysisGraph } from "./workflows.js";
@@ -34,6 +34,23 @@ export interface AnalysisOptions {
   progress: (line: string) => void;
   /** Registers what to do on Ctrl+C (print the token usage, mark the session interrupted). */
   onInterrupt?: (hook: () => void) => void;
+  /**
+   * Runs once the reports are written, while the dump, store and executor are still open
+   * (`analyze --chat`); they are closed when it returns.
+   */
+  afterReport?: (open: AfterReport) => Promise<void>;
+}
+
+/** What `afterReport` gets: the result, and the analysis's own open session, to be used and left open. */
+export interface AfterReport {
+  sessionId: string;
+  report: Report;
+  files: WrittenReport[];
+  store: EvidenceStore;
+  executor: CommandExecutor;
+  transcript: Transcript;
+  models: Models;
+  redactor: Redactor;
 }
 
 export interface AnalysisResult {
@@ -157,8 +174,11 @@ async function run(
     const document = state.document;
     if (!document) throw new Error("the analysis graph ended without a report");
     const files = await writeReports(document, { outDir: options.outDir });
+    // `dumpdbg report` and the chat re-render from this, with everything the renderers need.
+    writeJsonAtomically(join(paths.dir, REPORT_DOCUMENT), document);
     updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt });
     options.progress(`${models.cloud || models.local ? runtime.usage.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);
+    await options.afterReport?.({ sessionId: id, report: document.report, files, store, executor, transcript, models, redactor: runtime.redactor });
     return { sessionId: id, report: document.report, files, state };
   } catch (error) {
     if (release) updateSession(root, id, { state: "failed" });

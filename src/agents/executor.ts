@@ -91,7 +91,9 @@ export class CommandExecutor {
     const evidenceContext = { thread: before.selectedThread?.id ?? null, frame: before.selectedFrame?.level ?? null };
     if (!SELECTION_CHANGE.test(command)) {
       const hit = store.findCached(command, session.backend, evidenceContext);
-      if (hit && hit.ok) {
+      // The store keeps out transient failures (timeouts, a dead debugger, refusals); a gdb error
+      // on the same command in the same place is as deterministic as its output.
+      if (hit) {
         this.lastIds.set(normalize(command), hit.id);
         this.options.transcript?.append({ type: "command", command, source, evidenceId: hit.id, cached: true });
         return { record: hit, result: null, cached: true };

@@ -15,3 +15,4 @@ export { culpritIndex, crashSignature, normalizeFunctionName, isRuntimeFrame, pl
 export { repeatingCycle, recursionOf, type Recursion, type Cycle } from "./recursion.js";
 export { triage, type CommandRunner, type TriageOptions, type TriageResult, type ThreadGroup } from "./triage.js";
 export { formatTriage } from "./format.js";
+export { normalizeAddress, printedValue, unquoteGdbString, toBigInt } from "./gdb-text.js";

@@ -21,10 +21,30 @@ export interface AnalysisFlags extends DumpFlags {
 
 export interface AnalyzeFlags extends AnalysisFlags {
   issue?: string;
+  /** Follow-up chat after the report, on the same open session. */
+  chat?: boolean;
 }
 
 export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<void> {
-  printResult(await runAnalysis(flags.issue ?? null, analysisOptions(dumpPath, flags)), flags);
+  const options = analysisOptions(dumpPath, flags);
+  if (!flags.chat) {
+    printResult(await runAnalysis(flags.issue ?? null, options), flags);
+    return;
+  }
+  options.afterReport = async (open) => {
+    printResult({ sessionId: open.sessionId, report: open.report, files: open.files }, flags);
+    const { runChat } = await import("./chat.js");
+    await runChat({
+      root: options.sessionsDir,
+      sessionId: open.sessionId,
+      open: { store: open.store, executor: open.executor, transcript: open.transcript },
+      models: open.models,
+      redactor: open.redactor,
+      outDir: options.outDir,
+      unsafe: options.unsafe,
+    });
+  };
+  await runAnalysis(flags.issue ?? null, options);
 }
 
 /** The options `analysis.ts` takes, from the flags `analyze` and `resume` share. */
@@ -49,7 +69,7 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags): Analysi
 }
 
 /** `--json`: the JSON report alone on stdout; otherwise the verdict, the summary and where the reports are. */
-export function printResult(result: AnalysisResult, flags: { json?: boolean }): void {
+export function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean }): void {
   if (flags.json) {
     process.stdout.write(renderJson(result.report));
     return;

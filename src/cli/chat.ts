@@ -4,8 +4,7 @@
  * through the policy, and write the report with the chat appended. Ctrl+C cancels the answer in
  * progress, not the chat; Ctrl+D (or /exit) leaves. Piped questions work too, one per line.
  */
-import { randomBytes } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import {
@@ -20,10 +19,10 @@ import {
   type ChatSession,
 } from "../agents/chat/index.js";
 import type { CommandExecutor } from "../agents/executor.js";
-import { sessionPaths, type Transcript } from "../evidence/sessions.js";
+import { sessionPaths, writeJsonAtomically, type Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
 import { Redactor, resolveModels, Usage, type ModelConfig, type Models } from "../llm/index.js";
-import { REPORT_FORMATS, writeReports, type ChatExchange, type ReportFormat } from "../report/index.js";
+import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ChatExchange, type ReportFormat } from "../report/index.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions.js";
@@ -325,7 +324,7 @@ class ChatRepl {
     const written = await writeReports(doc, { outDir: this.options.outDir, formats });
     // The analysis's document, now with the chat, is what a later rendering should start from. A
     // bare JSON report or a triage lacks the analysis's details, so it does not replace anything.
-    if (this.facts.origin === "document") writeJsonAtomically(join(this.session.dir, "report.json"), doc);
+    if (this.facts.origin === "document") writeJsonAtomically(join(this.session.dir, REPORT_DOCUMENT), doc);
     this.session.transcript.append({ type: "chat", event: "report", files: written.map((w) => w.file) });
     const questions = `${this.exchanges.length} question${this.exchanges.length === 1 ? "" : "s"} in its Chat section`;
     const lacking = this.facts.origin === "document" ? "" : "\nThe session has no saved report document (report.json), so this report lacks the analysis's technical details (frames, registers, threads).";
@@ -431,8 +430,3 @@ function oneLine(text: string): string {
   return flat.length <= 120 ? flat : `${flat.slice(0, 119)}…`;
 }
 
-function writeJsonAtomically(file: string, value: unknown): void {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
-  renameSync(temp, file);
-}

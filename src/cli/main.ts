@@ -79,7 +79,8 @@ export function buildProgram(): Command {
       .command("analyze")
       .description("explain the crash or hang in a dump: hypotheses, tests, conclusion, critique, report")
       .argument("<dump>", "core file")
-      .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)"),
+      .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)")
+      .option("--chat", "ask follow-up questions after the report, on the same session"),
   ).action(async (dump: string, options) => {
     const { analyze } = await import("./analyze.js");
     return analyze(dump, options);

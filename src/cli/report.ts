@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSession, sessionPaths } from "../evidence/sessions.js";
-import { REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
+import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
 import { ReportSchema } from "../report/schema.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions.js";
@@ -12,9 +12,6 @@ export interface ReportFlags {
   out: string;
   sessionsDir?: string;
 }
-
-/** The document an analysis saved beside its evidence, as the renderers take it. */
-export const REPORT_DOCUMENT = "report.json";
 
 export async function report(id: string, flags: ReportFlags): Promise<void> {
   const formats = parseFormats(flags.format);

@@ -323,7 +323,8 @@ function isInside(parent: string, child: string): boolean {
   return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-function writeJsonAtomically(path: string, value: unknown): void {
+/** Writes JSON whole or not at all: a temp file beside it, synced, then renamed over it. */
+export function writeJsonAtomically(path: string, value: unknown): void {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const fd = openSync(temp, "w");
   try {

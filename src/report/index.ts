@@ -24,6 +24,9 @@ export type {
 } from "./markdown.js";
 
 export const REPORT_FORMATS = ["md", "html", "json"] as const;
+
+/** The file in a session folder holding the rendered document, from which reports are re-rendered. */
+export const REPORT_DOCUMENT = "report.json";
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** A report file exists at the destination that dumpdbg did not write: it is the user's, left alone. */

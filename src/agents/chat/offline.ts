@@ -9,7 +9,7 @@ import { parseFrameLine, parseThreadBacktraces, type Frame } from "../../analyze
 import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
 import { culpritIndex, normalizeFunctionName } from "../../analyzers/culprit.js";
 import { lockWait, type LockWait } from "../../analyzers/deadlock.js";
-import { normalizeAddress, printedValue, toBigInt } from "../../analyzers/gdb-text.js";
+import { normalizeAddress, printedValue, toBigInt } from "../../analyzers/index.js";
 import { parseMappings, parseTargetFiles } from "../../analyzers/mappings.js";
 import { parseRegisters } from "../../analyzers/registers.js";
 import { parseThreads, type ThreadInfo } from "../../analyzers/threads.js";

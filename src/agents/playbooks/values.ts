@@ -1,6 +1,6 @@
 /** Reading the values gdb printed, for the playbooks' rules. */
 import { parseRegisters } from "../../analyzers/index.js";
-import { printedValue, toBigInt, unquoteGdbString } from "../../analyzers/gdb-text.js";
+import { printedValue, toBigInt, unquoteGdbString } from "../../analyzers/index.js";
 import type { Found } from "../evidence.js";
 
 /** The value a `print` printed (after `$N = `), or the whole output of `output`/`x`. */
