@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema, type CrashKind, type Report } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
-import { buildCore, culpritLine, fixtureNames } from "../helpers/cores.js";
+import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
 
 interface Expected {
   kind: CrashKind;
@@ -46,8 +46,8 @@ const EXPECTED: Record<string, Expected> = {
   "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", says: [/`\(\*node\)\.value`/, /index = 3/] },
 };
 
-async function analyzeOffline(name: string): Promise<{ report: Report; stderr: string; dir: string }> {
-  const built = await buildCore(name);
+async function analyzeOffline(name: string, options: BuildOptions = {}): Promise<{ report: Report; stderr: string; dir: string }> {
+  const built = await buildCore(name, options);
   const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-analyze-${name}-`));
   const result = await runCli(
     ["analyze", built.core, "--exe", built.exe, "--issue", `the ${name} service died`, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"],
@@ -57,6 +57,27 @@ async function analyzeOffline(name: string): Promise<{ report: Report; stderr: s
   expect(result.code, result.stderr).toBe(0);
   return { report: ReportSchema.parse(JSON.parse(result.stdout)), stderr: result.stderr, dir };
 }
+
+describe("dumpdbg analyze, offline, on optimized builds without debug info", () => {
+  it("names the panicking API and the panic message of an inlined Rust expect", async () => {
+    const { report } = await analyzeOffline("rust-panic", { flags: ["-C", "opt-level=2", "-C", "debuginfo=0"] });
+    expect(report.crash.kind).toBe("panic");
+    expect(report.crash.culprit.file).toBeNull();
+    const { summary } = report.conclusion;
+    expect(summary).toMatch(/called `Option::expect` on `None`/);
+    expect(summary).toMatch(/"every SKU in an order has a price in the catalog"/);
+    expect(summary).not.toMatch(/No symbol table/);
+    expect(report.hypotheses.find((h) => h.status === "confirmed")).toBeDefined();
+  });
+
+  it("still explains a null dereference from registers and disassembly", async () => {
+    const { report } = await analyzeOffline("null-deref", { flags: ["-O2", "-g0"] });
+    expect(report.crash.kind).toBe("null-dereference");
+    expect(report.crash.culprit.line).toBeNull();
+    expect(report.conclusion.summary).toMatch(/NULL/);
+    expect(report.conclusion.summary).not.toMatch(/No symbol table/);
+  });
+});
 
 describe("dumpdbg analyze, offline", () => {
   it("has an expectation for every fixture program, so every crash kind is analysed", () => {

@@ -11,6 +11,10 @@ import { callPath, where } from "./prose.js";
 const PANIC_APIS: [RegExp, string][] = [
   [/Option::(expect|unwrap)$/, "called `Option::$1` on `None`"],
   [/Result::(expect|unwrap)$/, "called `Result::$1` on an `Err`"],
+  // In optimized builds `expect`/`unwrap` are inlined and only their cold failure path is a frame.
+  [/option::expect_failed$/, "called `Option::expect` on `None`"],
+  [/option::unwrap_failed$/, "called `Option::unwrap` on `None`"],
+  [/result::unwrap_failed$/, "called `Result::unwrap` or `Result::expect` on an `Err`"],
   [/panic_bounds_check$/, "indexed out of bounds"],
   [/panic_const_(add|sub|mul|div|rem|neg|shl|shr)_overflow$/, "overflowed in arithmetic ($1)"],
   [/panic_const_(div|rem)_by_zero$/, "divided by zero"],
@@ -70,7 +74,8 @@ export function panicPlaybook(facts: Facts): Playbook {
       const { what } = entry(evidence);
       const code = evidence.find(facts.list(facts.culprit?.line ?? 0) ?? "");
       const argsFound = evidence.find(args);
-      const argText = argsFound?.ok ? argsFound.output.trim().split("\n").join(", ") : null;
+      // Without debug info gdb answers "No symbol table info available." — that is not an argument list.
+      const argText = argsFound?.ok && !/^No (symbol table|arguments)/.test(argsFound.output.trim()) ? argsFound.output.trim().split("\n").join(", ") : null;
       const summary = `${where(facts.culprit)} ${what ?? "panicked"}${facts.crash.message ? ` with the message "${facts.crash.message}"` : ""}${code?.ok ? ` at \`${listedCode(code)}\`${c.cite(code)}` : ""}${argText ? `, with ${argText}${c.cite(argsFound)}` : ""}; with panic=abort the panic aborted the process.`;
       const rootCause = [hit.finding ?? "", `It was called on the path ${callPath(facts)}.`, callerFacts(facts, evidence, c), alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
       return {
