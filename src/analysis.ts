@@ -173,9 +173,9 @@ async function run(
     const state = await runGraph(graph, input, config, runtime);
     const document = state.document;
     if (!document) throw new Error("the analysis graph ended without a report");
-    const files = await writeReports(document, { outDir: options.outDir });
-    // `dumpdbg report` and the chat re-render from this, with everything the renderers need.
+    // First, so that `dumpdbg report` can write the reports again should writing them fail here.
     writeJsonAtomically(join(paths.dir, REPORT_DOCUMENT), document);
+    const files = await writeReports(document, { outDir: options.outDir });
     updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt });
     options.progress(`${models.cloud || models.local ? runtime.usage.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);
     await options.afterReport?.({ sessionId: id, report: document.report, files, store, executor, transcript, models, redactor: runtime.redactor });

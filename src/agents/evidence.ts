@@ -2,7 +2,7 @@
  * The evidence of this analysis as the agents read it: by command, the latest run of each (triage's
  * own commands included), with the output read from the store only when a rule asks for it.
  */
-import type { EvidenceStore } from "../evidence/store.js";
+import { commandKey, type EvidenceStore } from "../evidence/store.js";
 import type { State } from "../state.js";
 
 export interface Found {
@@ -21,12 +21,12 @@ export interface Evidence {
 
 export function evidenceOf(state: State, store: EvidenceStore): Evidence {
   const latest = new Map<string, string>();
-  for (const [command, id] of Object.entries(state.triageEvidence)) latest.set(normalize(command), id);
-  for (const observation of state.observations) latest.set(normalize(observation.command), observation.evidenceId);
+  for (const [command, id] of Object.entries(state.triageEvidence)) latest.set(commandKey(command), id);
+  for (const observation of state.observations) latest.set(commandKey(observation.command), observation.evidenceId);
   const cache = new Map<string, Found | null>();
   return {
     find(command) {
-      const id = latest.get(normalize(command));
+      const id = latest.get(commandKey(command));
       if (id === undefined) return null;
       if (!cache.has(id)) {
         const record = store.get(id);
@@ -59,8 +59,4 @@ export function outputsOf(store: EvidenceStore, ids: string[]): string {
     blocks.push(`${id} \`${record.command}\`:\n${shown.trimEnd()}`);
   }
   return blocks.join("\n\n") || "(none)";
-}
-
-function normalize(command: string): string {
-  return command.trim().replace(/\s+/g, " ");
 }

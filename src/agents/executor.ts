@@ -8,7 +8,7 @@ import type { CommandRunner } from "../analyzers/triage.js";
 import { runGuarded } from "../debuggers/guard.js";
 import type { CommandErrorType, CommandResult, DebuggerSession, SessionContext } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
-import type { EvidenceSource, EvidenceStore } from "../evidence/store.js";
+import { commandKey, type EvidenceSource, type EvidenceStore } from "../evidence/store.js";
 
 export interface ExecutedCommand {
   evidenceId: string;
@@ -82,7 +82,7 @@ export class CommandExecutor {
 
   /** The evidence id of the most recent run or recall of a command, for citing triage's findings. */
   evidenceFor(command: string): string | null {
-    return this.lastIds.get(normalize(command)) ?? null;
+    return this.lastIds.get(commandKey(command)) ?? null;
   }
 
   private async execute(command: string, source: EvidenceSource, guarded: boolean) {
@@ -94,7 +94,7 @@ export class CommandExecutor {
       // The store keeps out transient failures (timeouts, a dead debugger, refusals); a gdb error
       // on the same command in the same place is as deterministic as its output.
       if (hit) {
-        this.lastIds.set(normalize(command), hit.id);
+        this.lastIds.set(commandKey(command), hit.id);
         this.options.transcript?.append({ type: "command", command, source, evidenceId: hit.id, cached: true });
         return { record: hit, result: null, cached: true };
       }
@@ -121,7 +121,7 @@ export class CommandExecutor {
       ms: result.ms,
       source,
     });
-    this.lastIds.set(normalize(command), record.id);
+    this.lastIds.set(commandKey(command), record.id);
     this.options.transcript?.append({
       type: "command",
       command,
@@ -134,10 +134,6 @@ export class CommandExecutor {
     });
     return { record, result, cached: false };
   }
-}
-
-function normalize(command: string): string {
-  return command.trim().replace(/\s+/g, " ");
 }
 
 function firstLine(output: string): string | null {

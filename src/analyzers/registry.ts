@@ -164,7 +164,9 @@ export const ANALYZERS: readonly Analyzer[] = [
       // A null pointer prints as `0x0`, or `(struct client *) 0x0` when gdb shows its type.
       const nulls = variables.filter((v) => /(^|\) )0x0$/.test(v.value)).map((v) => v.name);
       const findings = nulls.length > 0 ? [`null pointers: ${nulls.join(", ")}`] : [];
-      return { data: variables, summary: `${variables.length} variables`, findings };
+      const missing = /^(No symbol table info available|No (locals|arguments))\.?$/m.exec(output.trim());
+      const summary = variables.length === 0 && missing ? missing[0].replace(/\.$/, "").replace(/^No symbol table info available$/, "no debug info for this frame") : `${variables.length} variables`;
+      return { data: variables, summary, findings };
     },
   },
   {

@@ -1,10 +1,12 @@
 /** `dumpdbg analyze`: the whole analysis of one dump, reports written, a short verdict printed. */
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { analyze as runAnalysis, type AnalysisOptions, type AnalysisResult } from "../analysis.js";
 import { renderJson } from "../report/index.js";
 import { verdict } from "../report/markdown.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { sessionsRoot } from "./sessions.js";
+import { ExitCode, ExitError } from "./exit.js";
 import { onInterrupt } from "./signals.js";
 
 export interface AnalysisFlags extends DumpFlags {
@@ -52,6 +54,8 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags): Analysi
   if (flags.unsafe) {
     process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands a model proposes may run shells, write files or start processes\n");
   }
+  const sessionsDir = writableFolder(sessionsRoot(flags.sessionsDir), "--sessions-dir");
+  const outDir = writableFolder(resolve(flags.out), "--out");
   return {
     open: openOptions(dumpPath, flags),
     models: {
@@ -60,12 +64,25 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags): Analysi
       ...(flags.model !== undefined ? { model: flags.model } : {}),
       ...(flags.localModel !== undefined ? { localModel: flags.localModel } : {}),
     },
-    sessionsDir: sessionsRoot(flags.sessionsDir),
-    outDir: resolve(flags.out),
+    sessionsDir,
+    outDir,
     unsafe: flags.unsafe ?? false,
     progress: (line) => process.stderr.write(`${line}\n`),
     onInterrupt,
   };
+}
+
+/** Checked before the dump is opened, so a typo does not cost a whole analysis. */
+function writableFolder(path: string, flag: string): string {
+  try {
+    mkdirSync(path, { recursive: true });
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "EEXIST" || code === "ENOTDIR" ? "it is a file, not a folder" : code === "EACCES" || code === "EPERM" ? "permission denied" : (error as Error).message;
+    throw new ExitError(ExitCode.badInput, `${flag} ${path} cannot be used: ${why}`);
+  }
+  return path;
 }
 
 /** `--json`: the JSON report alone on stdout; otherwise the verdict, the summary and where the reports are. */

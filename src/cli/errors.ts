@@ -20,10 +20,30 @@ function classify(error: unknown): { code: number; message: string } {
   if (error instanceof ReportConflictError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof SessionError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof DebuggerError) return { code: ExitCode.debugger, message: error.message };
+  const fsProblem = fileSystemProblem(error);
+  if (fsProblem) return { code: ExitCode.badInput, message: fsProblem };
   const text = error instanceof Error ? error.message : String(error);
   return { code: 1, message: `internal error: ${oneLine(text)} (run with --debug for details)` };
 }
 
 function oneLine(text: string): string {
   return text.split("\n")[0] ?? text;
+}
+
+const FS_REASONS: Record<string, string> = {
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EISDIR: "it is a folder",
+  EEXIST: "something else already exists there",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "the disk is full",
+  ENAMETOOLONG: "the name is too long",
+};
+
+/** A file the user pointed us at (an --out or --sessions-dir) that cannot be written: their input, exit 3. */
+function fileSystemProblem(error: unknown): string | null {
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (!code || !path || !(code in FS_REASONS)) return null;
+  return `cannot use ${path}: ${FS_REASONS[code]}; choose another folder`;
 }

@@ -19,7 +19,7 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
     process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands may run shells, write files or start processes\n");
   }
   const timeoutMs = Math.round(options.timeout * 1000);
-  const opened = await openDump(openOptions(dumpPath, options));
+  const opened = await openDump({ ...openOptions(dumpPath, options), onMismatch: "warn" });
   for (const warning of opened.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
 
   const results: CommandResult[] = [];

@@ -15,7 +15,10 @@ function version(): string {
 const collect = (value: string, previous: string[]) => [...previous, value];
 const seconds = (value: string) => {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new ExitError(ExitCode.usage, `--timeout must be a positive number of seconds, got "${value}"`);
+  // Node's timers hold at most 2^31-1 ms (24.8 days); a longer one would fire at once.
+  if (!Number.isFinite(n) || n <= 0 || n > 2_147_483) {
+    throw new ExitError(ExitCode.usage, `--timeout must be a positive number of seconds up to 2147483, got "${value}"`);
+  }
   return n;
 };
 

@@ -4,7 +4,7 @@
  * before any analysis starts.
  */
 import { DebuggerError } from "./errors.js";
-import { buildIdMismatch, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
+import { buildIdMismatch, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import { GdbSession } from "./gdb/gdb-session.js";
 import type { DebuggerSession } from "./session.js";
 
@@ -16,6 +16,11 @@ export interface OpenDumpOptions {
   sysroot?: string;
   solibSearchPath?: string;
   debugFileDirectory?: string;
+  /**
+   * An executable whose build-id differs from the core's gives wrong symbols and lines. `exec` only
+   * warns (a script may know what it does); an analysis refuses, rather than explain the wrong code.
+   */
+  onMismatch?: "warn" | "refuse";
 }
 
 export interface OpenedDump {
@@ -36,6 +41,10 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   const executable = resolveExecutable(dump, options.exe);
   const warnings: string[] = [];
   const mismatch = executable ? buildIdMismatch(dump, executable) : null;
+  if (mismatch && (options.onMismatch ?? "refuse") === "refuse") {
+    const named = dump.executableFromNotes ? ` (the core names ${dump.executableFromNotes})` : "";
+    throw new DumpError(`${mismatch.replace(/; symbols.*$/, "")}; pass the executable that produced the core${named}`);
+  }
   if (mismatch) warnings.push(mismatch);
 
   const debuggerPath = options.gdb ?? process.env.DUMPDBG_GDB ?? "gdb";

@@ -493,9 +493,16 @@ function seqOf(id: string): number | null {
   return match?.[1] === undefined ? null : Number(match[1]);
 }
 
-/** The cache key of a command: the same command typed with different spacing is the same command. */
-function commandKey(command: string): string {
-  return command.trim().replace(/\s+/g, " ");
+/**
+ * The cache key of a command: the same command typed with different spacing is the same command,
+ * but spacing inside a string or character literal is part of the value (`p "a  b"`).
+ */
+export function commandKey(command: string): string {
+  return command
+    .trim()
+    .split(/("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/\s+/g, " ")))
+    .join("");
 }
 
 /** The first line of `text` that contains one of the query words (or, failing that, a token of one). */

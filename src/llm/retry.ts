@@ -85,6 +85,9 @@ function classify(error: unknown, endpoint: { provider: Provider; url: string })
   const codes = networkCodes(error);
   const unreachable = codes.find((code) => UNREACHABLE.has(code));
   if (unreachable) return { kind: "fatal", message: `cannot connect to ${endpoint.url} (${unreachable})`, retryAfterMs: null };
+  // fetch refuses some addresses outright (ports it deems unsafe, malformed URLs): no retry will help.
+  const refused = causeMessages(error).find((m) => /^(bad port|invalid url)/i.test(m));
+  if (refused) return { kind: "fatal", message: `cannot connect to ${endpoint.url} (${refused})`, retryAfterMs: null };
   if (codes.length > 0 || /fetch failed|connection error|socket|terminated/i.test(messageOf(error))) {
     return { kind: "transient", message: `connection failed (${codes[0] ?? firstLine(messageOf(error))})`, retryAfterMs: null };
   }
@@ -129,6 +132,12 @@ function networkCodes(error: unknown): string[] {
     if (typeof code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) codes.push(code);
   }
   return codes;
+}
+
+function causeMessages(error: unknown): string[] {
+  const messages: string[] = [];
+  for (let e = error, depth = 0; e !== undefined && depth < 5; e = field(e, "cause"), depth += 1) messages.push(messageOf(e));
+  return messages;
 }
 
 function messageOf(error: unknown): string {

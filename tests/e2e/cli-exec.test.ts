@@ -50,6 +50,17 @@ describe("dumpdbg exec", () => {
     expect(statSync(marker).isFile()).toBe(true);
   });
 
+  it("opens a core whose path has spaces, quotes and non-ASCII letters", async () => {
+    const dir = join(scratch, `crash "dumps" für prod`);
+    mkdirSync(dir, { recursive: true });
+    const core = join(dir, "core 1");
+    copyFileSync(nullDeref.core, core);
+    const run = await runCli(["exec", core, "--exe", nullDeref.exe, "-c", "bt 1"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/send_to_client/);
+  });
+
   it("finds the executable from the core's own notes when --exe is not given", async () => {
     const run = await runCli(["exec", nullDeref.core, "-c", "info symbol $pc"]);
     expect(run.code).toBe(0);
@@ -100,6 +111,7 @@ describe("bad input", () => {
     { name: "no commands", args: () => ["exec", nullDeref.core], code: 2, message: /no commands given/ },
     { name: "unknown flag", args: () => ["exec", nullDeref.core, "--frobnicate"], code: 2, message: /unknown option '--frobnicate'/ },
     { name: "bad timeout", args: () => ["exec", nullDeref.core, "-c", "bt", "--timeout", "soon"], code: 2, message: /--timeout must be a positive number/ },
+    { name: "a timeout too long for a timer", args: () => ["exec", nullDeref.core, "-c", "bt", "--timeout", "3000000"], code: 2, message: /--timeout must be a positive number of seconds up to 2147483/ },
     { name: "missing dump", args: () => ["exec", join(scratch, "nope.core"), "-c", "bt"], code: 3, message: /dump not found: .*nope\.core/ },
     { name: "a directory", args: () => ["exec", scratch, "-c", "bt"], code: 3, message: /is a directory/ },
     { name: "an empty file", args: () => ["exec", file("empty", Buffer.alloc(0)), "-c", "bt"], code: 3, message: /is empty, not a crash dump/ },
@@ -125,6 +137,14 @@ describe("bad input", () => {
       expect(run.stderr).not.toMatch(/\n\s+at /);
     });
   }
+
+  it("triage refuses an executable that does not match the core, naming the right one", async () => {
+    const other = await buildProgram("abort");
+    const run = await runCli(["triage", nullDeref.core, "--exe", other.exe]);
+    expect(run.code).toBe(3);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(/does not match the core \(build-id [0-9a-f]+, the core's program has [0-9a-f]+\); pass the executable that produced the core \(the core names .*null-deref\)/);
+  });
 
   it("--debug adds the stack trace", async () => {
     const run = await runCli(["exec", join(scratch, "nope.core"), "-c", "bt", "--debug"]);

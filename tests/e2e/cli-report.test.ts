@@ -56,6 +56,19 @@ describe("dumpdbg report", () => {
   });
 });
 
+describe("dumpdbg analyze with unusable folders", () => {
+  it("refuses an --out or --sessions-dir that is a file before opening the dump", async () => {
+    const file = join(dir, "a-file");
+    writeFileSync(file, "mine\n");
+    for (const flag of ["--out", "--sessions-dir"]) {
+      const run = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", flag, file]);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(new RegExp(`^dumpdbg: ${flag} .*a-file cannot be used: it is a file, not a folder\n$`));
+      expect(readFileSync(file, "utf8")).toBe("mine\n");
+    }
+  });
+});
+
 describe("dumpdbg analyze --chat", () => {
   it("answers follow-up questions on the same session after the report", async () => {
     const sessions = join(dir, "chat-sessions");

@@ -382,3 +382,14 @@ describe("EvidenceStore", () => {
     acquireSessionLock(root, id)();
   });
 });
+
+describe("commandKey", () => {
+  it("treats spacing as insignificant except inside string and character literals", async () => {
+    const { commandKey } = await import("../../src/evidence/store.js");
+    expect(commandKey("  info   registers\trip ")).toBe("info registers rip");
+    expect(commandKey('p  "a  b"')).toBe('p "a  b"');
+    expect(commandKey('p "a  b"')).not.toBe(commandKey('p "a b"'));
+    expect(commandKey("p  ' '  ==  c")).toBe("p ' ' == c");
+    expect(commandKey('p "say \\"hi  there\\""  + 1')).toBe('p "say \\"hi  there\\"" + 1');
+  });
+});

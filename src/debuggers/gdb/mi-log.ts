@@ -5,6 +5,7 @@
  * tail here (inotify through fs.watch, with a slow poll as a safety net).
  */
 import { closeSync, fstatSync, openSync, readSync, watch, writeFileSync, type FSWatcher } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 
 const SAFETY_POLL_MS = 25;
 
@@ -12,6 +13,8 @@ export class MiLogTail {
   private fd: number;
   private offset = 0;
   private partial = "";
+  /** Keeps a UTF-8 character split across two reads whole. */
+  private decoder = new StringDecoder("utf8");
   private watcher: FSWatcher | null;
   private poll: NodeJS.Timeout;
 
@@ -35,12 +38,13 @@ export class MiLogTail {
       // gdb truncated the file when it opened it for logging: start over.
       this.offset = 0;
       this.partial = "";
+      this.decoder = new StringDecoder("utf8");
     }
     if (size === this.offset) return;
     const buffer = Buffer.alloc(size - this.offset);
     const read = readSync(this.fd, buffer, 0, buffer.length, this.offset);
     this.offset += read;
-    const text = this.partial + buffer.subarray(0, read).toString("utf8");
+    const text = this.partial + this.decoder.write(buffer.subarray(0, read));
     const lines = text.split("\n");
     this.partial = lines.pop() ?? "";
     for (const line of lines) this.onLine(line);
