@@ -114,7 +114,7 @@ a { color: var(--link); }
 code, pre {
   font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: .875em;
 }
-code { background: var(--panel); padding: .1em .3em; border-radius: 4px; overflow-wrap: break-word; }
+code { background: var(--panel); padding: .1em .3em; border-radius: 4px; overflow-wrap: break-word; white-space: pre-wrap; }
 pre {
   background: var(--panel); border: 1px solid var(--border); border-radius: 6px;
   padding: .75rem 1rem; overflow-x: auto; line-height: 1.4;

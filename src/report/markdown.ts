@@ -314,7 +314,7 @@ function hypothesesSection(report: Report): string[] {
   const items = report.hypotheses.map((h) => {
     const cited = h.evidenceIds.map((id) => evidenceRef(id, anchors));
     const evidence = cited.length ? ` (evidence: ${cited.join(", ")})` : "";
-    return `- **${text(h.id)} · ${h.status}** — ${text(h.statement)}${evidence}`;
+    return `- **${text(h.id)} · ${h.status}** — ${words(h.statement)}${evidence}`;
   });
   return [heading(2, SECTION.hypotheses), items.join("\n")];
 }
@@ -425,12 +425,12 @@ function usageSection({ usage, timings }: Report): string[] {
 
 function listSection(title: string, items: string[], ordered: boolean): string[] {
   if (items.length === 0) return [];
-  const list = ordered ? items.map((item, i) => `${i + 1}. ${text(item)}`).join("\n") : bullets(items);
+  const list = ordered ? items.map((item, i) => `${i + 1}. ${words(item)}`).join("\n") : bullets(items);
   return [heading(2, title), list];
 }
 
 function bullets(items: string[]): string {
-  return items.map((item) => `- ${text(item)}`).join("\n");
+  return items.map((item) => `- ${words(item)}`).join("\n");
 }
 
 function heading(depth: number, source: string): string {
@@ -472,30 +472,45 @@ function clean(s: string): string {
   return s.replace(/\r\n?/g, "\n").replace(UNSAFE_CHARS, "\uFFFD");
 }
 
-/** Inline text on one line, with every Markdown and HTML construct neutralised. */
+/**
+ * Inline text on one line, verbatim: every Markdown and HTML construct neutralised. Line breaks
+ * become spaces, but runs of spaces stay: they can be part of a value (`"   POST"`).
+ */
 function text(s: string): string {
-  return (
-    clean(s)
-      .replace(/\s+/g, " ")
-      .trim()
-      .replace(/[\\`*[\]<&|~$]/g, "\\$&")
-      // An underscore between letters or digits cannot start or end emphasis: identifiers stay legible.
-      .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\_")
-      // GFM links bare URLs and e-mail addresses; breaking the pattern keeps them text.
-      .replace(/:\/\//g, "\\://")
-      .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`)
-      .replace(/@/g, "\\@")
-      // A value placed at the start of a line or list item must not open a heading or a list.
-      .replace(/^[#+=>-]/, "\\$&")
-      .replace(/^(\d+)([.)])/, "$1\\$2")
-  );
+  return escapeInline(clean(s).replace(/[\t\n]+/g, " ").trim(), true);
 }
 
-/** Paragraphs of inline text, for multi-paragraph model prose. */
+/**
+ * Inline prose written by an agent or a model: verbatim like `text`, except that `code` spans stay
+ * code spans, as agents quote identifiers and values that way. A code span is literal by definition.
+ */
+function words(s: string): string {
+  return clean(s)
+    .replace(/[\t\n]+/g, " ")
+    .trim()
+    .split(/`([^`]+)`/)
+    .map((part, i) => (i % 2 === 1 ? code(part) : escapeInline(part, i === 0)))
+    .join("");
+}
+
+function escapeInline(s: string, startsLine: boolean): string {
+  const escaped = s
+    .replace(/[\\`*[\]<&|~$]/g, "\\$&")
+    // An underscore between letters or digits cannot start or end emphasis: identifiers stay legible.
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\_")
+    // GFM links bare URLs and e-mail addresses; breaking the pattern keeps them text.
+    .replace(/:\/\//g, "\\://")
+    .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}\\.`)
+    .replace(/@/g, "\\@");
+  // A value placed at the start of a line or list item must not open a heading or a list.
+  return startsLine ? escaped.replace(/^[#+=>-]/, "\\$&").replace(/^(\d+)([.)])/, "$1\\$2") : escaped;
+}
+
+/** Paragraphs of agent or model prose. */
 function prose(s: string): string {
   return clean(s)
     .split(/\n\s*\n/)
-    .map(text)
+    .map(words)
     .filter(Boolean)
     .join("\n\n");
 }

@@ -142,9 +142,9 @@ describe("dumpdbg analyze, offline", () => {
     const markdown = readFileSync(path.join(dir, "reports", `${report.session.id}.md`), "utf8");
     expect(markdown).toMatch(/^# Null dereference in `send_to_client` \(`null-deref\.c:27`\)$/m);
     expect(markdown).toContain("## Hypotheses");
-    expect(markdown).toMatch(/H1 · confirmed\*\* — \\`session->client\\` was NULL/);
+    expect(markdown).toMatch(/H1 · confirmed\*\* — `session->client` was NULL/);
     expect(markdown).toMatch(/H2 · rejected/);
     expect(markdown).toContain("## Follow-up questions");
-    expect(markdown).toMatch(/\\`client_disconnect\\` sets it to NULL at null-deref\.c:22/);
+    expect(markdown).toMatch(/`client_disconnect` sets it to NULL at null-deref\.c:22/);
   });
 });

@@ -196,3 +196,16 @@ describe("HTML escaping", () => {
     expect(text.split(collapse(HOSTILE)).length - 1).toBeGreaterThan(30);
   });
 });
+
+describe("code spans in agent prose", () => {
+  it("keep identifiers as code, their content inert and their spacing intact", () => {
+    const doc = hostileDocument();
+    doc.report.conclusion.rootCause = "`session->client` held `<img src=x onerror=alert(1)>`; the value was `\"   POST\"` [x](javascript:1)";
+    const md = renderMarkdown(doc);
+    expect(md).toContain("`session->client` held `<img src=x onerror=alert(1)>`; the value was `\"   POST\"` \\[x\\](javascript:1)");
+    const html = renderHtml(doc);
+    expect(html).toContain("<code>session-&gt;client</code> held <code>&lt;img src=x onerror=alert(1)&gt;</code>; the value was <code>&quot;   POST&quot;</code>");
+    expect(html).not.toMatch(/<img/);
+    expect(html).not.toMatch(/href="javascript/);
+  });
+});
