@@ -193,8 +193,15 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       const origins = suspect ? quotedOrigins(originsOf(facts, suspect.pointer, true), evidence) : [];
       const story = originStory(origins, c);
       const callerState = callerFacts(facts, evidence, c);
+      // A method called on a null object: testing `this` inside it is undefined behaviour in C++,
+      // so the check belongs where the caller got the object.
+      const onNullObject = suspect?.pointer === "this";
+      const callerName = facts.caller?.function ? `\`${normalizeFunctionName(facts.caller.function)}\`` : "the caller";
+      const callerAt = facts.caller?.file && facts.caller.line ? ` (${basename(facts.caller.file)}:${facts.caller.line})` : "";
       const rootCause = [
-        suspect
+        onNullObject
+          ? `${where(facts.culprit)} was called on a null object: \`this\` is NULL, so ${line ? `${line} at ${at}` : "its first member access"} faults. ${callerName}${callerAt} made the call without checking the object pointer, on the path ${callPath(facts)}.`
+          : suspect
           ? `${line ? `At ${at}, ${line} dereferences ${name}` : `${where(facts.culprit)} dereferences ${name}`} without checking it for NULL, on the path ${callPath(facts)}.`
           : `The program has no debug info, so the variable cannot be named: the faulting instruction \`${facts.triage.instruction ?? "?"}\`${c.cite(base?.instruction)} is in ${where(facts.culprit)}, on the path ${callPath(facts)}.`,
         story,
@@ -204,7 +211,9 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       ].filter(Boolean).join(" ");
       const storeSite = origins.find((o) => o.kind === "null-store" || o.kind === "callee-return");
       const recommendations = [
-        suspect
+        onNullObject
+          ? `Check the object pointer in ${callerName}${callerAt} before calling \`${facts.fn}\` on it (testing \`this\` inside the method is undefined behaviour and compilers may remove it).`
+          : suspect
           ? `Check ${name} before ${facts.crash.access === "write" ? "writing" : "reading"} \`${suspect.member ?? "through it"}\` in \`${facts.fn}\`${at ? ` (${at})` : ""}, or establish that it cannot be NULL there and assert it.`
           : `Find which pointer the instruction at the pc reads through and check it for NULL.`,
         ...(storeSite
