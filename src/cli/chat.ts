@@ -7,17 +7,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
-import {
-  adoptChatSession,
-  answerQuestion,
-  loadFacts,
-  openChatSession,
-  previousExchanges,
-  reportWithChat,
-  type ChatDeps,
-  type ChatFacts,
-  type ChatSession,
-} from "../agents/chat/index.js";
+import { answerQuestion, loadFacts, reportWithChat, type ChatDeps, type ChatFacts } from "../agents/chat/index.js";
+import { adoptChatSession, openChatSession, previousExchanges, type ChatSession } from "../chat-session.js";
 import type { CommandExecutor } from "../agents/executor.js";
 import { sessionPaths, writeJsonAtomically, type Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";

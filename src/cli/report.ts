@@ -36,7 +36,8 @@ function readDocument(path: string, id: string, state: string): ReportDocument {
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    throw new ExitError(ExitCode.badInput, `session ${id} has no report yet (state: ${state}); finish it with "dumpdbg resume ${id}"`);
+    const next = state === "done" ? "run the analysis again" : `finish it with "dumpdbg resume ${id}"`;
+    throw new ExitError(ExitCode.badInput, `session ${id} has no saved report (state: ${state}); ${next}`);
   }
   try {
     const parsed = JSON.parse(text) as ReportDocument;

@@ -11,7 +11,6 @@ import { OfflineEngine } from "./offline.js";
 
 export { loadFacts, type ChatFacts } from "./facts.js";
 export { reportWithChat } from "./report.js";
-export { openChatSession, adoptChatSession, previousExchanges, type ChatSession, type OpenChatSessionOptions } from "./session.js";
 
 export type ChatDeps = ModelDeps;
 

@@ -4,11 +4,11 @@
  * session's lock and reopens the dump; `analyze --chat` hands over its own, still open.
  */
 import { readFileSync } from "node:fs";
-import { openDump, type OpenDumpOptions } from "../../debuggers/open.js";
-import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "../../evidence/sessions.js";
-import { EvidenceStore } from "../../evidence/store.js";
-import type { ChatExchange } from "../../report/index.js";
-import { CommandExecutor } from "../executor.js";
+import { openDump, type OpenDumpOptions } from "./debuggers/open.js";
+import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
+import { EvidenceStore } from "./evidence/store.js";
+import type { ChatExchange } from "./report/index.js";
+import { CommandExecutor } from "./agents/executor.js";
 
 export interface ChatSession {
   meta: SessionMeta;
