@@ -243,15 +243,16 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
 function registerOnly(facts: Facts): PlannedHypothesis {
   const operand = memoryOperand(facts.triage.instruction);
   const register = operand?.base ? `%${operand.base}` : "a register";
+  const through = facts.crash.access === "write" ? "wrote through" : "read through";
   return {
     rule: "null-register",
-    statement: `the faulting instruction \`${facts.triage.instruction ?? "?"}\` in ${where(facts.culprit)} read through a NULL pointer held in ${register}`,
+    statement: `the faulting instruction \`${facts.triage.instruction ?? "?"}\` in ${where(facts.culprit)} ${through} a NULL pointer held in ${register}`,
     plan: [["x/i $pc", "info registers"]],
     judge(evidence) {
       const base = faultingBase(facts, evidence);
       if (!base) return verdict("inconclusive", "The faulting instruction has no memory operand with a base register to check.", evidence.find("x/i $pc"));
       if (base.value === 0n) {
-        return verdict("confirmed", `${base.register} is 0${new Citations().cite(base.registers)} and the instruction reads ${hex(base.displacement)}(${base.register})${new Citations().cite(base.instruction)}: NULL plus the offset of a field.`, base.instruction, base.registers);
+        return verdict("confirmed", `${base.register} is 0${new Citations().cite(base.registers)} and the instruction ${facts.crash.access === "write" ? "writes" : "reads"} ${hex(base.displacement)}(${base.register})${new Citations().cite(base.instruction)}: NULL plus the offset of a field.`, base.instruction, base.registers);
       }
       return verdict("rejected", `${base.register} is ${hex(base.value)}${new Citations().cite(base.registers)}, not NULL.`, base.registers);
     },
