@@ -164,6 +164,19 @@ describe("the program", () => {
     expect(help.stdout).toMatch(/exec/);
   });
 
+  it("doctor says which debuggers and providers are usable", async () => {
+    const run = await runCli(["doctor", "--json"], { env: { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OLLAMA_HOST: "" } });
+    expect(run.code).toBe(0);
+    const findings = JSON.parse(run.stdout) as Array<{ name: string; ok: boolean; detail: string }>;
+    const byName = Object.fromEntries(findings.map((f) => [f.name, f]));
+    expect(byName.gdb).toMatchObject({ ok: true });
+    expect(byName.gdb!.detail).toMatch(/GNU gdb .*13/);
+    expect(byName.offline).toMatchObject({ ok: true });
+    expect(byName.openai).toMatchObject({ ok: false, detail: "not configured" });
+    const missing = await runCli(["doctor", "--json", "--gdb", "/nonexistent/gdb"]);
+    expect((JSON.parse(missing.stdout) as Array<{ name: string; ok: boolean }>).find((f) => f.name === "gdb")).toMatchObject({ ok: false });
+  });
+
   it("an unknown command is a usage error", async () => {
     const run = await runCli(["frobnicate"]);
     expect(run.code).toBe(2);
