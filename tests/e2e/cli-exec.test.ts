@@ -56,7 +56,8 @@ describe("dumpdbg exec", () => {
     const core = join(dir, "core 1");
     copyFileSync(nullDeref.core, core);
     const run = await runCli(["exec", core, "--exe", nullDeref.exe, "-c", "bt 1"]);
-    expect(run.stderr).toBe("");
+    // gdb may still warn (e.g. that the source is newer than the program); it must not fail to load.
+    expect(run.stderr).not.toMatch(/could not load|No such file/);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/send_to_client/);
   });
