@@ -72,6 +72,13 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags): Analysi
   };
 }
 
+/** The `--sessions-dir` a later command needs to find this session, when it is not the default. */
+function sessionsFlag(flag: string | undefined): string {
+  if (flag === undefined) return "";
+  const dir = resolve(flag);
+  return dir === sessionsRoot(undefined) ? "" : ` --sessions-dir ${/\s/.test(dir) ? JSON.stringify(dir) : dir}`;
+}
+
 /** Checked before the dump is opened, so a typo does not cost a whole analysis. */
 function writableFolder(path: string, flag: string): string {
   try {
@@ -86,7 +93,7 @@ function writableFolder(path: string, flag: string): string {
 }
 
 /** `--json`: the JSON report alone on stdout; otherwise the verdict, the summary and where the reports are. */
-export function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean }): void {
+export function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean; sessionsDir?: string }): void {
   if (flags.json) {
     process.stdout.write(renderJson(result.report));
     return;
@@ -98,7 +105,7 @@ export function printResult(result: Pick<AnalysisResult, "sessionId" | "report" 
     report.conclusion.summary,
     "",
     `Reports: ${files.map((f) => f.file).join(", ")}`,
-    `Session: ${result.sessionId} (dumpdbg chat ${result.sessionId} for follow-up questions)`,
+    `Session: ${result.sessionId} (dumpdbg chat ${result.sessionId}${sessionsFlag(flags.sessionsDir)} for follow-up questions)`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
