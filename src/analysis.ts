@@ -134,6 +134,7 @@ async function run(
   let checkpoints: Database.Database | null = null;
   try {
     release = acquireSessionLock(root, id);
+    const firstRun = loadSession(root, id).state === "created";
     updateSession(root, id, { state: "running" });
     store = EvidenceStore.open(paths.evidenceDb);
     transcript = Transcript.open(root, id);
@@ -160,7 +161,9 @@ async function run(
         dump: meta.dump,
         executable: meta.executable,
         debugger: [opened.debuggerPath, opened.session.version()].filter(Boolean).join(" — "),
-        startedAt: meta.createdAt,
+        // A fresh analysis started before its session existed (the dump was opened first); a
+        // resumed one keeps the time it was first started.
+        startedAt: firstRun ? new Date(performance.timeOrigin + started).toISOString() : meta.createdAt,
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
       unclaimedMs: 0,
