@@ -20,6 +20,17 @@ export function existingIds(ids: string[], store: EvidenceStore): string[] {
   return [...new Set(ids.map((id) => id.trim()).filter((id) => /^E\d+$/.test(id) && store.get(id) !== null))];
 }
 
+/** Evidence ids a text names (E12) that the store does not hold: a model may invent them. */
+export function unknownCitations(texts: string[], store: EvidenceStore): string[] {
+  const named = new Set(texts.flatMap((t) => t.match(/\bE\d+\b/g) ?? []));
+  return [...named].filter((id) => store.get(id) === null);
+}
+
+/** The ids that can support a claim: they exist and their command succeeded (a refusal proves nothing). */
+export function supportingIds(ids: string[], store: EvidenceStore): string[] {
+  return existingIds(ids, store).filter((id) => store.get(id)?.ok === true);
+}
+
 /** Commands a model proposed, trimmed, without empty ones or repeats, at most `max`. */
 export function cleanCommands(commands: string[], max: number): string[] {
   return [...new Set(commands.map((c) => c.trim()).filter((c) => c !== ""))].slice(0, max);

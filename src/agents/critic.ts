@@ -69,7 +69,8 @@ function mechanicalChecks(state: State, facts: Facts, evidence: Evidence): Issue
     issues.push({ text: `The conclusion cites evidence that does not exist: ${unknown.join(", ")}.`, commands: [], question: "Which evidence supports the claims that cite missing ids?" });
   }
   for (const h of state.hypotheses) {
-    if ((h.status === "confirmed" || h.status === "rejected") && h.evidenceIds.length === 0) {
+    // A refused or failed command proves nothing: a decisive status needs an output that succeeded.
+    if ((h.status === "confirmed" || h.status === "rejected") && !h.evidenceIds.some((id) => evidence.succeeded(id))) {
       issues.push({ text: `${h.id} is ${h.status} without evidence.`, commands: h.plan[0] ?? [], question: `What would confirm or rule out ${h.id} (${h.statement})?` });
     }
   }

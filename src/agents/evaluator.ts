@@ -5,7 +5,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
-import { existingIds, triageText } from "./context.js";
+import { existingIds, supportingIds, triageText, unknownCitations } from "./context.js";
 import { evidenceOf, outputsOf } from "./evidence.js";
 import { nextToTest } from "./flow.js";
 import { factsOf, playbookFor, type Verdict } from "./playbooks/index.js";
@@ -25,9 +25,7 @@ export async function evaluator(state: State, config: LangGraphRunnableConfig): 
       outputs: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
     }, Judgement);
-    const judged: Verdict = asked.value
-      ? { ...asked.value, evidenceIds: citedOrOwn(existingIds(asked.value.evidenceIds, runtime.store), current) }
-      : offlineVerdict(state, current, runtime);
+    const judged: Verdict = asked.value ? checked(asked.value, current, runtime) : offlineVerdict(state, current, runtime);
     const updated: Hypothesis = { ...current, status: judged.status, finding: judged.finding, evidenceIds: [...new Set([...judged.evidenceIds, ...current.evidenceIds])] };
     const after = { ...state, hypotheses: state.hypotheses.map((h) => (h.id === updated.id ? updated : h)) };
     return [
@@ -37,9 +35,21 @@ export async function evaluator(state: State, config: LangGraphRunnableConfig): 
   });
 }
 
-/** A verdict must rest on evidence: when a model cites none that exists, the hypothesis' own commands stand in. */
-function citedOrOwn(cited: string[], hypothesis: Hypothesis): string[] {
-  return cited.length > 0 ? cited : hypothesis.evidenceIds;
+/**
+ * A model's verdict is only as good as the evidence it cites: a decisive status needs at least one
+ * cited output that exists and succeeded (a refused or failed command proves nothing), and its
+ * finding may not name evidence that does not exist. Otherwise it is recorded as inconclusive.
+ */
+function checked(verdict: Verdict, hypothesis: Hypothesis, runtime: Runtime): Verdict {
+  const cited = existingIds(verdict.evidenceIds, runtime.store);
+  const invented = unknownCitations([verdict.finding], runtime.store);
+  const support = supportingIds(cited, runtime.store);
+  if (verdict.status !== "inconclusive" && (support.length === 0 || invented.length > 0)) {
+    // The model's own words are not repeated: they would carry the invented ids into the report.
+    const why = invented.length > 0 ? "cites evidence that does not exist" : "rests on no command that succeeded (refused or failed ones prove nothing)";
+    return { status: "inconclusive", finding: `The model judged it ${verdict.status}, but its judgement ${why}.`, evidenceIds: cited.length > 0 ? cited : hypothesis.evidenceIds };
+  }
+  return { ...verdict, evidenceIds: cited.length > 0 ? cited : hypothesis.evidenceIds };
 }
 
 function offlineVerdict(state: State, hypothesis: Hypothesis, runtime: Runtime): Verdict {

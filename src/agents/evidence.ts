@@ -17,6 +17,8 @@ export interface Evidence {
   find(command: string): Found | null;
   /** Whether the evidence id exists in the session's store. */
   exists(id: string): boolean;
+  /** Whether the evidence id exists and its command succeeded. */
+  succeeded(id: string): boolean;
 }
 
 export function evidenceOf(state: State, store: EvidenceStore): Evidence {
@@ -35,6 +37,7 @@ export function evidenceOf(state: State, store: EvidenceStore): Evidence {
       return cache.get(id) ?? null;
     },
     exists: (id) => store.get(id) !== null,
+    succeeded: (id) => store.get(id)?.ok === true,
   };
 }
 

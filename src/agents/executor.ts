@@ -41,6 +41,8 @@ export class CommandExecutor {
   /** Total time spent waiting for the debugger, for the report's timings. */
   debuggerMs = 0;
   private readonly lastIds = new Map<string, string>();
+  /** Refusals are not served from the store (a later --unsafe run may allow them), but once is enough per run. */
+  private readonly refusals = new Map<string, string>();
 
   constructor(private readonly options: ExecutorOptions) {}
 
@@ -100,6 +102,13 @@ export class CommandExecutor {
       }
     }
 
+    const refusedBefore = this.refusals.get(commandKey(command));
+    const earlier = refusedBefore ? store.get(refusedBefore) : null;
+    if (earlier) {
+      this.lastIds.set(commandKey(command), earlier.id);
+      return { record: earlier, result: null, cached: true };
+    }
+
     const result: CommandResult = guarded
       ? await runGuarded(session, command, { unsafe: this.options.unsafe ?? false, ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) })
       : await session.run(command, this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {});
@@ -122,6 +131,7 @@ export class CommandExecutor {
       source,
     });
     this.lastIds.set(commandKey(command), record.id);
+    if (result.errorType === "not_allowed") this.refusals.set(commandKey(command), record.id);
     this.options.transcript?.append({
       type: "command",
       command,

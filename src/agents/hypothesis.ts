@@ -41,8 +41,12 @@ export async function hypothesis(state: State, config: LangGraphRunnableConfig):
     }, Proposal);
 
     const next = (n: number) => `H${state.hypotheses.length + n + 1}`;
-    const fresh: Hypothesis[] = asked.value
-      ? asked.value.hypotheses.slice(0, wanted).map((proposal, n) => {
+    // A model that proposes again what was already tested would loop the graph to its limits.
+    const seen = new Set(state.hypotheses.map((h) => sameStatement(h.statement)));
+    const proposals = asked.value?.hypotheses.filter((p) => !seen.has(sameStatement(p.statement))) ?? [];
+    const repeated = asked.value !== null && asked.value.hypotheses.length > 0 && proposals.length === 0;
+    const fresh: Hypothesis[] = proposals.length > 0
+      ? proposals.slice(0, wanted).map((proposal, n) => {
           const adopted = candidates.find((h) => h.rule === proposal.rule);
           return {
             id: next(n),
@@ -67,10 +71,16 @@ export async function hypothesis(state: State, config: LangGraphRunnableConfig):
           finding: null,
           evidenceIds: [],
         }));
+    const fallback = asked.fallback ?? (repeated ? { agent: "hypothesis", reason: "the model only proposed hypotheses already tested" } : null);
     const note = fresh.length === 0 ? "no new hypothesis" : `${fresh.length} hypothes${fresh.length === 1 ? "is" : "es"}: ${fresh.map((h) => `${h.id} ${h.statement}`).join("; ")}`;
     return [
-      { hypotheses: fresh, current: fresh[0]?.id ?? null, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      { hypotheses: fresh, current: fresh[0]?.id ?? null, ...(fallback ? { fallbacks: [fallback] } : {}) },
       note,
     ];
   });
+}
+
+/** Two statements of the same hypothesis, whatever their case, spacing or final period. */
+function sameStatement(statement: string): string {
+  return statement.toLowerCase().replace(/\s+/g, " ").replace(/[.\s]+$/, "").trim();
 }

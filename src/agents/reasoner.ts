@@ -6,11 +6,11 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Conclusion, State, Update } from "../state.js";
-import { existingIds, hypothesesText, triageText } from "./context.js";
+import { existingIds, hypothesesText, supportingIds, triageText, unknownCitations } from "./context.js";
 import { evidenceIndex, evidenceOf, outputsOf } from "./evidence.js";
 import { untested } from "./flow.js";
 import { factsOf, playbookFor } from "./playbooks/index.js";
-import { ask, requireTriage, step } from "./runtime.js";
+import { ask, requireTriage, step, type Runtime } from "./runtime.js";
 
 const Answer = z.object({
   summary: z.string().min(1),
@@ -35,8 +35,12 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
     }, Answer);
 
     let conclusion: Conclusion;
-    if (asked.value) {
-      conclusion = { ...asked.value, evidenceIds: existingIds(asked.value.evidenceIds, runtime.store) };
+    // A conclusion that cites evidence which does not exist cannot be trusted in any of its claims.
+    const invented = asked.value ? unknownCitations([asked.value.summary, asked.value.rootCause, ...asked.value.recommendations], runtime.store) : [];
+    const rejected = invented.length > 0 ? { agent: "reasoner", reason: `the model cited evidence that does not exist (${invented.join(", ")})` } : null;
+    if (rejected) runtime.progress(`[reasoner] ${rejected.reason}; the offline path takes it`);
+    if (asked.value && !rejected) {
+      conclusion = { ...asked.value, evidenceIds: existingIds(asked.value.evidenceIds, runtime.store), confidence: earnedConfidence(asked.value, state, runtime) };
     } else {
       const draft = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store));
       conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
@@ -50,8 +54,23 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
         confidence: Math.min(conclusion.confidence, 0.6),
       };
     }
-    return [{ conclusion, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) }, `confidence ${conclusion.confidence}: ${conclusion.summary}`];
+    const fallback = asked.fallback ?? rejected;
+    return [{ conclusion, ...(fallback ? { fallbacks: [fallback] } : {}) }, `confidence ${conclusion.confidence}: ${conclusion.summary}`];
   });
+}
+
+/**
+ * A model's confidence, capped when nothing backs it: no hypothesis confirmed on a successful
+ * output, or a conclusion that names neither the culprit function nor the kind triage measured.
+ */
+function earnedConfidence(answer: z.infer<typeof Answer>, state: State, runtime: Runtime): number {
+  const triage = requireTriage(state);
+  const confirmed = state.hypotheses.some((h) => h.status === "confirmed" && supportingIds(h.evidenceIds, runtime.store).length > 0);
+  const text = `${answer.summary} ${answer.rootCause}`.toLowerCase();
+  const culprit = triage.crash.culprit.function?.split("::").at(-1)?.toLowerCase();
+  const kindWords = triage.crash.kind.split("-").filter((w) => w.length > 3);
+  const onTopic = (culprit !== undefined && text.includes(culprit)) || kindWords.every((w) => text.includes(w));
+  return confirmed && onTopic ? answer.confidence : Math.min(answer.confidence, 0.5);
 }
 
 /**

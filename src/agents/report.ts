@@ -10,6 +10,7 @@ import { ReportSchema, type Report } from "../report/schema.js";
 import type { Spent, State, Update } from "../state.js";
 import { evidenceOf } from "./evidence.js";
 import { factsOf, playbookFor } from "./playbooks/index.js";
+import { unknownCitations } from "./context.js";
 import { ask, requireTriage, step, type Runtime } from "./runtime.js";
 
 const Questions = z.object({ questions: z.array(z.string().min(1)) });
@@ -36,7 +37,9 @@ export async function reportWriter(state: State, config: LangGraphRunnableConfig
         unresolved: unresolved.map((i) => `- ${i.text}`).join("\n"),
       }, Questions);
       fallback = asked.fallback;
-      questions = followUpQuestions(state, runtime, asked.value?.questions ?? []);
+      // A question that cites evidence which does not exist would send the user looking for it.
+      const proposed = (asked.value?.questions ?? []).filter((q) => unknownCitations([q], runtime.store).length === 0);
+      questions = followUpQuestions(state, runtime, proposed);
     }
     const document = await composeReport(state, runtime, spentSoFar(), questions);
     return [{ document, ...(fallback ? { fallbacks: [fallback] } : {}) }, `${document.report.hypotheses.length} hypotheses, ${document.report.evidence.length} evidence, ${questions.length} follow-up questions`];

@@ -141,6 +141,48 @@ const sum = (usage: ReplyUsage[]) => ({
 });
 const modelCalls = () => server?.requests.filter((r) => r.path.endsWith("/chat/completions") || r.path === "/api/chat") ?? [];
 
+/** A model whose answers are schema-valid nonsense: invented evidence, refused commands, a wrong culprit. */
+function nonsenseModel(): Scripted {
+  const billed: ReplyUsage[] = [];
+  const script = (request: Parameters<typeof promptText>[0]): FakeReply => {
+    const usage = { inputTokens: 500, outputTokens: 20 };
+    billed.push(usage);
+    const replies: Record<string, unknown> = {
+      hypothesis: { hypotheses: [{ statement: "The heap was corrupted by a cosmic ray in main()", commands: ["python print(1)", "shell id", "p no_such_variable"] }] },
+      tester: { commands: ["python print(1)", "shell id", "p no_such_variable"] },
+      evaluator: { status: "confirmed", finding: "Proven beyond doubt by E999.", evidenceIds: ["E999"] },
+      investigator: { commands: [] },
+      reasoner: { summary: "main() corrupted the heap (E999).", rootCause: "A cosmic ray flipped a bit (E777).", confidence: 1, recommendations: ["Shield the server (E999)."], evidenceIds: ["E999"] },
+      critic: { issues: [] },
+      responder: { commands: [] },
+      report: { questions: ["See E999?", "Does the server run at high altitude?"] },
+    };
+    return { json: replies[requestedSchema(request) ?? ""], usage };
+  };
+  return { script, billed };
+}
+
+describe("analyze with a model that answers nonsense", () => {
+  it("never cites evidence that does not exist, never confirms on refused commands, and keeps the measured culprit", async () => {
+    const core = await buildCore("null-deref");
+    const { report, state, files } = await run(core, await openai(nonsenseModel()));
+    const everything = JSON.stringify(report) + readFileSync(files.find((f) => f.format === "md")!.file, "utf8");
+    expect(everything).not.toMatch(/\bE999\b|\bE777\b/);
+    // Its hypothesis rests on refused and failed commands only: never confirmed.
+    const refused = new Set(report.evidence.filter((e) => /^not_allowed|^debugger_error/.test(e.summary)).map((e) => e.id));
+    expect(refused.size).toBeGreaterThan(0);
+    for (const h of report.hypotheses.filter((x) => x.status === "confirmed")) {
+      expect(h.evidenceIds.some((id) => !refused.has(id))).toBe(true);
+    }
+    expect(report.hypotheses.some((h) => /cosmic ray/.test(h.statement) && h.status === "inconclusive")).toBe(true);
+    // The conclusion that cited invented evidence was replaced by the offline one, about the real culprit.
+    expect(state.fallbacks.some((f) => f.agent === "reasoner" && /does not exist \(E777, E999\)|does not exist \(E999, E777\)/.test(f.reason))).toBe(true);
+    expect(report.conclusion.summary).toMatch(/send_to_client/);
+    expect(report.conclusion.summary).not.toMatch(/cosmic|main\(\) corrupted/);
+    expect(report.crash.kind).toBe("null-dereference");
+  });
+});
+
 describe("analyze with a model", () => {
   it("runs every agent through the OpenAI client: a pivot, two critic rounds, and the server's token counts", async () => {
     const core = await buildCore("null-deref");
