@@ -8,14 +8,14 @@ import { GraphRecursionError } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { parseMemoryString, parseMemoryWords, triage as runTriage, type CommandRunner } from "./analyzers/index.js";
+import { readEnvironment, triage as runTriage } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
 import { ensureLimits, type Limits, type Runtime } from "./agents/runtime.js";
 import { openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
-import { Redactor, resolveModels, Usage, type ModelConfig, type Models } from "./llm/index.js";
+import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type Models } from "./llm/index.js";
 import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
 import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
@@ -144,7 +144,7 @@ async function run(
       process.stderr.write(`dumpdbg: ${usage.format()}; resume with "dumpdbg resume ${id}"\n`);
       updateSession(root, id, { state: "interrupted" });
     });
-    const envValues = models.cloud && models.redact ? await dumpEnvironment(executor.runner("triage")) : [];
+    const envValues = models.redact && leavesMachine(models) ? await readEnvironment(executor.runner("triage")) : [];
     const meta = loadSession(root, id);
     const runtime: Runtime = {
       session: opened.session,
@@ -210,22 +210,3 @@ async function runGraph(graph: Graph, input: Update | null, config: RunConfig, r
   }
 }
 
-/** Environment entries gdb reads before `environ` ends; more than this is not a real environment. */
-const MAX_ENVIRONMENT = 256;
-
-/**
- * The dumped process's environment values, so the redactor can mask them wherever they appear
- * before anything goes to a cloud model. Read from `environ` (pointers, then the strings).
- */
-async function dumpEnvironment(run: CommandRunner): Promise<string[]> {
-  const pointers = await run(`x/${MAX_ENVIRONMENT}gx *(char ***) &environ`);
-  const words = parseMemoryWords(pointers.output).words;
-  const count = words.indexOf(0n);
-  if (count <= 0) return [];
-  const strings = await run(`x/${count}s **(char ***) &environ`);
-  if (!strings.ok) return [];
-  return strings.output
-    .split("\n")
-    .map((line) => parseMemoryString(line))
-    .flatMap((entry) => (entry && entry.includes("=") ? [entry.slice(entry.indexOf("=") + 1)] : []));
-}

@@ -16,3 +16,4 @@ export { repeatingCycle, recursionOf, type Recursion, type Cycle } from "./recur
 export { triage, type CommandRunner, type TriageOptions, type TriageResult, type ThreadGroup } from "./triage.js";
 export { formatTriage } from "./format.js";
 export { normalizeAddress, printedValue, unquoteGdbString, toBigInt } from "./gdb-text.js";
+export { readEnvironment } from "./environment.js";

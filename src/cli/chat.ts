@@ -7,12 +7,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
+import { readEnvironment } from "../analyzers/index.js";
 import { answerQuestion, loadFacts, reportWithChat, type ChatDeps, type ChatFacts } from "../agents/chat/index.js";
 import { adoptChatSession, openChatSession, previousExchanges, type ChatSession } from "../chat-session.js";
 import type { CommandExecutor } from "../agents/executor.js";
 import { sessionPaths, writeJsonAtomically, type Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
-import { Redactor, resolveModels, Usage, type ModelConfig, type Models } from "../llm/index.js";
+import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type Models } from "../llm/index.js";
 import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ChatExchange, type ReportFormat } from "../report/index.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -99,7 +100,12 @@ export async function runChat(options: RunChatOptions): Promise<void> {
     for (const warning of session.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
     const facts = await loadFacts({ sessionDir: session.dir, reportsDir: options.outDir, sessionId: options.sessionId }, session.executor);
     for (const warning of facts.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
-    await new ChatRepl(session, facts, options).run();
+    // A chat on its own (not after an analysis) learns the dump's environment values itself, so
+    // they are masked before a question's context leaves the machine.
+    const redactor =
+      options.redactor ??
+      new Redactor({ envValues: options.models.redact && leavesMachine(options.models) ? await readEnvironment(session.executor.runner("chat")) : [] });
+    await new ChatRepl(session, facts, { ...options, redactor }).run();
   } finally {
     await session.close();
   }
@@ -112,6 +118,7 @@ const DOUBLE_INTERRUPT_MS = 2_000;
 /** /exec shows this much output; the whole of it is in the evidence. */
 const MAX_EXEC_LINES = 400;
 const MAX_LISTED_EVIDENCE = 60;
+const MAX_QUESTION_CHARS = 4_000;
 
 const HELP = `Ask about the crash in your own words, for example:
   why did it crash?                 show thread 3's stack          what were all threads doing?
@@ -244,6 +251,11 @@ class ChatRepl {
   }
 
   private async ask(question: string): Promise<void> {
+    // A question is a sentence or a paragraph; a pasted megabyte is a mistake, and would stall the
+    // claim matching that reads it.
+    if (question.length > MAX_QUESTION_CHARS) {
+      return this.say(`That question is ${question.length} characters long; keep it under ${MAX_QUESTION_CHARS} (paste outputs into /exec or /evidence instead).`);
+    }
     if (this.turns >= this.maxTurns) {
       return this.say(`This chat has reached its limit of ${this.maxTurns} question${this.maxTurns === 1 ? "" : "s"} (--max-turns); /report, /history and /exit still work.`);
     }

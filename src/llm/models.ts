@@ -63,6 +63,11 @@ const DEFAULT_MAX_RETRIES = 3;
 /** Short: `auto` must not make every run wait on an Ollama that is not there. */
 const OLLAMA_PROBE_MS = 1_500;
 
+/** Whether any configured tier sends prompts off this machine (a cloud model, or Ollama on another host). */
+export function leavesMachine(models: Models): boolean {
+  return [models.cloud, models.local].some((tier) => tier?.leavesMachine === true);
+}
+
 export async function resolveModels(config: ModelConfig): Promise<Models> {
   const env = config.env ?? process.env;
   const settings = { timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRetries: config.maxRetries ?? DEFAULT_MAX_RETRIES };
