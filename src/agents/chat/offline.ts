@@ -187,9 +187,11 @@ export class OfflineEngine {
     if (!result.ok) return failed(`gdb could not read the locals of frame ${level} of thread ${thread}`, result);
     const lines = result.output.split("\n");
     const frame = lines.map(parseFrameLine).find((f): f is Frame => f !== null) ?? null;
+    // gdb prints only the thread's header for a frame level the stack does not have.
+    if (!frame) return { text: `Thread ${thread} has no frame ${level} [${result.id}]; ask for its stack to see the frames it has.`, evidenceIds: [result.id] };
     const locals = parseLocals(lines.filter((line) => parseFrameLine(line) === null && !/^Thread \d+ /.test(line)).join("\n"));
-    const text = [`Frame ${level} of thread ${thread}${frame ? `: ${frameText(frame)}` : ""} [${result.id}]`];
-    if (frame?.args) text.push(`Arguments: ${clip(frame.args)}`);
+    const text = [`Frame ${level} of thread ${thread}: ${frameText(frame)} [${result.id}]`];
+    if (frame.args) text.push(`Arguments: ${clip(frame.args)}`);
     if (locals.length === 0) text.push("Locals: none (gdb says: no locals)");
     else text.push("Locals:", ...locals.map((v) => `  ${v.name} = ${clip(v.value)}`));
     return { text: text.join("\n"), evidenceIds: [result.id] };
