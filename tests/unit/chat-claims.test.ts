@@ -73,6 +73,7 @@ describe("findClaims", () => {
     ["why the SIGABRT?", [{ about: "signal", signal: "SIGABRT" }]],
     ["why did it segfault in worker_main?", [{ about: "signal", signal: "SIGSEGV" }, { about: "function", function: "worker_main" }]],
     ["it crashed in the main thread", [{ about: "thread", thread: "main" }]],
+    ["the crash was in thread 2, wasn't it?", [{ about: "thread", thread: 2 }]],
     ["the null pointer is `session`", [{ about: "kind", kind: "null-dereference" }, { about: "null", expression: "session" }]],
     ["session->client was NULL", [{ about: "null", expression: "session->client" }]],
     ["which pointer is null?", []],

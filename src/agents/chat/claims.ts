@@ -68,6 +68,8 @@ const THREAD_CLAIMS = [
   new RegExp(`${THREAD}\\s+(?:\\w+\\s+)?${CRASH_VERB}\\b`, "g"),
   new RegExp(`\\b(?:did|does|was|has|is)\\s+${THREAD}\\s+(?:\\w+\\s+)?${CRASH_VERB}`, "g"),
   new RegExp(`\\b(?:crash|crashed|fault|faulted|segfault|signal)\\s+(?:on|in)\\s+${THREAD}`, "g"),
+  // "the crash was in thread 2", "the fault happened on the main thread"
+  new RegExp(`\\b(?:crash|fault|segfault|signal)\\s+(?:was|is|happened|occurred)\\s+(?:on|in)\\s+${THREAD}`, "g"),
 ];
 
 const EXPRESSION = String.raw`[A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[\w+\])*`;
