@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { readEnvironment, triage as runTriage } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
-import { ensureLimits, type Limits, type Runtime } from "./agents/runtime.js";
+import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
 import { openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
@@ -92,8 +92,12 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   options.progress(`resuming session ${id}; models: ${models.describe()}`);
   return run(id, opened, models, options, started, async (runtime, graph, config) => {
     const saved = await graph.getState(config);
+    const values = saved.values as State;
     // Killed before the first checkpoint: start over; triage's commands come from the store.
-    return (saved.values as State).triage ? null : startingState(runtime, meta.issue);
+    if (!values.triage) return startingState(runtime, meta.issue);
+    runtime.unclaimedUsage = uncheckpointedSpend(sessionPaths(options.sessionsDir, id).transcript, values.spent);
+    if (runtime.unclaimedUsage) runtime.progress(`[resume] ${runtime.unclaimedUsage.llmCalls} model calls of the interrupted step are counted in the usage`);
+    return null;
   });
 }
 
@@ -167,6 +171,7 @@ async function run(
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
       unclaimedMs: 0,
+      unclaimedUsage: null,
     };
     checkpoints = new Database(paths.evidenceDb);
     const graph = buildAnalysisGraph(new SqliteSaver(checkpoints));

@@ -4,6 +4,7 @@
  * `configurable` and are rebuilt by `dumpdbg resume`. Also the helpers every agent shares: one
  * step's accounting and progress line, running commands, asking a model with an offline fallback.
  */
+import { readFileSync } from "node:fs";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
 import type { DebuggerSession } from "../debuggers/session.js";
@@ -58,6 +59,8 @@ export interface Runtime {
   homeThread: number | null;
   /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */
   unclaimedMs: number;
+  /** Model usage a killed run spent but never checkpointed; the first node of a resumed run claims it. */
+  unclaimedUsage: Pick<Spent, "llmCalls" | "llmMs" | "local" | "cloud"> | null;
 }
 
 export function runtimeOf(config: LangGraphRunnableConfig): Runtime {
@@ -81,15 +84,17 @@ export async function step(
   const before = { debuggerMs: runtime.executor.debuggerMs, usage: snapshot(runtime.usage) };
   const setupMs = runtime.unclaimedMs;
   runtime.unclaimedMs = 0;
+  const carried = runtime.unclaimedUsage ?? { llmCalls: 0, llmMs: 0, local: { inputTokens: 0, outputTokens: 0 }, cloud: { inputTokens: 0, outputTokens: 0 } };
+  runtime.unclaimedUsage = null;
   const spentSoFar = (): Spent => {
     const after = snapshot(runtime.usage);
     return {
       ms: performance.now() - started + setupMs,
       debuggerMs: runtime.executor.debuggerMs - before.debuggerMs,
-      llmMs: after.llmMs - before.usage.llmMs,
-      llmCalls: after.llmCalls - before.usage.llmCalls,
-      local: minus(after.local, before.usage.local),
-      cloud: minus(after.cloud, before.usage.cloud),
+      llmMs: after.llmMs - before.usage.llmMs + carried.llmMs,
+      llmCalls: after.llmCalls - before.usage.llmCalls + carried.llmCalls,
+      local: plus(minus(after.local, before.usage.local), carried.local),
+      cloud: plus(minus(after.cloud, before.usage.cloud), carried.cloud),
     };
   };
   const [update, note] = await work(runtime, spentSoFar);
@@ -150,12 +155,17 @@ export async function ask<T extends Record<string, unknown>>(
   schema: z.ZodType<T>,
 ): Promise<Asked<T>> {
   if (!runtime.models.cloud && !runtime.models.local) return { value: null, fallback: null };
+  const before = snapshot(runtime.usage);
   const result = await callStructured(runtime.models, agent, { template, values }, schema, { usage: runtime.usage, redactor: runtime.redactor });
+  // What this call cost, in the transcript as it happens: a resumed run counts from it what a
+  // killed node spent but never checkpointed.
+  const after = snapshot(runtime.usage);
+  const cost = { llmCalls: after.llmCalls - before.llmCalls, llmMs: Math.round(after.llmMs - before.llmMs), local: minus(after.local, before.local), cloud: minus(after.cloud, before.cloud) };
   if (result.ok) {
-    runtime.transcript.append({ type: "model", agent: template, tier: result.tier, ok: true });
+    runtime.transcript.append({ type: "model", agent: template, tier: result.tier, ok: true, cost });
     return { value: result.value, fallback: null };
   }
-  runtime.transcript.append({ type: "model", agent: template, ok: false, reason: result.reason });
+  runtime.transcript.append({ type: "model", agent: template, ok: false, reason: result.reason, cost });
   runtime.progress(`[${template}] model step failed (${result.reason}); the offline path takes it`);
   return { value: null, fallback: { agent: template, reason: result.reason } };
 }
@@ -170,6 +180,37 @@ export function hypothesisById(state: State, id: string | null) {
 export function requireTriage(state: State) {
   if (!state.triage) throw new Error("the analysis graph was started without a triage result");
   return state.triage;
+}
+
+/**
+ * The model usage the transcript records beyond what the checkpointed state counts: the calls of a
+ * node that was killed before its checkpoint. Added to the state when a run is resumed.
+ */
+export function uncheckpointedSpend(transcriptFile: string, counted: Spent): Runtime["unclaimedUsage"] {
+  let text: string;
+  try {
+    text = readFileSync(transcriptFile, "utf8");
+  } catch {
+    return null;
+  }
+  const total = { llmCalls: 0, llmMs: 0, local: { inputTokens: 0, outputTokens: 0 }, cloud: { inputTokens: 0, outputTokens: 0 } };
+  for (const line of text.split("\n")) {
+    if (!line.includes('"type":"model"')) continue;
+    const cost = (JSON.parse(line) as { cost?: typeof total }).cost;
+    if (!cost) continue;
+    total.llmCalls += cost.llmCalls;
+    total.llmMs += cost.llmMs;
+    total.local = plus(total.local, cost.local);
+    total.cloud = plus(total.cloud, cost.cloud);
+  }
+  const lost = { llmCalls: total.llmCalls - counted.llmCalls, llmMs: Math.max(0, total.llmMs - counted.llmMs), local: minus(total.local, counted.local), cloud: minus(total.cloud, counted.cloud) };
+  const any = lost.llmCalls > 0 || lost.local.inputTokens > 0 || lost.cloud.inputTokens > 0;
+  const negative = lost.llmCalls < 0 || lost.local.inputTokens < 0 || lost.cloud.inputTokens < 0 || lost.local.outputTokens < 0 || lost.cloud.outputTokens < 0;
+  return any && !negative ? lost : null;
+}
+
+function plus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens: number; outputTokens: number }) {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
 }
 
 function snapshot(usage: Usage) {
