@@ -24,6 +24,7 @@ interface Expected {
 
 const EXPECTED: Record<string, Expected> = {
   "null-deref": { kind: "null-dereference", culprit: "send_to_client", access: "read" },
+  "null-arg": { kind: "null-dereference", culprit: "log_line_length", access: "read" },
   "null-write": { kind: "null-dereference", culprit: "cache_store", access: "write" },
   "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", access: "execute" },
   "wild-pointer": { kind: "invalid-memory-access", culprit: "buffer_length", access: "read" },

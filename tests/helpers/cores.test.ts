@@ -18,6 +18,7 @@ const SIGSTOP = 19;
 /** Per fixture: the signal its core records and the function of its culprit frame. */
 const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "null-deref": { signal: SIGSEGV, culprit: "send_to_client" },
+  "null-arg": { signal: SIGSEGV, culprit: "log_line_length" },
   "null-write": { signal: SIGSEGV, culprit: "cache_store" },
   "bad-jump": { signal: SIGSEGV, culprit: "dispatch_command" },
   "wild-pointer": { signal: SIGSEGV, culprit: "buffer_length" },

@@ -105,3 +105,18 @@ describe("values", () => {
     expect(looksPoisoned(0x55677dd291e7n)).toBe(false);
   });
 });
+
+describe("passedPointers", () => {
+  it("finds the pointer expressions a line passes to functions", async () => {
+    const { passedPointers } = await import("../../src/agents/playbooks/source.js");
+    expect(passedPointers("    length += strlen(req->agent); // CULPRIT")).toEqual([{ callee: "strlen", pointer: "req->agent" }]);
+    expect(passedPointers('memcpy(dst->buf, src, n * 2); if (x) free(p);')).toEqual([
+      { callee: "memcpy", pointer: "dst->buf" },
+      { callee: "memcpy", pointer: "src" },
+      { callee: "free", pointer: "p" },
+    ]);
+    expect(passedPointers('printf("%s (a, b)", name);')).toEqual([{ callee: "printf", pointer: "name" }]);
+    expect(passedPointers("if (sizeof(x) > 0) return;")).toEqual([]);
+    expect(passedPointers("total = outer(inner(a[i]), &b);")).toEqual([{ callee: "inner", pointer: "a[i]" }]);
+  });
+});

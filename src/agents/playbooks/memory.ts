@@ -9,7 +9,7 @@ import type { Facts } from "./facts.js";
 import { alternativesText, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook } from "./index.js";
 import { listCommand, originsOf, quotedOrigins, type OriginLine, type QuotedOrigin } from "./origins.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
-import { dereferences, identifiers } from "./source.js";
+import { dereferences, identifiers, passedPointers } from "./source.js";
 import { fullRegister, hex, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
 
 const NULL_PAGE = 0x10000n;
@@ -21,6 +21,8 @@ interface Suspect {
   member: string | null;
   /** The struct holding the pointer (`session` for `session->client`). */
   owner: string | null;
+  /** The function the culprit passed the pointer to, when the fault is inside that callee (`strlen`). */
+  passedTo: string | null;
 }
 
 /** The pointers the culprit may have faulted on, most likely first. */
@@ -31,12 +33,18 @@ function suspects(facts: Facts): Suspect[] {
   };
   // An argument the backtrace already shows as NULL (`this=0x0`) is the strongest lead.
   for (const [name, value] of facts.args) {
-    if (pointerOf(value) === 0n) add({ pointer: name, member: implicitMember(facts, name), owner: null });
+    if (pointerOf(value) === 0n) add({ pointer: name, member: implicitMember(facts, name), owner: null, passedTo: null });
+  }
+  const ownerOf = (pointer: string) => (pointer.includes("->") ? pointer.slice(0, pointer.lastIndexOf("->")) : null);
+  // The fault is in a function the culprit called (strlen, memcpy, a library): what the line
+  // passed to it is the lead, more than what the line itself reads.
+  if ((facts.culprit?.level ?? 0) > 0) {
+    for (const { callee, pointer } of passedPointers(facts.line ?? "")) add({ pointer, member: null, owner: ownerOf(pointer), passedTo: callee });
   }
   for (const { pointer, member } of dereferences(facts.line ?? "")) {
     const shown = facts.args.get(pointer);
     if (shown !== undefined && (pointerOf(shown) ?? 0n) !== 0n) continue;
-    add({ pointer, member, owner: pointer.includes("->") ? pointer.slice(0, pointer.lastIndexOf("->")) : null });
+    add({ pointer, member, owner: ownerOf(pointer), passedTo: null });
   }
   return list;
 }
@@ -74,9 +82,9 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
 
   const nullPointer = (suspect: Suspect): PlannedHypothesis => ({
     rule: `null:${suspect.pointer}`,
-    statement:
-      `\`${suspect.pointer}\` was NULL when ${where(facts.culprit)} ${verb} ` +
-      (suspect.member ? `its \`${suspect.member}\` field` : "through it"),
+    statement: suspect.passedTo
+      ? `\`${suspect.pointer}\` was NULL when ${where(facts.culprit)} passed it to \`${suspect.passedTo}\``
+      : `\`${suspect.pointer}\` was NULL when ${where(facts.culprit)} ${verb} ` + (suspect.member ? `its \`${suspect.member}\` field` : "through it"),
     plan: [
       [facts.inCulprit(`p ${suspect.pointer}`), memberAddress(facts, suspect), facts.inCulprit("disassemble")].filter((c): c is string => c !== null),
       [facts.inCulprit("info registers")],
@@ -187,7 +195,9 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       const field = suspect?.member ? (isRust(facts) ? `(*${suspect.pointer}).${suspect.member}` : `${suspect.pointer}->${suspect.member}`) : null;
       const faulted = `the ${facts.crash.access ?? "access"} at ${facts.crash.faultAddress ?? "a low address"} faulted${c.cite(info)}.`;
       // Without debug info the variable cannot be named: the instruction and the register say what happened.
-      const summary = suspect
+      const summary = suspect?.passedTo
+        ? `${where(facts.culprit)} passed ${name} to \`${suspect.passedTo}\`, and ${name} was NULL${c.cite(value)}; \`${suspect.passedTo}\` ${verb} through it and ${faulted}`
+        : suspect
         ? `${where(facts.culprit)} ${verb} ${field ? `\`${field}\`` : "memory"} through ${name}, which was NULL${c.cite(value)}; ${faulted}`
         : `${where(facts.culprit)} ${facts.crash.access === "write" ? "wrote to" : "read"} ${hex(base?.displacement ?? 0n)}(${base?.register ?? "?"}) with ${base?.register ?? "the base register"} = 0${c.cite(base?.instruction, base?.registers)}: a NULL pointer plus the offset of a field; ${faulted}`;
       const origins = suspect ? quotedOrigins(originsOf(facts, suspect.pointer, true), evidence) : [];
@@ -201,6 +211,8 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       const rootCause = [
         onNullObject
           ? `${where(facts.culprit)} was called on a null object: \`this\` is NULL, so ${line ? `${line} at ${at}` : "its first member access"} faults. ${callerName}${callerAt} made the call without checking the object pointer, on the path ${callPath(facts)}.`
+          : suspect?.passedTo
+          ? `${line ? `At ${at}, ${line} passes ${name}` : `${where(facts.culprit)} passes ${name}`} to \`${suspect.passedTo}\` without checking it for NULL, on the path ${callPath(facts)}; \`${suspect.passedTo}\` does not accept NULL.`
           : suspect
           ? `${line ? `At ${at}, ${line} dereferences ${name}` : `${where(facts.culprit)} dereferences ${name}`} without checking it for NULL, on the path ${callPath(facts)}.`
           : `The program has no debug info, so the variable cannot be named: the faulting instruction \`${facts.triage.instruction ?? "?"}\`${c.cite(base?.instruction)} is in ${where(facts.culprit)}, on the path ${callPath(facts)}.`,
@@ -211,7 +223,9 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       ].filter(Boolean).join(" ");
       const storeSite = origins.find((o) => o.kind === "null-store" || o.kind === "callee-return");
       const recommendations = [
-        onNullObject
+        suspect?.passedTo
+          ? `Check ${name} before passing it to \`${suspect.passedTo}\` in \`${facts.fn}\`${at ? ` (${at})` : ""}, or make sure it is never NULL there (and assert it).`
+          : onNullObject
           ? `Check the object pointer in ${callerName}${callerAt} before calling \`${facts.fn}\` on it (testing \`this\` inside the method is undefined behaviour and compilers may remove it).`
           : suspect
           ? `Check ${name} before ${facts.crash.access === "write" ? "writing" : "reading"} \`${suspect.member ?? "through it"}\` in \`${facts.fn}\`${at ? ` (${at})` : ""}, or establish that it cannot be NULL there and assert it.`

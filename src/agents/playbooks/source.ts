@@ -77,6 +77,59 @@ export function dereferences(line: string): Dereference[] {
     .filter((d) => !seen.has(`${d.pointer}|${d.member}`) && seen.add(`${d.pointer}|${d.member}`));
 }
 
+export interface PassedPointer {
+  /** The function called, as written on the line (`strlen`, `memcpy`). */
+  callee: string;
+  /** An argument that is a plain pointer expression (`c->name`, `buf`). */
+  pointer: string;
+}
+
+const NOT_CALLS = new Set(["if", "while", "for", "switch", "return", "sizeof", "alignof", "typeof", "defined"]);
+
+/**
+ * The pointer expressions a line passes to functions: `strlen(c->name)` passes `c->name` to
+ * `strlen`. Only arguments that are whole variable/field chains; a call nested in an argument
+ * is found on its own.
+ */
+export function passedPointers(line: string): PassedPointer[] {
+  const code = codeOf(line);
+  const found: PassedPointer[] = [];
+  for (const match of code.matchAll(new RegExp(`(${NAME})\\s*\\(`, "g"))) {
+    const callee = match[1] ?? "";
+    if (NOT_CALLS.has(callee)) continue;
+    const start = (match.index ?? 0) + match[0].length;
+    let depth = 1;
+    let end = start;
+    while (end < code.length && depth > 0) {
+      if (code[end] === "(") depth += 1;
+      else if (code[end] === ")") depth -= 1;
+      end += 1;
+    }
+    const args = splitTopLevel(code.slice(start, end - 1));
+    for (const arg of args) {
+      const pointer = compact(arg);
+      if (new RegExp(`^${CHAIN}$`).test(pointer) && !found.some((f) => f.pointer === pointer)) found.push({ callee, pointer });
+    }
+  }
+  return found;
+}
+
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const char of text) {
+    if (char === "(" || char === "[") depth += 1;
+    if (char === ")" || char === "]") depth -= 1;
+    if (char === "," && depth === 0) {
+      parts.push(current);
+      current = "";
+    } else current += char;
+  }
+  if (current.trim() !== "") parts.push(current);
+  return parts.map((part) => part.trim());
+}
+
 function splitChain(chain: string): string[] {
   return compact(chain).match(/^[A-Za-z_]\w*|->[A-Za-z_]\w*|\.[A-Za-z_]\w*|\[[^\]]*\]/g) ?? [];
 }
