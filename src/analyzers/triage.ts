@@ -260,13 +260,17 @@ async function thrownType(gdb: Gdb, frames: PlacedFrame[]): Promise<string | nul
   const throwing = frames.findIndex((frame) => /^(__cxa_throw|__cxa_rethrow)$/.test(normalizeFunctionName(frame.function ?? "")));
   const caller = throwing < 0 ? null : frames[throwing + 1];
   if (!caller?.address) return null;
-  const code = parseDisassembly(await gdb(`disassemble ${caller.address}`));
+  // libstdc++'s own throwers (std::__throw_out_of_range_fmt, ...) sit in cold sections with no
+  // symbol, where `disassemble ADDR` refuses: disassemble the bytes before the call instead.
+  const listing = caller.function ? `disassemble ${caller.address}` : `disassemble ${caller.address}-64,${caller.address}+1`;
+  const code = parseDisassembly(await gdb(listing));
   const tinfo = callArgumentAddress(code.instructions, caller.address, "%rsi");
   if (!tinfo) return null;
   const demangled = /^typeinfo for (.*?)(@.*)?$/.exec(tinfo.symbol ?? "");
   if (demangled) return demangled[1] ?? null;
-  const symbol = await gdb(`info symbol ${tinfo.address}`);
-  return /^typeinfo for (.*?)(?:@\S+)?(?: \+ \d+)? in section /m.exec(symbol)?.[1] ?? null;
+  const typeinfo = (symbol: string) => /^typeinfo for (.*?)(?:@\S+)?(?: \+ \d+)? in section /m.exec(symbol)?.[1] ?? null;
+  // The address is the type_info itself (lea), or a GOT slot holding it (mov from memory).
+  return typeinfo(await gdb(`info symbol ${tinfo.address}`)) ?? typeinfo(await gdb(`info symbol *(void **) ${tinfo.address}`));
 }
 
 /** The panic payload, from the stack between the innermost frame and the panicking frame. */

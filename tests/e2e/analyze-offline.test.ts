@@ -24,6 +24,7 @@ const EXPECTED: Record<string, Expected> = {
   deadlock: { kind: "deadlock", culprit: "transfer_funds", says: [/Thread 2/, /Thread 3/, /`from->lock`/, /`to->lock`/, /deadlock\.c:23/, /lock-order inversion/] },
   "stack-overflow": { kind: "stack-overflow", culprit: "parse_value", says: [/recursed about [\d,]+ times/, /stack-overflow\.c:32/, /position = \d+/, /limits the depth/] },
   "uncaught-exception": { kind: "uncaught-exception", culprit: "read_field", says: [/std::runtime_error/, /"version"/, /no `catch`/] },
+  "out-of-range": { kind: "uncaught-exception", culprit: "score_at_rank", says: [/called `std::vector::at`, which threw `std::out_of_range`/, /print_podium/] },
   assert: { kind: "assertion-failure", culprit: "ring_buffer_write", says: [/= 71/, /= 64/, /71 <= 64 is false/, /ring_buffer_free_space/] },
   "double-free": { kind: "double-free", culprit: "connection_destroy", says: [/double-free\.c:15/, /connection_close/, /double free detected/] },
   "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", says: [/Option::expect/, /None/, /"kiwi"/] },

@@ -45,6 +45,7 @@ const EXPECTED: Record<string, Expected> = {
   deadlock: { kind: "deadlock", culprit: "transfer_funds" },
   "deadlock-3": { kind: "deadlock", culprit: "hand_over_item" },
   "uncaught-exception": { kind: "uncaught-exception", culprit: "read_field", message: /instance of 'std::runtime_error'$/ },
+  "out-of-range": { kind: "uncaught-exception", culprit: "score_at_rank", message: /instance of 'std::out_of_range'$/ },
   "pure-virtual": { kind: "pure-virtual-call", culprit: "OutputStream::close", message: /pure virtual method called/ },
   "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", access: "read" },
   "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", message: /^every SKU in an order has a price in the catalog$/ },

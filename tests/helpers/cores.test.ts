@@ -39,6 +39,7 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   deadlock: { signal: SIGSTOP, culprit: "transfer_funds" },
   "deadlock-3": { signal: SIGSTOP, culprit: "hand_over_item" },
   "uncaught-exception": { signal: SIGABRT, culprit: "read_field" },
+  "out-of-range": { signal: SIGABRT, culprit: "score_at_rank" },
   "pure-virtual": { signal: SIGABRT, culprit: "OutputStream::close" },
   "cpp-null-deref": { signal: SIGSEGV, culprit: "Session::idle_seconds" },
   "rust-panic": { signal: SIGABRT, culprit: "rust_panic::price_of" },

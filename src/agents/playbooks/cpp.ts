@@ -19,6 +19,16 @@ function machinery(evidence: Evidence, facts: Facts): { found: ReturnType<Eviden
   return { found, names };
 }
 
+/**
+ * The library call the culprit made that threw (`std::vector<int>::at`), when the throw is not in
+ * the culprit's own code: the frame right above it, if it is not the throw machinery itself.
+ */
+function libraryThrower(names: string[]): string | null {
+  const above = names.at(-1);
+  if (!above || above === "??" || /^(__cxa_|std::terminate|std::__terminate|__gxx_|_Unwind_)/.test(above)) return null;
+  return above;
+}
+
 export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   const type = /instance of '(.*)'$/.exec(facts.crash.message ?? "")?.[1] ?? null;
   const thrown = type ? `\`${type}\`` : "an exception";
@@ -30,12 +40,14 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
     judge(evidence) {
       const { found, names } = machinery(evidence, facts);
       const c = new Citations();
-      const throwing = names.at(-1);
-      if (throwing && /^__cxa_(re)?throw$/.test(throwing) && names.some((n) => /terminate/.test(n)) && !names.some((n) => /__cxa_call_terminate|__cxa_call_unexpected/.test(n))) {
+      const throws = names.some((n) => /^__cxa_(re)?throw$/.test(n));
+      if (throws && names.some((n) => /terminate/.test(n)) && !names.some((n) => /__cxa_call_terminate|__cxa_call_unexpected/.test(n))) {
         const code = line === null ? null : evidence.find(facts.list(line) ?? "");
         const source = code?.ok ? ` The line is \`${listedCode(code)}\`${c.cite(code)}.` : "";
         const chain = names.slice(names.findIndex((n) => /abort$/.test(n))).reverse().filter((n) => n !== "??");
-        return verdict("confirmed", `Above ${where(facts.culprit)} the stack runs ${chain.join(" → ")}${c.cite(found)}: __cxa_throw found no handler and called std::terminate.${source}`, found, code);
+        const api = libraryThrower(names);
+        const via = api ? ` The throw came from \`${api}\`, which ${where(facts.culprit)} called.` : "";
+        return verdict("confirmed", `Above ${where(facts.culprit)} the stack runs ${chain.join(" → ")}${c.cite(found)}: __cxa_throw found no handler and called std::terminate.${via}${source}`, found, code);
       }
       return verdict("inconclusive", `The runtime frames (${names.join(", ") || "none"})${c.cite(found)} do not show a throw that found no handler.`, found);
     },
@@ -69,7 +81,8 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
         ? [...args.output.matchAll(/^(\w+) = (.*)$/gm)].map((m) => ({ name: m[1], text: stringOf(m[2] ?? "") })).filter((v) => v.text !== null)
         : [];
       const handlers = catches().map((h) => ({ ...h, found: evidence.find(facts.list(h.line, h.line, h.file.path) ?? "") }));
-      const summary = `${where(facts.culprit)} threw ${thrown}${c.cite(evidence.find(ABORT_MESSAGE))}${values.length ? ` (with ${values.map((v) => `${v.name} = "${v.text}"`).join(", ")}${c.cite(args)})` : ""}, and nothing on the path ${callPath(facts)} catches it, so std::terminate aborted the process.`;
+      const api = libraryThrower(machinery(evidence, facts).names);
+      const summary = `${where(facts.culprit)} ${api ? `called \`${api}\`, which threw` : "threw"} ${thrown}${c.cite(evidence.find(ABORT_MESSAGE))}${values.length ? ` (with ${values.map((v) => `${v.name} = "${v.text}"`).join(", ")}${c.cite(args)})` : ""}, and nothing on the path ${callPath(facts)} catches it, so std::terminate aborted the process.`;
       const rootCause = [
         hit.finding ?? "",
         handlers.length === 0
