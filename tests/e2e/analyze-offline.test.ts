@@ -45,6 +45,7 @@ const EXPECTED: Record<string, Expected> = {
   "pure-virtual": { kind: "pure-virtual-call", culprit: "OutputStream::close", says: [/being destroyed/, /vtable for|vtable pointer is that of `OutputStream`/, /~ConsoleStream/] },
   "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", says: [/`this`/, /nullptr/, /manager\.find\(id\)/, /id = 3/] },
   "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", says: [/`\(\*node\)\.value`/, /index = 3/] },
+  "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", says: [/`user_id` = 400000000/, /index far past the end of the block `table->owner_of_slot`/, /import_users/] },
   "null-arg": { kind: "null-dereference", culprit: "log_line_length", says: [/passed `req->agent` to `strlen`/, /agent = 0x0/] },
 };
 

@@ -28,6 +28,7 @@ const EXPECTED: Record<string, Expected> = {
   "null-write": { kind: "null-dereference", culprit: "cache_store", access: "write" },
   "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", access: "execute" },
   "wild-pointer": { kind: "invalid-memory-access", culprit: "buffer_length", access: "read" },
+  "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", access: "write" },
   "write-rodata": { kind: "invalid-memory-access", culprit: "normalize_header_name", access: "write" },
   "stack-overflow": { kind: "stack-overflow", culprit: "parse_value", access: "write" },
   "stack-smash": { kind: "stack-buffer-overflow", culprit: "parse_login", message: /stack smashing detected/ },

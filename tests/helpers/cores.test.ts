@@ -22,6 +22,7 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "null-write": { signal: SIGSEGV, culprit: "cache_store" },
   "bad-jump": { signal: SIGSEGV, culprit: "dispatch_command" },
   "wild-pointer": { signal: SIGSEGV, culprit: "buffer_length" },
+  "index-out-of-bounds": { signal: SIGSEGV, culprit: "claim_slot" },
   "write-rodata": { signal: SIGSEGV, culprit: "normalize_header_name" },
   "stack-overflow": { signal: SIGSEGV, culprit: "parse_value" },
   "stack-smash": { signal: SIGABRT, culprit: "parse_login" },

@@ -120,3 +120,15 @@ describe("passedPointers", () => {
     expect(passedPointers("total = outer(inner(a[i]), &b);")).toEqual([{ callee: "inner", pointer: "a[i]" }]);
   });
 });
+
+describe("indexedAccesses", () => {
+  it("finds base[index] accesses with a non-constant index", async () => {
+    const { indexedAccesses } = await import("../../src/agents/playbooks/source.js");
+    expect(indexedAccesses("    table->owner_of_slot[user_id] = owner; // CULPRIT")).toEqual([{ base: "table->owner_of_slot", index: "user_id" }]);
+    expect(indexedAccesses("x = grid.rows[r][c] + buf[3] + list[i + 1];")).toEqual([
+      { base: "grid.rows", index: "r" },
+      { base: "list", index: "i + 1" },
+    ]);
+    expect(indexedAccesses('printf("[%d]", a);')).toEqual([]);
+  });
+});

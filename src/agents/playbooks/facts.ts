@@ -3,6 +3,8 @@
  * lines, and how to address a command to a frame of the crashing thread without moving the
  * debugger's selection (so the store's cache stays valid and a resumed run finds its evidence).
  */
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame, type TriageResult } from "../../analyzers/index.js";
 import type { Crash } from "../../report/schema.js";
 import { lineOf, readSource, type SourceFile } from "./source.js";
@@ -40,8 +42,8 @@ export function factsOf(triage: TriageResult, homeThread: number | null): Facts 
   const { crash } = triage;
   const culprit = crash.culprit.frame === null ? null : (triage.frames[0] ?? null);
   const caller = triage.frames.slice(1).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
-  const source = readSource(culprit?.file ?? null);
-  const callerSource = caller?.file === culprit?.file ? source : readSource(caller?.file ?? null);
+  const source = readSource(sourcePath(culprit?.file ?? null, triage.executable));
+  const callerSource = caller?.file === culprit?.file ? source : readSource(sourcePath(caller?.file ?? null, triage.executable));
   const thread = crash.thread.id;
   const elsewhere = thread !== null && homeThread !== null && thread !== homeThread;
   const at = (level: number, command: string) => {
@@ -66,6 +68,16 @@ export function factsOf(triage: TriageResult, homeThread: number | null): Facts 
     },
     args: parseArgs(culprit?.args ?? ""),
   };
+}
+
+/**
+ * Debug info often names sources relative to the build directory (`gcc -g w.c`); when that path
+ * does not resolve from here, try it next to the executable, where small builds keep their sources.
+ */
+function sourcePath(file: string | null, executable: string | null): string | null {
+  if (file === null || isAbsolute(file) || existsSync(file) || executable === null) return file;
+  const beside = join(dirname(executable), file);
+  return existsSync(beside) ? beside : file;
 }
 
 /** `ns::Class::method(int)` → `method`; `crate::module::function` → `function`. */

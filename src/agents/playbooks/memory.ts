@@ -6,11 +6,11 @@ import { isRuntimeFrame, normalizeFunctionName, parseDisassembly, parseMappings,
 import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook, type Verdict } from "./index.js";
 import { listCommand, originsOf, quotedOrigins, type OriginLine, type QuotedOrigin } from "./origins.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
-import { dereferences, identifiers, passedPointers } from "./source.js";
-import { fullRegister, hex, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
+import { dereferences, identifiers, indexedAccesses, passedPointers } from "./source.js";
+import { fullRegister, hex, integerOf, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
 
 const NULL_PAGE = 0x10000n;
 
@@ -301,6 +301,33 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
     return { found, mapping: parseMappings(found.output).find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
   };
 
+  // An index far past the end of a valid block also lands on unmapped memory: tell it from a bad pointer.
+  const indexed = readOnly ? undefined : indexedAccesses(facts.line ?? "")[0];
+  function outOfBoundsJudgement(evidence: Evidence): Verdict {
+    if (!indexed) return { status: "inconclusive", finding: "The line indexes nothing.", evidenceIds: [] };
+    const baseFound = evidence.find(facts.inCulprit(`p ${indexed.base}`));
+    const indexFound = evidence.find(facts.inCulprit(`p ${indexed.index}`));
+    const elementFound = evidence.find(facts.inCulprit(`p &${indexed.base}[${indexed.index}]`));
+    const base = pointerOf(printed(baseFound));
+    const index = integerOf(printed(indexFound));
+    const element = pointerOf(printed(elementFound));
+    const c = new Citations();
+    if (base === null || index === null || element === null || fault === null) {
+      return verdict("inconclusive", `gdb could not evaluate \`${indexed.base}[${indexed.index}]\` in this frame${c.cite(baseFound ?? elementFound)}.`, baseFound, elementFound);
+    }
+    const hitsFault = fault >= element && fault - element < 0x40n;
+    if (base !== 0n && hitsFault && element - base >= 0x1000n) {
+      return verdict(
+        "confirmed",
+        `\`${indexed.base}\` is ${hex(base)}${c.cite(baseFound)}, but \`${indexed.index}\` is ${index}${c.cite(indexFound)}, which puts \`${indexed.base}[${indexed.index}]\` at ${hex(element)}${c.cite(elementFound)}, ${hex(element - base)} bytes past the start of the block: exactly where it faulted.`,
+        baseFound,
+        indexFound,
+        elementFound,
+      );
+    }
+    return verdict("rejected", `\`&${indexed.base}[${indexed.index}]\` is ${hex(element)}${c.cite(elementFound)}, ${hitsFault ? "within a page of" : "not"} the fault address ${faultText}${hitsFault ? `, and \`${indexed.base}\` (${hex(base)}) is itself the bad pointer` : ""}.`, elementFound);
+  }
+
   const readOnlyWrite: PlannedHypothesis = {
     rule: "read-only-write",
     statement: `${where(facts.culprit)} wrote through ${list[0] ? `\`${list[0].pointer}\`` : "a pointer"} into read-only memory (a string literal or constant data)`,
@@ -326,6 +353,10 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       if (!found?.ok) return verdict("inconclusive", "The mappings of the process could not be read.", found);
       if (mapping) return verdict("rejected", `${faultText} is inside a mapping (${mapping.objfile ?? "anonymous"} ${mapping.start}-${mapping.end})${c.cite(found)}: the address was valid memory.`, found);
+      const byIndex = indexed ? outOfBoundsJudgement(evidence) : null;
+      if (byIndex?.status === "confirmed") {
+        return { status: "rejected", finding: `\`${indexed?.base}\` itself points into a valid block; the bad address comes from the index \`${indexed?.index}\`, far past its end.`, evidenceIds: byIndex.evidenceIds };
+      }
       const poison = fault !== null && looksPoisoned(fault) ? ` It contains a fill pattern (${faultText}), the mark of an uninitialised or sentinel value.` : "";
       const via = pointer ? ` \`${pointer.suspect.pointer}\` is ${hex(pointer.value)}${c.cite(pointer.found)}.` : "";
       return verdict("confirmed", `No mapping of the process covers ${faultText}${c.cite(found)}.${via}${poison}`, found, pointer?.found);
@@ -345,9 +376,18 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
     },
   };
 
-  const primary = readOnly && write ? readOnlyWrite : wild;
+  const outOfBounds: PlannedHypothesis | null = indexed
+    ? {
+        rule: "index-out-of-bounds",
+        statement: `the index \`${indexed.index}\` put \`${indexed.base}[${indexed.index}]\` far past the end of the memory \`${indexed.base}\` points to`,
+        plan: [[facts.inCulprit(`p ${indexed.base}`), facts.inCulprit(`p ${indexed.index}`), facts.inCulprit(`p &${indexed.base}[${indexed.index}]`)]],
+        judge: outOfBoundsJudgement,
+      }
+    : null;
+
+  const primary = readOnly && write ? readOnlyWrite : outOfBounds ?? wild;
   return {
-    hypotheses: primary === wild ? [wild, freed] : [readOnlyWrite, freed, wild],
+    hypotheses: primary === readOnlyWrite ? [readOnlyWrite, freed, wild] : primary === wild ? [wild, freed] : [outOfBounds ?? wild, wild, freed],
     investigate(rule, evidence) {
       const pointer = culpritPointer(evidence);
       if (rule !== primary.rule || !pointer) return notYetRun(evidence, [facts.inCaller("info args"), facts.inCaller("info locals")]);
@@ -359,6 +399,8 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       ]);
     },
     conclude(hypotheses, evidence) {
+      const bounds = hypotheses.find((h) => h.status === "confirmed" && h.rule === "index-out-of-bounds");
+      if (bounds && indexed) return outOfBoundsConclusion(facts, hypotheses, evidence, bounds, indexed, write, faultText);
       const hit = hypotheses.find((h) => h.status === "confirmed" && (h.rule === primary.rule || h.rule === "wild-pointer" || h.rule === "read-only-write"));
       if (!hit) return undetermined(facts, hypotheses, evidence, "what the faulting address was");
       const c = new Citations();
@@ -399,6 +441,37 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       },
       ...concurrencyQuestion(facts),
     ],
+  };
+}
+
+function outOfBoundsConclusion(
+  facts: Facts,
+  hypotheses: Parameters<Playbook["conclude"]>[0],
+  evidence: Evidence,
+  hit: Parameters<Playbook["conclude"]>[0][number],
+  indexed: { base: string; index: string },
+  write: boolean,
+  faultText: string,
+) {
+  const c = new Citations();
+  for (const id of hit.evidenceIds) c.ids.push(id);
+  const index = integerOf(printed(evidence.find(facts.inCulprit(`p ${indexed.index}`))));
+  const summary = `${where(facts.culprit)} ${write ? "wrote" : "read"} \`${indexed.base}[${indexed.index}]\` with \`${indexed.index}\` = ${index ?? "?"}${c.cite(evidence.find(facts.inCulprit(`p ${indexed.index}`)))}: an index far past the end of the block \`${indexed.base}\` points to, which landed on ${faultText}, unmapped memory${c.cite(evidence.find("info proc mappings") ?? evidence.find("p $_siginfo"))}.`;
+  const rootCause = [
+    hit.finding ?? "",
+    `Nothing on the path ${callPath(facts)} checks \`${indexed.index}\` against the size of \`${indexed.base}\`.`,
+    callerFacts(facts, evidence, c),
+    alternativesText(hypotheses, hit.id),
+  ].filter(Boolean).join(" ");
+  return {
+    summary,
+    rootCause,
+    confidence: 0.85,
+    recommendations: [
+      `Check \`${indexed.index}\` against the number of elements of \`${indexed.base}\` in \`${facts.fn}\` (${location(facts.culprit)}) before indexing, or map keys to slots (e.g. \`${indexed.index} % size\`) if that is the intent.`,
+      "Run the failing input under AddressSanitizer: it reports out-of-bounds accesses even when they land on mapped memory and do not crash.",
+    ],
+    evidenceIds: c.ids,
   };
 }
 

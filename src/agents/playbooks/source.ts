@@ -77,6 +77,26 @@ export function dereferences(line: string): Dereference[] {
     .filter((d) => !seen.has(`${d.pointer}|${d.member}`) && seen.add(`${d.pointer}|${d.member}`));
 }
 
+export interface IndexedAccess {
+  /** The pointer or array indexed (`t->slots`). */
+  base: string;
+  /** The index expression (`key`, `i + 1`). */
+  index: string;
+}
+
+/** The `base[index]` accesses on a line, in order: `t->slots[key] = v` → `t->slots`, `key`. */
+export function indexedAccesses(line: string): IndexedAccess[] {
+  const found: IndexedAccess[] = [];
+  const pattern = new RegExp(`(${NAME}(?:\\s*(?:->|\\.)\\s*${NAME})*)\\s*\\[([^\\[\\]]+)\\]`, "g");
+  for (const match of codeOf(line).matchAll(pattern)) {
+    const base = compact(match[1] ?? "");
+    const index = (match[2] ?? "").trim();
+    if (/^\d+$/.test(index) || found.some((f) => f.base === base && f.index === index)) continue;
+    found.push({ base, index });
+  }
+  return found;
+}
+
 export interface PassedPointer {
   /** The function called, as written on the line (`strlen`, `memcpy`). */
   callee: string;
