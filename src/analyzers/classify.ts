@@ -18,6 +18,8 @@ export interface CrashFacts {
   abortMessage: string | null;
   /** A cycle of threads waiting for each other's locks was found. */
   deadlocked: boolean;
+  /** The faulting instruction (`call *%rax`), when it could be read. */
+  instruction?: string | null;
 }
 
 const SIGILL = 4;
@@ -27,6 +29,8 @@ const SIGFPE = 8;
 const SIGSEGV = 11;
 const FPE_INTDIV = 1;
 const FPE_FLTDIV = 3;
+/** A general-protection fault: a non-canonical address, which the kernel reports as 0. */
+const SI_KERNEL = 0x80;
 /** The first page(s) are never mapped: an access there came from a NULL pointer (plus offset). */
 export const NULL_PAGE_LIMIT = 0x10000n;
 
@@ -49,6 +53,12 @@ export function classifyCrash(facts: CrashFacts): CrashKind {
 }
 
 function segfaultKind(facts: CrashFacts): CrashKind {
+  if (facts.siginfo?.code === SI_KERNEL) {
+    // The address in siginfo is not the one accessed, so it says nothing about NULL: a call or
+    // jump through a garbage pointer, or a load or store through one.
+    if (facts.stackExhausted) return "stack-overflow";
+    return /^(call|jmp)\w*\s+\*/.test(facts.instruction ?? "") ? "bad-jump" : "invalid-memory-access";
+  }
   const fault = facts.siginfo?.address != null ? BigInt(facts.siginfo.address) : null;
   const pc = facts.pc;
   if (pc === null || pc < NULL_PAGE_LIMIT || (fault !== null && fault === pc) || facts.pcInCode === false) {

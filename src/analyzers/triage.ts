@@ -65,6 +65,7 @@ export interface TriageResult {
 }
 
 const SIGABRT = 6;
+const SI_KERNEL = 0x80;
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 /** How far below the stack's lowest mapped page a fault still counts as running off its end. */
 const STACK_GUARD_REACH = 1n << 20n;
@@ -130,6 +131,9 @@ export async function triage(run: CommandRunner, options: TriageOptions = {}): P
     }
     const fault = toBigInt(siginfo?.address ?? null);
     if (fault !== null && pc !== null && fault === pc) access = "execute";
+    // A general-protection fault (SI_KERNEL): the pointer was not even a canonical address; for
+    // an indirect call or jump it is the target that was bad.
+    if (siginfo?.code === SI_KERNEL && /^(call|jmp)\w*\s+\*/.test(instruction ?? "")) access = "execute";
     if (signal !== 11 && signal !== 7) access = null;
   }
 
@@ -150,6 +154,7 @@ export async function triage(run: CommandRunner, options: TriageOptions = {}): P
     stackExhausted: recursion !== null || ranOffStack(files, siginfo, sp),
     abortMessage,
     deadlocked: cycles.length > 0,
+    instruction,
   });
 
   // For a deadlock, the crash's thread is the first thread of the first cycle.
@@ -166,7 +171,8 @@ export async function triage(run: CommandRunner, options: TriageOptions = {}): P
     kind,
     signal: signal === null ? null : signalName(signal),
     signalCode: siginfo && signal !== null ? signalCodeName(signal, siginfo.code) : null,
-    faultAddress: signal !== null && FAULT_SIGNALS.has(signal) ? (siginfo?.address ?? null) : null,
+    // The kernel reports 0 for a general-protection fault: that address was never accessed.
+    faultAddress: signal !== null && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
     access,
     message,
     thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },

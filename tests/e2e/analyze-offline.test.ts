@@ -46,6 +46,7 @@ const EXPECTED: Record<string, Expected> = {
   "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", says: [/`this`/, /nullptr/, /manager\.find\(id\)/, /id = 3/] },
   "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", says: [/`\(\*node\)\.value`/, /index = 3/] },
   "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", says: [/`user_id` = 400000000/, /index far past the end of the block `table->owner_of_slot`/, /import_users/] },
+  "dangling-callback": { kind: "bad-jump", culprit: "publish", says: [/held 0x[0-9a-f]+, not even a valid address/, /freed and reused/, /`bus->subscribers\[i\]->on_event`/] },
   "null-arg": { kind: "null-dereference", culprit: "log_line_length", says: [/passed `req->agent` to `strlen`/, /agent = 0x0/] },
 };
 

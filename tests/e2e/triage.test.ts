@@ -27,6 +27,7 @@ const EXPECTED: Record<string, Expected> = {
   "null-arg": { kind: "null-dereference", culprit: "log_line_length", access: "read" },
   "null-write": { kind: "null-dereference", culprit: "cache_store", access: "write" },
   "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", access: "execute" },
+  "dangling-callback": { kind: "bad-jump", culprit: "publish", access: "execute" },
   "wild-pointer": { kind: "invalid-memory-access", culprit: "buffer_length", access: "read" },
   "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", access: "write" },
   "write-rodata": { kind: "invalid-memory-access", culprit: "normalize_header_name", access: "write" },

@@ -21,6 +21,7 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "null-arg": { signal: SIGSEGV, culprit: "log_line_length" },
   "null-write": { signal: SIGSEGV, culprit: "cache_store" },
   "bad-jump": { signal: SIGSEGV, culprit: "dispatch_command" },
+  "dangling-callback": { signal: SIGSEGV, culprit: "publish" },
   "wild-pointer": { signal: SIGSEGV, culprit: "buffer_length" },
   "index-out-of-bounds": { signal: SIGSEGV, culprit: "claim_slot" },
   "write-rodata": { signal: SIGSEGV, culprit: "normalize_header_name" },

@@ -475,6 +475,12 @@ function outOfBoundsConclusion(
   };
 }
 
+/** x86-64 user addresses: bits 47..63 all equal (and user space keeps them 0). */
+function canonical(address: bigint): boolean {
+  const high = address >> 47n;
+  return high === 0n || high === 0x1ffffn;
+}
+
 export function badJumpPlaybook(facts: Facts): Playbook {
   const callSite = facts.culprit;
   const pc = facts.triage.registers.pc;
@@ -483,6 +489,13 @@ export function badJumpPlaybook(facts: Facts): Playbook {
     .filter((d) => d.callee);
   const target = calls[0] ? `${calls[0].pointer}->${calls[0].member}` : null;
   const disassemble = facts.inCulprit("disassemble");
+  // A NULL handler jumps to 0; anything else in the pointer is garbage: freed and reused memory,
+  // an uninitialised field, or a corrupted object.
+  // A general-protection fault leaves the pc on the call itself: the target was not even a
+  // canonical address, and only the pointer's own value shows it.
+  const generalProtection = facts.crash.signalCode === "SI_KERNEL";
+  const jumpedToNull = !generalProtection && (pc === null || BigInt(pc) < NULL_PAGE);
+  const held = jumpedToNull ? "which was NULL" : generalProtection ? "which held garbage, not even a valid address" : `which held ${pc}, not the address of any code`;
 
   const callThrough = (evidence: Evidence) => {
     const found = evidence.find(disassemble);
@@ -496,7 +509,7 @@ export function badJumpPlaybook(facts: Facts): Playbook {
   const nullFunction: PlannedHypothesis = {
     rule: "null-function-pointer",
     statement: target
-      ? `${where(callSite)} called through the function pointer \`${target}\`, which was NULL`
+      ? `${where(callSite)} called through the function pointer \`${target}\`, ${held}`
       : `${where(callSite)} called through a function pointer that was NULL or invalid`,
     plan: [[...(target ? [facts.inCulprit(`p ${target}`), facts.inCulprit(`p *${calls[0]?.pointer}`)] : []), disassemble]],
     judge(evidence) {
@@ -508,6 +521,9 @@ export function badJumpPlaybook(facts: Facts): Playbook {
       if (pointer !== null && pc !== null && pointer === BigInt(pc)) {
         return verdict("confirmed", `\`p ${target}\` printed ${printed(value)}${c.cite(value)}, the pc the process jumped to.${callText}`, value, call?.found);
       }
+      if (generalProtection && pointer !== null && !canonical(pointer)) {
+        return verdict("confirmed", `\`p ${target}\` printed ${printed(value)}${c.cite(value)}: not a canonical address, so the call itself faulted (SI_KERNEL) at \`${facts.triage.instruction ?? "the call"}\`.`, value);
+      }
       if (pointer !== null) return verdict("rejected", `\`${target}\` is ${hex(pointer)}${c.cite(value)}, not the pc ${pc}.`, value);
       if (call) return verdict("confirmed", `The jump came from a call: ${callText.trim()}`, call.found);
       return verdict("inconclusive", "Neither the function pointer nor the call instruction could be read.", value);
@@ -515,9 +531,12 @@ export function badJumpPlaybook(facts: Facts): Playbook {
   };
   const smashedReturn: PlannedHypothesis = {
     rule: "smashed-return",
-    statement: `a corrupted return address on the stack sent \`ret\` to ${pc ?? "the bad address"}`,
+    statement: `a corrupted return address on the stack sent \`ret\` to ${generalProtection ? "a bad address" : (pc ?? "the bad address")}`,
     plan: [[disassemble]],
     judge(evidence) {
+      if (generalProtection && /^call/.test(facts.triage.instruction ?? "")) {
+        return verdict("rejected", `The process stopped on the call itself (\`${facts.triage.instruction}\` in ${where(callSite)})${new Citations().cite(evidence.find("x/i $pc"))}: no \`ret\` was involved.`, evidence.find("x/i $pc"));
+      }
       const call = callThrough(evidence);
       if (call) return verdict("rejected", `The frame that led to the bad pc ends in \`${call.instruction}\`${new Citations().cite(call.found)}: the process arrived there by a call, not by returning through a smashed stack.`, call.found);
       return verdict("inconclusive", "The caller's code around its return address could not be read.", evidence.find(disassemble));
@@ -542,7 +561,11 @@ export function badJumpPlaybook(facts: Facts): Playbook {
       const ownerValue = printed(owner);
       const entries = initializerLines(facts).map((line) => evidence.find(facts.list(line) ?? "")).filter((f): f is Found => Boolean(f?.ok));
       const table = entries.length ? ` The table entry is defined without a handler: ${entries.map((e) => `\`${e.output.replace(/^\d+\t/, "").trim()}\`${c.cite(e)}`).join(", ")}.` : "";
-      const summary = `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(evidence.find(facts.inCulprit(`p ${target}`)))}, so execution jumped to address 0 and faulted${c.cite(evidence.find("p $_siginfo"))}.`;
+      const shown = target ? printed(evidence.find(facts.inCulprit(`p ${target}`))) : null;
+      const heldValue = generalProtection && shown ? `which held ${pointerOf(shown) !== null ? hex(pointerOf(shown) ?? 0n) : shown}, not even a valid address` : held;
+      const summary = jumpedToNull
+        ? `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(evidence.find(facts.inCulprit(`p ${target}`)))}, so execution jumped to address 0 and faulted${c.cite(evidence.find("p $_siginfo"))}.`
+        : `${where(callSite)} called \`${target ?? "a function pointer"}\`, ${heldValue}${c.cite(evidence.find(facts.inCulprit(`p ${target}`)))}, so ${generalProtection ? "the call" : "execution jumped there and"} faulted${c.cite(evidence.find("p $_siginfo"))}: the object ${calls[0] ? `behind \`${calls[0].pointer}\` ` : ""}was not a live, initialised one (freed and reused, never set up, or overwritten).`;
       const rootCause = [
         hit.finding ?? "",
         ownerValue ? `The object it came from is ${ownerValue}${c.cite(owner)}.` : "",
@@ -554,15 +577,22 @@ export function badJumpPlaybook(facts: Facts): Playbook {
         summary,
         rootCause,
         confidence: 0.9,
-        recommendations: [
-          `Check \`${target ?? "the function pointer"}\` for NULL before calling it in \`${facts.fn}\`, and answer the request with an error instead.`,
-          "Fill in every table entry (or reject incomplete ones at start-up), so a missing handler is found before a request reaches it.",
-        ],
+        recommendations: jumpedToNull
+          ? [
+              `Check \`${target ?? "the function pointer"}\` for NULL before calling it in \`${facts.fn}\`, and answer the request with an error instead.`,
+              "Fill in every table entry (or reject incomplete ones at start-up), so a missing handler is found before a request reaches it.",
+            ]
+          : [
+              `Find where ${calls[0] ? `\`${calls[0].pointer}\`` : "the object"} stops being valid before \`${facts.fn}\` uses it: a free that leaves the pointer in place, or a missing initialisation.`,
+              "Run the failing input under AddressSanitizer, which reports a use after free with the stacks of the free and of the use.",
+            ],
         evidenceIds: c.ids,
       };
     },
     openQuestions: [
-      { text: "The dump shows the NULL handler, not whether it is a missing feature or a registration that failed at run time.", question: `Is the entry behind \`${target ?? "this function pointer"}\` meant to have a handler, or should the request be rejected?` },
+      jumpedToNull
+        ? { text: "The dump shows the NULL handler, not whether it is a missing feature or a registration that failed at run time.", question: `Is the entry behind \`${target ?? "this function pointer"}\` meant to have a handler, or should the request be rejected?` }
+        : { text: "The dump shows the garbage pointer, not when the object behind it was freed or overwritten.", question: `Who frees or reuses the object behind \`${calls[0]?.pointer ?? "this pointer"}\`, and can it happen while \`${facts.fn}\` still holds it?` },
       { text: "Which client sends this request is not in the dump.", question: "Which client or input sends the request that reached this entry, and since when?" },
     ],
   };
