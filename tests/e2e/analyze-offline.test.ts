@@ -47,6 +47,7 @@ const EXPECTED: Record<string, Expected> = {
   "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", says: [/`\(\*node\)\.value`/, /index = 3/] },
   "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", says: [/`user_id` = 400000000/, /index far past the end of the block `table->owner_of_slot`/, /import_users/] },
   "dangling-callback": { kind: "bad-jump", culprit: "publish", says: [/held 0x[0-9a-f]+, not even a valid address/, /freed and reused/, /`bus->subscribers\[i\]->on_event`/] },
+  "huge-frame": { kind: "stack-overflow", culprit: "render_scanline", says: [/64\.0 MiB stack frame/, /alloca\(width \* 4\)/, /no recursion/] },
   "null-arg": { kind: "null-dereference", culprit: "log_line_length", says: [/passed `req->agent` to `strlen`/, /agent = 0x0/] },
 };
 

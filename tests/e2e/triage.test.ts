@@ -32,6 +32,7 @@ const EXPECTED: Record<string, Expected> = {
   "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", access: "write" },
   "write-rodata": { kind: "invalid-memory-access", culprit: "normalize_header_name", access: "write" },
   "stack-overflow": { kind: "stack-overflow", culprit: "parse_value", access: "write" },
+  "huge-frame": { kind: "stack-overflow", culprit: "render_scanline" },
   "stack-smash": { kind: "stack-buffer-overflow", culprit: "parse_login", message: /stack smashing detected/ },
   "double-free": { kind: "double-free", culprit: "connection_destroy", message: /double free detected/ },
   "heap-corruption": { kind: "heap-corruption", culprit: "copy_request_body", message: /^malloc\(\): corrupted top size$/ },

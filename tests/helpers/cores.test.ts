@@ -26,6 +26,7 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "index-out-of-bounds": { signal: SIGSEGV, culprit: "claim_slot" },
   "write-rodata": { signal: SIGSEGV, culprit: "normalize_header_name" },
   "stack-overflow": { signal: SIGSEGV, culprit: "parse_value" },
+  "huge-frame": { signal: SIGSEGV, culprit: "render_scanline" },
   "stack-smash": { signal: SIGABRT, culprit: "parse_login" },
   "double-free": { signal: SIGABRT, culprit: "connection_destroy" },
   "heap-corruption": { signal: SIGABRT, culprit: "copy_request_body" },

@@ -21,6 +21,70 @@ function frameBytes(evidence: Evidence, inner: number): { bytes: bigint | null; 
   return { bytes: x && y ? BigInt(y) - BigInt(x) : null, found: [a, b] };
 }
 
+/** Fewer frames than this use a few KiB each at most: if the stack ran out, one of them is huge. */
+const SHALLOW_STACK = 100;
+
+/** A frame this large is no ordinary function's locals: an array or alloca sized by data. */
+const HUGE_FRAME = 1n << 16n;
+
+/**
+ * The largest of the innermost frames: frame 0 from its CFA down to the stack pointer (an alloca
+ * lowers it), frames 1..3 each between its own CFA and its callee's.
+ */
+function largestFrame(evidence: Evidence): { level: number; bytes: bigint; found: ReturnType<Evidence["find"]>[] } | null {
+  let best: { level: number; bytes: bigint; found: ReturnType<Evidence["find"]>[] } | null = null;
+  const frame0 = evidence.find("info frame level 0");
+  const sp = evidence.find("p $sp");
+  const cfa0 = frame0?.ok ? /frame at (0x[0-9a-f]+)/.exec(frame0.output)?.[1] : undefined;
+  const spValue = pointerOf(printed(sp));
+  if (cfa0 && spValue !== null && BigInt(cfa0) > spValue) best = { level: 0, bytes: BigInt(cfa0) - spValue, found: [frame0, sp] };
+  for (let callee = 0; callee <= 2; callee++) {
+    const size = frameBytes(evidence, callee);
+    if (size.bytes !== null && (best === null || size.bytes > best.bytes)) best = { level: callee + 1, bytes: size.bytes, found: size.found };
+  }
+  return best;
+}
+
+function mebibytes(bytes: bigint): string {
+  return bytes >= 1n << 20n ? `${(Number(bytes) / 2 ** 20).toFixed(1)} MiB` : `${(Number(bytes) / 1024).toFixed(0)} KiB`;
+}
+
+function hugeFrameConclusion(
+  facts: Facts,
+  hypotheses: Parameters<Playbook["conclude"]>[0],
+  evidence: Evidence,
+  hit: Parameters<Playbook["conclude"]>[0][number],
+  largest: { level: number; bytes: bigint },
+) {
+  const c = new Citations();
+  for (const id of hit.evidenceIds) c.ids.push(id);
+  const frame = facts.triage.frames.find((f) => f.level === largest.level) ?? facts.culprit;
+  // The allocation that made the frame huge: an alloca or a variable-length array in the function.
+  const span = frame?.level === facts.culprit?.level && facts.fn ? functionSpan(facts.source, facts.fn, facts.culprit?.line ?? undefined) : null;
+  const allocation = span ? grep(facts.source, /\balloca\s*\(|\b\w+\s+\**\w+\s*\[\s*[A-Za-z_][^\]]*\]\s*[;=]/, span.header, span.end)[0] ?? null : null;
+  const line = allocation !== null ? (facts.source?.lines[allocation - 1] ?? null) : null;
+  const sized = line ? /\balloca\s*\(([^;]*)\)\s*;|\[\s*([A-Za-z_][^\]]*)\]/.exec(line) : null;
+  const by = sized ? (sized[1] ?? sized[2] ?? "").trim() : null;
+  const args = evidence.find(facts.inCulprit("info args"));
+  const summary = `Stack overflow: ${where(frame)} set up a ${mebibytes(largest.bytes)} stack frame${by ? ` (\`${sized?.[1] !== undefined ? `alloca(${by})` : `[${by}]`}\`)` : ""}${c.cite(evidence.find(`info frame level ${largest.level}`))}, more than the thread's stack, and faulted writing into it at ${facts.crash.faultAddress}${c.cite(evidence.find("p $_siginfo"))}.`;
+  const rootCause = [
+    hit.finding ?? "",
+    line ? `The frame is sized at ${basename(facts.culprit?.file ?? "")}:${allocation}: \`${line.replace(/\/\/.*$/, "").trim()}\`.` : "",
+    args?.ok ? `Its arguments: ${args.output.trim().split("\n").join(", ")}${c.cite(args)}.` : "",
+    alternativesText(hypotheses, hit.id),
+  ].filter(Boolean).join(" ");
+  return {
+    summary,
+    rootCause,
+    confidence: 0.85,
+    recommendations: [
+      `Allocate the buffer in \`${frame?.function ? frame.function.split("::").at(-1) : "this function"}\` on the heap (malloc/new, or a std::vector), not on the stack${by ? `, or bound \`${by}\` first` : ""}.`,
+      "Build with -Wstack-usage=65536 (or -Walloca-larger-than) to be told about frames like this at compile time.",
+    ],
+    evidenceIds: c.ids,
+  };
+}
+
 export function stackOverflowPlaybook(facts: Facts): Playbook {
   const recursion = facts.triage.recursion;
   const cycle = recursion?.cycle ?? [];
@@ -48,19 +112,21 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
         );
       }
       if (recursion) return verdict("confirmed", `The backtrace repeats ${cycle.join(" → ")}${c.cite(bt)}, ${plural(depth, "frame")} deep.`, bt);
+      // A few frames cannot have used a whole stack by their number alone.
+      if (facts.triage.stackDepth < SHALLOW_STACK) return verdict("rejected", `The stack is only ${plural(facts.triage.stackDepth, "frame")} deep${c.cite(bt)}, with no repeating cycle: no recursion.`, bt);
       return verdict("inconclusive", `The backtrace does not repeat a cycle${c.cite(bt)}.`, bt);
     },
   };
   const bigFrame: PlannedHypothesis = {
     rule: "huge-frame",
     statement: "one frame with a huge local array or alloca exhausted the stack",
-    plan: [[`info frame level ${inner}`, `info frame level ${inner + 1}`]],
+    plan: [["info frame level 0", "p $sp", `info frame level ${inner}`], [`info frame level ${inner + 1}`, `info frame level ${inner + 2}`]],
     judge(evidence) {
-      const size = frameBytes(evidence, inner);
+      const largest = largestFrame(evidence);
       const c = new Citations();
-      if (size.bytes === null) return verdict("inconclusive", "The frame sizes could not be read.", ...size.found);
-      if (size.bytes < 4096n) return verdict("rejected", `A frame takes ${size.bytes} bytes${c.cite(...size.found)}: the depth, not the size of a frame, used up the stack.`, ...size.found);
-      return verdict("confirmed", `A frame takes ${size.bytes} bytes${c.cite(...size.found)}.`, ...size.found);
+      if (largest === null) return verdict("inconclusive", "The frame sizes could not be read.", ...frameBytes(evidence, inner).found);
+      if (largest.bytes < HUGE_FRAME) return verdict("rejected", `The largest of the innermost frames takes ${largest.bytes} bytes${c.cite(...largest.found)}: the depth, not the size of a frame, used up the stack.`, ...largest.found);
+      return verdict("confirmed", `Frame ${largest.level} takes ${largest.bytes} bytes (${mebibytes(largest.bytes)})${c.cite(...largest.found)}, more than a thread's stack holds.`, ...largest.found);
     },
   };
   const at = (command: string) => facts.at(inner, command);
@@ -71,10 +137,15 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
   return {
     hypotheses: [recursing, bigFrame],
     investigate: (rule, evidence) =>
-      rule === "runaway-recursion"
+      rule === "huge-frame"
+        ? notYetRun(evidence, [facts.inCulprit("info args")])
+        : rule === "runaway-recursion"
         ? notYetRun(evidence, [at("info args"), at("info locals"), ...pointerArgs.map((name) => at(`p *${name}`)), recursiveCall === null ? null : facts.list(recursiveCall)])
         : [],
     conclude(hypotheses, evidence) {
+      const huge = confirmed(hypotheses, "huge-frame");
+      const largest = largestFrame(evidence);
+      if (huge && largest) return hugeFrameConclusion(facts, hypotheses, evidence, huge, largest);
       const hit = confirmed(hypotheses, "runaway-recursion");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what exhausted the stack");
       const c = new Citations();
