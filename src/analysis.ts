@@ -185,7 +185,9 @@ async function run(
     writeJsonAtomically(join(paths.dir, REPORT_DOCUMENT), document);
     const files = await writeReports(document, { outDir: options.outDir });
     updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt });
-    options.progress(`${models.cloud || models.local ? runtime.usage.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);
+    // The report's usage, not this process's: a resumed run adds what earlier processes spent.
+    const spent = Usage.of(document.report.usage, document.report.timings.llmMs);
+    options.progress(`${models.cloud || models.local ? spent.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);
     await options.afterReport?.({ sessionId: id, report: document.report, files, store, executor, transcript, models, redactor: runtime.redactor });
     return { sessionId: id, report: document.report, files, state };
   } catch (error) {

@@ -24,6 +24,16 @@ export class Usage {
   /** Wall time spent waiting on models, retries and backoff included (the report's `timings.llmMs`). */
   llmMs = 0;
 
+  /** The usage a report records (all the processes of a resumed run), to print it the same way. */
+  static of(report: UsageReport, llmMs: number): Usage {
+    const usage = new Usage();
+    usage.llmCalls = report.llmCalls;
+    Object.assign(usage.local, report.local);
+    Object.assign(usage.cloud, report.cloud);
+    usage.llmMs = llmMs;
+    return usage;
+  }
+
   /** Records one answered request. */
   add(tier: Tier, tokens: TokenCount): void {
     this.llmCalls += 1;
