@@ -162,7 +162,6 @@ export function buildProgram(): Command {
       return doctor(options);
     });
 
-  program.addOption(new Option("--no-color", "plain output").hideHelp());
   return program;
 }
 
