@@ -15,6 +15,3 @@ export class CommandTimeout extends DebuggerError {}
 
 /** The debugger process exited or its pipe broke. */
 export class SessionDead extends DebuggerError {}
-
-/** The safety policy refused a command; it never reached the debugger. */
-export class CommandNotAllowed extends DebuggerError {}
