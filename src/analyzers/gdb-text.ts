@@ -5,7 +5,7 @@
  * kernels every thread of a core warns that its `.reg-xstate` section is too small). Parsers
  * see the output without them.
  */
-export function withoutWarnings(output: string): string {
+function withoutWarnings(output: string): string {
   return output
     .replace(/warning: [^\n]*?core file too small\.\n?/g, "")
     .split("\n")

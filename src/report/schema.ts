@@ -1,7 +1,7 @@
 /** The JSON report of the design (schemaVersion 1): the contract tests and users rely on. */
 import { z } from "zod";
 
-export const CRASH_KINDS = [
+const CRASH_KINDS = [
   "null-dereference",
   "bad-jump",
   "invalid-memory-access",
@@ -22,10 +22,10 @@ export const CRASH_KINDS = [
   "unknown",
 ] as const;
 
-export const CrashKindSchema = z.enum(CRASH_KINDS);
+const CrashKindSchema = z.enum(CRASH_KINDS);
 export type CrashKind = z.infer<typeof CrashKindSchema>;
 
-export const CulpritSchema = z.object({
+const CulpritSchema = z.object({
   function: z.string().nullable(),
   file: z.string().nullable(),
   line: z.number().int().nullable(),
@@ -36,7 +36,7 @@ export const CulpritSchema = z.object({
 });
 export type Culprit = z.infer<typeof CulpritSchema>;
 
-export const DeadlockEdgeSchema = z.object({
+const DeadlockEdgeSchema = z.object({
   /** gdb's thread number of a thread in the cycle. */
   thread: z.number().int(),
   function: z.string().nullable(),
@@ -66,7 +66,7 @@ export const CrashSchema = z.object({
 });
 export type Crash = z.infer<typeof CrashSchema>;
 
-export const HypothesisStatusSchema = z.enum(["confirmed", "rejected", "inconclusive"]);
+const HypothesisStatusSchema = z.enum(["confirmed", "rejected", "inconclusive"]);
 
 export const ReportSchema = z.object({
   schemaVersion: z.literal(1),

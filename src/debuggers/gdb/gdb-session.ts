@@ -390,7 +390,7 @@ function emptyContext(): SessionContext {
 }
 
 /** Quotes a string as an MI c-string argument. */
-export function miQuote(text: string): string {
+function miQuote(text: string): string {
   return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
 
