@@ -2,10 +2,10 @@
  * The program stopped itself: a failed assert, a direct abort(), the stack protector, a fortified
  * string function. The check is known; the question is which values broke it and where they came from.
  */
-import { parseBacktrace, normalizeFunctionName } from "../../analyzers/index.js";
+import { normalizeFunctionName } from "../../analyzers/index.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, concurrencyQuestion, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, location, where } from "./prose.js";
@@ -188,9 +188,7 @@ export function abortPlaybook(facts: Facts): Playbook {
       if (code?.ok && /\babort\s*\(/.test(code.output)) {
         return verdict("confirmed", `The source calls abort() at ${location(facts.culprit)}${c.cite(code)}${guard ? ` when \`${guard.condition}\`` : ""}${values ? `, and ${values}` : ""}.`, code, ...shown.map((v) => v.found));
       }
-      const bt = evidence.find("bt 40");
-      const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
-      const above = frames[(facts.culprit?.level ?? 1) - 1];
+      const { found: bt, above } = backtraceOf(evidence, facts);
       if (above?.function && /abort$/.test(normalizeFunctionName(above.function))) {
         return verdict("confirmed", `The frame above ${where(facts.culprit)} is abort()${c.cite(bt)}.`, bt);
       }
@@ -200,11 +198,9 @@ export function abortPlaybook(facts: Facts): Playbook {
   const library: PlannedHypothesis = {
     rule: "library-abort",
     statement: "a library aborted on an internal error, not the program's own code",
-    plan: [["bt 40"]],
+    plan: [[BACKTRACE]],
     judge(evidence) {
-      const bt = evidence.find("bt 40");
-      const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
-      const above = frames[(facts.culprit?.level ?? 1) - 1];
+      const { found: bt, above } = backtraceOf(evidence, facts);
       if (above?.function && /abort$/.test(normalizeFunctionName(above.function))) {
         return verdict("rejected", `abort() was called directly by ${where(facts.culprit)}${new Citations().cite(bt)}, with no library frame in between.`, bt);
       }
@@ -289,10 +285,9 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
   const callee: PlannedHypothesis = {
     rule: "caller-buffer-overflow",
     statement: "a buffer passed down from a caller overflowed, not one of the culprit's own",
-    plan: [["bt 40"]],
+    plan: [[BACKTRACE]],
     judge(evidence) {
-      const bt = evidence.find("bt 40");
-      const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
+      const { found: bt, frames } = backtraceOf(evidence, facts);
       const checker = frames.find((f) => f.function && /stack_chk_fail/.test(f.function));
       const caller = checker ? frames[checker.level + 1] : undefined;
       if (caller && facts.culprit && caller.level === facts.culprit.level) {
@@ -364,8 +359,7 @@ function writesInto(facts: Facts, name: string): number[] {
 
 export function fortifyPlaybook(facts: Facts): Playbook {
   const checked = (evidence: Evidence) => {
-    const bt = evidence.find("bt 40");
-    const frames = bt?.ok ? parseBacktrace(bt.output).frames : [];
+    const { found: bt, frames } = backtraceOf(evidence, facts);
     const frame = frames.find((f) => f.function && /^__\w+_chk$/.test(f.function) && !/^__(fortify_fail|chk_fail)$/.test(f.function));
     if (!frame) return null;
     const destlen = /destlen=(?:destlen@entry=)?(\d+)/.exec(frame.args)?.[1];
@@ -381,11 +375,11 @@ export function fortifyPlaybook(facts: Facts): Playbook {
   const overflow: PlannedHypothesis = {
     rule: "fortified-overflow",
     statement: `the fortified \`${call?.[1] ?? "string/memory call"}\` in ${where(facts.culprit)} would have written past ${destination ? `\`${destination}\`` : "its destination"}`,
-    plan: [["bt 40", sizeCommand].filter((c): c is string => c !== null)],
+    plan: [[BACKTRACE, sizeCommand].filter((c): c is string => c !== null)],
     judge(evidence) {
       const chk = checked(evidence);
       const c = new Citations();
-      if (!chk) return verdict("inconclusive", "No _chk frame with its arguments is in the backtrace.", evidence.find("bt 40"));
+      if (!chk) return verdict("inconclusive", "No _chk frame with its arguments is in the backtrace.", evidence.find(BACKTRACE));
       const need = chk.src !== null ? Buffer.byteLength(chk.src) + 1 : chk.length;
       if (chk.destlen !== null && need !== null && need > chk.destlen) {
         const what = chk.src !== null ? `the source string "${chk.src}" needs ${need} bytes with its NUL` : `it was asked for ${need} bytes`;
@@ -397,7 +391,7 @@ export function fortifyPlaybook(facts: Facts): Playbook {
   const falseAlarm: PlannedHypothesis = {
     rule: "wrong-object-size",
     statement: "the compiler's idea of the destination's size was wrong, so the check fired on a write that fits",
-    plan: [[sizeCommand ?? "bt 40"]],
+    plan: [[sizeCommand ?? BACKTRACE]],
     judge(evidence) {
       const chk = checked(evidence);
       const size = sizeCommand ? evidence.find(sizeCommand) : null;

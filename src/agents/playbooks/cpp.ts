@@ -1,8 +1,8 @@
 /** C++ runtime terminations: an exception nobody caught, a pure virtual call. */
-import { normalizeFunctionName, parseBacktrace, type Frame } from "../../analyzers/index.js";
+import { normalizeFunctionName } from "../../analyzers/index.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
@@ -13,8 +13,7 @@ const ABORT_MESSAGE = "x/s *(char **)&__abort_msg + 4";
 
 /** The runtime frames between abort() and the culprit, innermost first, by name. */
 function machinery(evidence: Evidence, facts: Facts): { found: ReturnType<Evidence["find"]>; names: string[] } {
-  const found = evidence.find("bt 40");
-  const frames: Frame[] = found?.ok ? parseBacktrace(found.output).frames : [];
+  const { found, frames } = backtraceOf(evidence, facts);
   const names = frames.filter((f) => f.level < (facts.culprit?.level ?? 0)).map((f) => (f.function ? normalizeFunctionName(f.function) : "??"));
   return { found, names };
 }
@@ -36,7 +35,7 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   const noHandler: PlannedHypothesis = {
     rule: "no-handler",
     statement: `${where(facts.culprit)} threw ${thrown} and no caller on the path ${callPath(facts)} catches it`,
-    plan: [[line === null ? null : facts.list(line), "bt 40"].filter((c): c is string => c !== null)],
+    plan: [[line === null ? null : facts.list(line), BACKTRACE].filter((c): c is string => c !== null)],
     judge(evidence) {
       const { found, names } = machinery(evidence, facts);
       const c = new Citations();
@@ -55,7 +54,7 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   const noexcept: PlannedHypothesis = {
     rule: "noexcept-boundary",
     statement: "the exception reached a noexcept function or a destructor during unwinding, which terminates even if a handler exists further out",
-    plan: [["bt 40"]],
+    plan: [[BACKTRACE]],
     judge(evidence) {
       const { found, names } = machinery(evidence, facts);
       const c = new Citations();
@@ -112,14 +111,13 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
 export function pureVirtualPlaybook(facts: Facts): Playbook {
   const self = facts.inCulprit("p *this");
   const destructors = (evidence: Evidence) => {
-    const found = evidence.find("bt 40");
-    const frames = found?.ok ? parseBacktrace(found.output).frames : [];
+    const { found, frames } = backtraceOf(evidence, facts);
     return { found, names: frames.filter((f) => f.level > (facts.culprit?.level ?? 0) && f.function && /~/.test(f.function)).map((f) => normalizeFunctionName(f.function ?? "")) };
   };
   const inDestructor: PlannedHypothesis = {
     rule: "called-during-destruction",
     statement: `${where(facts.culprit)} made a virtual call while the object was being destroyed: the derived part was already gone, so the call reached the pure virtual`,
-    plan: [[self, "bt 40"]],
+    plan: [[self, BACKTRACE]],
     judge(evidence) {
       const object = evidence.find(self);
       const vptr = /_vptr[.\w]* = 0x[0-9a-f]+ <vtable for ([^+>]+)/.exec(printed(object) ?? "")?.[1] ?? null;
@@ -135,7 +133,7 @@ export function pureVirtualPlaybook(facts: Facts): Playbook {
   const dangling: PlannedHypothesis = {
     rule: "dangling-object",
     statement: "the object had already been destroyed and freed, and a dangling pointer was used",
-    plan: [["bt 40"]],
+    plan: [[BACKTRACE]],
     judge(evidence) {
       const { found, names } = destructors(evidence);
       if (names.length > 0) return verdict("rejected", `The destructor chain is still running on this very stack${new Citations().cite(found)}: the object is being destroyed now, not used after it was freed.`, found);
@@ -145,10 +143,9 @@ export function pureVirtualPlaybook(facts: Facts): Playbook {
   const constructor: PlannedHypothesis = {
     rule: "called-during-construction",
     statement: "a base-class constructor made the virtual call before the derived part existed",
-    plan: [["bt 40"]],
+    plan: [[BACKTRACE]],
     judge(evidence) {
-      const found = evidence.find("bt 40");
-      const frames = found?.ok ? parseBacktrace(found.output).frames : [];
+      const { found, frames } = backtraceOf(evidence, facts);
       const ctor = frames.some((f) => f.function && /(\w+)::\1\s*\(/.test(f.function));
       return ctor ? verdict("confirmed", `A constructor is on the stack${new Citations().cite(found)}.`, found) : verdict("rejected", `No constructor is on the stack${new Citations().cite(found)}.`, found);
     },

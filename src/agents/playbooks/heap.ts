@@ -5,7 +5,7 @@
 import { parseMemoryWords } from "../../analyzers/index.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
@@ -241,10 +241,10 @@ function overflowPlaybook(facts: Facts): Playbook {
   const culpritsFault: PlannedHypothesis = {
     rule: "culprit-allocation",
     statement: `${where(facts.culprit)}'s own allocation request is the bug`,
-    plan: [[facts.inCulprit("info args"), "bt 40"]],
+    plan: [[facts.inCulprit("info args"), BACKTRACE]],
     judge(evidence) {
       const args = evidence.find(facts.inCulprit("info args"));
-      const bt = evidence.find("bt 40");
+      const bt = evidence.find(BACKTRACE);
       const c = new Citations();
       return verdict(
         "rejected",

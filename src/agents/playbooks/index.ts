@@ -6,6 +6,7 @@
  * A playbook is rebuilt from the same facts whenever an agent needs it, so the graph's state keeps
  * only each hypothesis' `rule` name and the closures never need to be checkpointed.
  */
+import { parseBacktrace, type Frame } from "../../analyzers/index.js";
 import type { CrashKind } from "../../report/schema.js";
 import type { Hypothesis, HypothesisStatus } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
@@ -21,6 +22,17 @@ import { panicPlaybook } from "./panic.js";
 import { stackOverflowPlaybook } from "./stack-overflow.js";
 
 export { factsOf, type Facts } from "./facts.js";
+
+/** The crashing thread's backtrace every playbook reads (`bt 40`, which triage already ran). */
+export const BACKTRACE = "bt 40";
+
+/** That backtrace parsed, and the frame right above the culprit (what the culprit called last). */
+export function backtraceOf(evidence: Evidence, facts: Facts): { found: Found | null; frames: Frame[]; above: Frame | null } {
+  const found = evidence.find(BACKTRACE);
+  const frames = found?.ok ? parseBacktrace(found.output).frames : [];
+  const above = frames.find((f) => f.level === (facts.culprit?.level ?? 0) - 1) ?? null;
+  return { found, frames, above };
+}
 
 export interface Verdict {
   status: Exclude<HypothesisStatus, "untested">;

@@ -6,7 +6,7 @@ import { isRuntimeFrame, normalizeFunctionName, parseDisassembly, parseMappings,
 import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook, type Verdict } from "./index.js";
+import { alternativesText, BACKTRACE, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook, type Verdict } from "./index.js";
 import { listCommand, originsOf, quotedOrigins, type OriginLine, type QuotedOrigin } from "./origins.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
 import { dereferences, identifiers, indexedAccesses, passedPointers } from "./source.js";
@@ -739,7 +739,7 @@ export function variables(output: string): string {
 function poisonedArguments(facts: Facts, evidence: Evidence, c: Citations): string {
   const poisoned = [...facts.args.entries()].filter(([, v]) => /^\d{6,}$/.test(v) && looksPoisoned(BigInt(v)));
   if (poisoned.length === 0) return "";
-  const bt = evidence.find("bt 40");
+  const bt = evidence.find(BACKTRACE);
   return `${poisoned.map(([name, v]) => `\`${name}\` = ${v} = ${hex(BigInt(v))}`).join(", ")}${c.cite(bt)}: a fill pattern or sentinel was passed in, not a value the program issued.`;
 }
 
@@ -769,7 +769,7 @@ export function concurrencyQuestion(facts: Facts): OpenQuestion[] {
 /** The conclusion when no hypothesis was confirmed: what is known, stated as such. */
 export function undetermined(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, open: string): Draft {
   const c = new Citations();
-  const bt = evidence.find(`bt ${40}`) ?? evidence.find("bt 40");
+  const bt = evidence.find(`bt ${40}`) ?? evidence.find(BACKTRACE);
   const info = evidence.find("p $_siginfo");
   const summary = `The process died with ${facts.crash.signal ?? "no signal"}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}${c.cite(info)} in ${where(facts.culprit)}${c.cite(bt)}; the analysis could not establish ${open}.`;
   const tested = alternativesText(hypotheses, null);

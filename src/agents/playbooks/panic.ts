@@ -1,8 +1,8 @@
 /** Rust (and other runtime) panics: which API panicked, on what value, called from where. */
-import { normalizeFunctionName, parseBacktrace } from "../../analyzers/index.js";
+import { normalizeFunctionName } from "../../analyzers/index.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { callPath, where } from "./prose.js";
@@ -24,9 +24,7 @@ const PANIC_APIS: [RegExp, string][] = [
 
 export function panicPlaybook(facts: Facts): Playbook {
   const entry = (evidence: Evidence) => {
-    const found = evidence.find("bt 40");
-    const frames = found?.ok ? parseBacktrace(found.output).frames : [];
-    const above = frames.find((f) => f.level === (facts.culprit?.level ?? 0) - 1);
+    const { found, above } = backtraceOf(evidence, facts);
     const name = above?.function ? normalizeFunctionName(above.function) : null;
     for (const [pattern, text] of PANIC_APIS) {
       const match = name ? pattern.exec(name) : null;
@@ -39,7 +37,7 @@ export function panicPlaybook(facts: Facts): Playbook {
   const ownCall: PlannedHypothesis = {
     rule: "own-call-panicked",
     statement: `${where(facts.culprit)} itself panicked through a checked API (expect/unwrap, indexing, arithmetic) on a value it did not expect`,
-    plan: [["bt 40", locals, args]],
+    plan: [[BACKTRACE, locals, args]],
     judge(evidence) {
       const { found, name, what } = entry(evidence);
       const c = new Citations();
@@ -55,7 +53,7 @@ export function panicPlaybook(facts: Facts): Playbook {
   const library: PlannedHypothesis = {
     rule: "library-panicked",
     statement: "a library the culprit called panicked on an internal error",
-    plan: [["bt 40"]],
+    plan: [[BACKTRACE]],
     judge(evidence) {
       const { found, what, name } = entry(evidence);
       if (what) return verdict("rejected", `The culprit called \`${name}\` directly${new Citations().cite(found)}: the panic is its own check, not a library's internal error.`, found);

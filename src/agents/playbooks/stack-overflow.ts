@@ -4,7 +4,7 @@
  */
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, plural, where } from "./prose.js";
@@ -96,9 +96,9 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
     statement: cycle.length
       ? `${cycle.map((f) => `\`${f}\``).join(" → ")} recursed without bound until the stack ran out (about ${plural(depth, "frame")})`
       : `unbounded recursion ran the stack out`,
-    plan: [["bt 40", `info frame level ${inner}`, `info frame level ${inner + 1}`]],
+    plan: [[BACKTRACE, `info frame level ${inner}`, `info frame level ${inner + 1}`]],
     judge(evidence) {
-      const bt = evidence.find("bt 40");
+      const bt = evidence.find(BACKTRACE);
       const size = frameBytes(evidence, inner);
       const info = evidence.find("p $_siginfo");
       const c = new Citations();
@@ -153,7 +153,7 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
       const call = recursiveCall === null ? null : evidence.find(facts.list(recursiveCall) ?? "");
       const state = pointerArgs.map((name) => ({ name, found: evidence.find(at(`p *${name}`)) })).filter((s) => printed(s.found) !== null);
       const locals = evidence.find(at("info locals"));
-      const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find("bt 40"))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find("p $_siginfo"))}.`;
+      const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find(BACKTRACE))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find("p $_siginfo"))}.`;
       const rootCause = [
         call?.ok ? `It recurses at ${basename(facts.culprit?.file ?? "")}:${recursiveCall}: \`${listedCode(call)}\`${c.cite(call)}, once per level of nesting in its input.` : "",
         state.length ? `At the fault its input state was ${state.map((s) => `\`*${s.name}\` = ${printed(s.found)}${c.cite(s.found)}`).join("; ")}.` : "",
