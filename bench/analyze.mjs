@@ -5,44 +5,26 @@
 // with a local server in the OpenAI protocol standing in for the model. Prints what this one run
 // measured (medians of BENCH_RUNS runs); prompt tokens are estimated at 4 characters a token, as
 // the model layer budgets them.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import os from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { crashCore as crashCoreIn, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
-const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const out = join(root, "bench", "out", "analyze");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const bin = join(root, "bin", "dumpdbg.js");
-
-if (!existsSync(join(root, "dist", "analysis.js"))) {
-  console.error("bench: build first (npm run build)");
-  process.exit(2);
-}
+requireBuild("analysis.js");
 const { triage } = await import(join(root, "dist", "analyzers", "triage.js"));
 const { GdbSession } = await import(join(root, "dist", "debuggers", "gdb", "gdb-session.js"));
-
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-const programs = join(root, "tests", "fixtures", "programs");
-
-/** Builds a program and dumps its crash with gdb, which works whatever the kernel's core_pattern. */
-function crashCore(name, source) {
-  const exe = join(out, name);
-  const core = join(out, `${name}.core`);
-  execFileSync("gcc", ["-g", "-O0", "-pthread", "-o", exe, source]);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${core}`, exe], { stdio: "ignore" });
-  return { exe, core };
-}
+const out = freshOut("analyze");
+const crashCore = (name, source) => crashCoreIn(out, name, source);
 
 const typical = crashCore("null-deref", join(programs, "null-deref.c"));
 const manySource = join(out, "many-threads-1000.c");
 writeFileSync(manySource, readFileSync(join(programs, "many-threads.c"), "utf8").replace(/#define CONNECTIONS \d+/, "#define CONNECTIONS 1000"));
 const many = crashCore("many-threads-1000", manySource);
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function cli(args, env = {}) {
   return new Promise((resolve, reject) => {

@@ -2,28 +2,15 @@
 // bench/exec: 200 read-only commands on one core through `dumpdbg exec`, through one `gdb -batch`
 // with the same commands as -ex, and through a fresh `gdb -batch` per command. Prints ratios
 // measured in this one run, and the wall time of `dumpdbg --version`.
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
-const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, "bin", "dumpdbg.js");
-const out = join(root, "bench", "out", "exec");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
+requireBuild(join("cli", "main.js"));
 
-if (!existsSync(join(root, "dist", "cli", "main.js"))) {
-  console.error("bench: build first (npm run build)");
-  process.exit(2);
-}
-
-// A multi-threaded crash, so `info threads` and `bt` have something to say.
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-const exe = join(out, "thread-crash");
-const core = join(out, "core");
-execFileSync("gcc", ["-g", "-O0", "-pthread", "-o", exe, join(root, "tests", "fixtures", "programs", "null-deref.c")]);
-execFileSync("gdb", ["-nx", "-batch", "-ex", "run", "-ex", `generate-core-file ${core}`, exe], { stdio: "ignore" });
+const { exe, core } = crashCore(freshOut("exec"), "null-deref", join(programs, "null-deref.c"));
 
 const mix = ["bt", "info registers", "x/32xg $sp", "p $_siginfo", "info threads"];
 const commands = Array.from({ length: 200 }, (_, i) => mix[i % mix.length]);
@@ -35,11 +22,6 @@ function time(file, args) {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`${file} ${args.slice(0, 3).join(" ")} failed: ${result.stderr}`);
   return ms;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 const dumpdbgArgs = [bin, "exec", core, "--exe", exe, "--json", ...commands.flatMap((c) => ["-c", c])];

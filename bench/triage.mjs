@@ -2,48 +2,23 @@
 // bench/triage: crash triage on a typical core (one thread, a null dereference) against one
 // `gdb -batch` running the same commands as -ex, and triage on a core of 500 threads. Prints the
 // times and ratios measured in this one run (medians of BENCH_RUNS runs).
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { crashCore as crashCoreIn, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
-const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const out = join(root, "bench", "out", "triage");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const compiled = join(root, "dist", "analyzers", "triage.js");
-
-if (!existsSync(compiled)) {
-  console.error("bench: build first (npm run build)");
-  process.exit(2);
-}
-const { triage } = await import(compiled);
+requireBuild(join("analyzers", "triage.js"));
+const { triage } = await import(join(root, "dist", "analyzers", "triage.js"));
 const { GdbSession } = await import(join(root, "dist", "debuggers", "gdb", "gdb-session.js"));
-
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-const programs = join(root, "tests", "fixtures", "programs");
-
-/** Builds a program and dumps its crash with gdb, which works whatever the kernel's core_pattern. */
-function crashCore(name, source) {
-  const exe = join(out, name);
-  const core = join(out, `${name}.core`);
-  execFileSync("gcc", ["-g", "-O0", "-pthread", "-o", exe, source]);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${core}`, exe], {
-    stdio: "ignore",
-  });
-  return { exe, core };
-}
+const out = freshOut("triage");
+const crashCore = (name, source) => crashCoreIn(out, name, source);
 
 const typical = crashCore("null-deref", join(programs, "null-deref.c"));
 // The many-threads fixture with 500 connection threads instead of 200.
 const manySource = join(out, "many-threads-500.c");
 writeFileSync(manySource, readFileSync(join(programs, "many-threads.c"), "utf8").replace(/#define CONNECTIONS \d+/, "#define CONNECTIONS 500"));
 const many = crashCore("many-threads-500", manySource);
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** Opens the dump, triages it, closes: what `dumpdbg triage` does. */
 async function timeTriage({ exe, core }) {
