@@ -19,6 +19,7 @@ import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type M
 import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
 import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
+import { reopenDump } from "./session-dump.js";
 import { buildAnalysisGraph } from "./workflows.js";
 
 export interface AnalysisOptions {
@@ -87,8 +88,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   const meta = loadSession(options.sessionsDir, id);
   if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is ${join(options.outDir, `${id}.md`)}`);
   const models = await resolveModels(options.models);
-  const exe = options.open.exe ?? meta.executable;
-  const opened = await openDump({ ...options.open, dump: meta.dump, ...(exe ? { exe } : {}), gdb: options.open.gdb ?? meta.debugger.path });
+  const opened = await reopenDump(meta, options.open);
   options.progress(`resuming session ${id}; models: ${models.describe()}`);
   return run(id, opened, models, options, started, async (runtime, graph, config) => {
     const saved = await graph.getState(config);

@@ -4,7 +4,8 @@
  * session's lock and reopens the dump; `analyze --chat` hands over its own, still open.
  */
 import { readFileSync } from "node:fs";
-import { openDump, type OpenDumpOptions } from "./debuggers/open.js";
+import type { OpenDumpOptions } from "./debuggers/open.js";
+import { reopenDump } from "./session-dump.js";
 import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
 import type { ChatExchange } from "./report/index.js";
@@ -43,12 +44,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
   };
   try {
     const open = options.openOptions(meta.dump);
-    const dump = await openDump({
-      ...open,
-      ...(open.exe === undefined && meta.executable !== null ? { exe: meta.executable } : {}),
-      // The debugger the analysis used, unless the user or the environment names another now.
-      gdb: open.gdb ?? process.env.DUMPDBG_GDB ?? meta.debugger.path,
-    });
+    const dump = await reopenDump(meta, open);
     opened.push(() => dump.session.close());
     const store = EvidenceStore.open(paths.evidenceDb);
     opened.push(() => store.close());
