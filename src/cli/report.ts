@@ -2,8 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSession, sessionPaths } from "../evidence/sessions.js";
-import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
-import { ReportSchema } from "../report/schema.js";
+import { parseReportDocument, REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions.js";
 
@@ -40,8 +39,7 @@ function readDocument(path: string, id: string, state: string): ReportDocument {
     throw new ExitError(ExitCode.badInput, `session ${id} has no saved report (state: ${state}); ${next}`);
   }
   try {
-    const parsed = JSON.parse(text) as ReportDocument;
-    return { report: ReportSchema.parse(parsed.report), details: parsed.details ?? {} };
+    return parseReportDocument(JSON.parse(text));
   } catch {
     throw new ExitError(ExitCode.badInput, `${path} is damaged; run the analysis again`);
   }

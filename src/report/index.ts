@@ -4,6 +4,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { HTML_MARKER, renderHtml } from "./html.js";
 import { renderJson } from "./json.js";
+import { ReportSchema } from "./schema.js";
 import { MARKDOWN_MARKER, renderMarkdown, type ReportDocument, type SourceExcerpt } from "./markdown.js";
 
 export { renderHtml } from "./html.js";
@@ -27,6 +28,13 @@ export const REPORT_FORMATS = ["md", "html", "json"] as const;
 
 /** The file in a session folder holding the rendered document, from which reports are re-rendered. */
 export const REPORT_DOCUMENT = "report.json";
+
+/** A saved document, checked: the report against the schema; details are optional extras. */
+export function parseReportDocument(value: unknown): ReportDocument {
+  const doc = (value ?? {}) as { report?: unknown; details?: unknown };
+  const details = typeof doc.details === "object" && doc.details !== null ? (doc.details as ReportDocument["details"]) : {};
+  return { report: ReportSchema.parse(doc.report), details };
+}
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** A report file exists at the destination that dumpdbg did not write: it is the user's, left alone. */

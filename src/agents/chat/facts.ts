@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { triage } from "../../analyzers/triage.js";
 import type { EvidenceStore } from "../../evidence/store.js";
-import { REPORT_DOCUMENT, type ReportDetails, type ReportDocument } from "../../report/index.js";
+import { parseReportDocument, REPORT_DOCUMENT, type ReportDocument } from "../../report/index.js";
 import { ReportSchema, type Crash } from "../../report/schema.js";
 import type { CommandExecutor } from "../executor.js";
 
@@ -40,11 +40,7 @@ export interface FactsLocation {
 export async function loadFacts(where: FactsLocation, executor: CommandExecutor): Promise<ChatFacts> {
   const warnings: string[] = [];
   const documentFile = join(where.sessionDir, REPORT_DOCUMENT);
-  const document = readJson(documentFile, warnings, (value) => {
-    const doc = value as { report?: unknown; details?: unknown };
-    const details = typeof doc.details === "object" && doc.details !== null ? (doc.details as ReportDetails) : {};
-    return { report: ReportSchema.parse(doc.report), details };
-  });
+  const document = readJson(documentFile, warnings, parseReportDocument);
   if (document) return { crash: document.report.crash, document, origin: "document", source: documentFile, warnings };
 
   const reportFile = join(where.reportsDir, `${where.sessionId}.json`);
