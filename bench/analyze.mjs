@@ -17,6 +17,7 @@ const bin = join(root, "bin", "dumpdbg.js");
 requireBuild("analysis.js");
 const { triage } = await import(join(root, "dist", "analyzers", "triage.js"));
 const { GdbSession } = await import(join(root, "dist", "debuggers", "gdb", "gdb-session.js"));
+const { askSession } = await import(join(root, "dist", "debuggers", "inspector.js"));
 const out = freshOut("analyze");
 const crashCore = (name, source) => crashCoreIn(out, name, source);
 
@@ -53,7 +54,7 @@ async function triageCommands({ exe, core }) {
   const session = new GdbSession({ dump: core, executable: exe });
   await session.open();
   try {
-    return (await triage((command) => session.run(command))).commands;
+    return (await triage(askSession(session))).commands;
   } finally {
     await session.close();
   }

@@ -11,6 +11,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 3);
 requireBuild(join("analyzers", "triage.js"));
 const { triage } = await import(join(root, "dist", "analyzers", "triage.js"));
 const { GdbSession } = await import(join(root, "dist", "debuggers", "gdb", "gdb-session.js"));
+const { askSession } = await import(join(root, "dist", "debuggers", "inspector.js"));
 const out = freshOut("triage");
 const crashCore = (name, source) => crashCoreIn(out, name, source);
 
@@ -26,7 +27,7 @@ async function timeTriage({ exe, core }) {
   const session = new GdbSession({ dump: core, executable: exe });
   await session.open();
   const opened = performance.now();
-  const result = await triage((command) => session.run(command));
+  const result = await triage(askSession(session));
   const triaged = performance.now();
   await session.close();
   return { totalMs: performance.now() - started, triageMs: triaged - opened, result };

@@ -103,7 +103,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 
 /** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
-  const triage = await runTriage(runtime.executor.runner("triage"));
+  const triage = await runTriage(runtime.executor.asker("triage"));
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
   const triageEvidence = Object.fromEntries(
     triage.commands.flatMap((command) => {
@@ -148,7 +148,7 @@ async function run(
       process.stderr.write(`dumpdbg: ${usage.format()}; resume with "dumpdbg resume ${id}"\n`);
       updateSession(root, id, { state: "interrupted" });
     });
-    const envValues = models.redact && leavesMachine(models) ? await readEnvironment(executor.runner("triage")) : [];
+    const envValues = models.redact && leavesMachine(models) ? await readEnvironment(executor.asker("triage")) : [];
     const meta = loadSession(root, id);
     const runtime: Runtime = {
       session: opened.session,

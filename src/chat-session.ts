@@ -4,7 +4,9 @@
  * session's lock and reopens the dump; `analyze --chat` hands over its own, still open.
  */
 import { readFileSync } from "node:fs";
+import { inspectDump, type DumpInfo } from "./debuggers/dump.js";
 import type { OpenDumpOptions } from "./debuggers/open.js";
+import type { Vocabulary } from "./debuggers/probe.js";
 import { reopenDump } from "./session-dump.js";
 import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
@@ -17,6 +19,10 @@ export interface ChatSession {
   dir: string;
   store: EvidenceStore;
   executor: CommandExecutor;
+  /** How the session's debugger says each probe and reads its output. */
+  vocabulary: Vocabulary;
+  /** What the dump file's own notes say (its process id among them); null when it cannot be read. */
+  dump: DumpInfo | null;
   transcript: Transcript;
   /** One-line warnings from opening the dump. */
   warnings: string[];
@@ -59,7 +65,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
     });
     // A session chatted in is in use: `sessions cleanup --days` goes by this date.
     updateSession(root, id, {});
-    return { meta, dir: paths.dir, store, executor, transcript, warnings: dump.warnings, close: closeAll };
+    return { meta, dir: paths.dir, store, executor, vocabulary: dump.session.vocabulary, dump: dump.dump, transcript, warnings: dump.warnings, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
@@ -72,7 +78,25 @@ export function adoptChatSession(
   id: string,
   open: { store: EvidenceStore; executor: CommandExecutor; transcript: Transcript },
 ): ChatSession {
-  return { ...open, meta: loadSession(root, id), dir: sessionPaths(root, id).dir, warnings: [], close: async () => undefined };
+  const meta = loadSession(root, id);
+  return {
+    ...open,
+    meta,
+    dir: sessionPaths(root, id).dir,
+    vocabulary: open.executor.vocabulary,
+    dump: dumpNotes(meta.dump),
+    warnings: [],
+    close: async () => undefined,
+  };
+}
+
+/** The dump's own notes; the analysis already opened the dump, so a failure here only loses them. */
+function dumpNotes(path: string): DumpInfo | null {
+  try {
+    return inspectDump(path);
+  } catch {
+    return null;
+  }
 }
 
 /** The questions answered in this session's earlier chats, from its transcript, oldest first. */

@@ -6,6 +6,7 @@
  */
 import { Annotation } from "@langchain/langgraph";
 import type { TriageResult } from "./analyzers/index.js";
+import type { Probe } from "./debuggers/probe.js";
 import type { CommandErrorType } from "./debuggers/session.js";
 import type { TokenCount } from "./llm/index.js";
 import type { Report } from "./report/schema.js";
@@ -20,8 +21,11 @@ export interface Hypothesis {
   origin: "playbook" | "model";
   /** The playbook entry that tests and judges it offline; null for a hypothesis a model formed. */
   rule: string | null;
-  /** Commands that test it, in rounds: the first tests it, the next gather more when it is inconclusive. */
-  plan: string[][];
+  /**
+   * Probes that test it, in rounds: the first tests it, the next gather more when it is inconclusive.
+   * A model's commands are `command` probes in the debugger's own language.
+   */
+  plan: Probe[][];
   /** Rounds of the plan run so far. */
   rounds: number;
   status: HypothesisStatus;
@@ -35,6 +39,7 @@ export type CommandAgent = "tester" | "investigator" | "responder";
 /** One command an agent had run, as the executor reported it. */
 export interface Observation {
   evidenceId: string;
+  /** The command as the debugger ran it (a probe rendered in its syntax). */
   command: string;
   agent: CommandAgent;
   /** The hypothesis it tested, for the tester's commands. */
@@ -58,8 +63,8 @@ export interface Conclusion {
 export interface Issue {
   /** What is missing or unsupported. */
   text: string;
-  /** Commands that would settle it; empty when a post-mortem cannot. */
-  commands: string[];
+  /** Probes that would settle it; empty when a post-mortem cannot. */
+  commands: Probe[];
   /** The question to put to the user if it stays open. */
   question: string;
 }

@@ -1,5 +1,6 @@
 /** What the agents' prompts say about the analysis so far, and checks on what models answer. */
 import { formatTriage } from "../analyzers/index.js";
+import { probeKey, type Probe } from "../debuggers/probe.js";
 import type { EvidenceStore } from "../evidence/store.js";
 import type { Hypothesis, State } from "../state.js";
 import { requireTriage } from "./runtime.js";
@@ -31,7 +32,13 @@ export function supportingIds(ids: string[], store: EvidenceStore): string[] {
   return existingIds(ids, store).filter((id) => store.get(id)?.ok === true);
 }
 
-/** Commands a model proposed, trimmed, without empty ones or repeats, at most `max`. */
-export function cleanCommands(commands: string[], max: number): string[] {
-  return [...new Set(commands.map((c) => c.trim()).filter((c) => c !== ""))].slice(0, max);
+/** Commands a model proposed in the debugger's language, trimmed, without empty ones or repeats, at most `max`. */
+export function cleanCommands(commands: string[], max: number): Probe[] {
+  return [...new Set(commands.map((c) => c.trim()).filter((c) => c !== ""))].slice(0, max).map((text) => ({ kind: "command", text }));
+}
+
+/** Probes without repeats, at most `max`, in order. */
+export function distinctProbes(probes: Probe[], max: number): Probe[] {
+  const seen = new Set<string>();
+  return probes.filter((probe) => !seen.has(probeKey(probe)) && seen.add(probeKey(probe))).slice(0, max);
 }

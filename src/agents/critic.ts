@@ -6,6 +6,7 @@
  */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
+import { probes } from "../debuggers/probe.js";
 import type { Issue, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { evidenceIndex, evidenceOf, type Evidence } from "./evidence.js";
@@ -35,10 +36,12 @@ export async function critic(state: State, config: LangGraphRunnableConfig): Pro
       hypotheses: hypothesesText(state.hypotheses),
       evidence: evidenceIndex(runtime.store),
       triage: triageText(state),
+      debugger: runtime.session.backend,
+      syntax: runtime.session.vocabulary.syntax,
     }, Review);
 
     const facts = factsOf(requireTriage(state), runtime.homeThread);
-    const checks = mechanicalChecks(state, facts, evidenceOf(state, runtime.store));
+    const checks = mechanicalChecks(state, facts, evidenceOf(state, runtime.store, runtime.session.vocabulary));
     // The mechanical checks always run; beyond them a model raises its own issues, and the offline
     // critic what no dump of this kind can show.
     const judged = asked.value
@@ -88,21 +91,21 @@ function mechanicalChecks(state: State, facts: Facts, evidence: Evidence): Issue
     issues.push({ text: `The confidence (${conclusion.confidence}) is high although no hypothesis was confirmed.`, commands: [], question: "What else do you know about the failure that could confirm a cause?" });
   }
   if (facts.culprit) {
-    const frame = [facts.inCulprit("info locals"), facts.inCulprit("info args")];
-    const missing = frame.filter((command) => evidence.find(command) === null);
+    const frame = [facts.inCulprit(probes.locals()), facts.inCulprit(probes.arguments())];
+    const missing = frame.filter((probe) => evidence.find(probe) === null);
     if (missing.length > 0) {
       issues.push({
-        text: `The culprit frame ${facts.fn ? `(\`${facts.fn}\`) ` : ""}was not fully examined: its ${missing.map((c) => (c.endsWith("locals") ? "locals" : "arguments")).join(" and ")} are not in the evidence.`,
+        text: `The culprit frame ${facts.fn ? `(\`${facts.fn}\`) ` : ""}was not fully examined: its ${missing.map((p) => (p.kind === "locals" ? "locals" : "arguments")).join(" and ")} are not in the evidence.`,
         commands: missing,
         question: `What values should ${facts.fn ?? "the culprit"}'s arguments and locals have at this point?`,
       });
     }
   }
-  const caller = facts.inCaller("info locals");
+  const caller = facts.inCaller(probes.locals());
   if (caller && evidence.find(caller) === null) {
     issues.push({
       text: "The caller's frame was not examined: where the bad values came from is not shown.",
-      commands: [caller, facts.inCaller("info args")].filter((c): c is string => c !== null),
+      commands: [caller, facts.inCaller(probes.arguments())].filter((p) => p !== null),
       question: "How does the caller obtain the values it passes down?",
     });
   }

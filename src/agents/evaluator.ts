@@ -24,6 +24,7 @@ export async function evaluator(state: State, config: LangGraphRunnableConfig): 
       hypothesis: `${current.id}: ${current.statement}`,
       outputs: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
+      debugger: runtime.session.backend,
     }, Judgement);
     const judged: Verdict = asked.value ? checked(asked.value, current, runtime) : offlineVerdict(state, current, runtime);
     const updated: Hypothesis = { ...current, status: judged.status, finding: judged.finding, evidenceIds: [...new Set([...judged.evidenceIds, ...current.evidenceIds])] };
@@ -57,5 +58,5 @@ function offlineVerdict(state: State, hypothesis: Hypothesis, runtime: Runtime):
   if (!planned) {
     return { status: "inconclusive", finding: "No offline rule judges this hypothesis, and the model could not; its evidence is listed for a human to read.", evidenceIds: hypothesis.evidenceIds };
   }
-  return planned.judge(evidenceOf(state, runtime.store));
+  return planned.judge(evidenceOf(state, runtime.store, runtime.session.vocabulary));
 }

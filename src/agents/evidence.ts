@@ -1,40 +1,52 @@
 /**
- * The evidence of this analysis as the agents read it: by command, the latest run of each (triage's
- * own commands included), with the output read from the store only when a rule asks for it.
+ * The evidence of this analysis as the agents read it: by probe, the latest run of each (triage's
+ * own included), with the output read from the store, and into the model, only when a rule asks.
+ * A probe is found by the command the session's debugger renders it as, which is what ran.
  */
+import type { Probe, Reading, Vocabulary } from "../debuggers/probe.js";
 import { commandKey, type EvidenceStore } from "../evidence/store.js";
 import type { State } from "../state.js";
 
-export interface Found {
+export interface Found<P extends Probe = Probe> {
   id: string;
   ok: boolean;
   summary: string;
+  /** The debugger's output, as it printed it. */
   output: string;
+  /** What was asked, and the command it ran as. */
+  probe: P;
+  command: string;
+  /** The output read into the model; null when the command failed. */
+  reading: Reading<P> | null;
 }
 
 export interface Evidence {
-  /** The latest evidence of `command` in this analysis, or null when it never ran. */
-  find(command: string): Found | null;
+  /** The latest evidence of `probe` in this analysis, or null when it never ran (or there is no probe). */
+  find<P extends Probe>(probe: P | null): Found<P> | null;
   /** Whether the evidence id exists in the session's store. */
   exists(id: string): boolean;
   /** Whether the evidence id exists and its command succeeded. */
   succeeded(id: string): boolean;
 }
 
-export function evidenceOf(state: State, store: EvidenceStore): Evidence {
+export function evidenceOf(state: State, store: EvidenceStore, vocabulary: Vocabulary): Evidence {
   const latest = new Map<string, string>();
   for (const [command, id] of Object.entries(state.triageEvidence)) latest.set(commandKey(command), id);
   for (const observation of state.observations) latest.set(commandKey(observation.command), observation.evidenceId);
   const cache = new Map<string, Found | null>();
   return {
-    find(command) {
+    find<P extends Probe>(probe: P | null): Found<P> | null {
+      if (probe === null) return null;
+      const command = vocabulary.render(probe);
       const id = latest.get(commandKey(command));
       if (id === undefined) return null;
-      if (!cache.has(id)) {
+      const key = `${id}\u0000${command}`;
+      if (!cache.has(key)) {
         const record = store.get(id);
-        cache.set(id, record && { id, ok: record.ok, summary: record.summary, output: record.ok ? store.output(id) : "" });
+        const output = record?.ok ? store.output(id) : "";
+        cache.set(key, record && { id, ok: record.ok, summary: record.summary, output, probe, command, reading: record.ok ? vocabulary.read(probe, output) : null });
       }
-      return cache.get(id) ?? null;
+      return (cache.get(key) ?? null) as Found<P> | null;
     },
     exists: (id) => store.get(id) !== null,
     succeeded: (id) => store.get(id)?.ok === true,

@@ -4,9 +4,10 @@
  * The same command in the same thread/frame context is served from the store, not re-run.
  */
 import { analyzeOutput } from "../analyzers/registry.js";
-import type { CommandRunner } from "../analyzers/triage.js";
 import { runGuarded } from "../debuggers/guard.js";
-import type { CommandErrorType, CommandResult, DebuggerSession, SessionContext } from "../debuggers/session.js";
+import { answerOf, type Ask } from "../debuggers/inspector.js";
+import type { Probe, Vocabulary } from "../debuggers/probe.js";
+import type { Backend, CommandErrorType, CommandResult, DebuggerSession, SessionContext } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
 import { commandKey, type EvidenceSource, type EvidenceStore } from "../evidence/store.js";
 
@@ -34,9 +35,6 @@ export interface ExecutorOptions {
   timeoutMs?: number;
 }
 
-/** Commands whose effect is to move the session's selection: re-running them is the point. */
-const SELECTION_CHANGE = /^\s*(thread|t|thr|frame|f|up|down|select-frame)(\s+(?!apply\b)\S.*)?$/;
-
 export class CommandExecutor {
   /** Total time spent waiting for the debugger, for the report's timings. */
   debuggerMs = 0;
@@ -46,9 +44,24 @@ export class CommandExecutor {
 
   constructor(private readonly options: ExecutorOptions) {}
 
-  /** Runs (or recalls) one command proposed by an agent, the chat or the user, through the policy. */
-  async run(command: string, source: EvidenceSource): Promise<ExecutedCommand> {
-    const { record, result, cached } = await this.execute(command, source, true);
+  /** Which debugger runs the commands. */
+  get backend(): Backend {
+    return this.options.session.backend;
+  }
+
+  /** How the session's debugger says each probe and reads its output. */
+  get vocabulary(): Vocabulary {
+    return this.options.session.vocabulary;
+  }
+
+  /**
+   * Runs (or recalls) one step an agent, the chat or the user asked for: a probe of our own, or a
+   * command in the debugger's language that a model or user proposed, which passes the policy.
+   */
+  async run(step: Probe | string, source: EvidenceSource): Promise<ExecutedCommand> {
+    const probe: Probe = typeof step === "string" ? { kind: "command", text: step } : step;
+    const command = this.options.session.vocabulary.render(probe);
+    const { record, result, cached } = await this.execute(command, probe, source, probe.kind === "command");
     const findings = Array.isArray(record.findings) ? (record.findings as string[]) : [];
     return {
       evidenceId: record.id,
@@ -65,20 +78,20 @@ export class CommandExecutor {
   }
 
   /**
-   * A runner for our own fixed commands (triage): they skip the policy, which guards what models,
-   * the chat and users propose, but are stored as evidence like everything else.
+   * Asks our own probes (triage's): they skip the policy, which guards what models, the chat and
+   * users propose, but are stored as evidence like everything else.
    */
-  runner(source: EvidenceSource): CommandRunner {
-    return async (command) => {
-      const { record, result } = await this.execute(command, source, false);
-      return result ?? {
-        command,
+  asker(source: EvidenceSource): Ask {
+    return async (probe) => {
+      const command = this.options.session.vocabulary.render(probe);
+      const { record, result } = await this.execute(command, probe, source, false);
+      const output = result?.output ?? this.options.store.output(record.id);
+      return answerOf(this.options.session.vocabulary, probe, command, {
         ok: record.ok,
-        output: this.options.store.output(record.id),
-        ...(record.errorType ? { errorType: record.errorType, error: record.summary } : {}),
-        ms: 0,
-        context: this.options.session.context(),
-      };
+        output,
+        errorType: record.errorType,
+        error: result?.error ?? (record.ok ? null : record.summary),
+      });
     };
   }
 
@@ -87,11 +100,12 @@ export class CommandExecutor {
     return this.lastIds.get(commandKey(command)) ?? null;
   }
 
-  private async execute(command: string, source: EvidenceSource, guarded: boolean) {
+  private async execute(command: string, probe: Probe, source: EvidenceSource, guarded: boolean) {
     const { session, store } = this.options;
     const before = session.context();
     const evidenceContext = { thread: before.selectedThread?.id ?? null, frame: before.selectedFrame?.level ?? null };
-    if (!SELECTION_CHANGE.test(command)) {
+    // A command that moves the selection is re-run: moving it is the point.
+    if (!session.vocabulary.movesSelection(command)) {
       const hit = store.findCached(command, session.backend, evidenceContext);
       // The store keeps out transient failures (timeouts, a dead debugger, refusals); a gdb error
       // on the same command in the same place is as deterministic as its output.
@@ -114,7 +128,9 @@ export class CommandExecutor {
       : await session.run(command, this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {});
     this.debuggerMs += result.ms;
 
-    const analysis = result.ok ? analyzeOutput(command, session.backend, result.output) : null;
+    // A command typed in the debugger's language is read as the probe it is, when it is one.
+    const known = probe.kind === "command" ? session.vocabulary.recognise(command) : probe;
+    const analysis = result.ok && known ? analyzeOutput(known, session.vocabulary, result.output) : null;
     const summary = result.ok
       ? analysis?.summary ?? firstLine(result.output) ?? "(no output)"
       : `${result.errorType}: ${result.error ?? "failed"}`;

@@ -36,7 +36,9 @@ export async function hypothesis(state: State, config: LangGraphRunnableConfig):
       issue: state.issue ?? "(none given)",
       triage: triageText(state),
       tried: hypothesesText(state.hypotheses),
-      candidates: candidates.map((h) => `${h.rule}: ${h.statement} — commands: ${h.plan[0]?.join("; ") ?? ""}`).join("\n") || "(none)",
+      candidates: candidates.map((h) => `${h.rule}: ${h.statement} — commands: ${(h.plan[0] ?? []).map((probe) => runtime.session.vocabulary.render(probe)).join("; ")}`).join("\n") || "(none)",
+      debugger: runtime.session.backend,
+      syntax: runtime.session.vocabulary.syntax,
       wanted: String(wanted),
     }, Proposal);
 

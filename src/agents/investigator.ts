@@ -22,6 +22,8 @@ export async function investigator(state: State, config: LangGraphRunnableConfig
       hypotheses: hypothesesText(state.hypotheses),
       evidence: evidenceIndex(runtime.store),
       triage: triageText(state),
+      debugger: runtime.session.backend,
+      syntax: runtime.session.vocabulary.syntax,
     }, Commands);
 
     const observations: Observation[] = [];
@@ -31,7 +33,7 @@ export async function investigator(state: State, config: LangGraphRunnableConfig
       const playbook = playbookFor(factsOf(requireTriage(state), runtime.homeThread));
       // Each round sees what the previous printed: a heap walk reads one chunk header at a time.
       while (observations.length < COMMANDS_PER_STEP) {
-        const evidence = evidenceOf({ ...state, observations: [...state.observations, ...observations] }, runtime.store);
+        const evidence = evidenceOf({ ...state, observations: [...state.observations, ...observations] }, runtime.store, runtime.session.vocabulary);
         const next = playbook.investigate(target.rule, evidence).slice(0, COMMANDS_PER_STEP - observations.length);
         if (next.length === 0) break;
         observations.push(...(await runCommands(runtime, "investigator", next)));

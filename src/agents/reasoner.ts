@@ -42,7 +42,7 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
     if (asked.value && !rejected) {
       conclusion = { ...asked.value, evidenceIds: existingIds(asked.value.evidenceIds, runtime.store), confidence: earnedConfidence(asked.value, state, runtime) };
     } else {
-      const draft = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store));
+      const draft = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store, runtime.session.vocabulary));
       conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
     }
     const skipped = untested(state);

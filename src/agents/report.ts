@@ -4,12 +4,13 @@
  */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
-import { normalizeFunctionName, parseRegisters, parseThreads, type TriageResult } from "../analyzers/index.js";
+import { normalizeFunctionName, type TriageResult } from "../analyzers/index.js";
+import type { ThreadSummary as DumpThread } from "../debuggers/model.js";
 import { sourceExcerpt, type ReportDetails, type ThreadSummary } from "../report/index.js";
 import { ReportSchema, type Report } from "../report/schema.js";
 import type { Spent, State, Update } from "../state.js";
 import { evidenceOf } from "./evidence.js";
-import { factsOf, playbookFor } from "./playbooks/index.js";
+import { factsOf, playbookFor, REGISTERS, THREADS } from "./playbooks/index.js";
 import { unknownCitations } from "./context.js";
 import { ask, requireTriage, step, type Runtime } from "./runtime.js";
 
@@ -103,9 +104,9 @@ export async function composeReport(state: State, runtime: Runtime, ownSpend: Sp
 }
 
 async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, concluded: string[]): Promise<ReportDetails> {
-  const evidence = evidenceOf(state, runtime.store);
-  const registers = evidence.find("info registers");
-  const threads = evidence.find("info threads");
+  const evidence = evidenceOf(state, runtime.store, runtime.session.vocabulary);
+  const registers = evidence.find(REGISTERS);
+  const threads = evidence.find(THREADS);
   const { culprit } = triage.crash;
   const cited = [...new Set([...state.hypotheses.flatMap((h) => h.evidenceIds), ...concluded])];
   const excerpts: Record<string, string> = {};
@@ -125,10 +126,8 @@ async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, c
       module: f.module,
     })),
     recursion: triage.recursion ? { frames: triage.recursion.depth, cycle: [...triage.recursion.cycle].reverse() } : null,
-    registers: registers?.ok
-      ? parseRegisters(registers.output).filter((r) => /^0x/.test(r.value)).map((r) => ({ name: r.name, value: r.value }))
-      : [],
-    threads: threads?.ok ? threadSummaries(threads.output, triage) : [],
+    registers: (registers?.reading ?? []).filter((r) => /^0x/.test(r.value)).map((r) => ({ name: r.name, value: r.value })),
+    threads: threads?.reading ? threadSummaries(threads.reading, triage) : [],
     modules: triage.modules.flatMap((m) => (m.from && m.to ? [{ path: m.path, from: m.from, to: m.to }] : [])),
     sourceExcerpt: culprit.file && culprit.line !== null ? await sourceExcerpt(culprit.file, culprit.line) : null,
     evidenceExcerpts: excerpts,
@@ -137,10 +136,10 @@ async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, c
 }
 
 /** The crashed thread and the threads of a deadlock first, then the rest, up to a readable number. */
-function threadSummaries(output: string, triage: TriageResult): ThreadSummary[] {
+function threadSummaries(listed: DumpThread[], triage: TriageResult): ThreadSummary[] {
   const edges = triage.crash.deadlock?.cycle ?? [];
   const first = new Set([triage.crash.thread.id, ...edges.map((e) => e.thread)]);
-  const threads = parseThreads(output).sort((a, b) => Number(first.has(b.id)) - Number(first.has(a.id)) || a.id - b.id);
+  const threads = [...listed].sort((a, b) => Number(first.has(b.id)) - Number(first.has(a.id)) || a.id - b.id);
   return threads.slice(0, MAX_THREADS).map((t) => {
     const fn = t.frame?.function ? normalizeFunctionName(t.frame.function) : null;
     const edge = edges.find((e) => e.thread === t.id);

@@ -5,7 +5,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
-import { cleanCommands } from "./context.js";
+import { cleanCommands, distinctProbes } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
 import { factsOf, playbookFor } from "./playbooks/index.js";
 import { ask, COMMANDS_PER_STEP, requireTriage, runCommands, step } from "./runtime.js";
@@ -17,18 +17,20 @@ export async function responder(state: State, config: LangGraphRunnableConfig): 
     const round = state.critique.at(-1);
     if (!round) throw new Error("the responder was reached before the critic's first round");
     const asked = await ask(runtime, "investigator", "responder", {
-      issues: round.issues.map((i) => `- ${i.text}${i.commands.length ? ` (suggested: ${i.commands.join("; ")})` : ""}`).join("\n") || "(none)",
+      issues: round.issues.map((i) => `- ${i.text}${i.commands.length ? ` (suggested: ${i.commands.map((probe) => runtime.session.vocabulary.render(probe)).join("; ")})` : ""}`).join("\n") || "(none)",
       evidence: evidenceIndex(runtime.store),
+      debugger: runtime.session.backend,
+      syntax: runtime.session.vocabulary.syntax,
     }, Commands);
-    const evidence = evidenceOf(state, runtime.store);
-    const wanted = cleanCommands([...round.issues.flatMap((i) => i.commands), ...(asked.value?.commands ?? [])], COMMANDS_PER_STEP * 2);
+    const evidence = evidenceOf(state, runtime.store, runtime.session.vocabulary);
+    const wanted = distinctProbes([...round.issues.flatMap((i) => i.commands), ...cleanCommands(asked.value?.commands ?? [], COMMANDS_PER_STEP)], COMMANDS_PER_STEP * 2);
     const commands = wanted.filter((command) => evidence.find(command) === null).slice(0, COMMANDS_PER_STEP);
     const observations = await runCommands(runtime, "responder", commands);
 
     // An alternative the critic asked for has now been tested by these commands: judge it.
     const after = { ...state, observations: [...state.observations, ...observations] };
     const playbook = playbookFor(factsOf(requireTriage(state), runtime.homeThread));
-    const now = evidenceOf(after, runtime.store);
+    const now = evidenceOf(after, runtime.store, runtime.session.vocabulary);
     const judged: Hypothesis[] = [];
     const testable = (h: Hypothesis) => h.status === "untested" && h.rule !== null && (h.plan[0] ?? []).length > 0 && (h.plan[0] ?? []).every((c) => now.find(c) !== null);
     for (const h of state.hypotheses.filter(testable)) {

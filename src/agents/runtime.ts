@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
+import type { Probe } from "../debuggers/probe.js";
 import type { DebuggerSession } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
@@ -102,16 +103,17 @@ export async function step(
   return { ...update, trail: [agent], spent: spentSoFar(), redactions: runtime.redactor.stats().kinds };
 }
 
-/** Runs commands through the executor (policy, cache, store) and reports each on the progress line. */
+/** Runs probes through the executor (policy for proposed commands, cache, store) and reports each on the progress line. */
 export async function runCommands(
   runtime: Runtime,
   agent: CommandAgent,
-  commands: string[],
+  steps: Probe[],
   hypothesis: string | null = null,
 ): Promise<Observation[]> {
   const observations: Observation[] = [];
-  for (const command of commands) {
-    const done = await runtime.executor.run(command, "agent");
+  for (const probe of steps) {
+    const done = await runtime.executor.run(probe, "agent");
+    const command = done.command;
     const how = done.cached ? "cached" : `${Math.round(done.ms)} ms`;
     const failure = done.ok ? "" : ` — ${done.errorType === "not_allowed" ? "refused" : done.errorType}: ${done.error ?? ""}`;
     runtime.progress(`[${agent}] ${hypothesis ? `${hypothesis}: ` : ""}${command} (${done.evidenceId}, ${how})${failure}`);
@@ -120,9 +122,9 @@ export async function runCommands(
   // A command may have moved the selection (`frame 2`, `thread 3`): the agents' commands and the
   // store's cache are relative to the crashing thread's innermost frame, so go back there.
   const { selectedThread, selectedFrame } = runtime.session.context();
-  const back = [
-    ...(runtime.homeThread !== null && selectedThread !== null && selectedThread.id !== runtime.homeThread ? [`thread ${runtime.homeThread}`] : []),
-    ...(selectedFrame !== null && selectedFrame.level !== 0 ? ["frame 0"] : []),
+  const back: Probe[] = [
+    ...(runtime.homeThread !== null && selectedThread !== null && selectedThread.id !== runtime.homeThread ? [{ kind: "select", thread: runtime.homeThread } as const] : []),
+    ...(selectedFrame !== null && selectedFrame.level !== 0 ? [{ kind: "select", frame: 0 } as const] : []),
   ];
   for (const command of back) observations.push(observationOf(await runtime.executor.run(command, "agent"), agent, null));
   return observations;

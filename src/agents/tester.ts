@@ -14,7 +14,9 @@ export async function tester(state: State, config: LangGraphRunnableConfig): Pro
     const planned = current.plan[current.rounds] ?? [];
     const asked = await ask(runtime, "tester", "tester", {
       hypothesis: `${current.id}: ${current.statement}`,
-      planned: planned.join("\n") || "(none)",
+      planned: planned.map((probe) => runtime.session.vocabulary.render(probe)).join("\n") || "(none)",
+      debugger: runtime.session.backend,
+      syntax: runtime.session.vocabulary.syntax,
       evidence: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
     }, Commands);

@@ -1,7 +1,7 @@
 /** The crash kind of the design, decided from facts the triage gathered. Pure. */
 import type { CrashKind } from "../report/schema.js";
 import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
-import type { Siginfo } from "./siginfo.js";
+import type { SignalRecord as Siginfo } from "../debuggers/probe.js";
 
 export interface CrashFacts {
   /** The signal that ended the process; null for a dump of a live process (gcore). */

@@ -3,9 +3,8 @@
  * abort/assert/terminate/panic machinery, the culprit frame, and the crash signature.
  */
 import path from "node:path";
-import type { Frame } from "./backtrace.js";
-import type { TargetFiles } from "./mappings.js";
-import type { SharedLibrary } from "./shared-libraries.js";
+import type { Frame } from "../debuggers/model.js";
+import type { SharedLibrary, TargetFiles } from "../debuggers/probe.js";
 
 export interface PlacedFrame extends Frame {
   /** The executable or shared object the frame's code lives in, when known. */
@@ -15,7 +14,7 @@ export interface PlacedFrame extends Frame {
 export type ModuleLocator = (address: bigint) => string | null;
 
 /**
- * Which file's code an address is in, from the sections `info files` lists for the program and
+ * Which file's code an address is in, from the sections the debugger lists for the program and
  * each library (falling back on the libraries' text ranges); null for memory that holds no
  * file's code, such as the null page a bad call jumped to.
  */
@@ -136,7 +135,7 @@ function stripTemplateArguments(text: string): string {
 
 /**
  * `kind | f1 | f2 | f3` over the first three own-code frames from the culprit outwards. An
- * unnamed frame past the culprit ends it: past a smashed return address gdb unwinds garbage.
+ * unnamed frame past the culprit ends it: past a smashed return address a debugger unwinds garbage.
  */
 export function crashSignature(kind: string, frames: PlacedFrame[], from: number | null): string {
   const names: string[] = [];

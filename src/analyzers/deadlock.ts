@@ -5,7 +5,7 @@
  */
 import type { Crash } from "../report/schema.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "./culprit.js";
-import { normalizeAddress } from "./gdb-text.js";
+import { normalizeAddress } from "../debuggers/model.js";
 
 export type DeadlockEdge = NonNullable<Crash["deadlock"]>["cycle"][number];
 

@@ -30,7 +30,7 @@ export function panicMessageCandidates(words: bigint[], stack: { low: bigint; hi
 }
 
 /**
- * Accepts what a candidate's `x/s` read returned when it is a plausible message: at least as
+ * Accepts what a candidate's string read returned when it is a plausible message: at least as
  * long as the recorded length, printable, and not the source path of a panic `Location`.
  */
 export function acceptPanicMessage(text: string | null, length: number): string | null {

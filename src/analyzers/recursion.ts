@@ -1,9 +1,9 @@
 /**
  * A stack thousands of frames deep is summarised, not listed: triage fetches only its innermost
  * frames, finds the repeating cycle in them, and estimates the depth from how many bytes of stack
- * one turn of the cycle takes, instead of making gdb unwind every frame.
+ * one turn of the cycle takes, instead of making the debugger unwind every frame.
  */
-import type { Frame } from "./backtrace.js";
+import type { Frame } from "../debuggers/model.js";
 import { normalizeFunctionName } from "./culprit.js";
 
 export interface Recursion {

@@ -3,10 +3,12 @@
  * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
  * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
  */
-import type { CommandResult } from "../debuggers/session.js";
+import type { Frame } from "../debuggers/model.js";
+import { normalizeAddress, toBigInt } from "../debuggers/model.js";
+import { Inspector, type Ask } from "../debuggers/inspector.js";
+import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
-import { ABORT_MESSAGE_COMMAND, parseAbortMessage } from "./abort-message.js";
-import { parseBacktrace, parseThreadBacktraces, type Frame } from "./backtrace.js";
+import { coreSegmentAt, isCodeAddress } from "./address-space.js";
 import { classifyCrash, NULL_PAGE_LIMIT } from "./classify.js";
 import {
   crashSignature,
@@ -18,19 +20,13 @@ import {
   type PlacedFrame,
 } from "./culprit.js";
 import { deadlockCycles, lockWait, type DeadlockEdge, type LockWait } from "./deadlock.js";
-import { callArgumentAddress, memoryAccess, parseDisassembly } from "./disassembly.js";
-import { printedValue, toBigInt } from "./gdb-text.js";
-import { coreSegmentAt, isCodeAddress, parseTargetFiles, type TargetFiles } from "./mappings.js";
-import { parseMemoryString, parseMemoryWords } from "./memory.js";
+import { mutexOwnerExpression } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
 import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
-import { keyRegisters, parseRegisters } from "./registers.js";
-import { parseSharedLibraries, type SharedLibrary } from "./shared-libraries.js";
-import { parseExitSignal, parseSiginfo, signalCodeName, signalName, type Siginfo } from "./siginfo.js";
-import { parseThreads, type ThreadInfo } from "./threads.js";
-
-/** Runs one debugger command; a session's `run`, or an executor that also stores evidence. */
-export type CommandRunner = (command: string) => Promise<CommandResult>;
+import { keyRegisters } from "./registers.js";
+import { signalCodeName, signalName } from "./signals.js";
+import { ARGUMENT_REGISTERS, callArgumentAddress, memoryAccess } from "./x86-64.js";
+import type { ThreadSummary } from "../debuggers/model.js";
 
 export interface TriageOptions {
   /** Frames fetched from each end of the crashing thread's stack (default 40). */
@@ -53,7 +49,7 @@ export interface TriageResult {
   stackDepth: number;
   recursion: Recursion | null;
   registers: { pc: string | null; sp: string | null; fp: string | null };
-  /** The faulting instruction, as gdb printed it. */
+  /** The faulting instruction, as the debugger printed it. */
   instruction: string | null;
   threads: { count: number; groups: ThreadGroup[] };
   executable: string | null;
@@ -75,42 +71,40 @@ const MAX_PANIC_SCAN_WORDS = 4096;
 const MAX_PANIC_CANDIDATES = 16;
 const DEADLOCK_FRAMES = 64;
 
-export async function triage(run: CommandRunner, options: TriageOptions = {}): Promise<TriageResult> {
+export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
   const limit = options.frameLimit ?? 40;
   const commands: string[] = [];
-  const notes: string[] = [];
-  const gdb = async (command: string): Promise<string> => {
-    commands.push(command);
-    const result = await run(command);
-    if (result.ok) return result.output;
-    if (result.errorType && result.errorType !== "debugger_error") notes.push(`${command}: ${result.error ?? result.errorType}`);
-    return "";
-  };
+  const q = new Inspector(async (probe) => {
+    const answer = await ask(probe);
+    commands.push(answer.command);
+    return answer;
+  });
+  const notes = q.problems;
 
-  // The thread gdb selects when it opens a core is the one that received the signal.
-  const threads = parseThreads(await gdb("info threads"));
+  // The thread the debugger selects when it opens a core is the one that received the signal.
+  const threads = await q.threads();
   const selected = threads.find((thread) => thread.current) ?? threads[0] ?? null;
-  const signal = parseExitSignal(await gdb("p $_exitsignal"));
-  const libraries = parseSharedLibraries(await gdb("info sharedlibrary"));
-  const files = parseTargetFiles(await gdb("info files"));
-  const registers = keyRegisters(parseRegisters(await gdb("info registers")));
+  const signal = await q.exitSignal();
+  const libraries = await q.sharedLibraries();
+  const files = await q.sections();
+  const registers = keyRegisters(await q.registers());
   const pc = toBigInt(registers.pc);
   const sp = toBigInt(registers.sp);
 
   const moduleAt = moduleLocator(files, libraries);
-  const top = parseBacktrace(await gdb(`bt ${limit}`));
+  const top = await q.backtrace(limit);
   let frames: Frame[] = top.frames;
   let stackDepth = frames.length;
   let recursion: Recursion | null = null;
   if (top.truncated) {
-    // A recursion is measured, not unwound: gdb would walk every one of its frames for `bt -N`.
+    // A recursion is measured, not unwound: the debugger would walk every one of its frames for the outermost.
     const cycle = repeatingCycle(frames);
-    const estimate = cycle ? await estimateDepth(gdb, files, frames, cycle) : null;
+    const estimate = cycle ? await estimateDepth(q, files, frames, cycle) : null;
     if (cycle && estimate !== null) {
       stackDepth = estimate;
       recursion = recursionOf(cycle, estimate, true);
     } else {
-      const bottom = parseBacktrace(await gdb(`bt -${limit}`)).frames;
+      const bottom = (await q.backtrace(limit, {}, true)).frames;
       const outermost = bottom.at(-1);
       stackDepth = outermost ? outermost.level + 1 : stackDepth;
       recursion = recursionOf(cycle, stackDepth, false);
@@ -120,11 +114,11 @@ export async function triage(run: CommandRunner, options: TriageOptions = {}): P
   const placed = placeFrames(frames, moduleAt, registers.pc);
   const innermost = placed.filter((frame) => frame.level < limit);
 
-  const siginfo = signal !== null ? parseSiginfo(await gdb("p $_siginfo")) : null;
+  const siginfo = signal !== null ? await q.signalInfo() : null;
   let instruction: string | null = null;
   let access: Crash["access"] = null;
   if (signal !== null && FAULT_SIGNALS.has(signal)) {
-    const faulting = parseDisassembly(await gdb("x/i $pc")).instructions[0];
+    const faulting = (await q.instructions(1))?.instructions[0];
     if (faulting) {
       instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
       access = memoryAccess(faulting);
@@ -137,12 +131,12 @@ export async function triage(run: CommandRunner, options: TriageOptions = {}): P
     if (signal !== 11 && signal !== 7) access = null;
   }
 
-  const abortMessage = signal === SIGABRT ? parseAbortMessage(await gdb(ABORT_MESSAGE_COMMAND)) : null;
+  const abortMessage = signal === SIGABRT ? await q.abortMessage() : null;
 
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
   const externallyStopped = signal === null || (siginfo !== null && siginfo.code === 0);
   const { cycles, framesOf } = externallyStopped
-    ? await findDeadlocks(gdb, threads, moduleAt)
+    ? await findDeadlocks(q, threads, moduleAt)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
   const kind = classifyCrash({
@@ -164,7 +158,7 @@ export async function triage(run: CommandRunner, options: TriageOptions = {}): P
   const culprit = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
 
-  const message = await crashMessage(gdb, kind, abortMessage, innermost, culprit, sp);
+  const message = await crashMessage(q, kind, abortMessage, innermost, culprit, sp);
   if (kind === "unknown" && signal === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
 
   const crash: Crash = {
@@ -207,11 +201,10 @@ export async function triage(run: CommandRunner, options: TriageOptions = {}): P
  * Frames on a recursing stack: the fetched ones, plus the rest of the stack segment divided by
  * the bytes one turn of the cycle takes (the distance between two of its frames' CFAs).
  */
-async function estimateDepth(gdb: Gdb, files: TargetFiles, frames: Frame[], cycle: Cycle): Promise<number | null> {
+async function estimateDepth(q: Inspector, files: TargetFiles, frames: Frame[], cycle: Cycle): Promise<number | null> {
   const deepest = frames.at(-1)?.level;
   if (deepest === undefined || deepest - cycle.functions.length < cycle.skip) return null;
-  const cfa = async (level: number) =>
-    toBigInt(/frame at (0x[0-9a-f]+)/.exec(await gdb(`info frame level ${level}`))?.[1] ?? null);
+  const cfa = async (level: number) => toBigInt(await q.frameCfa(level));
   const inner = await cfa(deepest - cycle.functions.length);
   const outer = await cfa(deepest);
   if (inner === null || outer === null || outer <= inner) return null;
@@ -222,7 +215,7 @@ async function estimateDepth(gdb: Gdb, files: TargetFiles, frames: Frame[], cycl
 }
 
 /** A fault at the lower end of the crashing thread's stack: the stack ran into its guard. */
-function ranOffStack(files: TargetFiles, siginfo: Siginfo | null, sp: bigint | null): boolean {
+function ranOffStack(files: TargetFiles, siginfo: SignalRecord | null, sp: bigint | null): boolean {
   const fault = toBigInt(siginfo?.address ?? null);
   if (siginfo?.signo !== 11 || fault === null || sp === null || fault < NULL_PAGE_LIMIT) return false;
   const stack = coreSegmentAt(files, sp);
@@ -231,10 +224,8 @@ function ranOffStack(files: TargetFiles, siginfo: Siginfo | null, sp: bigint | n
   return fault < low && low - fault <= STACK_GUARD_REACH;
 }
 
-type Gdb = (command: string) => Promise<string>;
-
 async function crashMessage(
-  gdb: Gdb,
+  q: Inspector,
   kind: CrashKind,
   abortMessage: string | null,
   frames: PlacedFrame[],
@@ -243,14 +234,14 @@ async function crashMessage(
 ): Promise<string | null> {
   switch (kind) {
     case "uncaught-exception": {
-      const type = await thrownType(gdb, frames);
+      const type = await thrownType(q, frames);
       return type === null ? "terminate called after throwing an exception" : `terminate called after throwing an instance of '${type}'`;
     }
     case "pure-virtual-call":
       // What libstdc++'s __cxa_pure_virtual prints before it terminates.
       return "pure virtual method called";
     case "panic":
-      return panicMessage(gdb, frames, culprit, sp);
+      return panicMessage(q, frames, culprit, sp);
     case "deadlock":
       return null;
     default:
@@ -259,38 +250,37 @@ async function crashMessage(
 }
 
 /**
- * The thrown type: libstdc++ has no debug info, so __cxa_throw's `tinfo` argument is read from
- * the code of its caller, which loads the type_info's address into %rsi just before the call.
+ * The thrown type: libstdc++ has no debug info, so __cxa_throw's `tinfo` argument (its second) is
+ * read from the code of its caller, which loads the type_info's address just before the call.
  */
-async function thrownType(gdb: Gdb, frames: PlacedFrame[]): Promise<string | null> {
+async function thrownType(q: Inspector, frames: PlacedFrame[]): Promise<string | null> {
   const throwing = frames.findIndex((frame) => /^(__cxa_throw|__cxa_rethrow)$/.test(normalizeFunctionName(frame.function ?? "")));
   const caller = throwing < 0 ? null : frames[throwing + 1];
   if (!caller?.address) return null;
   // libstdc++'s own throwers (std::__throw_out_of_range_fmt, ...) sit in cold sections with no
-  // symbol, where `disassemble ADDR` refuses: disassemble the bytes before the call instead.
-  const listing = caller.function ? `disassemble ${caller.address}` : `disassemble ${caller.address}-64,${caller.address}+1`;
-  const code = parseDisassembly(await gdb(listing));
-  const tinfo = callArgumentAddress(code.instructions, caller.address, "%rsi");
+  // symbol, where a function cannot be disassembled: disassemble the bytes before the call instead.
+  const code = caller.function ? await q.disassemble(caller.address) : await q.disassemble(caller.address, 64);
+  const tinfo = callArgumentAddress(code?.instructions ?? [], caller.address, ARGUMENT_REGISTERS[1]);
   if (!tinfo) return null;
+  const typeinfo = (symbol: string | null | undefined) => /^typeinfo for (.*?)(?:@\S+)?$/.exec(symbol ?? "")?.[1] ?? null;
   const demangled = /^typeinfo for (.*?)(@.*)?$/.exec(tinfo.symbol ?? "");
   if (demangled) return demangled[1] ?? null;
-  const typeinfo = (symbol: string) => /^typeinfo for (.*?)(?:@\S+)?(?: \+ \d+)? in section /m.exec(symbol)?.[1] ?? null;
   // The address is the type_info itself (lea), or a GOT slot holding it (mov from memory).
-  return typeinfo(await gdb(`info symbol ${tinfo.address}`)) ?? typeinfo(await gdb(`info symbol *(void **) ${tinfo.address}`));
+  return typeinfo((await q.symbolAt(tinfo.address))?.symbol) ?? typeinfo((await q.symbolAt(tinfo.address, true))?.symbol);
 }
 
 /** The panic payload, from the stack between the innermost frame and the panicking frame. */
-async function panicMessage(gdb: Gdb, frames: PlacedFrame[], culprit: number | null, sp: bigint | null): Promise<string | null> {
+async function panicMessage(q: Inspector, frames: PlacedFrame[], culprit: number | null, sp: bigint | null): Promise<string | null> {
   if (culprit === null || sp === null) return null;
   const level = frames[culprit]?.level ?? culprit;
-  const cfa = /frame at (0x[0-9a-f]+)/.exec(await gdb(`info frame level ${level}`))?.[1];
+  const cfa = await q.frameCfa(level);
   if (!cfa) return null;
   const count = Math.min(MAX_PANIC_SCAN_WORDS, Number((BigInt(cfa) - sp) / 8n));
   if (count <= 0) return null;
-  const { words } = parseMemoryWords(await gdb(`x/${count}gx 0x${sp.toString(16)}`));
+  const words = await q.readMemory(normalizeAddress(`0x${sp.toString(16)}`), count);
   const candidates = panicMessageCandidates(words, { low: sp, high: BigInt(cfa) + STACK_NEAR_SP });
   for (const candidate of candidates.slice(0, MAX_PANIC_CANDIDATES)) {
-    const text = parseMemoryString(await gdb(`x/s 0x${candidate.address.toString(16)}`));
+    const text = await q.readString(`0x${candidate.address.toString(16)}`);
     const message = acceptPanicMessage(text, candidate.length);
     if (message !== null) return message;
   }
@@ -302,11 +292,11 @@ async function panicMessage(gdb: Gdb, frames: PlacedFrame[], culprit: number | n
  * cycles of who waits for whom.
  */
 async function findDeadlocks(
-  gdb: Gdb,
-  threads: ThreadInfo[],
+  q: Inspector,
+  threads: ThreadSummary[],
   moduleAt: ModuleLocator,
 ): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
-  const traces = parseThreadBacktraces(await gdb(`thread apply all bt ${DEADLOCK_FRAMES}`));
+  const traces = await q.threadBacktraces("all", DEADLOCK_FRAMES);
   const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
   const waits: LockWait[] = [];
   for (const [thread, frames] of framesOf) {
@@ -317,14 +307,13 @@ async function findDeadlocks(
   // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
   // syscall still has the futex word, which is the mutex's first field, in its first argument register.
   for (const wait of waits.filter((w) => w.lock === null)) {
-    const value = printedValue(await gdb(`thread apply ${wait.thread} p/x $rdi`));
-    if (value && /^0x[0-9a-f]+$/.test(value) && BigInt(value) >= NULL_PAGE_LIMIT) wait.lock = `0x${BigInt(value).toString(16)}`;
+    const value = toBigInt(await q.register(ARGUMENT_REGISTERS[0], { thread: wait.thread }));
+    if (value !== null && value >= NULL_PAGE_LIMIT) wait.lock = `0x${value.toString(16)}`;
   }
   const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
   const ownerOf = new Map<string, number>();
   for (const lock of new Set(waits.map((wait) => wait.lock).filter((lock): lock is string => lock !== null))) {
-    // glibc's pthread_mutex_t.__data.__owner (the owner's LWP) is the third int on every Linux ABI.
-    const owner = printedValue(await gdb(`p *(int *)(${lock} + 8)`));
+    const owner = await q.evaluate(mutexOwnerExpression(lock));
     const thread = owner !== null && /^\d+$/.test(owner) ? threadOfLwp.get(Number(owner)) : undefined;
     if (thread !== undefined) ownerOf.set(lock, thread);
   }
@@ -332,7 +321,7 @@ async function findDeadlocks(
 }
 
 /** Threads grouped by the function they are in, the biggest group first. */
-function groupThreads(threads: ThreadInfo[]): ThreadGroup[] {
+function groupThreads(threads: ThreadSummary[]): ThreadGroup[] {
   const groups = new Map<string, number[]>();
   for (const thread of threads) {
     const name = thread.frame?.function ? normalizeFunctionName(thread.frame.function) : "??";

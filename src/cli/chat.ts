@@ -98,13 +98,13 @@ export async function runChat(options: RunChatOptions): Promise<void> {
       });
   try {
     for (const warning of session.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
-    const facts = await loadFacts({ sessionDir: session.dir, reportsDir: options.outDir, sessionId: options.sessionId }, session.executor);
+    const facts = await loadFacts({ sessionDir: session.dir, reportsDir: options.outDir, sessionId: options.sessionId }, session.executor, session.dump);
     for (const warning of facts.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
     // A chat on its own (not after an analysis) learns the dump's environment values itself, so
     // they are masked before a question's context leaves the machine.
     const redactor =
       options.redactor ??
-      new Redactor({ envValues: options.models.redact && leavesMachine(options.models) ? await readEnvironment(session.executor.runner("chat")) : [] });
+      new Redactor({ envValues: options.models.redact && leavesMachine(options.models) ? await readEnvironment(session.executor.asker("chat")) : [] });
     await new ChatRepl(session, facts, { ...options, redactor }).run();
   } finally {
     await session.close();
@@ -163,6 +163,7 @@ class ChatRepl {
     this.deps = {
       executor: session.executor,
       store: session.store,
+      vocabulary: session.vocabulary,
       facts,
       models: options.models,
       usage: this.usage,

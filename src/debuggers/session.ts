@@ -1,4 +1,5 @@
 /** The one interface every debugger backend implements, and the shapes of what it returns. */
+import type { Vocabulary } from "./probe.js";
 
 export type Backend = "gdb" | "lldb" | "cdb";
 
@@ -41,6 +42,8 @@ export interface RunOptions {
 
 export interface DebuggerSession {
   readonly backend: Backend;
+  /** How this debugger says each probe, and reads its output into the model. */
+  readonly vocabulary: Vocabulary;
   /** Starts the debugger and loads the dump. Throws a DebuggerError subclass when it cannot. */
   open(): Promise<void>;
   /** Runs one command. Never throws for a failing command: the failure is in the result. */

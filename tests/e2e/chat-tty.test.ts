@@ -54,7 +54,7 @@ async function makeSession(core: BuiltCore, withReport: boolean): Promise<string
     const store = EvidenceStore.open(paths.evidenceDb);
     const transcript = Transcript.open(sessionsDir, id);
     const executor = new CommandExecutor({ session: opened.session, store, transcript });
-    const { crash } = await triage(executor.runner("triage"));
+    const { crash } = await triage(executor.asker("triage"));
     if (withReport) {
       const report: Report = {
         schemaVersion: 1,
@@ -223,7 +223,7 @@ describe.skipIf(!hasTmux)("dumpdbg chat in a terminal, offline", () => {
       expect(stack).toMatch(/#0 send_to_client \(session=0x[0-9a-f]+, .*null-deref\.c:\d+ +<- culprit\n +#1 broadcast .*\n +#2 main /);
 
       const locals = await pane.ask("what are the locals of the culprit frame?");
-      expect(locals).toMatch(/^Frame 0 of thread 1: #0 send_to_client .* \[E\d+\]\nArguments: session=0x[0-9a-f]+, message=0x[0-9a-f]+ "user1 has left"\nLocals:\n +fd = /);
+      expect(locals).toMatch(/^Frame 0 of thread 1: #0 send_to_client .* \[E\d+, E\d+\]\nArguments: session=0x[0-9a-f]+, message=0x[0-9a-f]+ "user1 has left"\nLocals:\n +fd = /);
 
       const fault = await pane.ask("what does the fault address point into?");
       expect(fault).toMatch(/^The fault address is 0x20 \(reading it\), from SIGSEGV's siginfo \[E\d+\]\./);
@@ -231,7 +231,7 @@ describe.skipIf(!hasTmux)("dumpdbg chat in a terminal, offline", () => {
       expect(fault).toMatch(/The null pointer is `session->client` \(0x0\) \[E\d+\], dereferenced by `int fd = session->client->fd;/);
 
       const register = await pane.ask("what was in rax?");
-      expect(register).toMatch(/^In thread 1, frame 0 \(`send_to_client`\) \[E\d+\]:\n +rax = 0x0 \(0\)$/);
+      expect(register).toMatch(/^In thread 1, frame 0 \(`send_to_client`\) \[E\d+, E\d+\]:\n +rax = 0x0 \(0\)$/);
 
       // Claims the evidence contradicts are corrected first, with the measurement.
       const nullClaim = await pane.ask("the null pointer is session, right?");
@@ -410,7 +410,7 @@ describe.skipIf(!hasTmux)("dumpdbg chat in a terminal, with a model", () => {
       await pane.waitFor(() => server.abandoned() === 2, "the timed-out model request to be aborted");
 
       const fallback = await pane.ask("what was in rax?");
-      expect(fallback).toMatch(/^\(The model could not answer: openai fake-model: request refused \(HTTP 400\): .*this model cannot answer.*\. This is the offline answer\.\)\nIn thread 1, frame 0 \(`send_to_client`\) \[E\d+\]:\n +rax = 0x0 \(0\)$/);
+      expect(fallback).toMatch(/^\(The model could not answer: openai fake-model: request refused \(HTTP 400\): .*this model cannot answer.*\. This is the offline answer\.\)\nIn thread 1, frame 0 \(`send_to_client`\) \[E\d+, E\d+\]:\n +rax = 0x0 \(0\)$/);
 
       await pane.keys("C-d");
       expect(await pane.exitCode()).toBe(0);

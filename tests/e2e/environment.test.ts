@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnvironment } from "../../src/analyzers/index.js";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
+import { askSession } from "../../src/debuggers/inspector.js";
 
 const LONG = `postgres://app:${"x".repeat(280)}@db.internal/prod`;
 const QUOTED = 'pa"ss\\word-zq9';
@@ -30,14 +31,14 @@ afterAll(async () => {
 
 describe("readEnvironment", () => {
   it("reads every value whole, also long ones, runs of one letter, and those after them", async () => {
-    const values = await readEnvironment((command) => session.run(command));
+    const values = await readEnvironment(askSession(session));
     expect(values).toContain(LONG);
     expect(values).toContain(AFTER);
     expect(values).toContain("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
   });
 
   it("keeps a value with quotes and backslashes both as it is and as gdb prints it in a string", async () => {
-    const values = await readEnvironment((command) => session.run(command));
+    const values = await readEnvironment(askSession(session));
     expect(values).toContain(QUOTED);
     expect(values).toContain('pa\\"ss\\\\word-zq9');
   });

@@ -83,9 +83,9 @@ describe("CommandExecutor", () => {
     expect(store.search("rm -rf").some((hit) => hit.evidenceId === refused.evidenceId)).toBe(true);
   });
 
-  it("gives triage a runner whose commands become evidence too", async () => {
+  it("asks triage's probes through the store, so they become evidence too", async () => {
     const before = store.list().length;
-    const result = await triage(executor.runner("triage"));
+    const result = await triage(executor.asker("triage"));
     expect(result.crash.kind).toBe("null-dereference");
     expect(result.crash.culprit.function).toBe("process_job");
     const added = store.list().slice(before);

@@ -10,6 +10,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatTriage } from "../../src/analyzers/format.js";
 import { triage, type TriageResult } from "../../src/analyzers/triage.js";
+import { askSession } from "../../src/debuggers/inspector.js";
 import { GdbSession, type GdbSessionOptions } from "../../src/debuggers/gdb/gdb-session.js";
 import { CrashSchema, type CrashKind } from "../../src/report/schema.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
@@ -67,7 +68,7 @@ async function triageCore(
   const gdb = new GdbSession({ dump: built.core, executable: built.exe, ...session });
   await gdb.open();
   try {
-    return await triage((command) => gdb.run(command));
+    return await triage(askSession(gdb));
   } finally {
     await gdb.close();
   }

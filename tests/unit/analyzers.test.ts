@@ -1,27 +1,38 @@
 /**
- * The tier-1 parsers on output captured from real gdb at test time: each core is opened once,
- * the commands run, and the parsers and the registry are checked against what gdb printed.
+ * gdb's text parsers and the analyzers over them, on output captured from real gdb at test time:
+ * each core is opened once, the commands run, and the parsers and the registry are checked against
+ * what gdb printed.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseAbortMessage, ABORT_MESSAGE_COMMAND } from "../../src/analyzers/abort-message.js";
-import { parseBacktrace, parseThreadBacktraces } from "../../src/analyzers/backtrace.js";
+import { parseAbortMessage, ABORT_MESSAGE_COMMAND } from "../../src/debuggers/gdb/text/abort-message.js";
+import { parseBacktrace, parseThreadBacktraces } from "../../src/debuggers/gdb/text/backtrace.js";
 import { classifyCrash } from "../../src/analyzers/classify.js";
 import { crashSignature, culpritIndex, moduleLocator, normalizeFunctionName, placeFrames } from "../../src/analyzers/culprit.js";
 import { deadlockCycles, lockWait } from "../../src/analyzers/deadlock.js";
-import { callArgumentAddress, memoryAccess, parseDisassembly } from "../../src/analyzers/disassembly.js";
-import { parseMappings, parseTargetFiles } from "../../src/analyzers/mappings.js";
-import { parseMemoryString, parseMemoryWords } from "../../src/analyzers/memory.js";
-import { keyRegisters, parseRegisters } from "../../src/analyzers/registers.js";
+import { parseDisassembly } from "../../src/debuggers/gdb/text/disassembly.js";
+import { callArgumentAddress, memoryAccess } from "../../src/analyzers/x86-64.js";
+import { parseMappings, parseTargetFiles } from "../../src/debuggers/gdb/text/mappings.js";
+import { parseMemoryString, parseMemoryWords } from "../../src/debuggers/gdb/text/memory.js";
+import { keyRegisters } from "../../src/analyzers/registers.js";
+import { parseRegisters } from "../../src/debuggers/gdb/text/registers.js";
 import { repeatingCycle } from "../../src/analyzers/recursion.js";
-import { analyzeOutput } from "../../src/analyzers/registry.js";
-import { parseSharedLibraries } from "../../src/analyzers/shared-libraries.js";
-import { parseExitSignal, parseSiginfo, signalCodeName } from "../../src/analyzers/siginfo.js";
-import { parseThreads } from "../../src/analyzers/threads.js";
-import { parseLocals } from "../../src/analyzers/variables.js";
+import { analyzeOutput as analyzeProbe } from "../../src/analyzers/registry.js";
+import { gdbVocabulary } from "../../src/debuggers/gdb/vocabulary.js";
+import { parseSharedLibraries } from "../../src/debuggers/gdb/text/shared-libraries.js";
+import { parseExitSignal, parseSiginfo } from "../../src/debuggers/gdb/text/signals.js";
+import { signalCodeName } from "../../src/analyzers/signals.js";
+import { parseThreads } from "../../src/debuggers/gdb/text/threads.js";
+import { parseLocals } from "../../src/debuggers/gdb/text/variables.js";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
 import { buildCore, culpritLine, type BuildOptions } from "../helpers/cores.js";
 
 type Captured = Record<string, string>;
+
+/** A gdb command's output read as the probe it is, then summarised. */
+function analyzeOutput(command: string, output: string) {
+  const probe = gdbVocabulary.recognise(command);
+  return probe ? analyzeProbe(probe, gdbVocabulary, output) : null;
+}
 
 /** Opens the core once and keeps what gdb printed for each command. */
 async function capture(name: string, commands: string[], build: BuildOptions = {}): Promise<Captured> {
@@ -278,25 +289,24 @@ describe("registry", () => {
       ["bt", nullDeref["bt"] ?? "", "backtrace"],
       ["thread apply all bt", threadCrash["thread apply all bt"] ?? "", "thread-backtraces"],
       ["info registers", nullDeref["info registers"] ?? "", "registers"],
-      ["p $_siginfo", nullDeref["p $_siginfo"] ?? "", "siginfo"],
+      ["p $_siginfo", nullDeref["p $_siginfo"] ?? "", "signal-info"],
       ["info threads", threadCrash["info threads"] ?? "", "threads"],
       ["info proc mappings", nullDeref["info proc mappings"] ?? "", "mappings"],
-      ["info files", nullDeref["info files"] ?? "", "target-files"],
+      ["info files", nullDeref["info files"] ?? "", "sections"],
       ["info sharedlibrary", exception["info sharedlibrary"] ?? "", "shared-libraries"],
-      ["x/i $pc", nullDeref["x/i $pc"] ?? "", "disassembly"],
-      ["info args", nullDeref["info args"] ?? "", "locals"],
+      ["x/i $pc", nullDeref["x/i $pc"] ?? "", "instructions"],
+      ["info args", nullDeref["info args"] ?? "", "arguments"],
       [ABORT_MESSAGE_COMMAND, assertCore[ABORT_MESSAGE_COMMAND] ?? "", "abort-message"],
     ];
     for (const [command, output, analyzer] of cases) {
-      const analysis = analyzeOutput(command, "gdb", output);
+      const analysis = analyzeOutput(command, output);
       expect(analysis?.analyzer, command).toBe(analyzer);
       expect(analysis?.summary.length, command).toBeGreaterThan(0);
     }
-    expect(analyzeOutput("bt", "gdb", nullDeref["bt"] ?? "")?.summary).toMatch(/^3 frames; innermost: send_to_client at .*:27$/);
-    expect(analyzeOutput("p $_siginfo", "gdb", nullDeref["p $_siginfo"] ?? "")?.summary).toMatch(/^SIGSEGV \(SEGV_MAPERR\) at 0x/);
-    expect(analyzeOutput("x/i $pc", "gdb", nullDeref["x/i $pc"] ?? "")?.findings[0]).toMatch(/reads memory: mov/);
-    expect(analyzeOutput("thread apply all bt", "gdb", threadCrash["thread apply all bt"] ?? "")?.findings[0]).toMatch(/^4 threads in /);
-    expect(analyzeOutput("bt", "lldb", "")).toBeNull();
-    expect(analyzeOutput("frame 1", "gdb", "")).toBeNull();
+    expect(analyzeOutput("bt", nullDeref["bt"] ?? "")?.summary).toMatch(/^3 frames; innermost: send_to_client at .*:27$/);
+    expect(analyzeOutput("p $_siginfo", nullDeref["p $_siginfo"] ?? "")?.summary).toMatch(/^SIGSEGV \(SEGV_MAPERR\) at 0x/);
+    expect(analyzeOutput("x/i $pc", nullDeref["x/i $pc"] ?? "")?.findings[0]).toMatch(/reads memory: mov/);
+    expect(analyzeOutput("thread apply all bt", threadCrash["thread apply all bt"] ?? "")?.findings[0]).toMatch(/^4 threads in /);
+    expect(analyzeOutput("frame 1", "")).toBeNull();
   });
 });

@@ -1,25 +1,44 @@
 /**
  * Claims in chat questions and their checks against measured facts. The facts are those of the
- * thread-crash fixture (a worker thread dereferences a null pointer), with `info threads` and the
- * backtrace as gdb 13 printed them for its core.
+ * thread-crash fixture (a worker thread dereferences a null pointer): its threads and the crashing
+ * thread's backtrace as gdb 13 showed them for its core, read into the debugger-neutral model.
  */
 import { describe, expect, it } from "vitest";
-import { parseBacktrace } from "../../src/analyzers/backtrace.js";
-import { parseThreads } from "../../src/analyzers/threads.js";
 import { checkClaim, dereferencedPointers, findClaims, isNullPointer, nullClaimFinding, type Claim, type ClaimFacts } from "../../src/agents/chat/claims.js";
+import type { Frame, ThreadSummary } from "../../src/debuggers/model.js";
 import type { Crash } from "../../src/report/schema.js";
 
-const INFO_THREADS = `  Id   Target Id                         Frame 
-* 1    Thread 0x7fb6f6b1d6c0 (LWP 21901) process_job (job=0x7fb6f6b1ceb0) at /src/thread-crash.c:28
-  2    Thread 0x7fb6f7b20740 (LWP 21897) __futex_abstimed_wait_common64 (private=128, cancel=true, abstime=0x0, op=265, expected=21898, futex_word=0x7fb6f7b1f990) at ./nptl/futex-internal.c:57
-  3    Thread 0x7fb6f631c6c0 (LWP 21902) __futex_abstimed_wait_common64 (private=0, cancel=true, abstime=0x0, op=393, expected=0, futex_word=0x55bcf746b0e8 <job_queued+40>) at ./nptl/futex-internal.c:57
-`;
+const FUTEX = "./nptl/futex-internal.c";
+const THREADS: ThreadSummary[] = [
+  {
+    id: 1,
+    lwp: 21901,
+    name: null,
+    current: true,
+    frame: { address: null, function: "process_job", args: "job=0x7fb6f6b1ceb0", file: "/src/thread-crash.c", line: 28, from: null },
+  },
+  {
+    id: 2,
+    lwp: 21897,
+    name: null,
+    current: false,
+    frame: { address: null, function: "__futex_abstimed_wait_common64", args: "private=128, cancel=true, abstime=0x0, op=265, expected=21898, futex_word=0x7fb6f7b1f990", file: FUTEX, line: 57, from: null },
+  },
+  {
+    id: 3,
+    lwp: 21902,
+    name: null,
+    current: false,
+    frame: { address: null, function: "__futex_abstimed_wait_common64", args: "private=0, cancel=true, abstime=0x0, op=393, expected=0, futex_word=0x55bcf746b0e8 <job_queued+40>", file: FUTEX, line: 57, from: null },
+  },
+];
 
-const BACKTRACE = `#0  process_job (job=0x7fb6f6b1ceb0) at /src/thread-crash.c:28
-#1  0x000055bcf746829a in worker_main (arg=0x7ffd072826e8) at /src/thread-crash.c:48
-#2  0x00007fb6f7bac1f5 in start_thread (arg=<optimized out>) at ./nptl/pthread_create.c:442
-#3  0x00007fb6f7c2c8ec in clone3 () at ../sysdeps/unix/sysv/linux/x86_64/clone3.S:81
-`;
+const FRAMES: Frame[] = [
+  { level: 0, address: null, function: "process_job", args: "job=0x7fb6f6b1ceb0", file: "/src/thread-crash.c", line: 28, from: null },
+  { level: 1, address: "0x55bcf746829a", function: "worker_main", args: "arg=0x7ffd072826e8", file: "/src/thread-crash.c", line: 48, from: null },
+  { level: 2, address: "0x7fb6f7bac1f5", function: "start_thread", args: "arg=<optimized out>", file: "./nptl/pthread_create.c", line: 442, from: null },
+  { level: 3, address: "0x7fb6f7c2c8ec", function: "clone3", args: "", file: "../sysdeps/unix/sysv/linux/x86_64/clone3.S", line: 81, from: null },
+];
 
 const CRASH: Crash = {
   kind: "null-dereference",
@@ -36,9 +55,9 @@ const CRASH: Crash = {
 
 const FACTS: ClaimFacts = {
   crash: CRASH,
-  threads: parseThreads(INFO_THREADS),
+  threads: THREADS,
   mainThread: 2,
-  frames: parseBacktrace(BACKTRACE).frames,
+  frames: FRAMES,
   evidence: { threads: "E1", signal: "E7", stack: "E6" },
 };
 

@@ -3,9 +3,8 @@
  * null pointer is `session`"), and the measured facts that contradict them. Pure: finding claims
  * needs only the text, checking them needs the facts the chat has measured.
  */
-import type { Frame } from "../../analyzers/backtrace.js";
-import { normalizeFunctionName } from "../../analyzers/culprit.js";
-import type { ThreadInfo } from "../../analyzers/threads.js";
+import { normalizeFunctionName } from "../../analyzers/index.js";
+import type { Frame, ThreadSummary } from "../../debuggers/model.js";
 import type { Crash, CrashKind } from "../../report/schema.js";
 
 export type Claim =
@@ -18,8 +17,8 @@ export type Claim =
 /** What the chat measured, with the evidence ids that measured it (null when nothing in the store did). */
 export interface ClaimFacts {
   crash: Crash;
-  threads: ThreadInfo[];
-  /** gdb's number of the process's main thread (its LWP is the process id), when known. */
+  threads: ThreadSummary[];
+  /** The debugger's number of the process's main thread (its LWP is the process id), when known. */
   mainThread: number | null;
   /** The crashing thread's stack, innermost first. */
   frames: Frame[];
@@ -259,7 +258,7 @@ function lwp(value: number | null): string {
   return value === null ? "" : ` (LWP ${value})`;
 }
 
-function threadLwp(threads: ThreadInfo[], id: number | null): number | null {
+function threadLwp(threads: ThreadSummary[], id: number | null): number | null {
   return threads.find((t) => t.id === id)?.lwp ?? null;
 }
 

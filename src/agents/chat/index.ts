@@ -3,6 +3,7 @@
  * measurements first and corrected at the top of the answer, whichever path answers: the model,
  * when one is configured and answers, else the offline engine.
  */
+import type { Vocabulary } from "../../debuggers/probe.js";
 import { ProviderError } from "../../llm/index.js";
 import type { ChatExchange } from "../../report/index.js";
 import type { Finding } from "./claims.js";
@@ -12,7 +13,8 @@ import { OfflineEngine } from "./offline.js";
 export { loadFacts, type ChatFacts } from "./facts.js";
 export { reportWithChat } from "./report.js";
 
-export type ChatDeps = ModelDeps;
+/** What the model path needs, and the session's vocabulary, in which the offline engine asks its probes. */
+export type ChatDeps = ModelDeps & { vocabulary: Vocabulary };
 
 export interface ChatAnswer {
   text: string;

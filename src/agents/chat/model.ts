@@ -23,7 +23,7 @@ export interface ModelDeps {
 }
 
 const ChatStepSchema = z.object({
-  needCommands: z.array(z.string()).describe("read-only gdb commands to run before answering; empty when the answer is ready"),
+  needCommands: z.array(z.string()).describe("read-only debugger commands to run before answering; empty when the answer is ready"),
   answer: z.string().nullable().describe("the answer, citing evidence ids inline like [E12]; null while commands are needed"),
   evidenceIds: z.array(z.string()).describe("the evidence ids the answer relies on"),
 });
@@ -52,6 +52,8 @@ export async function askModel(
     corrections: corrections.map((c) => c.text).join("\n") || "none",
     evidence: relevantEvidence(deps.store, question, EVIDENCE_HITS).map((hit) => `[${hit.evidenceId}] ${hit.command}: ${hit.snippet}`).join("\n") || "none",
     history: history.slice(-HISTORY_TURNS).map((turn) => `Q: ${turn.question}\nA: ${turn.answer}`).join("\n\n") || "none",
+    debugger: deps.executor.backend,
+    syntax: deps.executor.vocabulary.syntax,
   };
   for (let round = 0; ; round++) {
     const left = MAX_COMMAND_ROUNDS - round;

@@ -1,19 +1,14 @@
 /**
  * The chat without a model: the common questions answered from the debugger, deterministically.
- * Every command goes through the executor (the policy, then the store, which serves what the
- * analysis already ran), and every statement cites the evidence that measured it. Commands name
- * their thread and frame (`thread apply N frame apply level F ...`), so an answer does not depend
- * on what the user selected with /exec, and gdb's own selection is left as it was.
+ * Every question is a probe asked through the executor (the store serves what the analysis
+ * already ran), read into the model by the session's vocabulary, and every statement cites the
+ * evidence that measured it. Probes name their thread and frame, so an answer does not depend on
+ * what the user selected with /exec, and the debugger's own selection is left as it was.
  */
-import { parseFrameLine, parseThreadBacktraces, type Frame } from "../../analyzers/backtrace.js";
 import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
-import { culpritIndex, normalizeFunctionName } from "../../analyzers/culprit.js";
-import { lockWait, type LockWait } from "../../analyzers/deadlock.js";
-import { normalizeAddress, printedValue, toBigInt } from "../../analyzers/index.js";
-import { parseMappings, parseTargetFiles } from "../../analyzers/mappings.js";
-import { parseRegisters } from "../../analyzers/registers.js";
-import { parseThreads, type ThreadInfo } from "../../analyzers/threads.js";
-import { parseLocals } from "../../analyzers/variables.js";
+import { culpritIndex, lockWait, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
+import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
+import { placed, probeKey, probes, type Probe, type ProbeOf, type Reading, type Vocabulary } from "../../debuggers/probe.js";
 import type { EvidenceStore } from "../../evidence/store.js";
 import type { Crash } from "../../report/schema.js";
 import type { CommandExecutor } from "../executor.js";
@@ -26,12 +21,19 @@ export interface OfflineDeps {
   executor: CommandExecutor;
   store: EvidenceStore;
   facts: ChatFacts;
+  /** How the session's debugger says each probe and reads its output. */
+  vocabulary: Vocabulary;
 }
 
 /** Frames listed for one thread; triage fetches as many, so the crashing thread's are usually stored. */
 const STACK_FRAMES = 40;
-/** The same command as triage's deadlock search, so a hung dump's stacks come from the store. */
-const ALL_STACKS = "thread apply all bt 64";
+/** Triage's backtrace of the thread the debugger selected on opening the dump: the crashing thread's. */
+const TRIAGE_STACK = probes.backtrace(STACK_FRAMES);
+/** The same probe as triage's deadlock search, so a hung dump's stacks come from the store. */
+const ALL_STACKS: ProbeOf<"thread-backtraces"> = { kind: "thread-backtraces", threads: "all", limit: 64 };
+const SIGNAL_INFO: Probe = { kind: "signal-info" };
+const EXIT_SIGNAL: Probe = { kind: "exit-signal" };
+const THREADS: ProbeOf<"threads"> = { kind: "threads" };
 const MAX_LISTED_THREADS = 40;
 const MAX_LOCKS = 8;
 const MAX_POINTERS = 6;
@@ -42,10 +44,11 @@ const OFFLINE_TOPICS =
   "the fault address and what an address points into, which pointer was null, the value of an expression " +
   "(in backticks), and who holds which lock";
 
-interface Measured {
+interface Measured<P extends Probe = Probe> {
   id: string;
   ok: boolean;
-  output: string;
+  /** The output read into the model; null when the command failed. */
+  reading: Reading<P> | null;
   /** Why it failed, as one line; null when it succeeded. */
   error: string | null;
   refused: boolean;
@@ -58,7 +61,7 @@ class Unanswerable extends Error {
   }
 }
 
-/** One question's worth of measurements: the same command is asked of the executor once. */
+/** One question's worth of measurements: the same probe is asked of the executor once. */
 export class OfflineEngine {
   private readonly measured = new Map<string, Promise<Measured>>();
 
@@ -80,12 +83,12 @@ export class OfflineEngine {
     const facts: ClaimFacts = {
       crash: this.crash,
       threads: threads?.list ?? [],
-      mainThread: needs.has("thread") ? (await this.mainThread()).thread : null,
+      mainThread: needs.has("thread") ? await this.mainThread() : null,
       frames: needs.has("function") && this.crash.thread.id !== null ? (await this.stack(this.crash.thread.id)).frames : [],
       evidence: {
-        threads: firstEvidence(this.deps.store, (c) => c === "info threads") ?? threads?.id ?? null,
-        signal: firstEvidence(this.deps.store, (c) => c === "p $_siginfo" || c === "p $_exitsignal"),
-        stack: firstEvidence(this.deps.store, (c) => /^bt \d+$/.test(c)),
+        threads: this.firstEvidence(THREADS) ?? threads?.id ?? null,
+        signal: this.firstEvidence(SIGNAL_INFO, EXIT_SIGNAL),
+        stack: this.firstEvidence(TRIAGE_STACK),
       },
     };
     const findings: Finding[] = [];
@@ -147,13 +150,16 @@ export class OfflineEngine {
     const culprit = thread === this.crash.thread.id ? this.crash.culprit.frame : null;
     const lines = [`Thread ${thread}${await this.threadRole(thread)} [${stack.id}]:`];
     for (const frame of stack.frames) lines.push(`  ${frameText(frame)}${frame.level === culprit ? "   <- culprit" : ""}`);
-    if (stack.truncated) lines.push(`  ... more frames follow (the innermost ${STACK_FRAMES} are shown; /exec thread apply ${thread} bt -10 shows the outermost)`);
+    if (stack.truncated) {
+      const outermost = this.deps.vocabulary.render({ kind: "backtrace", limit: 10, outermost: true, thread });
+      lines.push(`  ... more frames follow (the innermost ${STACK_FRAMES} are shown; /exec ${outermost} shows the outermost)`);
+    }
     return { text: lines.join("\n"), evidenceIds: [stack.id] };
   }
 
   private async allStacksAnswer(): Promise<Finding> {
     const all = await this.run(ALL_STACKS);
-    const traces = parseThreadBacktraces(all.output).sort((a, b) => a.thread - b.thread);
+    const traces = [...(all.reading ?? [])].sort((a, b) => a.thread - b.thread);
     if (traces.length === 0) return failed("gdb listed no threads", all);
     const lines = [`${traces.length} thread${traces.length === 1 ? "" : "s"} [${all.id}]:`];
     for (const trace of traces.slice(0, MAX_LISTED_THREADS)) {
@@ -169,55 +175,57 @@ export class OfflineEngine {
   private async threadsAnswer(): Promise<Finding> {
     const { list, id } = await this.threads();
     const main = await this.mainThread();
-    const ids = main.id ? [id, main.id] : [id];
-    const lines = [`${list.length} thread${list.length === 1 ? "" : "s"} [${ids.join(", ")}]:`];
+    const lines = [`${list.length} thread${list.length === 1 ? "" : "s"} [${id}]:`];
     for (const thread of list.slice(0, MAX_LISTED_THREADS)) {
       const name = thread.name ? ` "${thread.name}"` : "";
-      const role = thread.id === main.thread ? " (main thread)" : "";
+      const role = thread.id === main ? " (main thread)" : "";
       lines.push(`  thread ${thread.id}${lwp(thread.lwp)}${name}${role}: ${thread.frame ? frameText({ ...thread.frame, level: 0 }, false) : "??"}${this.mark(thread.id)}`);
     }
     if (list.length > MAX_LISTED_THREADS) lines.push(`  ... ${list.length - MAX_LISTED_THREADS} more in ${id}`);
-    return { text: lines.join("\n"), evidenceIds: ids };
+    return { text: lines.join("\n"), evidenceIds: [id] };
   }
 
   private async localsAnswer(threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
     const thread = await this.resolveThread(threadRef);
     const level = await this.resolveFrame(thread, frameRef);
-    const result = await this.run(`thread apply ${thread} frame apply level ${level} info locals`);
+    // The locals are printed without their frame: the frame (its function, arguments, line) is the stack's.
+    const frame = await this.frameOf(thread, level);
+    // gdb prints nothing for a frame level the stack does not have.
+    if (frame.missing) return { text: `Thread ${thread} has no frame ${level} [${frame.id}]; ask for its stack to see the frames it has.`, evidenceIds: [frame.id] };
+    const result = await this.run(placed(probes.locals(), { thread, frame: level }));
     if (!result.ok) return failed(`gdb could not read the locals of frame ${level} of thread ${thread}`, result);
-    const lines = result.output.split("\n");
-    const frame = lines.map(parseFrameLine).find((f): f is Frame => f !== null) ?? null;
-    // gdb prints only the thread's header for a frame level the stack does not have.
-    if (!frame) return { text: `Thread ${thread} has no frame ${level} [${result.id}]; ask for its stack to see the frames it has.`, evidenceIds: [result.id] };
-    const locals = parseLocals(lines.filter((line) => parseFrameLine(line) === null && !/^Thread \d+ /.test(line)).join("\n"));
-    const text = [`Frame ${level} of thread ${thread}: ${frameText(frame)} [${result.id}]`];
-    if (frame.args) text.push(`Arguments: ${clip(frame.args)}`);
+    const locals = result.reading ?? [];
+    const ids = frame.frame ? [result.id, frame.id] : [result.id];
+    const text = [`Frame ${level} of thread ${thread}${frame.frame ? `: ${frameText(frame.frame)}` : ""} [${ids.join(", ")}]`];
+    if (frame.frame?.args) text.push(`Arguments: ${clip(frame.frame.args)}`);
     if (locals.length === 0) text.push("Locals: none (gdb says: no locals)");
     else text.push("Locals:", ...locals.map((v) => `  ${v.name} = ${clip(v.value)}`));
-    return { text: text.join("\n"), evidenceIds: [result.id] };
+    return { text: text.join("\n"), evidenceIds: ids };
   }
 
   private async registersAnswer(names: string[], threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
     const thread = await this.resolveThread(threadRef);
     const level = await this.resolveFrame(thread, frameRef);
-    const result = await this.run(`thread apply ${thread} frame apply level ${level} info registers${names.length > 0 ? ` ${names.join(" ")}` : ""}`);
-    const registers = parseRegisters(result.output);
+    const result = await this.run(placed({ kind: "registers", ...(names.length > 0 ? { names } : {}) }, { thread, frame: level }));
+    const registers = result.reading ?? [];
     if (!result.ok || registers.length === 0) return failed(`gdb could not read ${names.join(", ") || "the registers"} in frame ${level} of thread ${thread}`, result);
-    const frame = result.output.split("\n").map(parseFrameLine).find((f): f is Frame => f !== null);
+    // The registers are printed without their frame: which function it is, the stack says.
+    const { frame, id: stackId } = await this.frameOf(thread, level);
+    const ids = frame?.function ? [result.id, stackId] : [result.id];
     const fault = toBigInt(this.crash.faultAddress);
-    const lines = [`In thread ${thread}, frame ${level}${frame?.function ? ` (\`${normalizeFunctionName(frame.function)}\`)` : ""} [${result.id}]:`];
+    const lines = [`In thread ${thread}, frame ${level}${frame?.function ? ` (\`${normalizeFunctionName(frame.function)}\`)` : ""} [${ids.join(", ")}]:`];
     for (const register of registers) {
       const natural = register.natural !== register.value ? ` (${register.natural})` : "";
       const isFault = fault !== null && toBigInt(register.value) === fault ? " <- the fault address" : "";
       lines.push(`  ${register.name} = ${register.value}${natural}${isFault}`);
     }
     if (level > 0) lines.push(`In frame ${level}, gdb recovers only the registers the callees saved; the others show frame 0's values or <not saved>.`);
-    return { text: lines.join("\n"), evidenceIds: [result.id] };
+    return { text: lines.join("\n"), evidenceIds: ids };
   }
 
   private async faultAddressAnswer(): Promise<Finding> {
     const { crash } = this;
-    const signalId = firstEvidence(this.deps.store, (c) => c === "p $_siginfo");
+    const signalId = this.firstEvidence(SIGNAL_INFO);
     const cited = signalId ? ` [${signalId}]` : "";
     if (crash.faultAddress === null) {
       const why = crash.kind === "deadlock" || crash.signal === null
@@ -254,17 +262,17 @@ export class OfflineEngine {
 
   /** What an address is: a symbol, a section of the program or a library, memory saved in the core, or nothing. */
   private async region(address: string): Promise<Finding> {
-    const symbol = await this.run(`info symbol ${address}`);
-    const filesResult = await this.run("info files");
-    const files = parseTargetFiles(filesResult.output);
+    const symbol = await this.run(probes.symbol(address));
+    const filesResult = await this.run({ kind: "sections" });
+    const files = filesResult.reading ?? { executable: null, core: null, sections: [] };
     const filesId = filesResult.id;
-    const mappings = await this.run("info proc mappings");
+    const mappings = await this.run({ kind: "mappings" });
     const value = BigInt(address);
     const contains = (s: { start: string; end: string }) => BigInt(s.start) <= value && value < BigInt(s.end);
     const section = files.sections.find((s) => s.source !== "core" && contains(s));
     const segment = files.sections.find((s) => s.source === "core" && contains(s));
-    const mapping = parseMappings(mappings.output).find(contains);
-    const named = symbol.ok && !/^No symbol matches/.test(symbol.output.trim()) ? symbol.output.trim().split("\n")[0] : null;
+    const mapping = (mappings.reading ?? []).find(contains);
+    const named = symbol.reading ? symbolText(symbol.reading) : null;
     const lines: string[] = [];
     const ids: string[] = [];
     if (named) {
@@ -292,7 +300,7 @@ export class OfflineEngine {
 
   private async locksAnswer(only: string | null): Promise<Finding> {
     const all = await this.run(ALL_STACKS);
-    const waits = parseThreadBacktraces(all.output)
+    const waits = (all.reading ?? [])
       .map((trace) => lockWait(trace.thread, trace.frames.map((frame) => ({ ...frame, module: frame.from }))))
       .filter((wait): wait is LockWait => wait !== null);
     // Without glibc's debug info the lock frames show no mutex; the analysis read it from the futex argument.
@@ -318,9 +326,9 @@ export class OfflineEngine {
       lines.push(`Deadlock: ${members.join("; ")}. None of them can go on.`);
     }
     for (const lock of locks.slice(0, MAX_LOCKS)) {
-      const owner = await this.run(`p *(int *)(${lock} + 8)`);
+      const owner = await this.run(probes.evaluate(mutexOwnerExpression(lock)));
       ids.push(owner.id);
-      const lwpValue = printedValue(owner.output);
+      const lwpValue = owner.reading ?? null;
       const holder = lwpValue !== null && /^\d+$/.test(lwpValue) ? threads.find((t) => t.lwp === Number(lwpValue)) : undefined;
       const waiters = waits.filter((wait) => wait.lock === lock);
       const held = !owner.ok
@@ -375,8 +383,8 @@ export class OfflineEngine {
     if (thread.id === null || culprit.file === null || culprit.line === null) {
       return { reason: "Which pointer was null cannot be read from the code: the culprit frame has no source line (no debug info).", evidenceIds: [] };
     }
-    const listing = await this.run(`list ${culprit.file}:${culprit.line},${culprit.line}`);
-    const code = new RegExp(`^${culprit.line}\\s(.*)$`, "m").exec(listing.output)?.[1];
+    const listing = await this.run(probes.source(culprit.file, culprit.line));
+    const code = listing.reading?.find((line) => line.line === culprit.line)?.text;
     if (!listing.ok || code === undefined) {
       return { reason: `The source of ${culprit.file}:${culprit.line} is not available, so which pointer was null cannot be read from the code [${listing.id}].`, evidenceIds: [listing.id] };
     }
@@ -409,11 +417,10 @@ export class OfflineEngine {
 
   private async crashAnswer(): Promise<Finding> {
     const { crash } = this;
-    const { store } = this.deps;
     const ids = [
-      firstEvidence(store, (c) => c === "p $_siginfo" || c === "p $_exitsignal"),
-      firstEvidence(store, (c) => c === "info threads"),
-      firstEvidence(store, (c) => /^bt \d+$/.test(c) || (crash.kind === "deadlock" && c === ALL_STACKS)),
+      this.firstEvidence(SIGNAL_INFO, EXIT_SIGNAL),
+      this.firstEvidence(THREADS),
+      this.firstEvidence(TRIAGE_STACK, ...(crash.kind === "deadlock" ? [ALL_STACKS] : [])),
     ].filter((id): id is string => id !== null);
     const cited = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
     const lines: string[] = [];
@@ -459,8 +466,8 @@ export class OfflineEngine {
   }
 
   private async printInFrame(expression: string, thread: number, level: number): Promise<{ value: string | null; id: string; result: Measured }> {
-    const result = await this.run(`thread apply ${thread} frame apply level ${level} p ${expression}`);
-    return { value: result.ok ? printedValue(result.output) : null, id: result.id, result };
+    const result = await this.run(placed(probes.evaluate(expression), { thread, frame: level }));
+    return { value: result.ok ? (result.reading ?? null) : null, id: result.id, result };
   }
 
   private async resolveThread(ref: ThreadRef): Promise<number> {
@@ -473,8 +480,8 @@ export class OfflineEngine {
     }
     if (ref === "main") {
       const main = await this.mainThread();
-      if (main.thread === null) throw new Unanswerable({ text: "gdb does not say which thread is the main one (no process id in the dump).", evidenceIds: main.id ? [main.id] : [] });
-      return main.thread;
+      if (main === null) throw new Unanswerable({ text: "The dump does not say which thread is the main one (its notes record no process id).", evidenceIds: [] });
+      return main;
     }
     if (this.crash.thread.id !== null) return this.crash.thread.id;
     const { list } = await this.threads();
@@ -494,27 +501,40 @@ export class OfflineEngine {
     return frame.level;
   }
 
-  private async threads(): Promise<{ list: ThreadInfo[]; id: string }> {
-    const result = await this.run("info threads");
-    return { list: parseThreads(result.output), id: result.id };
+  private async threads(): Promise<{ list: ThreadSummary[]; id: string }> {
+    const result = await this.run(THREADS);
+    return { list: result.reading ?? [], id: result.id };
   }
 
-  /** The thread whose LWP is the process id. */
-  private async mainThread(): Promise<{ thread: number | null; id: string | null }> {
-    const inferiors = await this.run("info inferiors");
-    const pid = /\bprocess (\d+)/.exec(inferiors.output)?.[1];
+  /**
+   * The thread whose LWP is the process id. The process id comes from the dump's own notes, not
+   * from the debugger: the thread list is the only evidence of it.
+   */
+  private async mainThread(): Promise<number | null> {
+    const pid = this.deps.facts.processId;
+    if (pid === null) return null;
     const { list } = await this.threads();
-    const main = pid === undefined ? undefined : list.find((t) => t.lwp === Number(pid));
-    return { thread: main?.id ?? null, id: inferiors.ok ? inferiors.id : null };
+    return list.find((t) => t.lwp === pid)?.id ?? null;
   }
 
   private async stack(thread: number): Promise<Measured & { frames: Frame[]; truncated: boolean }> {
-    const result = await this.run(`thread apply ${thread} bt ${STACK_FRAMES}`);
-    return {
-      ...result,
-      frames: parseThreadBacktraces(result.output)[0]?.frames ?? [],
-      truncated: /^\(More stack frames follow/m.test(result.output),
-    };
+    const result = await this.run(placed(probes.backtrace(STACK_FRAMES), { thread }));
+    return { ...result, frames: result.reading?.frames ?? [], truncated: result.reading?.truncated ?? false };
+  }
+
+  /**
+   * A frame of a thread's stack, and the evidence that shows it; `missing` when the stack listed
+   * every frame and that level is not among them.
+   */
+  private async frameOf(thread: number, level: number): Promise<{ frame: Frame | null; id: string; missing: boolean }> {
+    const stack = await this.stack(thread);
+    const frame = stack.frames.find((f) => f.level === level) ?? null;
+    return { frame, id: stack.id, missing: frame === null && stack.ok && stack.frames.length > 0 && !stack.truncated };
+  }
+
+  /** The first evidence of any of the probes in the store (see firstEvidence). */
+  private firstEvidence(...wanted: Probe[]): string | null {
+    return firstEvidence(this.deps.store, this.deps.vocabulary, ...wanted);
   }
 
   /** " (LWP 21901), the thread that received the SIGSEGV" and the like. */
@@ -523,7 +543,7 @@ export class OfflineEngine {
     const main = await this.mainThread();
     const roles: string[] = [];
     if (thread === this.crash.thread.id && this.crash.kind !== "deadlock") roles.push(`the thread that received the ${this.crash.signal ?? "signal"}`);
-    if (thread === main.thread) roles.push("the main thread");
+    if (thread === main) roles.push("the main thread");
     if (this.crash.deadlock?.cycle.some((edge) => edge.thread === thread)) roles.push("deadlocked");
     return `${lwp(list.find((t) => t.id === thread)?.lwp ?? null)}${roles.length ? `, ${roles.join(", ")}` : ""}`;
   }
@@ -533,24 +553,26 @@ export class OfflineEngine {
     return thread === this.crash.thread.id ? `   <- received the ${this.crash.signal ?? "signal"}` : "";
   }
 
-  private run(command: string): Promise<Measured> {
-    let measured = this.measured.get(command);
+  private run<P extends Probe>(probe: P): Promise<Measured<P>> {
+    const key = probeKey(probe);
+    let measured = this.measured.get(key) as Promise<Measured<P>> | undefined;
     if (!measured) {
-      measured = this.measure(command);
-      this.measured.set(command, measured);
+      measured = this.measure(probe);
+      this.measured.set(key, measured);
     }
     return measured;
   }
 
-  private async measure(command: string): Promise<Measured> {
+  /** Runs (or recalls) a probe through the executor and reads its output, as stored, into the model. */
+  private async measure<P extends Probe>(probe: P): Promise<Measured<P>> {
     this.signal.throwIfAborted();
-    const result = await this.deps.executor.run(command, "chat");
+    const result = await this.deps.executor.run(probe, "chat");
     // A cancelled answer stops at the next command; the one in flight was allowed to finish.
     this.signal.throwIfAborted();
     return {
       id: result.evidenceId,
       ok: result.ok,
-      output: result.ok ? this.deps.store.output(result.evidenceId) : "",
+      reading: result.ok ? this.deps.vocabulary.read(probe, this.deps.store.output(result.evidenceId)) : null,
       error: result.ok ? null : (result.error ?? result.errorType ?? "failed"),
       refused: result.errorType === "not_allowed",
     };
@@ -579,6 +601,11 @@ function frameText(frame: Frame, withArgs = true): string {
   const args = withArgs ? ` (${clip(frame.args, 160)})` : "";
   const where = frame.file !== null ? ` at ${frame.file}:${frame.line ?? "?"}` : frame.from !== null ? ` from ${frame.from}` : "";
   return `${withArgs ? `#${frame.level} ` : ""}${name}${args}${where}`;
+}
+
+/** What is at an address, as a sentence ends: `leaf + 12 in section .text of /lib/libc.so.6`. */
+function symbolText(at: SymbolAt): string {
+  return `${at.symbol}${at.offset ? ` + ${at.offset}` : ""}${at.section ? ` in section ${at.section}` : ""}${at.module ? ` of ${at.module}` : ""}`;
 }
 
 function lwp(value: number | null): string {

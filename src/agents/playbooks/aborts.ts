@@ -3,16 +3,16 @@
  * string function. The check is known; the question is which values broke it and where they came from.
  */
 import { normalizeFunctionName } from "../../analyzers/index.js";
+import { probes } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { ABORT_MESSAGE, alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, concurrencyQuestion, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, location, where } from "./prose.js";
 import { codeOf, dereferences, enclosingFunction, escape, functionSpan, grep, identifiers } from "./source.js";
-import { integerOf, looksPoisoned, printed, stringOf } from "./values.js";
+import { integerOf, looksPoisoned, printed, sourceTextOf, stringOf, variablesOf, variablesText } from "./values.js";
 
-const ABORT_MESSAGE = "x/s *(char **)&__abort_msg + 4";
 
 /** `a + b <= c` → left, operator, right; null without a top-level comparison. */
 export function comparison(expression: string): { left: string; op: string; right: string } | null {
@@ -74,7 +74,7 @@ export function assertionPlaybook(facts: Facts): Playbook {
   const split = expression ? comparison(expression) : null;
   const sides = split ? [split.left, split.right] : expression ? operands(expression) : [];
   const parts = expression ? operands(expression).filter((o) => !sides.includes(o)).slice(0, 3) : [];
-  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const print = (e: string) => facts.inCulprit(probes.evaluate(e));
   const values = (evidence: Evidence, exprs: string[]) =>
     exprs.map((e) => ({ expression: e, found: evidence.find(print(e)), value: printed(evidence.find(print(e))) }));
 
@@ -83,7 +83,7 @@ export function assertionPlaybook(facts: Facts): Playbook {
     statement: expression
       ? `\`${expression}\` was false in ${where(facts.culprit)}; the values of its operands show which side is wrong`
       : `an assertion in ${where(facts.culprit)} failed`,
-    plan: [sides.slice(0, 2).map(print).concat(facts.inCulprit("info args")), parts.map(print)],
+    plan: [[...sides.slice(0, 2).map(print), facts.inCulprit(probes.arguments())], parts.map(print)],
     judge(evidence) {
       const c = new Citations();
       const shown = values(evidence, [...sides, ...parts]).filter((v) => v.value !== null);
@@ -105,12 +105,13 @@ export function assertionPlaybook(facts: Facts): Playbook {
   const corrupted: PlannedHypothesis = {
     rule: "corrupted-state",
     statement: `memory corruption rather than the program's own logic put those values there`,
-    plan: [owners.length ? owners.map((o) => print(`*${o}`)) : [facts.inCulprit("info locals")]],
+    plan: [owners.length ? owners.map((o) => print(`*${o}`)) : [facts.inCulprit(probes.locals())]],
     judge(evidence) {
-      const shown = (owners.length ? owners.map((o) => evidence.find(print(`*${o}`))) : [evidence.find(facts.inCulprit("info locals"))]).filter((f): f is Found => Boolean(f?.ok));
+      const asked: (Found | null)[] = owners.length ? owners.map((o) => evidence.find(print(`*${o}`))) : [evidence.find(facts.inCulprit(probes.locals()))];
+      const shown = asked.filter((f): f is Found => Boolean(f?.ok));
       if (shown.length === 0) return verdict("inconclusive", "The objects behind the assertion could not be printed.");
       const c = new Citations();
-      const text = shown.map((f) => `${printed(f) ?? f.output.trim()}${c.cite(f)}`).join("; ");
+      const text = shown.map((f) => `${printed(f) ?? variablesText(f) ?? ""}${c.cite(f)}`).join("; ");
       const numbers = [...text.matchAll(/\b(0x[0-9a-f]+|\d{6,})\b/g)].map((m) => BigInt(m[1] ?? "0"));
       if (numbers.some(looksPoisoned)) return verdict("confirmed", `The state holds fill-pattern values: ${text}.`, ...shown);
       return verdict("rejected", `The state is self-consistent, with no fill patterns or wild values: ${text}. These are values the program's own arithmetic produces.`, ...shown);
@@ -121,8 +122,8 @@ export function assertionPlaybook(facts: Facts): Playbook {
     hypotheses: [badValues, corrupted],
     investigate: (_rule, evidence) =>
       notYetRun(evidence, [
-        facts.inCaller("info locals"),
-        facts.inCaller("info args"),
+        facts.inCaller(probes.locals()),
+        facts.inCaller(probes.arguments()),
         facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file),
         guard ? facts.list(guard.line, guard.line, facts.caller?.file) : null,
       ]),
@@ -133,7 +134,7 @@ export function assertionPlaybook(facts: Facts): Playbook {
       const messageFound = evidence.find(ABORT_MESSAGE);
       const summary = `The assertion \`${expression ?? "?"}\` in ${where(facts.culprit)} failed${c.cite(messageFound)}: ${hit.finding ?? ""}`;
       for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
-      const guardFound = guard ? evidence.find(facts.list(guard.line, guard.line, facts.caller?.file) ?? "") : null;
+      const guardFound = guard ? evidence.find(facts.list(guard.line, guard.line, facts.caller?.file)) : null;
       const guardText = guard && guardFound?.ok
         ? `The caller ${where(facts.caller)} guarded the call with \`if (${guard.condition})\` at ${basename(facts.caller?.file ?? "")}:${guard.line}${c.cite(guardFound)}, and that check let these values through: the caller's guard and the assertion disagree about what is allowed${guardCallee(guard.condition)}.`
         : "";
@@ -172,20 +173,20 @@ export function abortPlaybook(facts: Facts): Playbook {
   const line = facts.culprit?.line ?? null;
   const guard = guardAbove(facts, facts.fn, line);
   const conditionOperands = guard ? operands(guard.condition).slice(0, 2) : [];
-  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const print = (e: string) => facts.inCulprit(probes.evaluate(e));
   const listLine = line === null ? null : facts.list(line);
   const listBlock = guard && line !== null ? facts.list(guard.line, line) : null;
 
   const deliberate: PlannedHypothesis = {
     rule: "deliberate-abort",
     statement: `${where(facts.culprit)} called abort() itself: one of the program's own checks decided to stop${guard ? ` (\`if (${guard.condition})\`)` : ""}`,
-    plan: [[listBlock ?? listLine, ...conditionOperands.map(print)].filter((c): c is string => c !== null)],
+    plan: [[listBlock ?? listLine, ...conditionOperands.map(print)].filter((c) => c !== null)],
     judge(evidence) {
-      const code = evidence.find(listBlock ?? listLine ?? "");
+      const code = evidence.find(listBlock ?? listLine);
       const c = new Citations();
       const shown = conditionOperands.map((o) => ({ o, found: evidence.find(print(o)) })).filter((v) => printed(v.found) !== null);
       const values = shown.map((v) => `\`${v.o}\` = ${printed(v.found)}${c.cite(v.found)}`).join(", ");
-      if (code?.ok && /\babort\s*\(/.test(code.output)) {
+      if (/\babort\s*\(/.test(sourceTextOf(code) ?? "")) {
         return verdict("confirmed", `The source calls abort() at ${location(facts.culprit)}${c.cite(code)}${guard ? ` when \`${guard.condition}\`` : ""}${values ? `, and ${values}` : ""}.`, code, ...shown.map((v) => v.found));
       }
       const { found: bt, above } = backtraceOf(evidence, facts);
@@ -211,15 +212,15 @@ export function abortPlaybook(facts: Facts): Playbook {
   return {
     hypotheses: [deliberate, library],
     investigate: (_rule, evidence) =>
-      notYetRun(evidence, [owner ? print(`*${owner}`) : null, facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+      notYetRun(evidence, [owner ? print(`*${owner}`) : null, facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "deliberate-abort");
       if (!hit) return undetermined(facts, hypotheses, evidence, "why abort() was called");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
       const ownerFound = owner ? evidence.find(print(`*${owner}`)) : null;
-      const block = evidence.find(listBlock ?? "");
-      const said = block?.ok ? /"([^"]{6,})"/.exec(block.output)?.[1]?.replace(/(\\n|%\w)+$/g, "").replace(/[,:]?\s*(got|was)?\s*$/, "").trim() : undefined;
+      const block = evidence.find(listBlock);
+      const said = block?.ok ? /"([^"]{6,})"/.exec(sourceTextOf(block) ?? "")?.[1]?.replace(/(\\n|%\w)+$/g, "").replace(/[,:]?\s*(got|was)?\s*$/, "").trim() : undefined;
       const summary = `${where(facts.culprit)} aborted on purpose: ${hit.finding ?? ""}`;
       const rootCause = [
         guard ? `The check \`${guard.condition}\` held${ownerFound?.ok ? `; the object it checks is ${printed(ownerFound)}${c.cite(ownerFound)}` : ""}.` : "",
@@ -247,12 +248,10 @@ export function abortPlaybook(facts: Facts): Playbook {
 }
 
 export function stackProtectorPlaybook(facts: Facts): Playbook {
-  const print = (e: string) => facts.inCulprit(`p ${e}`);
-  const locals = facts.inCulprit("info locals");
+  const print = (e: string) => facts.inCulprit(probes.evaluate(e));
+  const locals = facts.inCulprit(probes.locals());
   const arrays = (evidence: Evidence) => {
-    const found = evidence.find(locals);
-    if (!found?.ok) return [];
-    return [...found.output.matchAll(/^(\w+) = (".*|\{.*)$/gm)].map((m) => ({ name: m[1] ?? "", value: m[2] ?? "" }));
+    return variablesOf(evidence.find(locals)).filter((v) => /^["{]/.test(v.value));
   };
   const declared = localArrays(facts);
   const overflow: PlannedHypothesis = {
@@ -268,7 +267,7 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
       if (sized.every((a) => a.size === null)) {
         return verdict("inconclusive", `The locals include the array${candidates.length > 1 ? "s" : ""} ${candidates.map((a) => `\`${a.name}\``).join(", ")}${c.cite(found)}; their sizes are needed to tell whether one was overrun.`, found);
       }
-      const integers = [...found.output.matchAll(/^(\w+) = (\d+)$/gm)].map((m) => ({ name: m[1] ?? "", value: BigInt(m[2] ?? "0") }));
+      const integers = variablesOf(found).filter((v) => /^\d+$/.test(v.value)).map((v) => ({ name: v.name, value: BigInt(v.value) }));
       for (const array of sized) {
         if (array.size === null) continue;
         const index = integers.find((i) => i.value >= (array.size ?? 0n));
@@ -301,7 +300,7 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
     investigate(rule, evidence) {
       if (rule !== "local-array-overflow") return [];
       const writes = arrays(evidence).flatMap((a) => writesInto(facts, a.name)).slice(0, 3);
-      return notYetRun(evidence, [...writes.map((n) => facts.list(n)), facts.inCulprit("info args"), facts.inCaller("info locals")]);
+      return notYetRun(evidence, [...writes.map((n) => facts.list(n)), facts.inCulprit(probes.arguments()), facts.inCaller(probes.locals())]);
     },
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "local-array-overflow");
@@ -309,12 +308,12 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
       const writes = arrays(evidence).flatMap((a) => writesInto(facts, a.name).map((n) => ({ name: a.name, n }))).slice(0, 3);
-      const quoted = writes.map((w) => ({ ...w, found: evidence.find(facts.list(w.n) ?? "") })).filter((w) => w.found?.ok);
-      const args = evidence.find(facts.inCulprit("info args"));
+      const quoted = writes.map((w) => ({ ...w, found: evidence.find(facts.list(w.n)) })).filter((w) => w.found?.ok);
+      const args = evidence.find(facts.inCulprit(probes.arguments()));
       const summary = `${where(facts.culprit)} overran a local buffer; the stack protector found its canary overwritten when the function returned${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
       const rootCause = [
         quoted.length ? `The writes into it: ${quoted.map((w) => `\`${listedCode(w.found)}\` at ${basename(facts.culprit?.file ?? "")}:${w.n}${c.cite(w.found)}`).join("; ")} — none is bounded by the array's size.` : "",
-        args?.ok ? `The input was: ${args.output.trim().replace(/\n/g, ", ")}${c.cite(args)}.` : "",
+        variablesText(args) ? `The input was: ${variablesText(args)}${c.cite(args)}.` : "",
         alternativesText(hypotheses, hit.id),
       ].filter(Boolean).join(" ");
       return {
@@ -370,12 +369,12 @@ export function fortifyPlaybook(facts: Facts): Playbook {
   const call = /\b(str(?:n)?cpy|str(?:n)?cat|memcpy|memmove|memset|sprintf|snprintf|gets|read)\s*\(\s*([^,]+),/.exec(codeOf(facts.line ?? ""));
   const destination = call?.[2]?.trim() ?? null;
   const destBase = destination?.replace(/\s*\+\s*\d+$/, "") ?? null;
-  const sizeCommand = destBase ? facts.inCulprit(`p sizeof ${destBase}`) : null;
+  const sizeCommand = destBase ? facts.inCulprit(probes.evaluate(`sizeof ${destBase}`)) : null;
 
   const overflow: PlannedHypothesis = {
     rule: "fortified-overflow",
     statement: `the fortified \`${call?.[1] ?? "string/memory call"}\` in ${where(facts.culprit)} would have written past ${destination ? `\`${destination}\`` : "its destination"}`,
-    plan: [[BACKTRACE, sizeCommand].filter((c): c is string => c !== null)],
+    plan: [[BACKTRACE, sizeCommand].filter((c) => c !== null)],
     judge(evidence) {
       const chk = checked(evidence);
       const c = new Citations();
@@ -407,13 +406,13 @@ export function fortifyPlaybook(facts: Facts): Playbook {
   return {
     hypotheses: [overflow, falseAlarm],
     investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCulprit("info args"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCulprit(probes.arguments()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "fortified-overflow");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which write the fortify check stopped");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
-      const line = evidence.find(facts.list(facts.culprit?.line ?? 0) ?? "");
+      const line = evidence.find(facts.list(facts.culprit?.line ?? 0));
       const summary = `_FORTIFY_SOURCE stopped a buffer overflow in ${where(facts.culprit)}${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
       const rootCause = [
         line?.ok ? `The call is \`${listedCode(line)}\`${c.cite(line)}: it copies without a bound.` : "",

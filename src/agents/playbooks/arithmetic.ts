@@ -1,7 +1,8 @@
 /** Traps raised by the CPU on an instruction: integer division by zero, an illegal (trap) instruction. */
+import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, Citations, confirmed, FAULTING_INSTRUCTION, notYetRun, REGISTERS, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { callPath, quoteLine, where } from "./prose.js";
@@ -16,25 +17,25 @@ function divisor(line: string | null): string | null {
 
 export function divisionPlaybook(facts: Facts): Playbook {
   const expression = divisor(facts.line);
-  const print = expression ? facts.inCulprit(`p ${expression}`) : null;
+  const print = expression ? facts.inCulprit(probes.evaluate(expression)) : null;
   const register = /^i?div\w*\s+%(\w+)/.exec(facts.triage.instruction ?? "")?.[1] ?? null;
   const divisorRegister = (evidence: Evidence) => {
-    const found = evidence.find("info registers");
+    const found = evidence.find(REGISTERS);
     const value = register ? registersOf(found).get(fullRegister(register)) : undefined;
     return { found, value };
   };
   const zero: PlannedHypothesis = {
     rule: "zero-divisor",
     statement: `${expression ? `\`${expression}\`` : "the divisor"} was 0 when ${where(facts.culprit)} divided by it`,
-    plan: [[print, "x/i $pc", "info registers"].filter((c): c is string => c !== null)],
+    plan: [[print, FAULTING_INSTRUCTION, REGISTERS].filter((p) => p !== null)],
     judge(evidence) {
       const found = print ? evidence.find(print) : null;
       const value = integerOf(printed(found));
       const reg = divisorRegister(evidence);
       const c = new Citations();
-      const regText = reg.value !== undefined ? ` The instruction \`${facts.triage.instruction}\`${c.cite(evidence.find("x/i $pc"))} divides by %${register}, which is ${reg.value}${c.cite(reg.found)}.` : "";
+      const regText = reg.value !== undefined ? ` The instruction \`${facts.triage.instruction}\`${c.cite(evidence.find(FAULTING_INSTRUCTION))} divides by %${register}, which is ${reg.value}${c.cite(reg.found)}.` : "";
       if (value === 0n || (value === null && reg.value === 0n)) {
-        return verdict("confirmed", `${value === 0n ? `\`p ${expression}\` printed 0${c.cite(found)}.` : ""}${regText}`.trim(), found, evidence.find("x/i $pc"), reg.found);
+        return verdict("confirmed", `${value === 0n ? `\`${expression}\` was 0${c.cite(found)}.` : ""}${regText}`.trim(), found, evidence.find(FAULTING_INSTRUCTION), reg.found);
       }
       if (value !== null) return verdict("rejected", `\`${expression}\` is ${value}${c.cite(found)}, not 0.`, found);
       return verdict("inconclusive", "Neither the divisor nor its register could be read.", found);
@@ -43,7 +44,7 @@ export function divisionPlaybook(facts: Facts): Playbook {
   const overflow: PlannedHypothesis = {
     rule: "int-min-overflow",
     statement: "the division overflowed (INT_MIN / -1), which x86 reports the same way",
-    plan: [["info registers"]],
+    plan: [[REGISTERS]],
     judge(evidence) {
       const reg = divisorRegister(evidence);
       const c = new Citations();
@@ -56,14 +57,14 @@ export function divisionPlaybook(facts: Facts): Playbook {
   return {
     hypotheses: [zero, overflow],
     investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), owner ? facts.inCulprit(`p *${owner}`) : facts.inCulprit("info locals"), facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), owner ? facts.inCulprit(probes.evaluate(`*${owner}`)) : facts.inCulprit(probes.locals()), facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "zero-divisor");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what the divisor was");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
-      const record = owner ? evidence.find(facts.inCulprit(`p *${owner}`)) : null;
-      const summary = `${where(facts.culprit)} divided by ${expression ? `\`${expression}\`` : "a value"}, which was 0${c.cite(evidence.find(print ?? ""))}: ${quoteLine(facts.line) ?? "the division"} raised SIGFPE (integer divide by zero)${c.cite(evidence.find("p $_siginfo"))}.`;
+      const record = owner ? evidence.find(facts.inCulprit(probes.evaluate(`*${owner}`))) : null;
+      const summary = `${where(facts.culprit)} divided by ${expression ? `\`${expression}\`` : "a value"}, which was 0${c.cite(print ? evidence.find(print) : null)}: ${quoteLine(facts.line) ?? "the division"} raised SIGFPE (integer divide by zero)${c.cite(evidence.find(SIGNAL_INFO))}.`;
       const rootCause = [
         hit.finding ?? "",
         record?.ok ? `The record being processed is ${printed(record)}${c.cite(record)}.` : "",
@@ -91,17 +92,18 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
   const fn = line === null ? null : enclosingFunction(facts.source, line);
   const switchLine = fn && line !== null ? grep(facts.source, /\bswitch\s*\(/, fn.span.start, line).at(-1) ?? null : null;
   const switchExpr = switchLine === null ? null : /\bswitch\s*\((.*)\)\s*\{?\s*$/.exec(codeOf(facts.source?.lines[switchLine - 1] ?? ""))?.[1]?.trim() ?? null;
-  const print = switchExpr ? facts.inCulprit(`p ${switchExpr}`) : null;
+  const print = switchExpr ? facts.inCulprit(probes.evaluate(switchExpr)) : null;
   const trap: PlannedHypothesis = {
     rule: "trap-reached",
     statement: `${where(facts.culprit)} reached a trap the compiler emitted for code marked unreachable (\`__builtin_trap\`/\`ud2\`)${switchExpr ? `: \`switch (${switchExpr})\` got a value it has no case for` : ""}`,
-    plan: [["x/i $pc", line === null ? null : facts.list(line), print].filter((c): c is string => c !== null)],
+    plan: [[FAULTING_INSTRUCTION, line === null ? null : facts.list(line), print].filter((p) => p !== null)],
     judge(evidence) {
-      const insn = evidence.find("x/i $pc");
-      const code = line === null ? null : evidence.find(facts.list(line) ?? "");
+      const insn = evidence.find(FAULTING_INSTRUCTION);
+      const listing = line === null ? null : facts.list(line);
+      const code = listing ? evidence.find(listing) : null;
       const value = print ? evidence.find(print) : null;
       const c = new Citations();
-      if (insn?.ok && /\bud2\b/.test(insn.output)) {
+      if (insn?.reading?.instructions.some((i) => i.mnemonic === "ud2")) {
         const source = code?.ok ? ` The source line is \`${listedCode(code)}\`${c.cite(code)}.` : "";
         const chosen = printed(value) !== null ? ` \`${switchExpr}\` is ${printed(value)}${c.cite(value)}.` : "";
         return verdict("confirmed", `The instruction at the pc is \`ud2\`${c.cite(insn)}, the trap the compiler emits for __builtin_trap and unreachable code.${source}${chosen}`, insn, code, value);
@@ -112,24 +114,24 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
   const corrupt: PlannedHypothesis = {
     rule: "bad-code",
     statement: "the pc landed in data or corrupted code",
-    plan: [["x/i $pc"]],
+    plan: [[FAULTING_INSTRUCTION]],
     judge(evidence) {
-      const insn = evidence.find("x/i $pc");
-      if (insn?.ok && /<[^>]+\+\d+>/.test(insn.output)) return verdict("rejected", `The pc is inside a function of the program${new Citations().cite(insn)}, at an instruction the compiler put there.`, insn);
+      const insn = evidence.find(FAULTING_INSTRUCTION);
+      if (insn?.reading?.instructions.some((i) => i.location !== null && /\+\d+$/.test(i.location))) return verdict("rejected", `The pc is inside a function of the program${new Citations().cite(insn)}, at an instruction the compiler put there.`, insn);
       return verdict("inconclusive", "The pc is not inside a known function.", insn);
     },
   };
   return {
     hypotheses: [trap, corrupt],
     investigate: (_rule, evidence) =>
-      notYetRun(evidence, [switchLine === null ? null : facts.list(switchLine), facts.inCulprit("info args"), facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+      notYetRun(evidence, [switchLine === null ? null : facts.list(switchLine), facts.inCulprit(probes.arguments()), facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "trap-reached");
       if (!hit) return undetermined(facts, hypotheses, evidence, "why an illegal instruction ran");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
       const value = print ? printed(evidence.find(print)) : null;
-      const summary = `${where(facts.culprit)} executed a deliberate trap (\`ud2\`)${value !== null ? `: \`${switchExpr}\` was ${value}${c.cite(evidence.find(print ?? ""))}, a value its switch has no case for, and the default branch traps` : ""}.`;
+      const summary = `${where(facts.culprit)} executed a deliberate trap (\`ud2\`)${value !== null ? `: \`${switchExpr}\` was ${value}${c.cite(print ? evidence.find(print) : null)}, a value its switch has no case for, and the default branch traps` : ""}.`;
       const rootCause = [hit.finding ?? "", `The input reached it on the path ${callPath(facts)}.`, callerFacts(facts, evidence, c), alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
       return {
         summary,

@@ -1,15 +1,15 @@
 /** C++ runtime terminations: an exception nobody caught, a pure virtual call. */
 import { normalizeFunctionName } from "../../analyzers/index.js";
+import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { ABORT_MESSAGE, alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
 import { grep, readSource, type SourceFile } from "./source.js";
-import { printed, stringOf } from "./values.js";
+import { printed, stringOf, variablesOf } from "./values.js";
 
-const ABORT_MESSAGE = "x/s *(char **)&__abort_msg + 4";
 
 /** The runtime frames between abort() and the culprit, innermost first, by name. */
 function machinery(evidence: Evidence, facts: Facts): { found: ReturnType<Evidence["find"]>; names: string[] } {
@@ -35,13 +35,13 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   const noHandler: PlannedHypothesis = {
     rule: "no-handler",
     statement: `${where(facts.culprit)} threw ${thrown} and no caller on the path ${callPath(facts)} catches it`,
-    plan: [[line === null ? null : facts.list(line), BACKTRACE].filter((c): c is string => c !== null)],
+    plan: [[line === null ? null : facts.list(line), BACKTRACE].filter((c) => c !== null)],
     judge(evidence) {
       const { found, names } = machinery(evidence, facts);
       const c = new Citations();
       const throws = names.some((n) => /^__cxa_(re)?throw$/.test(n));
       if (throws && names.some((n) => /terminate/.test(n)) && !names.some((n) => /__cxa_call_terminate|__cxa_call_unexpected/.test(n))) {
-        const code = line === null ? null : evidence.find(facts.list(line) ?? "");
+        const code = line === null ? null : evidence.find(facts.list(line));
         const source = code?.ok ? ` The line is \`${listedCode(code)}\`${c.cite(code)}.` : "";
         const chain = names.slice(names.findIndex((n) => /abort$/.test(n))).reverse().filter((n) => n !== "??");
         const api = libraryThrower(names);
@@ -69,17 +69,15 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   return {
     hypotheses: [noHandler, noexcept],
     investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.inCulprit("info args"), facts.inCulprit("info locals"), ...catches().slice(0, 3).map((c) => facts.list(c.line, c.line, c.file.path))]),
+      notYetRun(evidence, [facts.inCulprit(probes.arguments()), facts.inCulprit(probes.locals()), ...catches().slice(0, 3).map((c) => facts.list(c.line, c.line, c.file.path))]),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "no-handler");
       if (!hit) return undetermined(facts, hypotheses, evidence, "where the exception came from");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
-      const args = evidence.find(facts.inCulprit("info args"));
-      const values = args?.ok
-        ? [...args.output.matchAll(/^(\w+) = (.*)$/gm)].map((m) => ({ name: m[1], text: stringOf(m[2] ?? "") })).filter((v) => v.text !== null)
-        : [];
-      const handlers = catches().map((h) => ({ ...h, found: evidence.find(facts.list(h.line, h.line, h.file.path) ?? "") }));
+      const args = evidence.find(facts.inCulprit(probes.arguments()));
+      const values = variablesOf(args).map((v) => ({ name: v.name, text: stringOf(v.value) })).filter((v) => v.text !== null);
+      const handlers = catches().map((h) => ({ ...h, found: evidence.find(facts.list(h.line, h.line, h.file.path)) }));
       const api = libraryThrower(machinery(evidence, facts).names);
       const summary = `${where(facts.culprit)} ${api ? `called \`${api}\`, which threw` : "threw"} ${thrown}${c.cite(evidence.find(ABORT_MESSAGE))}${values.length ? ` (with ${values.map((v) => `${v.name} = "${v.text}"`).join(", ")}${c.cite(args)})` : ""}, and nothing on the path ${callPath(facts)} catches it, so std::terminate aborted the process.`;
       const rootCause = [
@@ -109,7 +107,7 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
 }
 
 export function pureVirtualPlaybook(facts: Facts): Playbook {
-  const self = facts.inCulprit("p *this");
+  const self = facts.inCulprit(probes.evaluate("*this"));
   const destructors = (evidence: Evidence) => {
     const { found, frames } = backtraceOf(evidence, facts);
     return { found, names: frames.filter((f) => f.level > (facts.culprit?.level ?? 0) && f.function && /~/.test(f.function)).map((f) => normalizeFunctionName(f.function ?? "")) };
@@ -158,7 +156,7 @@ export function pureVirtualPlaybook(facts: Facts): Playbook {
       if (!hit) return undetermined(facts, hypotheses, evidence, "why a pure virtual function was called");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
-      const code = evidence.find(facts.list(facts.culprit?.line ?? 0) ?? "");
+      const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
       const destroying = hit.rule === "called-during-destruction";
       const summary = `${where(facts.culprit)} called a pure virtual function${code?.ok ? ` (\`${listedCode(code)}\`${c.cite(code)})` : ""} ${destroying ? "while the object was being destroyed" : "while it was being constructed"}, and libstdc++ aborted with "pure virtual method called".`;
       const rootCause = [

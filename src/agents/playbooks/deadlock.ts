@@ -3,10 +3,12 @@
  * each mutex's owner is read back from the mutex, each thread's lock calls are found in its
  * function, and the locks are named by the expressions the program used to take them.
  */
-import { normalizeFunctionName, parseThreadBacktraces, parseThreads, type ThreadInfo } from "../../analyzers/index.js";
+import { normalizeFunctionName } from "../../analyzers/index.js";
+import type { ThreadSummary } from "../../debuggers/model.js";
+import { placed, probes, type Probe, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, Citations, confirmed, notYetRun, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { undetermined } from "./memory.js";
 import { basename } from "./prose.js";
 import { codeOf, functionSpan, grep } from "./source.js";
@@ -18,14 +20,12 @@ export function deadlockPlaybook(facts: Facts): Playbook {
   const cycle = facts.crash.deadlock?.cycle ?? [];
   const threads = [...new Set(cycle.map((edge) => edge.thread))];
   const locks = [...new Set(cycle.map((edge) => edge.lock).filter((lock): lock is string => lock !== null))];
-  const backtraces = `thread apply ${threads.join(" ")} bt`;
-  const mutex = (lock: string) => `p *(pthread_mutex_t *) ${lock}`;
-  const info = (evidence: Evidence): ThreadInfo[] => {
-    const found = evidence.find("info threads");
-    return found?.ok ? parseThreads(found.output) : [];
-  };
+  const backtraces: ProbeOf<"thread-backtraces"> = { kind: "thread-backtraces", threads };
+  const mutex = (lock: string) => probes.evaluate(`*(pthread_mutex_t *) ${lock}`);
+  const info = (evidence: Evidence): ThreadSummary[] => evidence.find(THREADS)?.reading ?? [];
   const ownerOf = (evidence: Evidence, lock: string) => {
     const found = evidence.find(mutex(lock));
+    // glibc's pthread_mutex_t keeps the owner's LWP in __data.__owner.
     const owner = fieldOf(fieldOf(printed(found), "__data"), "__owner");
     const lwp = owner !== null && /^\d+$/.test(owner) ? Number(owner) : null;
     return { found, lwp, thread: info(evidence).find((t) => t.lwp === lwp) ?? null };
@@ -57,21 +57,21 @@ export function deadlockPlaybook(facts: Facts): Playbook {
           return `thread ${edge.thread} waits for ${edge.lock}, whose __owner is LWP ${owner?.lwp} = thread ${owner?.thread?.id ?? "?"}${c.cite(owner?.found)}`;
         })
         .join("; ");
-      if (agree) return verdict("confirmed", `${text}${c.cite(bt, evidence.find("info threads"))}: a closed cycle.`, bt, evidence.find("info threads"), ...read.map((r) => r.found));
+      if (agree) return verdict("confirmed", `${text}${c.cite(bt, evidence.find(THREADS))}: a closed cycle.`, bt, evidence.find(THREADS), ...read.map((r) => r.found));
       return verdict("rejected", `${text}: the owners do not close the cycle.`, ...read.map((r) => r.found));
     },
   };
   const lostUnlock: PlannedHypothesis = {
     rule: "lost-unlock",
     statement: "a thread that exited (or returned early) without unlocking left a mutex held",
-    plan: [[...locks.slice(0, 2).map(mutex), "info threads"]],
+    plan: [[...locks.slice(0, 2).map(mutex), THREADS]],
     judge(evidence) {
       const c = new Citations();
       const read = locks.map((lock) => ({ lock, ...ownerOf(evidence, lock) }));
       if (read.some((r) => r.lwp === null)) return verdict("inconclusive", "Not every mutex's owner has been read.", ...read.map((r) => r.found));
       const orphaned = read.filter((r) => r.thread === null);
       if (orphaned.length === 0) {
-        return verdict("rejected", `Every mutex in the cycle is owned by a live thread of the process${c.cite(evidence.find("info threads"), ...read.map((r) => r.found))}, and each owner is itself waiting.`, evidence.find("info threads"), ...read.map((r) => r.found));
+        return verdict("rejected", `Every mutex in the cycle is owned by a live thread of the process${c.cite(evidence.find(THREADS), ...read.map((r) => r.found))}, and each owner is itself waiting.`, evidence.find(THREADS), ...read.map((r) => r.found));
       }
       return verdict("confirmed", `${orphaned.map((r) => `${r.lock} is owned by LWP ${r.lwp}`).join(", ")}, which is no thread of the process${c.cite(...orphaned.map((r) => r.found))}.`, ...orphaned.map((r) => r.found));
     },
@@ -82,7 +82,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
     plan: [[backtraces]],
     judge(evidence) {
       const bt = evidence.find(backtraces);
-      const traces = bt?.ok ? parseThreadBacktraces(bt.output) : [];
+      const traces = bt?.reading ?? [];
       const inLock = traces.filter((t) => t.frames.some((f) => f.function && /mutex_lock|lll_lock_wait/.test(f.function)));
       if (traces.length > 0 && inLock.length === traces.length) {
         return verdict("rejected", `Every thread of the cycle is inside pthread_mutex_lock${new Citations().cite(bt)}, not a condition or barrier wait.`, bt);
@@ -93,8 +93,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
 
   /** Per thread: the waiter's frame level, and the lock calls in its function up to the waiting line. */
   const waiters = (evidence: Evidence) => {
-    const bt = evidence.find(backtraces);
-    const traces = bt?.ok ? parseThreadBacktraces(bt.output) : [];
+    const traces = evidence.find(backtraces)?.reading ?? [];
     return cycle.map((edge) => {
       const frame = traces.find((t) => t.thread === edge.thread)?.frames.find((f) => f.function && edge.function && normalizeFunctionName(f.function) === edge.function);
       const fn = edge.function?.split("::").at(-1) ?? null;
@@ -104,7 +103,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
         const m = LOCK_CALL.exec(codeOf(facts.source?.lines[line - 1] ?? ""));
         return { line, expression: (m?.[2] ?? m?.[4] ?? "").replace(/^&/, "").trim() };
       });
-      const at = (command: string) => (frame ? `thread apply ${edge.thread} -q frame apply level ${frame.level} -q ${command}` : null);
+      const at = <P extends Probe>(probe: P): P | null => (frame ? placed(probe, { thread: edge.thread, frame: frame.level }) : null);
       return { edge, frame, expressions, at };
     });
   };
@@ -112,10 +111,10 @@ export function deadlockPlaybook(facts: Facts): Playbook {
     hypotheses: [cycleHypothesis, lostUnlock, notLocks],
     investigate(rule, evidence) {
       if (rule !== "lock-cycle") return [];
-      const commands: (string | null)[] = [];
+      const commands: (Probe | null)[] = [];
       for (const waiter of waiters(evidence)) {
-        commands.push(waiter.at("info args"));
-        for (const { expression } of waiter.expressions) if (expression) commands.push(waiter.at(`p &${expression}`));
+        commands.push(waiter.at(probes.arguments()));
+        for (const { expression } of waiter.expressions) if (expression) commands.push(waiter.at(probes.evaluate(`&${expression}`)));
       }
       const first = waiters(evidence)[0];
       const lines = first?.expressions.map((e) => e.line) ?? [];
@@ -128,7 +127,10 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
       const named = waiters(evidence).map((w) => {
-        const held = w.expressions.map((e) => ({ ...e, found: e.expression ? evidence.find(w.at(`p &${e.expression}`) ?? "") : null }));
+        const held = w.expressions.map((e) => {
+          const probe = e.expression ? w.at(probes.evaluate(`&${e.expression}`)) : null;
+          return { ...e, found: probe ? evidence.find(probe) : null };
+        });
         const address = (found: Found | null | undefined) => pointerOf(printed(found ?? null));
         const waitsFor = held.find((e) => w.edge.lock !== null && address(e.found) === BigInt(w.edge.lock));
         const holds = held.filter((e) => e !== waitsFor && address(e.found) !== null);
@@ -145,7 +147,8 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       const orders = named
         .filter((w) => w.holds[0] && w.edge.lock)
         .map((w) => `thread ${w.edge.thread} takes ${printed(w.holds[0]?.found ?? null)?.replace(/^\([^)]*\)\s*/, "")} then ${w.edge.lock}`);
-      const lockLines = evidence.find(named[0]?.expressions.length && named[0].edge.file ? facts.list(Math.min(...named[0].expressions.map((e) => e.line)), Math.max(...named[0].expressions.map((e) => e.line)), named[0].edge.file) ?? "" : "");
+      const listing = named[0]?.expressions.length && named[0].edge.file ? facts.list(Math.min(...named[0].expressions.map((e) => e.line)), Math.max(...named[0].expressions.map((e) => e.line)), named[0].edge.file) : null;
+      const lockLines = listing ? evidence.find(listing) : null;
       const summary = `Deadlock: ${threads.length} threads each hold a mutex the next one waits for${c.cite(evidence.find(backtraces))}. ${sentences.join(" ")}`;
       const rootCause = [
         sameFunction

@@ -1,11 +1,12 @@
 /**
  * What the playbooks reason from: triage's verdict, the culprit frame and its caller, their source
- * lines, and how to address a command to a frame of the crashing thread without moving the
- * debugger's selection (so the store's cache stays valid and a resumed run finds its evidence).
+ * lines, and how to address a probe to a frame of the crashing thread (the backend does it without
+ * moving the debugger's selection, so the store's cache stays valid and a resumed run finds its evidence).
  */
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame, type TriageResult } from "../../analyzers/index.js";
+import { placed, type Probe, type ProbeOf } from "../../debuggers/probe.js";
 import type { Crash } from "../../report/schema.js";
 import { lineOf, readSource, type SourceFile } from "./source.js";
 
@@ -25,15 +26,15 @@ export interface Facts {
   /** The caller's source file and line. */
   callerSource: SourceFile | null;
   callerLine: string | null;
-  /** A command run in frame `level` of the crashing thread. */
-  at(level: number, command: string): string;
+  /** A probe asked in frame `level` of the crashing thread. */
+  at<P extends Probe>(level: number, probe: P): P;
   /** `at` for the culprit frame. */
-  inCulprit(command: string): string;
+  inCulprit<P extends Probe>(probe: P): P;
   /** `at` for the caller's frame; null when there is no caller of the program's own. */
-  inCaller(command: string): string | null;
-  /** The `list` command that shows lines `from`..`to` of `file` (the culprit's by default). */
-  list(from: number, to?: number, file?: string | null): string | null;
-  /** The culprit's arguments as gdb printed them in the backtrace. */
+  inCaller<P extends Probe>(probe: P): P | null;
+  /** The probe that shows lines `from`..`to` of `file` (the culprit's by default). */
+  list(from: number, to?: number, file?: string | null): ProbeOf<"source"> | null;
+  /** The culprit's arguments as the debugger printed them in the backtrace. */
   args: Map<string, string>;
 }
 
@@ -46,10 +47,7 @@ export function factsOf(triage: TriageResult, homeThread: number | null): Facts 
   const callerSource = caller?.file === culprit?.file ? source : readSource(sourcePath(caller?.file ?? null, triage.executable));
   const thread = crash.thread.id;
   const elsewhere = thread !== null && homeThread !== null && thread !== homeThread;
-  const at = (level: number, command: string) => {
-    const inFrame = level === 0 ? command : `frame apply level ${level} -q ${command}`;
-    return elsewhere ? `thread apply ${thread} -q ${inFrame}` : inFrame;
-  };
+  const at = <P extends Probe>(level: number, probe: P): P => placed(probe, { thread: elsewhere ? thread : null, frame: level });
   return {
     triage,
     crash,
@@ -61,10 +59,10 @@ export function factsOf(triage: TriageResult, homeThread: number | null): Facts 
     callerSource,
     callerLine: lineOf(callerSource, caller?.line ?? null),
     at,
-    inCulprit: (command) => at(culprit?.level ?? 0, command),
-    inCaller: (command) => (caller ? at(caller.level, command) : null),
+    inCulprit: <P extends Probe>(probe: P) => at(culprit?.level ?? 0, probe),
+    inCaller: <P extends Probe>(probe: P) => (caller ? at(caller.level, probe) : null),
     list(from, to = from, file = culprit?.file ?? null) {
-      return file === null ? null : `list ${file}:${from},${to}`;
+      return file === null ? null : { kind: "source", file, from, to };
     },
     args: parseArgs(culprit?.args ?? ""),
   };
@@ -85,7 +83,7 @@ export function shortName(fn: string): string {
   return normalizeFunctionName(fn).split("::").at(-1) ?? fn;
 }
 
-/** gdb's frame argument list (`a=1, b=0x5 "text", c=c@entry=0x7`) as name → value. */
+/** A frame's argument list as printed (`a=1, b=0x5 "text", c=c@entry=0x7`) as name → value. */
 export function parseArgs(text: string): Map<string, string> {
   const args = new Map<string, string>();
   let depth = 0;

@@ -2,17 +2,17 @@
  * glibc's malloc stopped the program: a block freed twice, a pointer it never handed out, or its
  * own metadata overwritten. The culprit is where malloc noticed; the bug is often elsewhere.
  */
-import { parseMemoryWords } from "../../analyzers/index.js";
+import { chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, MAIN_ARENA_TOP } from "../../analyzers/index.js";
+import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { ABORT_MESSAGE, alternativesText, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
 import { codeOf, enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
 import { asciiOfWord, hex, pointerOf, printed } from "./values.js";
 
-const ABORT_MESSAGE = "x/s *(char **)&__abort_msg + 4";
 /** Chunks read when walking the heap to the top chunk; a bigger heap is left to the user. */
 const MAX_CHUNKS = 24;
 
@@ -22,20 +22,24 @@ function freedExpression(line: string | null): string | null {
   return match?.[1]?.trim() ?? null;
 }
 
-/** A chunk's header (`x/2gx p - 16`): prev_size and size with its flag bits. */
+/** A chunk's header, read as memory: prev_size and size with its flag bits. */
 function chunkHeader(found: Found | null): { size: bigint; flags: bigint } | null {
-  if (!found?.ok) return null;
-  const words = parseMemoryWords(found.output).words;
-  const size = words[1];
-  return size === undefined ? null : { size: size & ~7n, flags: size & 7n };
+  if (!found?.ok || found.probe.kind !== "memory") return null;
+  return chunkSize((found.reading as { words: bigint[] }).words);
+}
+
+/** The memory words a memory probe read; none when it failed. */
+function wordsOf(found: Found | null): bigint[] {
+  if (!found?.ok || found.probe.kind !== "memory") return [];
+  return (found.reading as { words: bigint[] }).words;
 }
 
 export function doubleFreePlaybook(facts: Facts): Playbook {
   const freed = freedExpression(facts.line);
   const owner = freed?.includes("->") ? freed.slice(0, freed.lastIndexOf("->")) : null;
   const member = freed ? (/(?:->|\.)(\w+)$/.exec(freed)?.[1] ?? freed) : null;
-  const print = (e: string) => facts.inCulprit(`p ${e}`);
-  const header = freed ? facts.inCulprit(`x/2gx (char *)(${freed}) - 16`) : null;
+  const print = (e: string) => facts.inCulprit(probes.evaluate(e));
+  const header = freed ? facts.inCulprit(probes.memory(chunkHeaderAddress(freed), CHUNK_HEADER_WORDS)) : null;
   const message = (evidence: Evidence) => evidence.find(ABORT_MESSAGE);
 
   const twice: PlannedHypothesis = {
@@ -43,13 +47,13 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
     statement: freed
       ? `\`${freed}\` was freed twice: ${where(facts.culprit)} freed it again after an earlier free left the pointer set`
       : `${where(facts.culprit)} freed a block that was already free`,
-    plan: [[freed ? print(freed) : null, owner ? print(`*${owner}`) : facts.inCulprit("info args")].filter((c): c is string => c !== null)],
+    plan: [[freed ? print(freed) : null, owner ? print(`*${owner}`) : facts.inCulprit(probes.arguments())].filter((c) => c !== null)],
     judge(evidence) {
       const c = new Citations();
       const said = message(evidence);
       const value = freed ? evidence.find(print(freed)) : null;
       const pointer = pointerOf(printed(value));
-      if (said?.ok && /double free/.test(said.output)) {
+      if (said?.ok && /double free/.test(said.reading ?? said.output)) {
         const still = pointer !== null && pointer !== 0n ? ` \`${freed}\` still holds ${hex(pointer)}${c.cite(value)}: nothing cleared it after the first free.` : "";
         return verdict("confirmed", `malloc reported "${facts.crash.message}"${c.cite(said)}: the block was already in its free list.${still}`, said, value);
       }
@@ -59,7 +63,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
   const corrupted: PlannedHypothesis = {
     rule: "corrupted-chunk",
     statement: "a buffer overflow corrupted the block's metadata and malloc misread it as a double free",
-    plan: [[header ?? "info registers"]],
+    plan: [[header ?? facts.inCulprit(probes.registers())]],
     judge(evidence) {
       const found = header ? evidence.find(header) : null;
       const chunk = chunkHeader(found);
@@ -79,7 +83,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
     hypotheses: [twice, corrupted],
     investigate: (rule, evidence) =>
       rule === "freed-twice"
-        ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...otherFrees().slice(0, 3).map((n) => facts.list(n)), facts.inCaller("info locals")])
+        ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...otherFrees().slice(0, 3).map((n) => facts.list(n)), facts.inCaller(probes.locals())])
         : [],
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "freed-twice");
@@ -87,7 +91,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
       const earlier = otherFrees()
-        .map((n) => ({ n, found: evidence.find(facts.list(n) ?? ""), fn: enclosingFunction(facts.source, n)?.name ?? null }))
+        .map((n) => ({ n, found: evidence.find(facts.list(n)), fn: enclosingFunction(facts.source, n)?.name ?? null }))
         .filter((e) => e.found?.ok);
       const file = basename(facts.culprit?.file ?? "");
       const summary = `${where(facts.culprit)} freed \`${freed ?? "a block"}\` a second time: ${hit.finding ?? ""}`;
@@ -125,11 +129,12 @@ export function heapCorruptionPlaybook(facts: Facts): Playbook {
 
 function invalidFreePlaybook(facts: Facts): Playbook {
   const freed = freedExpression(facts.line);
-  const print = (e: string) => facts.inCulprit(`p ${e}`);
+  const print = (e: string) => facts.inCulprit(probes.evaluate(e));
+  const header = freed ? facts.inCulprit(probes.memory(chunkHeaderAddress(freed), CHUNK_HEADER_WORDS)) : null;
   const interior: PlannedHypothesis = {
     rule: "interior-pointer",
     statement: `\`${freed ?? "the pointer"}\` given to free() in ${where(facts.culprit)} is not the start of a block malloc returned: it points inside one`,
-    plan: [[freed ? print(freed) : null, facts.inCulprit("info args")].filter((c): c is string => c !== null)],
+    plan: [[freed ? print(freed) : null, facts.inCulprit(probes.arguments())].filter((c) => c !== null)],
     judge(evidence) {
       const value = freed ? evidence.find(print(freed)) : null;
       const pointer = pointerOf(printed(value));
@@ -144,14 +149,14 @@ function invalidFreePlaybook(facts: Facts): Playbook {
   const corrupted: PlannedHypothesis = {
     rule: "corrupted-header",
     statement: "the block was valid but an overflow corrupted its header",
-    plan: [[freed ? facts.inCulprit(`x/2gx (char *)(${freed}) - 16`) : "info registers"]],
+    plan: [[header ?? facts.inCulprit(probes.registers())]],
     judge(evidence) {
       const value = freed ? evidence.find(print(freed)) : null;
       const pointer = pointerOf(printed(value));
       if (pointer !== null && pointer % 16n !== 0n) {
         return verdict("rejected", `The pointer itself is misaligned (${hex(pointer)})${new Citations().cite(value)}: malloc rejects it before reading any header.`, value);
       }
-      const found = freed ? evidence.find(facts.inCulprit(`x/2gx (char *)(${freed}) - 16`)) : null;
+      const found = header ? evidence.find(header) : null;
       return verdict("inconclusive", "The header alone cannot tell a corrupted block from a foreign pointer.", found);
     },
   };
@@ -165,7 +170,7 @@ function invalidFreePlaybook(facts: Facts): Playbook {
             facts.list(facts.culprit?.line ?? 0),
             facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file),
             ...(producer ? producer.lines.map((n) => facts.list(n, n, producer.file.path)) : []),
-            facts.inCaller("info locals"),
+            facts.inCaller(probes.locals()),
           ])
         : [],
     conclude(hypotheses, evidence) {
@@ -174,7 +179,7 @@ function invalidFreePlaybook(facts: Facts): Playbook {
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
       const moved = producer
-        ? producer.lines.map((n) => ({ n, found: evidence.find(facts.list(n, n, producer.file.path) ?? "") })).filter((m) => m.found?.ok)
+        ? producer.lines.map((n) => ({ n, found: evidence.find(facts.list(n, n, producer.file.path)) })).filter((m) => m.found?.ok)
         : [];
       const summary = `${where(facts.culprit)} passed free() a pointer into the middle of a block, and malloc aborted with "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))}.`;
       const rootCause = [
@@ -217,9 +222,9 @@ function producerOf(facts: Facts): { name: string; file: SourceFile; lines: numb
 }
 
 function overflowPlaybook(facts: Facts): Playbook {
-  const top = "p main_arena.top";
-  const topHeader = "x/2gx main_arena.top";
-  const base = "p mp_.sbrk_base";
+  const top = probes.evaluate(MAIN_ARENA_TOP);
+  const topHeader = probes.memory(MAIN_ARENA_TOP, CHUNK_HEADER_WORDS);
+  const base = probes.evaluate(HEAP_START);
   const overwritten: PlannedHypothesis = {
     rule: "heap-overflow",
     statement: `a write past the end of a heap block overwrote malloc's metadata ("${facts.crash.message}"); ${where(facts.culprit)} only noticed it`,
@@ -227,7 +232,7 @@ function overflowPlaybook(facts: Facts): Playbook {
     judge(evidence) {
       const found = evidence.find(topHeader);
       const c = new Citations();
-      const words = found?.ok ? parseMemoryWords(found.output).words : [];
+      const words = wordsOf(found);
       const text = words.map(asciiOfWord);
       if (words.length >= 2 && text.every((t) => t !== null)) {
         return verdict("confirmed", `The top chunk's header holds the bytes "${text.join("")}"${c.cite(found)}: text was written over it.`, found);
@@ -241,14 +246,14 @@ function overflowPlaybook(facts: Facts): Playbook {
   const culpritsFault: PlannedHypothesis = {
     rule: "culprit-allocation",
     statement: `${where(facts.culprit)}'s own allocation request is the bug`,
-    plan: [[facts.inCulprit("info args"), BACKTRACE]],
+    plan: [[facts.inCulprit(probes.arguments()), BACKTRACE]],
     judge(evidence) {
-      const args = evidence.find(facts.inCulprit("info args"));
+      const args = evidence.find(facts.inCulprit(probes.arguments()));
       const bt = evidence.find(BACKTRACE);
       const c = new Citations();
       return verdict(
         "rejected",
-        `It asked for ${args?.ok ? args.output.trim().replace(/\n/g, ", ") : "memory"}${c.cite(args)}, a valid request; malloc aborted while checking state that an earlier write had left${c.cite(bt)}. The allocation is where the damage was found, not where it was done.`,
+        `It asked for ${args?.reading?.length ? args.reading.map((v) => `${v.name} = ${v.value}`).join(", ") : "memory"}${c.cite(args)}, a valid request; malloc aborted while checking state that an earlier write had left${c.cite(bt)}. The allocation is where the damage was found, not where it was done.`,
         args,
         bt,
       );
@@ -264,7 +269,7 @@ function overflowPlaybook(facts: Facts): Playbook {
       const walk = walkHeap(evidence, start, end);
       if (walk.next !== null) return [walk.next];
       if (walk.last === null) return [];
-      const text = `x/s ${hex(walk.last.address + 16n)}`;
+      const text = probes.string(hex(walk.last.address + 16n));
       const written = stringAt(evidence.find(text));
       return notYetRun(evidence, [text, ...(written ? writerLines(facts, written).map((l) => facts.list(l.line, l.line, l.file.path)) : [])]);
     },
@@ -277,9 +282,9 @@ function overflowPlaybook(facts: Facts): Playbook {
       const end = pointerOf(printed(evidence.find(top)));
       const walk = start !== null && end !== null ? walkHeap(evidence, start, end) : null;
       const last = walk?.last ?? null;
-      const textFound = last ? evidence.find(`x/s ${hex(last.address + 16n)}`) : null;
+      const textFound = last ? evidence.find(probes.string(hex(last.address + 16n))) : null;
       const written = stringAt(textFound);
-      const writers = written ? writerLines(facts, written).map((l) => ({ ...l, found: evidence.find(facts.list(l.line, l.line, l.file.path) ?? "") })).filter((l) => l.found?.ok) : [];
+      const writers = written ? writerLines(facts, written).map((l) => ({ ...l, found: evidence.find(facts.list(l.line, l.line, l.file.path)) })).filter((l) => l.found?.ok) : [];
       const usable = last ? last.size - 8n : null;
       const overflowText =
         last && written && usable !== null && BigInt(Buffer.byteLength(written)) + 1n > usable
@@ -311,11 +316,11 @@ function overflowPlaybook(facts: Facts): Playbook {
 }
 
 /** Walks chunk headers from the heap's start towards the top chunk; `next` is the next read to make. */
-function walkHeap(evidence: Evidence, start: bigint, top: bigint): { next: string | null; last: { address: bigint; size: bigint; found: Found } | null } {
+function walkHeap(evidence: Evidence, start: bigint, top: bigint): { next: Probe | null; last: { address: bigint; size: bigint; found: Found } | null } {
   let address = start;
   let last: { address: bigint; size: bigint; found: Found } | null = null;
   for (let i = 0; i < MAX_CHUNKS && address < top; i++) {
-    const command = `x/2gx ${hex(address)}`;
+    const command = probes.memory(hex(address), CHUNK_HEADER_WORDS);
     const found = evidence.find(command);
     if (!found) return { next: command, last };
     const chunk = chunkHeader(found);
@@ -327,9 +332,9 @@ function walkHeap(evidence: Evidence, start: bigint, top: bigint): { next: strin
 }
 
 function stringAt(found: Found | null): string | null {
-  if (!found?.ok) return null;
-  const text = /^0x[0-9a-f]+(?: <[^>]*>)?:\s+"((?:[^"\\]|\\.)*)"/m.exec(found.output)?.[1];
-  return text && text.length >= 8 ? text.replace(/\\"/g, '"') : null;
+  if (!found?.ok || found.probe.kind !== "string") return null;
+  const text = found.reading as string | null;
+  return text && text.length >= 8 ? text : null;
 }
 
 /** Source lines whose string literal (between its format specifiers) appears in `text`: who wrote it. */

@@ -6,7 +6,8 @@
  * A playbook is rebuilt from the same facts whenever an agent needs it, so the graph's state keeps
  * only each hypothesis' `rule` name and the closures never need to be checkpointed.
  */
-import { parseBacktrace, type Frame } from "../../analyzers/index.js";
+import type { Frame } from "../../debuggers/model.js";
+import type { Probe } from "../../debuggers/probe.js";
 import type { CrashKind } from "../../report/schema.js";
 import type { Hypothesis, HypothesisStatus } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
@@ -23,13 +24,23 @@ import { stackOverflowPlaybook } from "./stack-overflow.js";
 
 export { factsOf, type Facts } from "./facts.js";
 
-/** The crashing thread's backtrace every playbook reads (`bt 40`, which triage already ran). */
-export const BACKTRACE = "bt 40";
+/** The crashing thread's backtrace every playbook reads (40 frames, which triage already asked for). */
+export const BACKTRACE = { kind: "backtrace", limit: 40 } as const satisfies Probe;
+/** The signal's record: code, fault address, sender. */
+export const SIGNAL_INFO = { kind: "signal-info" } as const satisfies Probe;
+/** The selected frame's registers. */
+export const REGISTERS = { kind: "registers" } as const satisfies Probe;
+/** The instruction at the selected frame's pc: the faulting one. */
+export const FAULTING_INSTRUCTION = { kind: "instructions", count: 1 } as const satisfies Probe;
+/** The C library's message when abort was called with one (assert, malloc's checks, the stack protector). */
+export const ABORT_MESSAGE = { kind: "abort-message" } as const satisfies Probe;
+/** Every thread with its innermost frame. */
+export const THREADS = { kind: "threads" } as const satisfies Probe;
 
-/** That backtrace parsed, and the frame right above the culprit (what the culprit called last). */
+/** That backtrace read, and the frame right above the culprit (what the culprit called last). */
 export function backtraceOf(evidence: Evidence, facts: Facts): { found: Found | null; frames: Frame[]; above: Frame | null } {
   const found = evidence.find(BACKTRACE);
-  const frames = found?.ok ? parseBacktrace(found.output).frames : [];
+  const frames = found?.reading?.frames ?? [];
   const above = frames.find((f) => f.level === (facts.culprit?.level ?? 0) - 1) ?? null;
   return { found, frames, above };
 }
@@ -45,8 +56,8 @@ export interface PlannedHypothesis {
   /** Names the hypothesis within its playbook; stored in the state as `Hypothesis.rule`. */
   rule: string;
   statement: string;
-  /** Rounds of commands: the first tests it, the next gather more when the first was inconclusive. */
-  plan: string[][];
+  /** Rounds of probes: the first tests it, the next gather more when the first was inconclusive. */
+  plan: Probe[][];
   judge(evidence: Evidence): Verdict;
 }
 
@@ -68,10 +79,10 @@ export interface Playbook {
   /** In the order worth testing; the first few are formed at once, the rest on a pivot. */
   hypotheses: PlannedHypothesis[];
   /**
-   * Commands that go deeper once `rule` is confirmed. Called again after they ran, with their
+   * Probes that go deeper once `rule` is confirmed. Called again after they ran, with their
    * outputs in `evidence`, until it returns nothing new: a step may depend on what the last printed.
    */
-  investigate(rule: string, evidence: Evidence): string[];
+  investigate(rule: string, evidence: Evidence): Probe[];
   /** The offline reasoner's conclusion. */
   conclude(hypotheses: Hypothesis[], evidence: Evidence): Draft;
   openQuestions: OpenQuestion[];
@@ -121,19 +132,19 @@ export function verdict(status: Verdict["status"], finding: string, ...found: (F
   return { status, finding, evidenceIds: ids };
 }
 
-/** The evidence of the first of `commands` that ran and succeeded. */
-export function firstOk(evidence: Evidence, ...commands: (string | null)[]): Found | null {
-  for (const command of commands) {
-    if (command === null) continue;
-    const found = evidence.find(command);
+/** The evidence of the first of `probes` that ran and succeeded. */
+export function firstOk<P extends Probe>(evidence: Evidence, ...probes: (P | null)[]): Found<P> | null {
+  for (const probe of probes) {
+    if (probe === null) continue;
+    const found = evidence.find(probe);
     if (found?.ok) return found;
   }
   return null;
 }
 
-/** Commands of `wanted` that have not run yet in this analysis. */
-export function notYetRun(evidence: Evidence, wanted: (string | null)[]): string[] {
-  return wanted.filter((command): command is string => command !== null && evidence.find(command) === null);
+/** Probes of `wanted` that have not run yet in this analysis. */
+export function notYetRun(evidence: Evidence, wanted: (Probe | null)[]): Probe[] {
+  return wanted.filter((probe): probe is Probe => probe !== null && evidence.find(probe) === null);
 }
 
 /** The hypothesis confirmed for `rule`, if any. */

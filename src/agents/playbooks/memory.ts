@@ -2,17 +2,24 @@
  * Faults on a memory access: a NULL pointer, a wild or read-only address, a call through a bad
  * function pointer, a file mapping read past its end.
  */
-import { isRuntimeFrame, normalizeFunctionName, parseDisassembly, parseMappings, parseTargetFiles } from "../../analyzers/index.js";
+import { isRuntimeFrame, normalizeFunctionName } from "../../analyzers/index.js";
+import type { Variable } from "../../debuggers/model.js";
+import { probeKey, probes, type EvaluateProbe, type Probe } from "../../debuggers/probe.js";
 import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, BACKTRACE, Citations, confirmed, firstOk, notYetRun, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook, type Verdict } from "./index.js";
-import { listCommand, originsOf, quotedOrigins, type OriginLine, type QuotedOrigin } from "./origins.js";
+import { alternativesText, BACKTRACE, Citations, confirmed, FAULTING_INSTRUCTION, firstOk, notYetRun, REGISTERS, SIGNAL_INFO, THREADS, verdict, type Draft, type OpenQuestion, type PlannedHypothesis, type Playbook, type Verdict } from "./index.js";
+import { listing, originsOf, quotedOrigins, type OriginLine, type QuotedOrigin } from "./origins.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
 import { dereferences, identifiers, indexedAccesses, passedPointers } from "./source.js";
 import { fullRegister, hex, integerOf, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
 
 const NULL_PAGE = 0x10000n;
+
+/** The program's and libraries' sections, and the dump's segments. */
+const SECTIONS = { kind: "sections" } as const satisfies Probe;
+/** The process's memory mappings. */
+const MAPPINGS = { kind: "mappings" } as const satisfies Probe;
 
 interface Suspect {
   /** The pointer expression, valid in the culprit frame (`session->client`, `this`, `node`). */
@@ -58,15 +65,15 @@ function implicitMember(facts: Facts, pointer: string): string | null {
 
 const isRust = (facts: Facts) => /\.rs$/.test(facts.culprit?.file ?? "");
 
-function memberAddress(facts: Facts, suspect: Suspect): string | null {
+function memberAddress(facts: Facts, suspect: Suspect): EvaluateProbe | null {
   if (suspect.member === null) return null;
-  return facts.inCulprit(isRust(facts) ? `p &(*${suspect.pointer}).${suspect.member}` : `p &${suspect.pointer}->${suspect.member}`);
+  return facts.inCulprit(probes.evaluate(isRust(facts) ? `&(*${suspect.pointer}).${suspect.member}` : `&${suspect.pointer}->${suspect.member}`));
 }
 
-/** The faulting instruction's base register and its value, from triage's `x/i $pc` and `info registers`. */
+/** The faulting instruction's base register and its value, from triage's faulting instruction and registers. */
 function faultingBase(facts: Facts, evidence: Evidence) {
-  const instruction = evidence.find("x/i $pc");
-  const registers = evidence.find("info registers");
+  const instruction = evidence.find(FAULTING_INSTRUCTION);
+  const registers = evidence.find(REGISTERS);
   const operand = memoryOperand(facts.triage.instruction);
   if (!operand?.base || facts.culprit?.level !== 0) return null;
   const value = registersOf(registers).get(fullRegister(operand.base));
@@ -78,7 +85,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
   const verb = facts.crash.access === "write" ? "wrote" : "read";
   const at = location(facts.culprit);
   const list = suspects(facts);
-  const siginfo = (evidence: Evidence) => evidence.find("p $_siginfo");
+  const siginfo = (evidence: Evidence) => evidence.find(SIGNAL_INFO);
 
   const nullPointer = (suspect: Suspect): PlannedHypothesis => ({
     rule: `null:${suspect.pointer}`,
@@ -86,11 +93,11 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       ? `\`${suspect.pointer}\` was NULL when ${where(facts.culprit)} passed it to \`${suspect.passedTo}\``
       : `\`${suspect.pointer}\` was NULL when ${where(facts.culprit)} ${verb} ` + (suspect.member ? `its \`${suspect.member}\` field` : "through it"),
     plan: [
-      [facts.inCulprit(`p ${suspect.pointer}`), memberAddress(facts, suspect), facts.inCulprit("disassemble")].filter((c): c is string => c !== null),
-      [facts.inCulprit("info registers")],
+      [facts.inCulprit(probes.evaluate(suspect.pointer)), memberAddress(facts, suspect), facts.inCulprit(probes.disassemble())].filter((p) => p !== null),
+      [facts.inCulprit(probes.registers())],
     ],
     judge(evidence) {
-      const value = evidence.find(facts.inCulprit(`p ${suspect.pointer}`));
+      const value = evidence.find(facts.inCulprit(probes.evaluate(suspect.pointer)));
       const pointer = pointerOf(printed(value));
       const address = memberAddress(facts, suspect);
       const offset = address ? evidence.find(address) : null;
@@ -103,22 +110,22 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
         const offsetText = offsetMatches && suspect.member
           ? ` \`&${suspect.pointer}->${suspect.member}\` is ${hex(fault ?? 0n)}, exactly the fault address${new Citations().cite(offset, siginfo(evidence))}: the access to \`${suspect.member}\` through NULL is what faulted.`
           : "";
-        return verdict("confirmed", `\`p ${suspect.pointer}\` printed ${printed(value)}${new Citations().cite(value)}.${offsetText}${registerText}`, value, offsetMatches ? offset : null, offsetMatches ? siginfo(evidence) : null, registerText ? base?.instruction : null, registerText ? base?.registers : null);
+        return verdict("confirmed", `\`${suspect.pointer}\` was ${printed(value)}${new Citations().cite(value)}.${offsetText}${registerText}`, value, offsetMatches ? offset : null, offsetMatches ? siginfo(evidence) : null, registerText ? base?.instruction : null, registerText ? base?.registers : null);
       }
       if (pointer !== null) {
-        return verdict("rejected", `\`p ${suspect.pointer}\` printed ${printed(value)}${new Citations().cite(value)}, not NULL: the fault came through another pointer.`, value);
+        return verdict("rejected", `\`${suspect.pointer}\` was ${printed(value)}${new Citations().cite(value)}, not NULL: the fault came through another pointer.`, value);
       }
       if (list.length === 1 && base?.value === 0n) {
-        return verdict("confirmed", `gdb could not evaluate \`${suspect.pointer}\` here, but it is the only pointer the line reads through, and${registerText.replace(/^ The/, " the")}`, base.instruction, base.registers);
+        return verdict("confirmed", `The debugger could not evaluate \`${suspect.pointer}\` here, but it is the only pointer the line reads through, and${registerText.replace(/^ The/, " the")}`, base.instruction, base.registers);
       }
-      return verdict("inconclusive", `gdb could not evaluate \`${suspect.pointer}\` in this frame${new Citations().cite(value)}, and the registers do not single it out.`, value);
+      return verdict("inconclusive", `The debugger could not evaluate \`${suspect.pointer}\` in this frame${new Citations().cite(value)}, and the registers do not single it out.`, value);
     },
   });
 
   const stale: PlannedHypothesis = {
     rule: "stale-pointer",
     statement: `the pointer was not NULL but stale or garbage (freed memory or an uninitialised value)`,
-    plan: [["p $_siginfo", "info registers"]],
+    plan: [[SIGNAL_INFO, REGISTERS]],
     judge(evidence) {
       const info = siginfo(evidence);
       if (fault === null || !info) return verdict("inconclusive", "The dump records no fault address to tell a NULL access from a wild one.", info);
@@ -142,11 +149,11 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
     ? {
         rule: "corrupted-owner",
         statement: `a stray write corrupted \`*${top.owner}\` and zeroed \`${top.pointer.slice(top.owner.length + 2)}\``,
-        plan: [[facts.inCulprit(`p *${top.owner}`), ...storesNull.map(listCommand)]],
+        plan: [[facts.inCulprit(probes.evaluate(`*${top.owner}`)), ...storesNull.map(listing)]],
         judge(evidence) {
-          const owner = evidence.find(facts.inCulprit(`p *${top.owner}`));
+          const owner = evidence.find(facts.inCulprit(probes.evaluate(`*${top.owner}`)));
           const value = printed(owner);
-          if (value === null) return verdict("inconclusive", `gdb could not print \`*${top.owner}\`${new Citations().cite(owner)}.`, owner);
+          if (value === null) return verdict("inconclusive", `The debugger could not print \`*${top.owner}\`${new Citations().cite(owner)}.`, owner);
           const garbage = [...value.matchAll(/0x[0-9a-f]{6,}/g)].map((m) => BigInt(m[0])).some(looksPoisoned);
           const stores = quotedOrigins(storesNull, evidence);
           if (!garbage && stores.length > 0) {
@@ -175,12 +182,12 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       if (!suspect) return [];
       const origins = originsOf(facts, suspect.pointer, true);
       return notYetRun(evidence, [
-        facts.list(facts.culprit?.line ?? 0),
-        ...origins.map(listCommand),
-        facts.inCaller("info locals"),
-        facts.inCaller("info args"),
-        suspect.owner ? facts.inCulprit(`p *${suspect.owner}`) : null,
-      ].filter((c) => facts.culprit?.line != null || c !== facts.list(0)));
+        facts.culprit?.line != null ? facts.list(facts.culprit.line) : null,
+        ...origins.map(listing),
+        facts.inCaller(probes.locals()),
+        facts.inCaller(probes.arguments()),
+        suspect.owner ? facts.inCulprit(probes.evaluate(`*${suspect.owner}`)) : null,
+      ]);
     },
     conclude(hypotheses, evidence) {
       const c = new Citations();
@@ -190,7 +197,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       if (!hit) return undetermined(facts, hypotheses, evidence, "which pointer was NULL");
       const base = faultingBase(facts, evidence);
       const name = suspect ? `\`${suspect.pointer}\`` : `the pointer in ${base?.register ?? "a register"}`;
-      const value = suspect ? evidence.find(facts.inCulprit(`p ${suspect.pointer}`)) : null;
+      const value = suspect ? evidence.find(facts.inCulprit(probes.evaluate(suspect.pointer))) : null;
       const line = quoteLine(facts.line);
       const field = suspect?.member ? (isRust(facts) ? `(*${suspect.pointer}).${suspect.member}` : `${suspect.pointer}->${suspect.member}`) : null;
       const faulted = `the ${facts.crash.access ?? "access"} at ${facts.crash.faultAddress ?? "a low address"} faulted${c.cite(info)}.`;
@@ -261,10 +268,10 @@ function registerOnly(facts: Facts): PlannedHypothesis {
   return {
     rule: "null-register",
     statement: `the faulting instruction \`${facts.triage.instruction ?? "?"}\` in ${where(facts.culprit)} ${through} a NULL pointer held in ${register}`,
-    plan: [["x/i $pc", "info registers"]],
+    plan: [[FAULTING_INSTRUCTION, REGISTERS]],
     judge(evidence) {
       const base = faultingBase(facts, evidence);
-      if (!base) return verdict("inconclusive", "The faulting instruction has no memory operand with a base register to check.", evidence.find("x/i $pc"));
+      if (!base) return verdict("inconclusive", "The faulting instruction has no memory operand with a base register to check.", evidence.find(FAULTING_INSTRUCTION));
       if (base.value === 0n) {
         return verdict("confirmed", `${base.register} is 0${new Citations().cite(base.registers)} and the instruction ${facts.crash.access === "write" ? "writes" : "reads"} ${hex(base.displacement)}(${base.register})${new Citations().cite(base.instruction)}: NULL plus the offset of a field.`, base.instruction, base.registers);
       }
@@ -278,42 +285,43 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
   const readOnly = facts.crash.signalCode === "SEGV_ACCERR";
   const write = facts.crash.access === "write";
   const list = suspects(facts).slice(0, 3);
-  const prints = list.map((s) => facts.inCulprit(`p ${s.pointer}`));
+  const prints = list.map((s) => facts.inCulprit(probes.evaluate(s.pointer)));
   const faultText = fault === null ? "the fault address" : hex(fault);
   /** The suspect whose value is the fault address (or the start of the object holding it). */
   const culpritPointer = (evidence: Evidence) => {
     for (const [i, suspect] of list.entries()) {
-      const found = evidence.find(prints[i] ?? "");
+      const print = prints[i];
+      const found = print ? evidence.find(print) : null;
       const value = pointerOf(printed(found));
       if (value !== null && fault !== null && fault >= value && fault - value < 0x1000n) return { suspect, found, value };
     }
     return null;
   };
   const sectionOf = (evidence: Evidence) => {
-    const files = evidence.find("info files");
-    if (!files?.ok || fault === null) return null;
-    const section = parseTargetFiles(files.output).sections.find((s) => s.source !== "core" && BigInt(s.start) <= fault && fault < BigInt(s.end));
+    const files = evidence.find(SECTIONS);
+    if (!files?.reading || fault === null) return null;
+    const section = files.reading.sections.find((s) => s.source !== "core" && BigInt(s.start) <= fault && fault < BigInt(s.end));
     return section ? { section, files } : null;
   };
   const mappingOf = (evidence: Evidence) => {
-    const found = evidence.find("info proc mappings");
-    if (!found?.ok || fault === null) return { found, mapping: null };
-    return { found, mapping: parseMappings(found.output).find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
+    const found = evidence.find(MAPPINGS);
+    if (!found?.reading || fault === null) return { found, mapping: null };
+    return { found, mapping: found.reading.find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
   };
 
   // An index far past the end of a valid block also lands on unmapped memory: tell it from a bad pointer.
   const indexed = readOnly ? undefined : indexedAccesses(facts.line ?? "")[0];
   function outOfBoundsJudgement(evidence: Evidence): Verdict {
     if (!indexed) return { status: "inconclusive", finding: "The line indexes nothing.", evidenceIds: [] };
-    const baseFound = evidence.find(facts.inCulprit(`p ${indexed.base}`));
-    const indexFound = evidence.find(facts.inCulprit(`p ${indexed.index}`));
-    const elementFound = evidence.find(facts.inCulprit(`p &${indexed.base}[${indexed.index}]`));
+    const baseFound = evidence.find(facts.inCulprit(probes.evaluate(indexed.base)));
+    const indexFound = evidence.find(facts.inCulprit(probes.evaluate(indexed.index)));
+    const elementFound = evidence.find(facts.inCulprit(probes.evaluate(`&${indexed.base}[${indexed.index}]`)));
     const base = pointerOf(printed(baseFound));
     const index = integerOf(printed(indexFound));
     const element = pointerOf(printed(elementFound));
     const c = new Citations();
     if (base === null || index === null || element === null || fault === null) {
-      return verdict("inconclusive", `gdb could not evaluate \`${indexed.base}[${indexed.index}]\` in this frame${c.cite(baseFound ?? elementFound)}.`, baseFound, elementFound);
+      return verdict("inconclusive", `The debugger could not evaluate \`${indexed.base}[${indexed.index}]\` in this frame${c.cite(baseFound ?? elementFound)}.`, baseFound, elementFound);
     }
     const hitsFault = fault >= element && fault - element < 0x40n;
     if (base !== 0n && hitsFault && element - base >= 0x1000n) {
@@ -331,7 +339,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
   const readOnlyWrite: PlannedHypothesis = {
     rule: "read-only-write",
     statement: `${where(facts.culprit)} wrote through ${list[0] ? `\`${list[0].pointer}\`` : "a pointer"} into read-only memory (a string literal or constant data)`,
-    plan: [[...prints, "info files"].slice(0, 3)],
+    plan: [[...prints, SECTIONS].slice(0, 3)],
     judge(evidence) {
       const hit = sectionOf(evidence);
       const pointer = culpritPointer(evidence);
@@ -340,13 +348,13 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
         const via = pointer ? ` \`${pointer.suspect.pointer}\` is ${hex(pointer.value)}${c.cite(pointer.found)}.` : "";
         return verdict("confirmed", `${faultText} lies in ${hit.section.name} of ${basename(hit.section.source === "exec" ? (facts.triage.executable ?? "the program") : hit.section.source)}${c.cite(hit.files)}, which is mapped read-only.${via}`, hit.files, pointer?.found);
       }
-      return verdict("inconclusive", `${faultText} is not in a read-only section of a loaded file${c.cite(evidence.find("info files"))}.`, evidence.find("info files"));
+      return verdict("inconclusive", `${faultText} is not in a read-only section of a loaded file${c.cite(evidence.find(SECTIONS))}.`, evidence.find(SECTIONS));
     },
   };
   const wild: PlannedHypothesis = {
     rule: "wild-pointer",
     statement: `${list[0] ? `\`${list[0].pointer}\`` : "the pointer"} held an address that was never valid (garbage, a bad cast or a corrupted handle)`,
-    plan: [[...prints.slice(0, 2), "info proc mappings"]],
+    plan: [[...prints.slice(0, 2), MAPPINGS]],
     judge(evidence) {
       const { found, mapping } = mappingOf(evidence);
       const pointer = culpritPointer(evidence);
@@ -365,9 +373,9 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
   const freed: PlannedHypothesis = {
     rule: "use-after-free",
     statement: `the pointer referred to memory that had been freed and given back to the system`,
-    plan: [["p $_siginfo", "info proc mappings"]],
+    plan: [[SIGNAL_INFO, MAPPINGS]],
     judge(evidence) {
-      const info = evidence.find("p $_siginfo");
+      const info = evidence.find(SIGNAL_INFO);
       const { found, mapping } = mappingOf(evidence);
       const c = new Citations();
       if (readOnly && mapping) return verdict("rejected", `The fault is SEGV_ACCERR${c.cite(info)}: the page at ${faultText} is mapped${c.cite(found)} but not writable; freed memory would be unmapped or still writable.`, info, found);
@@ -380,7 +388,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
     ? {
         rule: "index-out-of-bounds",
         statement: `the index \`${indexed.index}\` put \`${indexed.base}[${indexed.index}]\` far past the end of the memory \`${indexed.base}\` points to`,
-        plan: [[facts.inCulprit(`p ${indexed.base}`), facts.inCulprit(`p ${indexed.index}`), facts.inCulprit(`p &${indexed.base}[${indexed.index}]`)]],
+        plan: [[facts.inCulprit(probes.evaluate(indexed.base)), facts.inCulprit(probes.evaluate(indexed.index)), facts.inCulprit(probes.evaluate(`&${indexed.base}[${indexed.index}]`))]],
         judge: outOfBoundsJudgement,
       }
     : null;
@@ -390,12 +398,12 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
     hypotheses: primary === readOnlyWrite ? [readOnlyWrite, freed, wild] : primary === wild ? [wild, freed] : [outOfBounds ?? wild, wild, freed],
     investigate(rule, evidence) {
       const pointer = culpritPointer(evidence);
-      if (rule !== primary.rule || !pointer) return notYetRun(evidence, [facts.inCaller("info args"), facts.inCaller("info locals")]);
+      if (rule !== primary.rule || !pointer) return notYetRun(evidence, [facts.inCaller(probes.arguments()), facts.inCaller(probes.locals())]);
       return notYetRun(evidence, [
         facts.list(facts.culprit?.line ?? 0),
-        ...originsOf(facts, pointer.suspect.pointer, false).map(listCommand),
-        ...outerCallers(facts).map(listCommand),
-        facts.inCaller("info args"),
+        ...originsOf(facts, pointer.suspect.pointer, false).map(listing),
+        ...outerCallers(facts).map(listing),
+        facts.inCaller(probes.arguments()),
       ]);
     },
     conclude(hypotheses, evidence) {
@@ -412,8 +420,8 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       const onPath = facts.triage.frames.flatMap((f) => (f.function ? [normalizeFunctionName(f.function).split("::").at(-1) ?? ""] : []));
       const literal = readOnlyCase ? origins.find((o) => onPath.some((fn) => new RegExp(`\\b${fn}\\s*\\([^)]*"`).test(o.code))) : undefined;
       const summary = readOnlyCase
-        ? `${where(facts.culprit)} wrote to ${faultText} through ${name}${c.cite(pointer?.found)}, and that address is in read-only data${c.cite(evidence.find("info files"))}: the program modified a string literal or constant.`
-        : `${where(facts.culprit)} ${write ? "wrote to" : "read"} ${faultText} through ${name}${c.cite(pointer?.found)}, an address no mapping covers${c.cite(evidence.find("info proc mappings"))}: the pointer was never valid.`;
+        ? `${where(facts.culprit)} wrote to ${faultText} through ${name}${c.cite(pointer?.found)}, and that address is in read-only data${c.cite(evidence.find(SECTIONS))}: the program modified a string literal or constant.`
+        : `${where(facts.culprit)} ${write ? "wrote to" : "read"} ${faultText} through ${name}${c.cite(pointer?.found)}, an address no mapping covers${c.cite(evidence.find(MAPPINGS))}: the pointer was never valid.`;
       const rootCause = [
         hit.finding ?? "",
         originStory(origins, c, false),
@@ -455,8 +463,8 @@ function outOfBoundsConclusion(
 ) {
   const c = new Citations();
   for (const id of hit.evidenceIds) c.ids.push(id);
-  const index = integerOf(printed(evidence.find(facts.inCulprit(`p ${indexed.index}`))));
-  const summary = `${where(facts.culprit)} ${write ? "wrote" : "read"} \`${indexed.base}[${indexed.index}]\` with \`${indexed.index}\` = ${index ?? "?"}${c.cite(evidence.find(facts.inCulprit(`p ${indexed.index}`)))}: an index far past the end of the block \`${indexed.base}\` points to, which landed on ${faultText}, unmapped memory${c.cite(evidence.find("info proc mappings") ?? evidence.find("p $_siginfo"))}.`;
+  const index = integerOf(printed(evidence.find(facts.inCulprit(probes.evaluate(indexed.index)))));
+  const summary = `${where(facts.culprit)} ${write ? "wrote" : "read"} \`${indexed.base}[${indexed.index}]\` with \`${indexed.index}\` = ${index ?? "?"}${c.cite(evidence.find(facts.inCulprit(probes.evaluate(indexed.index))))}: an index far past the end of the block \`${indexed.base}\` points to, which landed on ${faultText}, unmapped memory${c.cite(evidence.find(MAPPINGS) ?? evidence.find(SIGNAL_INFO))}.`;
   const rootCause = [
     hit.finding ?? "",
     `Nothing on the path ${callPath(facts)} checks \`${indexed.index}\` against the size of \`${indexed.base}\`.`,
@@ -488,7 +496,7 @@ export function badJumpPlaybook(facts: Facts): Playbook {
     .map((d) => ({ ...d, callee: new RegExp(`${d.pointer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*->\\s*${d.member}\\s*\\(`).test(facts.line ?? "") }))
     .filter((d) => d.callee);
   const target = calls[0] ? `${calls[0].pointer}->${calls[0].member}` : null;
-  const disassemble = facts.inCulprit("disassemble");
+  const disassemble = facts.inCulprit(probes.disassemble());
   // A NULL handler jumps to 0; anything else in the pointer is garbage: freed and reused memory,
   // an uninitialised field, or a corrupted object.
   // A general-protection fault leaves the pc on the call itself: the target was not even a
@@ -499,8 +507,8 @@ export function badJumpPlaybook(facts: Facts): Playbook {
 
   const callThrough = (evidence: Evidence) => {
     const found = evidence.find(disassemble);
-    if (!found?.ok || !callSite?.address) return null;
-    const code = parseDisassembly(found.output).instructions;
+    if (!found?.reading || !callSite?.address) return null;
+    const code = found.reading.instructions;
     const back = code.findIndex((insn) => insn.address === callSite.address);
     const previous = back > 0 ? code[back - 1] : undefined;
     return previous && /^call/.test(previous.mnemonic) ? { found, instruction: `${previous.mnemonic} ${previous.operands.join(",")}` } : null;
@@ -511,18 +519,18 @@ export function badJumpPlaybook(facts: Facts): Playbook {
     statement: target
       ? `${where(callSite)} called through the function pointer \`${target}\`, ${held}`
       : `${where(callSite)} called through a function pointer that was NULL or invalid`,
-    plan: [[...(target ? [facts.inCulprit(`p ${target}`), facts.inCulprit(`p *${calls[0]?.pointer}`)] : []), disassemble]],
+    plan: [[...(target ? [facts.inCulprit(probes.evaluate(target)), facts.inCulprit(probes.evaluate(`*${calls[0]?.pointer}`))] : []), disassemble]],
     judge(evidence) {
-      const value = target ? evidence.find(facts.inCulprit(`p ${target}`)) : null;
+      const value = target ? evidence.find(facts.inCulprit(probes.evaluate(target))) : null;
       const call = callThrough(evidence);
       const c = new Citations();
       const callText = call ? ` The instruction before the return address in ${where(callSite)} is \`${call.instruction}\`${c.cite(call.found)}: an indirect call.` : "";
       const pointer = pointerOf(printed(value));
       if (pointer !== null && pc !== null && pointer === BigInt(pc)) {
-        return verdict("confirmed", `\`p ${target}\` printed ${printed(value)}${c.cite(value)}, the pc the process jumped to.${callText}`, value, call?.found);
+        return verdict("confirmed", `\`${target}\` was ${printed(value)}${c.cite(value)}, the pc the process jumped to.${callText}`, value, call?.found);
       }
       if (generalProtection && pointer !== null && !canonical(pointer)) {
-        return verdict("confirmed", `\`p ${target}\` printed ${printed(value)}${c.cite(value)}: not a canonical address, so the call itself faulted (SI_KERNEL) at \`${facts.triage.instruction ?? "the call"}\`.`, value);
+        return verdict("confirmed", `\`${target}\` was ${printed(value)}${c.cite(value)}: not a canonical address, so the call itself faulted (SI_KERNEL) at \`${facts.triage.instruction ?? "the call"}\`.`, value);
       }
       if (pointer !== null) return verdict("rejected", `\`${target}\` is ${hex(pointer)}${c.cite(value)}, not the pc ${pc}.`, value);
       if (call) return verdict("confirmed", `The jump came from a call: ${callText.trim()}`, call.found);
@@ -535,7 +543,7 @@ export function badJumpPlaybook(facts: Facts): Playbook {
     plan: [[disassemble]],
     judge(evidence) {
       if (generalProtection && /^call/.test(facts.triage.instruction ?? "")) {
-        return verdict("rejected", `The process stopped on the call itself (\`${facts.triage.instruction}\` in ${where(callSite)})${new Citations().cite(evidence.find("x/i $pc"))}: no \`ret\` was involved.`, evidence.find("x/i $pc"));
+        return verdict("rejected", `The process stopped on the call itself (\`${facts.triage.instruction}\` in ${where(callSite)})${new Citations().cite(evidence.find(FAULTING_INSTRUCTION))}: no \`ret\` was involved.`, evidence.find(FAULTING_INSTRUCTION));
       }
       const call = callThrough(evidence);
       if (call) return verdict("rejected", `The frame that led to the bad pc ends in \`${call.instruction}\`${new Citations().cite(call.found)}: the process arrived there by a call, not by returning through a smashed stack.`, call.found);
@@ -549,23 +557,28 @@ export function badJumpPlaybook(facts: Facts): Playbook {
       if (rule !== "null-function-pointer") return [];
       const member = calls[0]?.member;
       const stores = member
-        ? [...new Set([...originsOf(facts, `${calls[0]?.pointer}->${member}`, true).map(listCommand), ...initializerLines(facts).map((line) => facts.list(line))])]
+        ? distinct([...originsOf(facts, `${calls[0]?.pointer}->${member}`, true).map(listing), ...initializerLines(facts).map((line) => facts.list(line))])
         : [];
-      return notYetRun(evidence, [facts.list(callSite?.line ?? 0), facts.inCulprit("info locals"), ...stores]);
+      return notYetRun(evidence, [facts.list(callSite?.line ?? 0), facts.inCulprit(probes.locals()), ...stores]);
     },
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "null-function-pointer");
       if (!hit) return undetermined(facts, hypotheses, evidence, "how the program jumped to the bad address");
       const c = new Citations();
-      const owner = calls[0] ? evidence.find(facts.inCulprit(`p *${calls[0].pointer}`)) : null;
+      const owner = calls[0] ? evidence.find(facts.inCulprit(probes.evaluate(`*${calls[0].pointer}`))) : null;
       const ownerValue = printed(owner);
-      const entries = initializerLines(facts).map((line) => evidence.find(facts.list(line) ?? "")).filter((f): f is Found => Boolean(f?.ok));
-      const table = entries.length ? ` The table entry is defined without a handler: ${entries.map((e) => `\`${e.output.replace(/^\d+\t/, "").trim()}\`${c.cite(e)}`).join(", ")}.` : "";
-      const shown = target ? printed(evidence.find(facts.inCulprit(`p ${target}`))) : null;
+      const entries = initializerLines(facts).flatMap((line) => {
+        const probe = facts.list(line);
+        const found = probe ? evidence.find(probe) : null;
+        return found?.ok ? [found] : [];
+      });
+      const table = entries.length ? ` The table entry is defined without a handler: ${entries.map((e) => `\`${(e.reading ?? []).map((l) => l.text).join("\n").trim()}\`${c.cite(e)}`).join(", ")}.` : "";
+      const targetValue = target ? evidence.find(facts.inCulprit(probes.evaluate(target))) : null;
+      const shown = printed(targetValue);
       const heldValue = generalProtection && shown ? `which held ${pointerOf(shown) !== null ? hex(pointerOf(shown) ?? 0n) : shown}, not even a valid address` : held;
       const summary = jumpedToNull
-        ? `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(evidence.find(facts.inCulprit(`p ${target}`)))}, so execution jumped to address 0 and faulted${c.cite(evidence.find("p $_siginfo"))}.`
-        : `${where(callSite)} called \`${target ?? "a function pointer"}\`, ${heldValue}${c.cite(evidence.find(facts.inCulprit(`p ${target}`)))}, so ${generalProtection ? "the call" : "execution jumped there and"} faulted${c.cite(evidence.find("p $_siginfo"))}: the object ${calls[0] ? `behind \`${calls[0].pointer}\` ` : ""}was not a live, initialised one (freed and reused, never set up, or overwritten).`;
+        ? `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(targetValue)}, so execution jumped to address 0 and faulted${c.cite(evidence.find(SIGNAL_INFO))}.`
+        : `${where(callSite)} called \`${target ?? "a function pointer"}\`, ${heldValue}${c.cite(targetValue)}, so ${generalProtection ? "the call" : "execution jumped there and"} faulted${c.cite(evidence.find(SIGNAL_INFO))}: the object ${calls[0] ? `behind \`${calls[0].pointer}\` ` : ""}was not a live, initialised one (freed and reused, never set up, or overwritten).`;
       const rootCause = [
         hit.finding ?? "",
         ownerValue ? `The object it came from is ${ownerValue}${c.cite(owner)}.` : "",
@@ -611,17 +624,17 @@ export function badJumpPlaybook(facts: Facts): Playbook {
 export function busErrorPlaybook(facts: Facts): Playbook {
   const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
   const mapping = (evidence: Evidence) => {
-    const found = evidence.find("info proc mappings");
-    if (!found?.ok || fault === null) return { found, hit: null };
-    return { found, hit: parseMappings(found.output).find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
+    const found = evidence.find(MAPPINGS);
+    if (!found?.reading || fault === null) return { found, hit: null };
+    return { found, hit: found.reading.find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
   };
   const truncated: PlannedHypothesis = {
     rule: "truncated-mapping",
     statement: `${where(facts.culprit)} read a file mapping past the end of its file: the file shrank (or was truncated) after it was mapped`,
-    plan: [["info proc mappings", facts.inCulprit("info args")]],
+    plan: [[MAPPINGS, facts.inCulprit(probes.arguments())]],
     judge(evidence) {
       const { found, hit } = mapping(evidence);
-      const info = evidence.find("p $_siginfo");
+      const info = evidence.find(SIGNAL_INFO);
       const c = new Citations();
       if (hit?.objfile) {
         const deleted = /\(deleted\)$/.test(hit.objfile) ? " The file has since been deleted." : "";
@@ -634,26 +647,26 @@ export function busErrorPlaybook(facts: Facts): Playbook {
   const misaligned: PlannedHypothesis = {
     rule: "misaligned-access",
     statement: "an unaligned access on a strict-alignment path raised SIGBUS",
-    plan: [["p $_siginfo"]],
+    plan: [[SIGNAL_INFO]],
     judge(evidence) {
-      const info = evidence.find("p $_siginfo");
+      const info = evidence.find(SIGNAL_INFO);
       if (facts.crash.signalCode === "BUS_ADRALN") return verdict("confirmed", `The signal code is BUS_ADRALN${new Citations().cite(info)}.`, info);
       return verdict("rejected", `The signal code is ${facts.crash.signalCode}${new Citations().cite(info)}, a nonexistent physical address, not BUS_ADRALN (misalignment).`, info);
     },
   };
   return {
     hypotheses: [truncated, misaligned],
-    investigate: (rule, evidence) => (rule === "truncated-mapping" ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...outerCallers(facts).map(listCommand), facts.inCaller("info locals")]) : []),
+    investigate: (rule, evidence) => (rule === "truncated-mapping" ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...outerCallers(facts).map(listing), facts.inCaller(probes.locals())]) : []),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "truncated-mapping") ?? confirmed(hypotheses, "misaligned-access");
       if (!hit) return undetermined(facts, hypotheses, evidence, "why the access raised SIGBUS");
       const c = new Citations();
       const { hit: region, found } = mapping(evidence);
-      const args = evidence.find(facts.inCulprit("info args"));
+      const args = evidence.find(facts.inCulprit(probes.arguments()));
       const summary = hit.rule === "truncated-mapping"
-        ? `${where(facts.culprit)} read ${hex(fault ?? 0n)} in the mapping of ${region?.objfile ?? "a file"}${c.cite(found)}; the file no longer had data there, so the kernel raised SIGBUS${c.cite(evidence.find("p $_siginfo"))}.`
-        : `${where(facts.culprit)} made an unaligned access${c.cite(evidence.find("p $_siginfo"))}.`;
-      const rootCause = [hit.finding ?? "", args?.ok ? `Its arguments: ${args.output.trim().replace(/\n/g, ", ")}${c.cite(args)}.` : "", alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
+        ? `${where(facts.culprit)} read ${hex(fault ?? 0n)} in the mapping of ${region?.objfile ?? "a file"}${c.cite(found)}; the file no longer had data there, so the kernel raised SIGBUS${c.cite(evidence.find(SIGNAL_INFO))}.`
+        : `${where(facts.culprit)} made an unaligned access${c.cite(evidence.find(SIGNAL_INFO))}.`;
+      const rootCause = [hit.finding ?? "", args?.reading?.length ? `Its arguments: ${args.reading.map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(args)}.` : "", alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
       for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
       return {
         summary,
@@ -716,23 +729,33 @@ function originStory(origins: QuotedOrigin[], c: Citations, nullish = true): str
 
 /** The caller frame's locals and arguments, as one sentence. */
 export function callerFacts(facts: Facts, evidence: Evidence, c: Citations): string {
-  const locals = firstOk(evidence, facts.inCaller("info locals"));
-  const args = firstOk(evidence, facts.inCaller("info args"));
-  const text = (found: Found | null) =>
-    found && !/^No (locals|arguments)\.|No symbol table/.test(found.output.trim()) ? variables(found.output) : null;
+  const locals = firstOk(evidence, facts.inCaller(probes.locals()));
+  const args = firstOk(evidence, facts.inCaller(probes.arguments()));
+  const text = (found: Found<Probe & { kind: "locals" | "arguments" }> | null) => (found?.reading ? variables(found.reading) : null);
   const parts = [text(locals) && `${text(locals)}${c.cite(locals)}`, text(args) && `arguments ${text(args)}${c.cite(args)}`].filter(Boolean);
   return parts.length && facts.caller ? `In ${where(facts.caller)}: ${parts.join("; ")}.` : "";
 }
 
-/** `name = value` lines as one phrase; long values (C++ containers, big structs) are elided. */
-export function variables(output: string): string {
-  return output
-    .trim()
-    .split("\n")
-    .filter((line) => / = /.test(line))
+/** Variables as one `name = value` phrase; long values (C++ containers, big structs) are elided. */
+export function variables(list: Variable[]): string {
+  return list
     .slice(0, 6)
-    .map((line) => (line.length > 90 ? `${line.slice(0, line.indexOf(" = ") + 3)}{…}` : line))
+    .map(({ name, value }) => {
+      const line = `${name} = ${value}`;
+      return line.length > 90 ? `${name} = {…}` : line;
+    })
     .join(", ");
+}
+
+/** The probes without repeats, each where it first appears. */
+function distinct<P extends Probe>(list: (P | null)[]): (P | null)[] {
+  const seen = new Set<string>();
+  return list.filter((probe) => {
+    const key = probe === null ? "null" : probeKey(probe);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Integer arguments whose hex form is a fill pattern (`handle=3735928559` is 0xdeadbeef): garbage passed in. */
@@ -743,7 +766,7 @@ function poisonedArguments(facts: Facts, evidence: Evidence, c: Citations): stri
   return `${poisoned.map(([name, v]) => `\`${name}\` = ${v} = ${hex(BigInt(v))}`).join(", ")}${c.cite(bt)}: a fill pattern or sentinel was passed in, not a value the program issued.`;
 }
 
-/** What the process's other threads were doing, from triage's grouping of `info threads`. */
+/** What the process's other threads were doing, from triage's grouping of the thread list. */
 function otherThreads(facts: Facts, evidence: Evidence, c: Citations): string {
   const others = facts.triage.threads.count - 1;
   if (others < 1) return "";
@@ -752,7 +775,7 @@ function otherThreads(facts: Facts, evidence: Evidence, c: Citations): string {
     .filter((g) => g.threads.length > 0)
     .slice(0, 3)
     .map((g) => `${g.threads.length} in \`${g.function}\``);
-  return `The other ${others} thread${others === 1 ? " was" : "s were"} elsewhere: ${groups.join(", ")}${c.cite(evidence.find("info threads"))}; none was running the crashing code.`;
+  return `The other ${others} thread${others === 1 ? " was" : "s were"} elsewhere: ${groups.join(", ")}${c.cite(evidence.find(THREADS))}; none was running the crashing code.`;
 }
 
 /** In a process with other threads, whether one of them changed the data is a fair question. */
@@ -769,8 +792,8 @@ export function concurrencyQuestion(facts: Facts): OpenQuestion[] {
 /** The conclusion when no hypothesis was confirmed: what is known, stated as such. */
 export function undetermined(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, open: string): Draft {
   const c = new Citations();
-  const bt = evidence.find(`bt ${40}`) ?? evidence.find(BACKTRACE);
-  const info = evidence.find("p $_siginfo");
+  const bt = evidence.find(BACKTRACE);
+  const info = evidence.find(SIGNAL_INFO);
   const summary = `The process died with ${facts.crash.signal ?? "no signal"}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}${c.cite(info)} in ${where(facts.culprit)}${c.cite(bt)}; the analysis could not establish ${open}.`;
   const tested = alternativesText(hypotheses, null);
   return {

@@ -1,9 +1,11 @@
 /**
  * Where a bad pointer came from, read in the source the way an engineer follows it back: the line
  * that assigned it and, when that was a call, the callee's `return NULL`; the lines that store NULL
- * into the field; the caller's line that passed it. Each becomes a `list` command, so the
- * conclusion quotes evidence rather than the file on disk.
+ * into the field; the caller's line that passed it. Each becomes a probe of that source line, so
+ * the conclusion quotes evidence rather than the file on disk.
  */
+import type { SourceLine } from "../../debuggers/model.js";
+import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
 import { enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
@@ -71,28 +73,29 @@ function returnLines(source: SourceFile, fn: string, nullish: boolean): number[]
   return returns.filter((n) => RETURNS_NULL.test(source.lines[n - 1] ?? ""));
 }
 
-export function listCommand(origin: { file: string; line: number }): string {
-  return `list ${origin.file}:${origin.line},${origin.line}`;
+/** The probe that shows an origin's line of source. */
+export function listing(origin: { file: string; line: number }): ProbeOf<"source"> {
+  return probes.source(origin.file, origin.line, origin.line);
 }
 
-/** The code of a one-line `list` output (`22\t    session->client = NULL;`), trimmed. */
+/** The code of the first line a source probe read (`    session->client = NULL;`), trimmed and without comments. */
 export function listedCode(found: Found | null): string | null {
-  if (!found?.ok) return null;
-  const row = /^\d+\t(.*)$/m.exec(found.output);
-  const code = row?.[1]?.replace(/\/\/.*$/, "").replace(/\/\*.*?\*\//g, "").trim();
+  if (!found?.ok || found.probe.kind !== "source") return null;
+  const row = (found.reading as SourceLine[] | null)?.[0];
+  const code = row?.text.replace(/\/\/.*$/, "").replace(/\/\*.*?\*\//g, "").trim();
   return code ? code : null;
 }
 
 export interface QuotedOrigin extends OriginLine {
   code: string;
-  evidence: Found;
+  evidence: Found<ProbeOf<"source">>;
 }
 
-/** The origins whose `list` ran and printed the line. */
+/** The origins whose line of source was asked for and read. */
 export function quotedOrigins(origins: OriginLine[], evidence: Evidence): QuotedOrigin[] {
   const quoted: QuotedOrigin[] = [];
   for (const origin of origins) {
-    const found = evidence.find(listCommand(origin));
+    const found = evidence.find(listing(origin));
     const code = listedCode(found);
     if (found && code) quoted.push({ ...origin, code, evidence: found });
   }

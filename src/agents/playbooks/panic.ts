@@ -1,11 +1,13 @@
 /** Rust (and other runtime) panics: which API panicked, on what value, called from where. */
 import { normalizeFunctionName } from "../../analyzers/index.js";
+import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
 import { alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { callPath, where } from "./prose.js";
+import { variablesOf, variablesText } from "./values.js";
 
 /** What the runtime frame right above the culprit says the panic was. */
 const PANIC_APIS: [RegExp, string][] = [
@@ -32,8 +34,8 @@ export function panicPlaybook(facts: Facts): Playbook {
     }
     return { found, name, what: null };
   };
-  const locals = facts.inCulprit("info locals");
-  const args = facts.inCulprit("info args");
+  const locals = facts.inCulprit(probes.locals());
+  const args = facts.inCulprit(probes.arguments());
   const ownCall: PlannedHypothesis = {
     rule: "own-call-panicked",
     statement: `${where(facts.culprit)} itself panicked through a checked API (expect/unwrap, indexing, arithmetic) on a value it did not expect`,
@@ -42,9 +44,9 @@ export function panicPlaybook(facts: Facts): Playbook {
       const { found, name, what } = entry(evidence);
       const c = new Citations();
       const shown = evidence.find(locals);
-      const none = shown?.ok ? /^(\w+) = .*::None$/m.exec(shown.output) : null;
+      const none = variablesOf(shown).find((v) => /::None$/.test(v.value)) ?? null;
       if (what) {
-        const value = none ? ` Its local \`${none[1]}\` is None${c.cite(shown)}.` : "";
+        const value = none ? ` Its local \`${none.name}\` is None${c.cite(shown)}.` : "";
         return verdict("confirmed", `The frame it called is \`${name}\`${c.cite(found)}: it ${what}.${value}`, found, none ? shown : null);
       }
       return verdict("inconclusive", `The frame above the culprit (${name ?? "none"})${c.cite(found)} is not a known panicking API.`, found);
@@ -63,17 +65,17 @@ export function panicPlaybook(facts: Facts): Playbook {
   return {
     hypotheses: [ownCall, library],
     investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCaller("info locals"), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
     conclude(hypotheses, evidence) {
       const hit = confirmed(hypotheses, "own-call-panicked");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what panicked");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
       const { what } = entry(evidence);
-      const code = evidence.find(facts.list(facts.culprit?.line ?? 0) ?? "");
+      const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
       const argsFound = evidence.find(args);
-      // Without debug info gdb answers "No symbol table info available." — that is not an argument list.
-      const argText = argsFound?.ok && !/^No (symbol table|arguments)/.test(argsFound.output.trim()) ? argsFound.output.trim().split("\n").join(", ") : null;
+      // Without debug info the debugger lists no arguments at all.
+      const argText = variablesText(argsFound);
       const summary = `${where(facts.culprit)} ${what ?? "panicked"}${facts.crash.message ? ` with the message "${facts.crash.message}"` : ""}${code?.ok ? ` at \`${listedCode(code)}\`${c.cite(code)}` : ""}${argText ? `, with ${argText}${c.cite(argsFound)}` : ""}; with panic=abort the panic aborted the process.`;
       const rootCause = [hit.finding ?? "", `It was called on the path ${callPath(facts)}.`, callerFacts(facts, evidence, c), alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
       return {

@@ -2,23 +2,27 @@
  * The stack ran out. Triage has measured the recursion (its cycle and estimated depth) without
  * unwinding it; here the frame size is checked and the recursion's input is read from an inner frame.
  */
-import type { Evidence } from "../evidence.js";
+import { toBigInt } from "../../debuggers/model.js";
+import { probes, type Probe } from "../../debuggers/probe.js";
+import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, BACKTRACE, Citations, confirmed, notYetRun, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { basename, plural, where } from "./prose.js";
 import { functionSpan, grep } from "./source.js";
 import { pointerOf, printed } from "./values.js";
 
-/** Frames one step of the stack takes, from two adjacent frames' `info frame` CFAs. */
-function frameBytes(evidence: Evidence, inner: number): { bytes: bigint | null; found: ReturnType<Evidence["find"]>[] } {
-  const a = evidence.find(`info frame level ${inner}`);
-  const b = evidence.find(`info frame level ${inner + 1}`);
-  const cfa = (found: typeof a) => (found?.ok ? /frame at (0x[0-9a-f]+)/.exec(found.output)?.[1] : undefined);
-  const x = cfa(a);
-  const y = cfa(b);
-  return { bytes: x && y ? BigInt(y) - BigInt(x) : null, found: [a, b] };
+/** The stack pointer of the crashing frame. */
+const STACK_POINTER = probes.register("sp");
+
+/** Bytes one step of the stack takes, from two adjacent frames' CFAs. */
+function frameBytes(evidence: Evidence, inner: number): { bytes: bigint | null; found: (Found | null)[] } {
+  const a = evidence.find(probes.frameInfo(inner));
+  const b = evidence.find(probes.frameInfo(inner + 1));
+  const x = toBigInt(a?.reading ?? null);
+  const y = toBigInt(b?.reading ?? null);
+  return { bytes: x !== null && y !== null ? y - x : null, found: [a, b] };
 }
 
 /** Fewer frames than this use a few KiB each at most: if the stack ran out, one of them is huge. */
@@ -31,13 +35,13 @@ const HUGE_FRAME = 1n << 16n;
  * The largest of the innermost frames: frame 0 from its CFA down to the stack pointer (an alloca
  * lowers it), frames 1..3 each between its own CFA and its callee's.
  */
-function largestFrame(evidence: Evidence): { level: number; bytes: bigint; found: ReturnType<Evidence["find"]>[] } | null {
-  let best: { level: number; bytes: bigint; found: ReturnType<Evidence["find"]>[] } | null = null;
-  const frame0 = evidence.find("info frame level 0");
-  const sp = evidence.find("p $sp");
-  const cfa0 = frame0?.ok ? /frame at (0x[0-9a-f]+)/.exec(frame0.output)?.[1] : undefined;
-  const spValue = pointerOf(printed(sp));
-  if (cfa0 && spValue !== null && BigInt(cfa0) > spValue) best = { level: 0, bytes: BigInt(cfa0) - spValue, found: [frame0, sp] };
+function largestFrame(evidence: Evidence): { level: number; bytes: bigint; found: (Found | null)[] } | null {
+  let best: { level: number; bytes: bigint; found: (Found | null)[] } | null = null;
+  const frame0 = evidence.find(probes.frameInfo(0));
+  const sp = evidence.find(STACK_POINTER);
+  const cfa0 = toBigInt(frame0?.reading ?? null);
+  const spValue = toBigInt(sp?.reading ?? null);
+  if (cfa0 !== null && spValue !== null && cfa0 > spValue) best = { level: 0, bytes: cfa0 - spValue, found: [frame0, sp] };
   for (let callee = 0; callee <= 2; callee++) {
     const size = frameBytes(evidence, callee);
     if (size.bytes !== null && (best === null || size.bytes > best.bytes)) best = { level: callee + 1, bytes: size.bytes, found: size.found };
@@ -65,12 +69,12 @@ function hugeFrameConclusion(
   const line = allocation !== null ? (facts.source?.lines[allocation - 1] ?? null) : null;
   const sized = line ? /\balloca\s*\(([^;]*)\)\s*;|\[\s*([A-Za-z_][^\]]*)\]/.exec(line) : null;
   const by = sized ? (sized[1] ?? sized[2] ?? "").trim() : null;
-  const args = evidence.find(facts.inCulprit("info args"));
-  const summary = `Stack overflow: ${where(frame)} set up a ${mebibytes(largest.bytes)} stack frame${by ? ` (\`${sized?.[1] !== undefined ? `alloca(${by})` : `[${by}]`}\`)` : ""}${c.cite(evidence.find(`info frame level ${largest.level}`))}, more than the thread's stack, and faulted writing into it at ${facts.crash.faultAddress}${c.cite(evidence.find("p $_siginfo"))}.`;
+  const args = evidence.find(facts.inCulprit(probes.arguments()));
+  const summary = `Stack overflow: ${where(frame)} set up a ${mebibytes(largest.bytes)} stack frame${by ? ` (\`${sized?.[1] !== undefined ? `alloca(${by})` : `[${by}]`}\`)` : ""}${c.cite(evidence.find(probes.frameInfo(largest.level)))}, more than the thread's stack, and faulted writing into it at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}.`;
   const rootCause = [
     hit.finding ?? "",
     line ? `The frame is sized at ${basename(facts.culprit?.file ?? "")}:${allocation}: \`${line.replace(/\/\/.*$/, "").trim()}\`.` : "",
-    args?.ok ? `Its arguments: ${args.output.trim().split("\n").join(", ")}${c.cite(args)}.` : "",
+    args?.reading?.length ? `Its arguments: ${args.reading.map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(args)}.` : "",
     alternativesText(hypotheses, hit.id),
   ].filter(Boolean).join(" ");
   return {
@@ -96,11 +100,11 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
     statement: cycle.length
       ? `${cycle.map((f) => `\`${f}\``).join(" → ")} recursed without bound until the stack ran out (about ${plural(depth, "frame")})`
       : `unbounded recursion ran the stack out`,
-    plan: [[BACKTRACE, `info frame level ${inner}`, `info frame level ${inner + 1}`]],
+    plan: [[BACKTRACE, probes.frameInfo(inner), probes.frameInfo(inner + 1)]],
     judge(evidence) {
       const bt = evidence.find(BACKTRACE);
       const size = frameBytes(evidence, inner);
-      const info = evidence.find("p $_siginfo");
+      const info = evidence.find(SIGNAL_INFO);
       const c = new Citations();
       if (recursion && size.bytes !== null && size.bytes > 0n) {
         return verdict(
@@ -120,7 +124,7 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
   const bigFrame: PlannedHypothesis = {
     rule: "huge-frame",
     statement: "one frame with a huge local array or alloca exhausted the stack",
-    plan: [["info frame level 0", "p $sp", `info frame level ${inner}`], [`info frame level ${inner + 1}`, `info frame level ${inner + 2}`]],
+    plan: [[probes.frameInfo(0), STACK_POINTER, probes.frameInfo(inner)], [probes.frameInfo(inner + 1), probes.frameInfo(inner + 2)]],
     judge(evidence) {
       const largest = largestFrame(evidence);
       const c = new Citations();
@@ -129,7 +133,7 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
       return verdict("confirmed", `Frame ${largest.level} takes ${largest.bytes} bytes (${mebibytes(largest.bytes)})${c.cite(...largest.found)}, more than a thread's stack holds.`, ...largest.found);
     },
   };
-  const at = (command: string) => facts.at(inner, command);
+  const at = <P extends Probe>(probe: P) => facts.at(inner, probe);
   const pointerArgs = [...facts.args.entries()].filter(([, v]) => (pointerOf(v) ?? 0n) > 0n || /<error reading variable/.test(v)).map(([name]) => name).slice(0, 2);
   const span = facts.fn ? functionSpan(facts.source, facts.fn, facts.culprit?.line ?? undefined) : null;
   const recursiveCall = span && facts.fn ? grep(facts.source, new RegExp(`\\b${facts.fn}\\s*\\(`), span.start + 1, span.end)[0] ?? null : null;
@@ -138,9 +142,9 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
     hypotheses: [recursing, bigFrame],
     investigate: (rule, evidence) =>
       rule === "huge-frame"
-        ? notYetRun(evidence, [facts.inCulprit("info args")])
+        ? notYetRun(evidence, [facts.inCulprit(probes.arguments())])
         : rule === "runaway-recursion"
-        ? notYetRun(evidence, [at("info args"), at("info locals"), ...pointerArgs.map((name) => at(`p *${name}`)), recursiveCall === null ? null : facts.list(recursiveCall)])
+        ? notYetRun(evidence, [at(probes.arguments()), at(probes.locals()), ...pointerArgs.map((name) => at(probes.evaluate(`*${name}`))), recursiveCall === null ? null : facts.list(recursiveCall)])
         : [],
     conclude(hypotheses, evidence) {
       const huge = confirmed(hypotheses, "huge-frame");
@@ -150,14 +154,15 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
       if (!hit) return undetermined(facts, hypotheses, evidence, "what exhausted the stack");
       const c = new Citations();
       for (const id of hit.evidenceIds) c.ids.push(id);
-      const call = recursiveCall === null ? null : evidence.find(facts.list(recursiveCall) ?? "");
-      const state = pointerArgs.map((name) => ({ name, found: evidence.find(at(`p *${name}`)) })).filter((s) => printed(s.found) !== null);
-      const locals = evidence.find(at("info locals"));
-      const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find(BACKTRACE))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find("p $_siginfo"))}.`;
+      const listing = recursiveCall === null ? null : facts.list(recursiveCall);
+      const call = listing ? evidence.find(listing) : null;
+      const state = pointerArgs.map((name) => ({ name, found: evidence.find(at(probes.evaluate(`*${name}`))) })).filter((s) => printed(s.found) !== null);
+      const locals = evidence.find(at(probes.locals()));
+      const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find(BACKTRACE))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}.`;
       const rootCause = [
         call?.ok ? `It recurses at ${basename(facts.culprit?.file ?? "")}:${recursiveCall}: \`${listedCode(call)}\`${c.cite(call)}, once per level of nesting in its input.` : "",
         state.length ? `At the fault its input state was ${state.map((s) => `\`*${s.name}\` = ${printed(s.found)}${c.cite(s.found)}`).join("; ")}.` : "",
-        locals?.ok ? `An inner frame's locals: ${locals.output.trim().split("\n").slice(0, 4).join(", ")}${c.cite(locals)}.` : "",
+        locals?.reading?.length ? `An inner frame's locals: ${locals.reading.slice(0, 4).map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(locals)}.` : "",
         span ? (limits.length === 0 ? `Nothing in \`${facts.fn}\` limits the depth: its body has no depth or limit variable, so the input alone decides how deep it goes.` : `\`${facts.fn}\` mentions a depth/limit at line ${limits[0]}, yet the recursion went ${plural(depth, "frame")} deep: check that limit.`) : "",
         alternativesText(hypotheses, hit.id),
       ].filter(Boolean).join(" ");

@@ -1,23 +1,25 @@
 /** A dump triage could not classify: say what is known, and look at what every thread was doing. */
+import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
+import { alternativesText, Citations, notYetRun, SIGNAL_INFO, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
 import { callerFacts } from "./memory.js";
 import { plural, where } from "./prose.js";
 
-/** Beyond this many threads a per-thread backtrace costs more than it tells; `info threads` groups them. */
+/** Beyond this many threads a per-thread backtrace costs more than it tells; the thread list groups them. */
 const MAX_THREADS_TO_UNWIND = 64;
 
 export function unknownPlaybook(facts: Facts): Playbook {
   const live = facts.crash.signal === null;
-  const threadsCommand = facts.triage.threads.count <= MAX_THREADS_TO_UNWIND ? "thread apply all bt 8" : "info threads";
+  const threadsCommand: Probe = facts.triage.threads.count <= MAX_THREADS_TO_UNWIND ? { kind: "thread-backtraces", threads: "all", limit: 8 } : THREADS;
+  const exitSignal: Probe = { kind: "exit-signal" };
   const snapshot: PlannedHypothesis = {
     rule: "live-snapshot",
     statement: live
       ? "the process was dumped while alive (no fatal signal): it was waiting or looping, not crashing"
       : `the process died of ${facts.crash.signal}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}, which no playbook classifies`,
-    plan: [["p $_exitsignal", threadsCommand]],
+    plan: [[exitSignal, threadsCommand]],
     judge(evidence) {
-      const exit = evidence.find("p $_exitsignal");
+      const exit = evidence.find(exitSignal);
       const threads = evidence.find(threadsCommand);
       const c = new Citations();
       if (live) return verdict("confirmed", `There is no terminating signal${c.cite(exit)}; the threads' stacks are a snapshot${c.cite(threads)}.`, exit, threads);
@@ -26,14 +28,14 @@ export function unknownPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [snapshot],
-    investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit("info locals"), facts.inCulprit("info args")]),
+    investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.locals()), facts.inCulprit(probes.arguments())]),
     conclude(hypotheses, evidence) {
       const c = new Citations();
       const threads = evidence.find(threadsCommand);
       const groups = facts.triage.threads.groups.slice(0, 3).map((g) => `${plural(g.threads.length, "thread")} in \`${g.function}\``);
       const summary = live
-        ? `The dump is a snapshot of a live process${c.cite(evidence.find("p $_exitsignal"))}: ${groups.join(", ")}${c.cite(evidence.find("info threads"), threads)}. No thread crashed and no lock cycle was found.`
-        : `The process died of ${facts.crash.signal}${c.cite(evidence.find("p $_siginfo"))} in ${where(facts.culprit)}, a kind of crash the offline engine does not classify.`;
+        ? `The dump is a snapshot of a live process${c.cite(evidence.find(exitSignal))}: ${groups.join(", ")}${c.cite(evidence.find(THREADS), threads)}. No thread crashed and no lock cycle was found.`
+        : `The process died of ${facts.crash.signal}${c.cite(evidence.find(SIGNAL_INFO))} in ${where(facts.culprit)}, a kind of crash the offline engine does not classify.`;
       return {
         summary,
         rootCause: [callerFacts(facts, evidence, c), alternativesText(hypotheses, null)].filter(Boolean).join(" ") || "Not determined from the dump alone.",

@@ -1,15 +1,15 @@
-/** Reading the values gdb printed, for the playbooks' rules. */
-import { parseRegisters } from "../../analyzers/index.js";
-import { printedValue, toBigInt, unquoteGdbString } from "../../analyzers/index.js";
+/** Reading the values a debugger printed (C-like value text), for the playbooks' rules. */
+import { unquoteCString } from "../../debuggers/c-text.js";
+import { toBigInt, type Register, type SourceLine, type Variable } from "../../debuggers/model.js";
 import type { Found } from "../evidence.js";
 
-/** The value a `print` printed (after `$N = `), or the whole output of `output`/`x`. */
+/** The value an evaluation or a register read printed; null when it failed or printed none. */
 export function printed(found: Found | null): string | null {
-  if (!found?.ok) return null;
-  return printedValue(found.output);
+  if (!found?.ok || (found.probe.kind !== "evaluate" && found.probe.kind !== "register")) return null;
+  return typeof found.reading === "string" ? found.reading : null;
 }
 
-/** A pointer value, with or without gdb's type prefix and symbol suffix: `(T *) 0x0`, `0x5555 <sym>`. */
+/** A pointer value, with or without a type prefix and symbol suffix: `(T *) 0x0`, `0x5555 <sym>`. */
 export function pointerOf(value: string | null): bigint | null {
   if (value === null) return null;
   const match = /^(?:@0x[0-9a-f]+:\s*)?(?:\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)?(0x[0-9a-f]+)\b/.exec(value.trim());
@@ -29,9 +29,9 @@ export function integerOf(value: string | null): bigint | null {
 export function stringOf(value: string | null): string | null {
   if (value === null) return null;
   const stdString = /_M_p = 0x[0-9a-f]+ ("(?:[^"\\]|\\.)*")/.exec(value);
-  if (stdString) return unquoteGdbString(stdString[1] ?? "");
+  if (stdString) return unquoteCString(stdString[1] ?? "");
   const quoted = /^(?:0x[0-9a-f]+\s+)?("(?:[^"\\]|\\.)*".*)$/.exec(value.trim());
-  return quoted ? unquoteGdbString(quoted[1] ?? "") : null;
+  return quoted ? unquoteCString(quoted[1] ?? "") : null;
 }
 
 /** The value of one field of a struct gdb printed (`{id = 1, client = 0x0}` → client: `0x0`). */
@@ -56,11 +56,29 @@ export function fieldOf(value: string | null, field: string): string | null {
   return value.slice(start).trim();
 }
 
-/** The registers of an `info registers` output, by name. */
+/** The variables a locals or arguments probe read; none when it failed. */
+export function variablesOf(found: Found | null): Variable[] {
+  if (!found?.ok || (found.probe.kind !== "locals" && found.probe.kind !== "arguments")) return [];
+  return (found.reading as Variable[] | null) ?? [];
+}
+
+/** Those variables as one line of prose: `a = 1, b = 0x0`; null when there are none. */
+export function variablesText(found: Found | null): string | null {
+  const variables = variablesOf(found);
+  return variables.length ? variables.map((v) => `${v.name} = ${v.value}`).join(", ") : null;
+}
+
+/** The text of the source lines a source probe listed, one per line; null when it failed. */
+export function sourceTextOf(found: Found | null): string | null {
+  if (!found?.ok || found.probe.kind !== "source") return null;
+  return ((found.reading as SourceLine[] | null) ?? []).map((row) => row.text).join("\n");
+}
+
+/** The registers a registers probe read, by name. */
 export function registersOf(found: Found | null): Map<string, bigint> {
   const registers = new Map<string, bigint>();
-  if (!found?.ok) return registers;
-  for (const register of parseRegisters(found.output)) {
+  if (!found?.ok || found.probe.kind !== "registers") return registers;
+  for (const register of found.reading as Register[]) {
     const value = toBigInt(register.value);
     if (value !== null) registers.set(register.name, value);
   }

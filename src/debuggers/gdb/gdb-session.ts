@@ -12,6 +12,7 @@ import { live, type Killable } from "../live.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
 import { MiLogTail } from "./mi-log.js";
+import { gdbVocabulary } from "./vocabulary.js";
 import { parseMiLine, type MiRecord, type MiTuple, type MiValue } from "./mi-parser.js";
 
 export interface GdbSessionOptions {
@@ -48,6 +49,7 @@ interface MiReply {
 
 export class GdbSession implements DebuggerSession {
   readonly backend = "gdb" as const;
+  readonly vocabulary = gdbVocabulary;
   private proc: DebuggerProcess | null = null;
   private nextToken = 1;
   private pending: Pending | null = null;

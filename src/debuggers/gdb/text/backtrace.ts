@@ -1,39 +1,6 @@
 /** Parsers for `bt` / `bt full` / `bt N` / `bt -N` and `thread apply all bt`. */
-import { lines, normalizeAddress } from "./gdb-text.js";
-
-export interface Frame {
-  level: number;
-  /** The frame's pc; gdb leaves it out for inlined frames and for a pc at the start of a line. */
-  address: string | null;
-  /** As gdb prints it (demangled); null for `??`. */
-  function: string | null;
-  /** The argument list as printed, without its parentheses. */
-  args: string;
-  file: string | null;
-  line: number | null;
-  /** The shared object gdb named with "from" (only frames without debug info get one). */
-  from: string | null;
-  /** `bt full` only: the frame's locals. */
-  locals?: Variable[];
-}
-
-export interface Variable {
-  name: string;
-  value: string;
-}
-
-export interface Backtrace {
-  frames: Frame[];
-  /** gdb said "(More stack frames follow...)": the listing was cut by a frame count. */
-  truncated: boolean;
-}
-
-export interface ThreadBacktrace {
-  thread: number;
-  lwp: number | null;
-  name: string | null;
-  frames: Frame[];
-}
+import type { Backtrace, Frame, ThreadBacktrace } from "../../model.js";
+import { lines, normalizeAddress } from "./common.js";
 
 const FRAME_LINE = /^#(\d+)\s+(.*)$/;
 

@@ -1,5 +1,5 @@
 /** Parsers for memory reads: `x/Ngx` words and `x/s` strings. */
-import { lines, unquoteGdbString } from "./gdb-text.js";
+import { lines, unquoteGdbString } from "./common.js";
 
 /** The 8-byte words of an `x/Ngx ADDR` dump, in address order. */
 export function parseMemoryWords(output: string): { start: bigint | null; words: bigint[] } {

@@ -1,41 +1,4 @@
-/** Parser for `print $_siginfo` and the Linux names of signals and their si_code values. */
-import { normalizeAddress, printedValue } from "./gdb-text.js";
-
-export interface Siginfo {
-  signo: number;
-  errno: number;
-  code: number;
-  /** `_sigfault.si_addr`: the faulting address for SIGSEGV, SIGBUS, SIGILL and SIGFPE. */
-  address: string | null;
-  /** `_kill.si_pid`: who sent it, for signals sent with kill/tgkill (e.g. abort's own raise). */
-  pid: number | null;
-}
-
-export function parseSiginfo(output: string): Siginfo | null {
-  const value = printedValue(output);
-  if (!value) return null;
-  // gdb prints the struct in the syntax of the current frame's language: C `a = 1`, Rust `a: 1`.
-  const field = (name: string, pattern: string) =>
-    new RegExp(`${name.replaceAll(".", "(?: = |: )\\{")}(?: = |: )(?:\\([^)]*\\) )?(${pattern})`).exec(value)?.[1] ?? null;
-  const signo = field("si_signo", "-?\\d+");
-  const code = field("si_code", "-?\\d+");
-  if (signo === null || code === null) return null;
-  const address = field("_sigfault.si_addr", "0x[0-9a-f]+");
-  const pid = field("_kill.si_pid", "-?\\d+");
-  return {
-    signo: Number(signo),
-    errno: Number(field("si_errno", "-?\\d+") ?? 0),
-    code: Number(code),
-    address: address ? normalizeAddress(address) : null,
-    pid: pid === null ? null : Number(pid),
-  };
-}
-
-/** `print $_exitsignal`: the signal that ended the process, or null (void) for a gcore dump. */
-export function parseExitSignal(output: string): number | null {
-  const value = printedValue(output);
-  return value !== null && /^\d+$/.test(value) ? Number(value) : null;
-}
+/** The Linux names of signals and of their si_code values. */
 
 const SIGNALS: Record<number, string> = {
   1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS",

@@ -4,7 +4,7 @@
  * without glibc's debug info: `struct abort_msg_s { unsigned int size; char msg[]; }`, so the
  * text starts 4 bytes into the block `__abort_msg` points to.
  */
-import { lines, unquoteGdbString } from "./gdb-text.js";
+import { lines, unquoteGdbString } from "./common.js";
 
 export const ABORT_MESSAGE_COMMAND = "x/s *(char **)&__abort_msg + 4";
 

@@ -1,80 +1,8 @@
 /**
- * Parser for `x/i`, `x/Ni` and `disassemble` (x86-64, AT&T syntax: gdb's default), and what an
- * instruction tells about a crash: which way it touches memory, and what a call was passed.
+ * x86-64 knowledge over the model's instructions (AT&T operand order, as gdb prints them and as
+ * other backends are asked to): which way an instruction touches memory, what a call was passed.
  */
-import { lines, normalizeAddress } from "./gdb-text.js";
-
-export interface Instruction {
-  address: string;
-  /** `leaf+12` from x/i, or `+12` from disassemble; null when gdb knows no symbol there. */
-  location: string | null;
-  mnemonic: string;
-  operands: string[];
-  /** gdb's `# 0xADDR <symbol>` annotation of a rip-relative operand. */
-  reference: { address: string; symbol: string | null } | null;
-  /** Marked `=>`: the selected frame's pc. */
-  current: boolean;
-}
-
-export interface Disassembly {
-  function: string | null;
-  instructions: Instruction[];
-  /** gdb could not read the code (e.g. the pc is not in mapped memory). */
-  unreadable: boolean;
-}
-
-export function parseDisassembly(output: string): Disassembly {
-  const instructions: Instruction[] = [];
-  let fn: string | null = null;
-  let unreadable = false;
-  for (const line of lines(output)) {
-    const header = /^Dump of assembler code for function (.*):$/.exec(line);
-    if (header) fn = header[1] ?? null;
-    if (/Cannot access memory at address/.test(line)) unreadable = true;
-    const row = /^(=>)?\s*(0x[0-9a-f]+)(?: <([^>]*)>)?:\t(.*)$/.exec(line);
-    if (!row) continue;
-    const text = (row[4] ?? "").trim();
-    // Through MI the error goes to the result record and the console keeps only `=> 0x0:\t`.
-    if (text === "" || /^Cannot access memory/.test(text)) {
-      unreadable = true;
-      continue;
-    }
-    const comment = /\s+# (0x[0-9a-f]+)(?: <(.*)>)?$/.exec(text);
-    const code = comment ? text.slice(0, comment.index) : text;
-    const words = code.trim().split(/\s+/);
-    while (words.length > 1 && PREFIXES.has(words[0] ?? "")) words.shift();
-    const [mnemonic = "", ...rest] = words;
-    instructions.push({
-      address: normalizeAddress(row[2] ?? "0"),
-      location: row[3] ?? null,
-      mnemonic,
-      operands: splitOperands(rest.join(" ")),
-      reference: comment ? { address: normalizeAddress(comment[1] ?? "0"), symbol: comment[2] ?? null } : null,
-      current: row[1] === "=>",
-    });
-  }
-  return { function: fn, instructions, unreadable };
-}
-
-const PREFIXES = new Set(["rep", "repz", "repe", "repnz", "repne", "lock", "notrack", "bnd", "data16", "addr32", "cs", "ds"]);
-
-/** AT&T operands are comma separated, but `8(%rax,%rbx,4)` has commas of its own. */
-function splitOperands(text: string): string[] {
-  if (text.trim() === "") return [];
-  const operands: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of text) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      operands.push(current.trim());
-      current = "";
-    } else current += ch;
-  }
-  operands.push(current.trim());
-  return operands;
-}
+import { normalizeAddress, type Instruction } from "../debuggers/model.js";
 
 function isMemoryOperand(operand: string): boolean {
   const bare = operand.replace(/^\*/, "");
@@ -127,7 +55,7 @@ export function callArgumentAddress(
 ): { address: string; symbol: string | null } | null {
   const next = instructions.findIndex((insn) => insn.address === normalizeAddress(returnAddress));
   if (next <= 0 || !/^call/.test(instructions[next - 1]?.mnemonic ?? "")) return null;
-  let wanted = register;
+  let wanted = register.startsWith("%") ? register : `%${register}`;
   for (let index = next - 2; index >= 0; index--) {
     const insn = instructions[index];
     if (!insn || /^call/.test(insn.mnemonic)) return null;
@@ -145,3 +73,6 @@ export function callArgumentAddress(
   }
   return null;
 }
+
+/** The System V x86-64 ABI's integer argument registers, in order. */
+export const ARGUMENT_REGISTERS = ["rdi", "rsi", "rdx", "rcx", "r8", "r9"] as const;

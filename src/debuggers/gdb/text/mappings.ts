@@ -1,16 +1,6 @@
 /** Parsers for the address-space views: `info proc mappings` and `info files` (`info target`). */
-import { lines, normalizeAddress } from "./gdb-text.js";
-
-export interface Mapping {
-  start: string;
-  end: string;
-  size: string;
-  offset: string;
-  /** `r-xp` and the like; gdb prints no permissions for a core file's mappings. */
-  permissions: string | null;
-  /** The mapped file; null for anonymous memory. */
-  objfile: string | null;
-}
+import type { Mapping, TargetFiles, TargetSection } from "../../probe.js";
+import { lines, normalizeAddress } from "./common.js";
 
 export function parseMappings(output: string): Mapping[] {
   const mappings: Mapping[] = [];
@@ -27,22 +17,6 @@ export function parseMappings(output: string): Mapping[] {
     });
   }
   return mappings;
-}
-
-export interface TargetSection {
-  start: string;
-  end: string;
-  /** `load3` for a core segment, `.text` and the like for a file's sections. */
-  name: string;
-  /** Which file provides it: "core", "exec", or the path of a shared library. */
-  source: string;
-}
-
-export interface TargetFiles {
-  /** The program gdb read symbols from. */
-  executable: string | null;
-  core: string | null;
-  sections: TargetSection[];
 }
 
 /**
@@ -75,22 +49,4 @@ export function parseTargetFiles(output: string): TargetFiles {
     }
   }
   return { executable, core, sections };
-}
-
-const CODE_SECTIONS = new Set([".text", ".plt", ".plt.got", ".plt.sec", ".init", ".fini", ".iplt"]);
-
-/** Whether an address lies in a code section of the program, a library, or the vDSO. */
-export function isCodeAddress(files: TargetFiles, address: bigint): boolean {
-  return files.sections.some(
-    (section) => CODE_SECTIONS.has(section.name) && BigInt(section.start) <= address && address < BigInt(section.end),
-  );
-}
-
-/** The core segment that holds an address (e.g. the stack of the crashing thread). */
-export function coreSegmentAt(files: TargetFiles, address: bigint): TargetSection | null {
-  return (
-    files.sections.find(
-      (section) => section.source === "core" && BigInt(section.start) <= address && address < BigInt(section.end),
-    ) ?? null
-  );
 }

@@ -1,20 +1,10 @@
 /** Parser for `info threads`. */
-import { parseFrameText, type Frame } from "./backtrace.js";
-import { lines } from "./gdb-text.js";
+import type { ThreadSummary } from "../../model.js";
+import { parseFrameText } from "./backtrace.js";
+import { lines } from "./common.js";
 
-export interface ThreadInfo {
-  /** gdb's thread number. */
-  id: number;
-  lwp: number | null;
-  name: string | null;
-  /** The thread gdb has selected (marked `*`). */
-  current: boolean;
-  /** The thread's innermost frame. */
-  frame: Omit<Frame, "level"> | null;
-}
-
-export function parseThreads(output: string): ThreadInfo[] {
-  const threads: ThreadInfo[] = [];
+export function parseThreads(output: string): ThreadSummary[] {
+  const threads: ThreadSummary[] = [];
   for (const line of lines(output)) {
     const row = /^([* ]) (\d+)\s+((?:Thread 0x[0-9a-f]+ \(LWP \d+\)|LWP \d+|process \d+|Thread \S+)(?: "((?:[^"\\]|\\.)*)")?)\s+(.*)$/.exec(line);
     if (!row) continue;

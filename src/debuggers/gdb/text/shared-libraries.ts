@@ -1,15 +1,6 @@
 /** Parser for `info sharedlibrary`. */
-import { lines, normalizeAddress } from "./gdb-text.js";
-
-export interface SharedLibrary {
-  /** Start and end of the library's .text, as gdb reports them; null when it is not loaded. */
-  from: string | null;
-  to: string | null;
-  symbolsRead: boolean;
-  /** gdb's CLI marks a library without debugging information `(*)`; under MI it prints no mark. */
-  missingDebugInfo: boolean;
-  path: string;
-}
+import type { SharedLibrary } from "../../probe.js";
+import { lines, normalizeAddress } from "./common.js";
 
 export function parseSharedLibraries(output: string): SharedLibrary[] {
   const libraries: SharedLibrary[] = [];

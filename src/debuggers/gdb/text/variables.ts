@@ -1,6 +1,6 @@
 /** Parser for `info locals` and `info args`. */
-import type { Variable } from "./backtrace.js";
-import { lines } from "./gdb-text.js";
+import type { Variable } from "../../model.js";
+import { lines } from "./common.js";
 
 export function parseLocals(output: string): Variable[] {
   const variables: Variable[] = [];

@@ -1,0 +1,191 @@
+/**
+ * The ELF container, as far as dumps need it: the file header, program headers, notes, and the
+ * GNU build id of a program on disk or of an image's first page as a core holds it.
+ */
+import { checkedCount, cString, DumpFile, DumpFileError, Fields, toOffset } from "./file.js";
+
+export const ET_CORE = 4;
+export const PT_LOAD = 1;
+export const PT_NOTE = 4;
+
+/** Section header 0 holds the real count when a core has this many segments or more. */
+const PN_XNUM = 0xffff;
+const NT_GNU_BUILD_ID = 3;
+/** Enough for the 65530 mappings Linux allows by default and the 262144 some servers set. */
+const MAX_PROGRAM_HEADERS = 1_000_000;
+/** The notes of a program on disk are a few hundred bytes; more is not a build-id note. */
+const MAX_PROGRAM_NOTES_BYTES = 1024 * 1024;
+
+export const EM_386 = 3;
+export const EM_ARM = 40;
+export const EM_X86_64 = 62;
+export const EM_AARCH64 = 183;
+
+export interface ElfHeader {
+  is64: boolean;
+  little: boolean;
+  type: number;
+  machine: number;
+  phoff: number;
+  phentsize: number;
+  phnum: number;
+  shoff: number;
+}
+
+export interface ProgramHeader {
+  type: number;
+  /** PF_X 1, PF_W 2, PF_R 4. */
+  flags: number;
+  offset: number;
+  vaddr: bigint;
+  filesz: number;
+  memsz: bigint;
+  align: number;
+}
+
+export interface Note {
+  name: string;
+  type: number;
+  desc: Buffer;
+}
+
+/** The first bytes of a file start an ELF file of either class. */
+export function isElf(head: Buffer): boolean {
+  return head.length >= 52 && head[0] === 0x7f && head.subarray(1, 4).toString("latin1") === "ELF" && (head[4] === 1 || head[4] === 2);
+}
+
+/** The file header from the file's first 64 bytes (52 suffice for a 32-bit file). */
+export function readElfHeader(head: Buffer): ElfHeader {
+  const is64 = head[4] === 2;
+  const little = head[5] !== 2;
+  const fields = new Fields(head, "the ELF header", little);
+  return is64
+    ? {
+        is64,
+        little,
+        type: fields.u16(16),
+        machine: fields.u16(18),
+        phoff: toOffset(fields.u64(32), "the program header offset"),
+        shoff: toOffset(fields.u64(40), "the section header offset"),
+        phentsize: fields.u16(54),
+        phnum: fields.u16(56),
+      }
+    : {
+        is64,
+        little,
+        type: fields.u16(16),
+        machine: fields.u16(18),
+        phoff: fields.u32(28),
+        shoff: fields.u32(32),
+        phentsize: fields.u16(42),
+        phnum: fields.u16(44),
+      };
+}
+
+/** The program header table of a file; a table outside the file is a DumpFileError. */
+export function readProgramHeaders(file: DumpFile, header: ElfHeader): ProgramHeader[] {
+  const count = header.phnum === PN_XNUM ? realSegmentCount(file, header) : header.phnum;
+  checkedCount(count, MAX_PROGRAM_HEADERS, "the program header table");
+  if (header.phentsize < (header.is64 ? 56 : 32)) throw new DumpFileError(`its program headers are ${header.phentsize} bytes, too small`);
+  const tableBytes = header.phentsize * count;
+  if (header.phoff + tableBytes > file.size) throw new DumpFileError("its program headers lie outside the file");
+  return parseProgramHeaders(file.read(header.phoff, tableBytes, "the program header table"), header, count);
+}
+
+function realSegmentCount(file: DumpFile, header: ElfHeader): number {
+  const entry = new Fields(file.read(header.shoff, header.is64 ? 64 : 40, "section header 0"), "section header 0", header.little);
+  return entry.u32(header.is64 ? 44 : 28);
+}
+
+function parseProgramHeaders(table: Buffer, header: ElfHeader, count: number): ProgramHeader[] {
+  const fields = new Fields(table, "the program header table", header.little);
+  const headers: ProgramHeader[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = i * header.phentsize;
+    headers.push(
+      header.is64
+        ? {
+            type: fields.u32(at),
+            flags: fields.u32(at + 4),
+            offset: toOffset(fields.u64(at + 8), "a segment's offset"),
+            vaddr: fields.u64(at + 16),
+            filesz: toOffset(fields.u64(at + 32), "a segment's size"),
+            memsz: fields.u64(at + 40),
+            align: toOffset(fields.u64(at + 48), "a segment's alignment"),
+          }
+        : {
+            type: fields.u32(at),
+            offset: fields.u32(at + 4),
+            vaddr: BigInt(fields.u32(at + 8)),
+            filesz: fields.u32(at + 16),
+            memsz: BigInt(fields.u32(at + 20)),
+            flags: fields.u32(at + 24),
+            align: fields.u32(at + 28),
+          },
+    );
+  }
+  return headers;
+}
+
+/**
+ * The notes of one PT_NOTE segment. A note that runs past the segment ends the walk: the notes
+ * before it are returned, and `problem` says where it stopped.
+ */
+export function parseNotes(data: Buffer, little: boolean, align: number): { notes: Note[]; problem: string | null } {
+  const pad = align === 8 ? 8 : 4;
+  const round = (n: number) => Math.ceil(n / pad) * pad;
+  const fields = new Fields(data, "a note segment", little);
+  const notes: Note[] = [];
+  let at = 0;
+  while (at + 12 <= data.length) {
+    const namesz = fields.u32(at);
+    const descsz = fields.u32(at + 4);
+    const type = fields.u32(at + 8);
+    const nameAt = at + 12;
+    const descAt = nameAt + round(namesz);
+    if (descAt + descsz > data.length) {
+      return { notes, problem: `a note of type 0x${type.toString(16)} at ${at} runs past the end of its segment (${data.length} bytes)` };
+    }
+    notes.push({ name: cString(data.subarray(nameAt, nameAt + namesz)), type, desc: data.subarray(descAt, descAt + descsz) });
+    at = descAt + round(descsz);
+  }
+  return { notes, problem: null };
+}
+
+/** The GNU build id among notes, in hex. */
+export function buildIdOf(notes: Note[]): string | null {
+  const note = notes.find((n) => n.name === "GNU" && n.type === NT_GNU_BUILD_ID && n.desc.length > 0);
+  return note ? note.desc.toString("hex") : null;
+}
+
+/** The build id of an ELF program or library on disk; null when it has none or is not ELF. */
+export function programBuildId(file: DumpFile): string | null {
+  const head = file.read(0, Math.min(64, file.size), "the ELF header");
+  if (!isElf(head)) return null;
+  const header = readElfHeader(head);
+  for (const ph of readProgramHeaders(file, header)) {
+    if (ph.type !== PT_NOTE || ph.filesz > MAX_PROGRAM_NOTES_BYTES || ph.offset + ph.filesz > file.size) continue;
+    const id = buildIdOf(parseNotes(file.read(ph.offset, ph.filesz, "a note segment"), header.little, ph.align).notes);
+    if (id) return id;
+  }
+  return null;
+}
+
+/**
+ * The build id in an ELF image's first bytes as they were mapped (file offset 0): the header,
+ * the program headers and the notes they point to, where these lie within `image`.
+ */
+export function imageBuildId(image: Buffer): string | null {
+  if (!isElf(image)) return null;
+  const header = readElfHeader(image);
+  if (header.phnum === PN_XNUM || header.phentsize < (header.is64 ? 56 : 32)) return null;
+  const tableEnd = header.phoff + header.phentsize * header.phnum;
+  if (tableEnd > image.length) return null;
+  const headers = parseProgramHeaders(image.subarray(header.phoff, tableEnd), header, header.phnum);
+  for (const ph of headers) {
+    if (ph.type !== PT_NOTE || ph.offset + ph.filesz > image.length) continue;
+    const id = buildIdOf(parseNotes(image.subarray(ph.offset, ph.offset + ph.filesz), header.little, ph.align).notes);
+    if (id) return id;
+  }
+  return null;
+}

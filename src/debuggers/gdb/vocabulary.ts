@@ -1,0 +1,199 @@
+/**
+ * gdb's language for probes: each probe as the console command a user at a gdb prompt would type,
+ * and that command's output read back into the model. Commands addressed to another thread or
+ * frame use `thread apply`/`frame apply` so the session's selection never moves (the evidence
+ * store's cache stays valid, and a resumed run renders the same command again).
+ */
+import { ABORT_MESSAGE_COMMAND, parseAbortMessage } from "./text/abort-message.js";
+import { parseBacktrace, parseThreadBacktraces } from "./text/backtrace.js";
+import { normalizeAddress, printedValue } from "./text/common.js";
+import { parseDisassembly } from "./text/disassembly.js";
+import { parseMappings, parseTargetFiles } from "./text/mappings.js";
+import { parseMemoryString, parseMemoryWords } from "./text/memory.js";
+import { parseRegisters } from "./text/registers.js";
+import { parseSharedLibraries } from "./text/shared-libraries.js";
+import { parseExitSignal, parseSiginfo } from "./text/signals.js";
+import { parseThreads } from "./text/threads.js";
+import { parseLocals } from "./text/variables.js";
+import type { SourceLine, SymbolAt } from "../model.js";
+import type { Place, Probe, Reading, Readings, Vocabulary } from "../probe.js";
+
+function at(place: Place, command: string): string {
+  const inFrame = place.frame ? `frame apply level ${place.frame} -q ${command}` : command;
+  return place.thread !== undefined && place.thread !== null ? `thread apply ${place.thread} -q ${inFrame}` : inFrame;
+}
+
+function render(probe: Probe): string {
+  switch (probe.kind) {
+    case "threads":
+      return "info threads";
+    case "backtrace":
+      return at({ thread: probe.thread ?? null }, `bt ${probe.outermost ? "-" : ""}${probe.limit}`);
+    case "thread-backtraces":
+      return `thread apply ${probe.threads === "all" ? "all" : probe.threads.join(" ")} bt${probe.limit ? ` ${probe.limit}` : ""}`;
+    case "registers":
+      return at(probe, `info registers${probe.names?.length ? ` ${probe.names.join(" ")}` : ""}`);
+    case "register":
+      return at(probe, `p/x $${probe.register}`);
+    case "evaluate":
+      return at(probe, `p${probe.format === "hex" ? "/x" : ""} ${probe.expression}`);
+    case "frame-info":
+      return at({ thread: probe.thread ?? null }, `info frame level ${probe.frame}`);
+    case "locals":
+      return at(probe, "info locals");
+    case "arguments":
+      return at(probe, "info args");
+    case "disassemble":
+      if (probe.address === undefined) return at(probe, "disassemble");
+      return at(probe, probe.before ? `disassemble ${probe.address}-${probe.before},${probe.address}+1` : `disassemble ${probe.address}`);
+    case "instructions":
+      return at(probe, `x/${probe.count === 1 ? "" : probe.count}i ${probe.address ?? "$pc"}`);
+    case "memory":
+      return at(probe, `x/${probe.count}gx ${probe.address}`);
+    case "string":
+      return `x/s ${probe.address}`;
+    case "strings":
+      // `print elements` would cut long values at 200 characters, `print repeats` fold runs of one character.
+      return `with print elements unlimited -- with print repeats unlimited -- x/${probe.count}s ${probe.address}`;
+    case "symbol":
+      return `info symbol ${probe.indirect ? `*(void **) ${probe.address}` : probe.address}`;
+    case "source":
+      return `list ${probe.file}:${probe.from},${probe.to}`;
+    case "exit-signal":
+      return "p $_exitsignal";
+    case "signal-info":
+      return "p $_siginfo";
+    case "shared-libraries":
+      return "info sharedlibrary";
+    case "sections":
+      return "info files";
+    case "mappings":
+      return "info proc mappings";
+    case "abort-message":
+      return ABORT_MESSAGE_COMMAND;
+    case "select":
+      return "thread" in probe ? `thread ${probe.thread}` : `frame ${probe.frame}`;
+    case "command":
+      return probe.text;
+  }
+}
+
+type Readers = { [K in keyof Readings]: (output: string) => Readings[K] };
+
+const READERS: Readers = {
+  threads: parseThreads,
+  backtrace: parseBacktrace,
+  "thread-backtraces": parseThreadBacktraces,
+  registers: parseRegisters,
+  register: (output) => {
+    const value = printedValue(output);
+    return value && /^0x[0-9a-f]+$/.test(value) ? normalizeAddress(value) : null;
+  },
+  evaluate: printedValue,
+  "frame-info": (output) => {
+    const cfa = /frame at (0x[0-9a-f]+)/.exec(output)?.[1];
+    return cfa ? normalizeAddress(cfa) : null;
+  },
+  locals: parseLocals,
+  arguments: parseLocals,
+  disassemble: parseDisassembly,
+  instructions: parseDisassembly,
+  memory: (output) => {
+    const { start, words } = parseMemoryWords(output);
+    return { start: start === null ? null : `0x${start.toString(16)}`, words };
+  },
+  string: parseMemoryString,
+  strings: (output) => output.split("\n").filter((line) => /^0x[0-9a-f]+/.test(line)).map((line) => parseMemoryString(line)),
+  symbol: parseSymbol,
+  source: parseSource,
+  "exit-signal": parseExitSignal,
+  "signal-info": parseSiginfo,
+  "shared-libraries": parseSharedLibraries,
+  sections: parseTargetFiles,
+  mappings: parseMappings,
+  "abort-message": parseAbortMessage,
+  select: (output) => output,
+  command: (output) => output,
+};
+
+function read<P extends Probe>(probe: P, output: string): Reading<P> {
+  const reader = READERS[probe.kind] as (output: string) => Reading<P>;
+  return reader(output);
+}
+
+/** `info symbol`: `leaf + 12 in section .text of /lib/libc.so.6`, or `No symbol matches ...`. */
+function parseSymbol(output: string): SymbolAt | null {
+  const row = /^(.+?)(?: \+ (\d+))? in section (\S+)(?: of (.+))?$/m.exec(output.trim());
+  if (!row) return null;
+  return { symbol: row[1] ?? "", offset: Number(row[2] ?? 0), section: row[3] ?? null, module: row[4]?.trim() ?? null };
+}
+
+/** `list FILE:A,B`: `22\t    session->client = NULL;` per line. */
+function parseSource(output: string): SourceLine[] {
+  const lines: SourceLine[] = [];
+  for (const row of output.split("\n")) {
+    const match = /^(\d+)\t(.*)$/.exec(row);
+    if (match) lines.push({ line: Number(match[1]), text: match[2] ?? "" });
+  }
+  return lines;
+}
+
+/** Commands a model or user may type that are one of the probes, so their output is read the same way. */
+const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
+  [/^thread apply (all|[\d\s-]+?)\s+(?:-\S+\s+)*(?:bt|backtrace|where)\b(?:\s+(\d+))?\s*$/, (m) => ({ kind: "thread-backtraces", threads: m[1] === "all" ? "all" : (m[1] ?? "").trim().split(/\s+/).map(Number), ...(m[2] ? { limit: Number(m[2]) } : {}) })],
+  [/^(?:bt|backtrace|where)(?:\s+-?full)?(?:\s+(-?)(\d+))?\s*$/, (m) => ({ kind: "backtrace", limit: Number(m[2] ?? 0), ...(m[1] ? { outermost: true } : {}) })],
+  [/^(?:info\s+(?:registers|all-registers)|i\s+r)\b(.*)$/, (m) => ({ kind: "registers", ...((m[1] ?? "").trim() ? { names: (m[1] ?? "").trim().split(/\s+/) } : {}) })],
+  [/^(?:p|print|output)\s+(?:\/\w\s+)?\$_siginfo\s*$/, () => ({ kind: "signal-info" })],
+  [/^(?:p|print)\s+\$_exitsignal\s*$/, () => ({ kind: "exit-signal" })],
+  [/^info\s+threads\b/, () => ({ kind: "threads" })],
+  [/^info\s+proc\s+mappings\b/, () => ({ kind: "mappings" })],
+  [/^info\s+(?:files|target)\b/, () => ({ kind: "sections" })],
+  [/^info\s+(?:sharedlibrary|shared|dll)\b/, () => ({ kind: "shared-libraries" })],
+  [/^(?:disassemble|disas)\b/, () => ({ kind: "disassemble" })],
+  [/^x\/(\d*)i\b/, (m) => ({ kind: "instructions", count: Number(m[1] || 1) })],
+  [/^info\s+locals\b/, () => ({ kind: "locals" })],
+  [/^info\s+args\b/, () => ({ kind: "arguments" })],
+  [/^x\/s\s+\*\(char \*\*\)&__abort_msg \+ 4$/, () => ({ kind: "abort-message" })],
+];
+
+/** The probe a gdb command is, reading through `thread apply N [-q]` and `frame apply level N [-q]`. */
+function recognise(command: string): Probe | null {
+  let text = command.trim();
+  const place: Place = {};
+  // `thread apply N bt` prints a header per thread (a listing of threads); with -q, one stack.
+  const thread = /^thread apply (\d+)\s+(-q\s+)?(?![\d-])(.*)$/.exec(text);
+  if (thread && (thread[2] || !/^(?:bt|backtrace|where)\b/.test(thread[3] ?? ""))) {
+    place.thread = Number(thread[1]);
+    text = thread[3] ?? "";
+  }
+  const frame = /^frame apply level (\d+)\s+(?:-q\s+)?(.*)$/.exec(text);
+  if (frame) {
+    place.frame = Number(frame[1]);
+    text = frame[2] ?? "";
+  }
+  for (const [pattern, probe] of RECOGNISED) {
+    const match = pattern.exec(text);
+    if (match) return { ...probe(match), ...place } as Probe;
+  }
+  return null;
+}
+
+const SYNTAX = [
+  "gdb console commands, one per line:",
+  "- backtrace of the selected thread: `bt 40`; of thread N: `thread apply N bt 40`; all threads: `thread apply all bt 20`",
+  "- a value in frame F of thread N: `thread apply N frame apply level F p EXPR` (or `p EXPR` in the selected frame); `p/x` for hex",
+  "- locals and arguments: `info locals`, `info args` (with `frame apply level F` for another frame)",
+  "- registers: `info registers`; memory: `x/8gx ADDR`, a string `x/s ADDR`; code: `x/6i $pc`, `disassemble`",
+  "- what is at an address: `info symbol ADDR`; memory map: `info proc mappings`, `info files`; source: `list FILE:A,B`",
+  "- a frame's layout (CFA, saved registers): `info frame level F`; threads: `info threads`",
+].join("\n");
+
+const SELECTION_CHANGE = /^\s*(thread|t|thr|frame|f|up|down|select-frame)(\s+(?!apply\b)\S.*)?$/;
+
+export const gdbVocabulary: Vocabulary = {
+  render,
+  read,
+  recognise,
+  movesSelection: (command) => SELECTION_CHANGE.test(command),
+  syntax: SYNTAX,
+};

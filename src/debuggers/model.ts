@@ -1,0 +1,192 @@
+/**
+ * The debugger-neutral model of a dump: what every layer above `debuggers/` speaks. A backend
+ * (gdb, lldb, cdb) fills these shapes from its own output; the dump file's own records (ELF notes,
+ * minidump streams) fill the ground-truth parts (stop reason, threads, modules, memory regions)
+ * without any debugger.
+ *
+ * Addresses are lower-case hex strings with a `0x` prefix and no leading zeros (`0x0` for zero):
+ * they serialise into the graph's checkpoints and the report as they are.
+ */
+
+/** A hex address, normalised: `0x7ffc1234`, `0x0`. */
+export type Address = string;
+
+/** Which operating system and architecture the dump comes from. */
+export interface Platform {
+  os: "linux" | "windows" | "macos" | "other";
+  arch: "x86_64" | "x86" | "arm64" | "arm" | "other";
+  /** Bytes in a pointer. */
+  pointerSize: 4 | 8;
+}
+
+/** A name and its value as the debugger printed it, with what could be read from that text. */
+export interface Variable {
+  name: string;
+  value: string;
+}
+
+/** One frame of a thread's stack, innermost first (level 0). */
+export interface Frame {
+  level: number;
+  /** The frame's pc; null when the debugger did not print one (an inlined frame, a line start). */
+  address: Address | null;
+  /** Demangled; null when the debugger knows no symbol there. */
+  function: string | null;
+  /** The argument list as the debugger printed it, without its parentheses. */
+  args: string;
+  file: string | null;
+  line: number | null;
+  /** The shared object the debugger named for the frame (frames without debug info). */
+  from: string | null;
+  /** The frame's locals, when they were asked for with the stack. */
+  locals?: Variable[];
+}
+
+export interface Backtrace {
+  frames: Frame[];
+  /** The listing was cut by a frame count: more frames follow. */
+  truncated: boolean;
+}
+
+/** One thread as a thread list shows it. */
+export interface ThreadSummary {
+  /** The debugger's thread number (1-based in gdb and lldb). */
+  id: number;
+  /** The kernel's thread id (LWP on Linux, TID on Windows). */
+  lwp: number | null;
+  name: string | null;
+  /** The thread the debugger selected on opening the dump: the one that received the signal. */
+  current: boolean;
+  /** The thread's innermost frame. */
+  frame: Omit<Frame, "level"> | null;
+}
+
+/** Each thread's stack, as a listing of all threads prints it. */
+export interface ThreadBacktrace {
+  thread: number;
+  lwp: number | null;
+  name: string | null;
+  frames: Frame[];
+}
+
+export interface Register {
+  name: string;
+  /** The raw value in hex. */
+  value: string;
+  /** The debugger's natural rendering: decimal, a symbol (`0x... <leaf+12>`) or flag names. */
+  natural: string;
+}
+
+/** The registers that locate a crash, by architecture-neutral role. */
+export interface KeyRegisters {
+  pc: Address | null;
+  sp: Address | null;
+  fp: Address | null;
+}
+
+/**
+ * Why the process stopped. On Linux: the signal, its `si_code`, the fault address and, for a
+ * signal sent by a process, the sender. On Windows: the exception code, flags, address and
+ * parameters. A dump with neither (a hang dump, gcore of a live process) has no stop reason.
+ */
+export type StopReason = SignalStop | ExceptionStop;
+
+export interface SignalStop {
+  type: "signal";
+  signo: number;
+  code: number;
+  errno: number;
+  /** `si_addr` for SIGSEGV, SIGBUS, SIGILL, SIGFPE; null for signals whose siginfo holds no address. */
+  address: Address | null;
+  /** `si_pid`/`si_uid` for a signal sent by a process (SI_USER, SI_QUEUE, SI_TKILL). */
+  senderPid: number | null;
+  senderUid: number | null;
+  /** The kernel thread that received it (NT_PRSTATUS's pr_pid), when the file says. */
+  thread: number | null;
+}
+
+export interface ExceptionStop {
+  type: "exception";
+  /** The NTSTATUS-style code, `0xc0000005`. */
+  code: string;
+  flags: number;
+  /** Where the exception was raised. */
+  address: Address;
+  parameters: string[];
+  /** The thread id the exception stream names. */
+  thread: number | null;
+}
+
+/** A loaded executable or shared library. */
+export interface Module {
+  path: string;
+  /** Lowest and highest address of the module's image, when known. */
+  start: Address | null;
+  end: Address | null;
+  /** GNU build id (ELF) or the CodeView signature and age (PE): how symbols are matched. */
+  buildId: string | null;
+  /** The debugger loaded symbols for it. */
+  symbolsLoaded: boolean | null;
+}
+
+/** A range of the process's address space. */
+export interface MemoryRegion {
+  start: Address;
+  end: Address;
+  /** `r-xp` and the like; null when the dump does not record protections. */
+  permissions: string | null;
+  /** The file mapped there; null for anonymous memory. */
+  file: string | null;
+  /** Offset into that file. */
+  offset: Address | null;
+}
+
+/** One machine instruction. */
+export interface Instruction {
+  address: Address;
+  /** `leaf+12`, or `+12` in a function's listing; null when no symbol is known there. */
+  location: string | null;
+  mnemonic: string;
+  operands: string[];
+  /** The debugger's annotation of a pc-relative operand: the address it names and its symbol. */
+  reference: { address: Address; symbol: string | null } | null;
+  /** The selected frame's pc. */
+  current: boolean;
+}
+
+export interface Disassembly {
+  function: string | null;
+  instructions: Instruction[];
+  /** The code could not be read (the pc is not in mapped memory). */
+  unreadable: boolean;
+}
+
+/** What is at an address: a symbol and offset in a section of a module. */
+export interface SymbolAt {
+  symbol: string;
+  offset: number;
+  section: string | null;
+  module: string | null;
+}
+
+/** Lines of a source file, as the debugger listed them. */
+export interface SourceLine {
+  line: number;
+  text: string;
+}
+
+/** A hex address normalised: lower case, no leading zeros (`0x0` for zero). */
+export function normalizeAddress(text: string): Address {
+  const value = BigInt(text);
+  return `0x${value.toString(16)}`;
+}
+
+/** An address as a number, or null when the text is not one. */
+export function toBigInt(address: string | null): bigint | null {
+  if (address === null) return null;
+  try {
+    return BigInt(address);
+  } catch {
+    return null;
+  }
+}

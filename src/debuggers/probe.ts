@@ -1,0 +1,200 @@
+/**
+ * Typed probes: what the layers above `debuggers/` ask of a dump ("the crashing thread's backtrace,
+ * 40 frames", "print `expr` in frame 3", "registers of frame 1"), instead of command strings. Each
+ * backend renders a probe in its own syntax and reads its output back into the model, so a playbook
+ * is written once for every debugger, and the evidence of a probe is the real output of the command
+ * it became.
+ *
+ * Probes are plain data: they are kept in the graph's checkpointed state (a hypothesis' plan) and
+ * a resumed run renders them again to find their evidence.
+ */
+import type { Address, Backtrace, Disassembly, Register, SourceLine, SymbolAt, ThreadBacktrace, ThreadSummary, Variable } from "./model.js";
+
+/** Where a probe runs: a thread (null: the thread the debugger selected on opening the dump) and a frame. */
+export interface Place {
+  thread?: number | null;
+  frame?: number;
+}
+
+/** A value of one of the program's variables or expressions, in the program's language. */
+export interface EvaluateProbe extends Place {
+  kind: "evaluate";
+  /** An expression in the program's source language (C, C++, Rust): `session->client`, `*node`. */
+  expression: string;
+  /** `hex` prints integers in hexadecimal. */
+  format?: "hex";
+}
+
+export type Probe =
+  /** Every thread with its innermost frame, and which one the debugger selected. */
+  | { kind: "threads" }
+  /** A thread's stack: its `limit` innermost frames, or outermost with `outermost`. */
+  | ({ kind: "backtrace"; limit: number; outermost?: boolean } & Place)
+  /** Every thread's stack, or the listed threads', `limit` frames each (all frames when absent). */
+  | { kind: "thread-backtraces"; threads: number[] | "all"; limit?: number }
+  /** A frame's registers, or only the named ones. */
+  | ({ kind: "registers"; names?: string[] } & Place)
+  /** One register of the selected frame by its role (`sp`, `pc`) or by its name (`rdi`). */
+  | ({ kind: "register"; register: string } & Place)
+  | EvaluateProbe
+  /** A frame's own description; its canonical frame address (CFA) is what the model reads. */
+  | { kind: "frame-info"; frame: number; thread?: number | null }
+  | ({ kind: "locals" } & Place)
+  | ({ kind: "arguments" } & Place)
+  /** The function around a frame's pc; or the code around `address` (`before` bytes before it). */
+  | ({ kind: "disassemble"; address?: Address; before?: number } & Place)
+  /** `count` instructions from the selected frame's pc (no address) or from `address`. */
+  | ({ kind: "instructions"; count: number; address?: Address } & Place)
+  /** `count` 8-byte words of memory from `address` (an address or an expression of one). */
+  | ({ kind: "memory"; address: string; count: number } & Place)
+  /** The NUL-terminated string at `address` (an address or an expression of one). */
+  | { kind: "string"; address: string }
+  /** `count` consecutive NUL-terminated strings from `address`, each read whole (no length cut). */
+  | { kind: "strings"; address: string; count: number }
+  /** The symbol at `address`; with `indirect`, at the address stored there. */
+  | { kind: "symbol"; address: Address; indirect?: boolean }
+  /** Lines `from`..`to` of a source file. */
+  | { kind: "source"; file: string; from: number; to: number }
+  /** The signal that ended the process (none for a dump of a live process). */
+  | { kind: "exit-signal" }
+  /** The signal's full record: code, fault address, sender. */
+  | { kind: "signal-info" }
+  /** The loaded shared libraries. */
+  | { kind: "shared-libraries" }
+  /** The program's and libraries' sections and the dump's memory segments. */
+  | { kind: "sections" }
+  /** The process's memory mappings. */
+  | { kind: "mappings" }
+  /** The C library's abort message, when abort was called with one (assert, malloc's checks). */
+  | { kind: "abort-message" }
+  /** Moves the debugger's selection to a thread, or to a frame of the selected thread. */
+  | { kind: "select"; thread: number }
+  | { kind: "select"; frame: number }
+  /** A command in the debugger's own language: what a model, the chat or a user proposed. */
+  | { kind: "command"; text: string };
+
+export type ProbeKind = Probe["kind"];
+export type ProbeOf<K extends ProbeKind> = Extract<Probe, { kind: K }>;
+
+/** What a backend reads out of a probe's output, per kind. */
+export interface Readings {
+  threads: ThreadSummary[];
+  backtrace: Backtrace;
+  "thread-backtraces": ThreadBacktrace[];
+  registers: Register[];
+  /** The register's value as an address, null when the debugger printed none. */
+  register: Address | null;
+  /** The printed value, null when the expression could not be evaluated. */
+  evaluate: string | null;
+  /** The frame's canonical frame address. */
+  "frame-info": Address | null;
+  locals: Variable[];
+  arguments: Variable[];
+  disassemble: Disassembly;
+  instructions: Disassembly;
+  memory: { start: Address | null; words: bigint[] };
+  string: string | null;
+  strings: (string | null)[];
+  symbol: SymbolAt | null;
+  source: SourceLine[];
+  "exit-signal": number | null;
+  "signal-info": SignalRecord | null;
+  "shared-libraries": SharedLibrary[];
+  sections: TargetFiles;
+  mappings: Mapping[];
+  "abort-message": string | null;
+  select: string;
+  command: string;
+}
+
+export type Reading<P extends Probe> = Readings[P["kind"]];
+
+/** The signal record a debugger shows (`$_siginfo` in gdb). */
+export interface SignalRecord {
+  signo: number;
+  errno: number;
+  code: number;
+  address: Address | null;
+  pid: number | null;
+}
+
+export interface SharedLibrary {
+  /** Start and end of the library's code; null when it is not loaded. */
+  from: Address | null;
+  to: Address | null;
+  symbolsRead: boolean;
+  /** The debugger says the library has no debugging information. */
+  missingDebugInfo: boolean;
+  path: string;
+}
+
+export interface Mapping {
+  start: Address;
+  end: Address;
+  size: Address;
+  offset: Address;
+  permissions: string | null;
+  objfile: string | null;
+}
+
+export interface TargetSection {
+  start: Address;
+  end: Address;
+  /** `load3` for a dump segment, `.text` and the like for a file's sections. */
+  name: string;
+  /** Which file provides it: "core", "exec", or the path of a shared library. */
+  source: string;
+}
+
+export interface TargetFiles {
+  executable: string | null;
+  core: string | null;
+  sections: TargetSection[];
+}
+
+/** A backend's language for probes: how it says each, and how it reads what came back. */
+export interface Vocabulary {
+  render(probe: Probe): string;
+  read<P extends Probe>(probe: P, output: string): Reading<P>;
+  /** The probe a command of this debugger is, when it is one (so a model's `bt 40` counts as the backtrace). */
+  recognise(command: string): Probe | null;
+  /** Whether a command of this debugger moves its selected thread or frame. */
+  movesSelection(command: string): boolean;
+  /** A few lines of this debugger's syntax for a prompt: how to ask for the common things. */
+  readonly syntax: string;
+}
+
+/** Probe constructors, for the common asks. */
+export const probes = {
+  backtrace: (limit: number, place: Place = {}): ProbeOf<"backtrace"> => ({ kind: "backtrace", limit, ...place }),
+  evaluate: (expression: string, place: Place = {}, format?: "hex"): EvaluateProbe => ({ kind: "evaluate", expression, ...place, ...(format ? { format } : {}) }),
+  frameInfo: (frame: number): ProbeOf<"frame-info"> => ({ kind: "frame-info", frame }),
+  locals: (place: Place = {}): ProbeOf<"locals"> => ({ kind: "locals", ...place }),
+  arguments: (place: Place = {}): ProbeOf<"arguments"> => ({ kind: "arguments", ...place }),
+  registers: (place: Place = {}): ProbeOf<"registers"> => ({ kind: "registers", ...place }),
+  register: (register: string, place: Place = {}): ProbeOf<"register"> => ({ kind: "register", register, ...place }),
+  memory: (address: string, count: number, place: Place = {}): ProbeOf<"memory"> => ({ kind: "memory", address, count, ...place }),
+  string: (address: string): ProbeOf<"string"> => ({ kind: "string", address }),
+  source: (file: string, from: number, to = from): ProbeOf<"source"> => ({ kind: "source", file, from, to }),
+  symbol: (address: Address, indirect = false): ProbeOf<"symbol"> => ({ kind: "symbol", address, ...(indirect ? { indirect } : {}) }),
+  disassemble: (place: Place = {}): ProbeOf<"disassemble"> => ({ kind: "disassemble", ...place }),
+  command: (text: string): ProbeOf<"command"> => ({ kind: "command", text }),
+} as const;
+
+/** The same probe addressed to a thread and frame (null/0 leave it where the debugger stands). */
+export function placed<P extends Probe>(probe: P, place: Place): P {
+  if (!PLACEABLE.has(probe.kind)) return probe;
+  const next: Record<string, unknown> = { ...probe };
+  if (place.thread !== undefined && place.thread !== null) next.thread = place.thread;
+  // A frame-info probe names its frame itself.
+  if (probe.kind !== "frame-info" && place.frame !== undefined && place.frame !== 0) next.frame = place.frame;
+  return next as P;
+}
+
+const PLACEABLE = new Set<ProbeKind>(["backtrace", "registers", "register", "evaluate", "frame-info", "locals", "arguments", "disassemble", "instructions", "memory"]);
+
+/** A canonical text for a probe: equal probes have equal keys, whatever the order of their fields. */
+export function probeKey(probe: Probe): string {
+  const entries = Object.entries(probe).filter(([, value]) => value !== undefined && value !== null).sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify(Object.fromEntries(entries));
+}
