@@ -12,7 +12,7 @@ import { readEnvironment, triage as runTriage } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
-import { openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
+import { describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type Models } from "./llm/index.js";
@@ -164,7 +164,7 @@ async function run(
         id,
         dump: meta.dump,
         executable: meta.executable,
-        debugger: [opened.debuggerPath, opened.session.version()].filter(Boolean).join(" — "),
+        debugger: describeDebugger(opened.session.backend, opened.debuggerPath, opened.session.version()),
         // A fresh analysis started before its session existed (the dump was opened first); a
         // resumed one keeps the time it was first started.
         startedAt: firstRun ? new Date(performance.timeOrigin + started).toISOString() : meta.createdAt,

@@ -1,10 +1,18 @@
 /** `dumpdbg doctor`: which debuggers and model providers this machine can use, and their versions. */
 import { execa } from "execa";
 
+import { BACKENDS, binaryOf } from "../debuggers/backends.js";
+import type { Backend } from "../debuggers/session.js";
+
 export interface DoctorOptions {
   gdb?: string;
+  lldb?: string;
+  cdb?: string;
   json?: boolean;
 }
+
+/** How each debugger tells its version. */
+const VERSION_ARGUMENTS: Record<Backend, string[]> = { gdb: ["--version"], lldb: ["--version"], cdb: ["-version"] };
 
 interface Finding {
   name: string;
@@ -15,9 +23,7 @@ interface Finding {
 export async function doctor(options: DoctorOptions): Promise<void> {
   const findings: Finding[] = [
     { name: "node", ok: Number(process.versions.node.split(".")[0]) >= 20, detail: process.version },
-    await probe("gdb", options.gdb ?? process.env.DUMPDBG_GDB ?? "gdb", ["--version"]),
-    await probe("lldb", process.env.DUMPDBG_LLDB ?? "lldb", ["--version"]),
-    await probe("cdb", process.env.DUMPDBG_CDB ?? "cdb", ["-version"]),
+    ...(await Promise.all(Object.values(BACKENDS).map((backend) => debuggerFinding(backend.name, options)))),
     provider("openai", process.env.OPENAI_API_KEY ? `key set${process.env.OPENAI_BASE_URL ? `, base URL ${process.env.OPENAI_BASE_URL}` : ""}` : null),
     provider("anthropic", process.env.ANTHROPIC_API_KEY ? "key set" : null),
     provider("ollama", process.env.OLLAMA_HOST ? `host ${process.env.OLLAMA_HOST}` : null),
@@ -28,6 +34,13 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     return;
   }
   for (const f of findings) process.stdout.write(`${f.ok ? "ok  " : "--  "} ${f.name.padEnd(10)} ${f.detail}\n`);
+}
+
+/** A debugger's binary and version, and whether this build can use it yet. */
+async function debuggerFinding(backend: Backend, options: DoctorOptions): Promise<Finding> {
+  const finding = await probe(backend, binaryOf(backend, options), VERSION_ARGUMENTS[backend]);
+  if (!BACKENDS[backend].start) return { ...finding, ok: false, detail: `${finding.detail}; no ${backend} backend in this version yet` };
+  return finding;
 }
 
 async function probe(name: string, binary: string, args: string[]): Promise<Finding> {

@@ -1,4 +1,5 @@
 /** The flags shared by every command that opens a dump, as openDump wants them. */
+import type { DebuggerChoice } from "../debuggers/backends.js";
 import type { OpenDumpOptions } from "../debuggers/open.js";
 
 export interface DumpFlags {
@@ -6,7 +7,10 @@ export interface DumpFlags {
   sysroot?: string;
   solibSearchPath?: string;
   debugFileDirectory?: string;
+  debugger?: DebuggerChoice;
   gdb?: string;
+  lldb?: string;
+  cdb?: string;
   /** Seconds. */
   timeout: number;
 }
@@ -17,6 +21,8 @@ export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   if (flags.sysroot !== undefined) options.sysroot = flags.sysroot;
   if (flags.solibSearchPath !== undefined) options.solibSearchPath = flags.solibSearchPath;
   if (flags.debugFileDirectory !== undefined) options.debugFileDirectory = flags.debugFileDirectory;
-  if (flags.gdb !== undefined) options.gdb = flags.gdb;
+  if (flags.debugger !== undefined) options.debugger = flags.debugger;
+  const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}) };
+  if (Object.keys(binaries).length > 0) options.binaries = binaries;
   return options;
 }

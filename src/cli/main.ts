@@ -29,7 +29,10 @@ function dumpOptions(command: Command): Command {
     .option("--sysroot <dir>", "where the target's system libraries are")
     .option("--solib-search-path <dirs>", "extra directories for shared libraries")
     .option("--debug-file-directory <dirs>", "where separate debug info is")
+    .addOption(new Option("--debugger <name>", "the debugger that reads the dump (auto: by the dump's format and what is installed)").choices(["auto", "gdb", "lldb", "cdb"]))
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
+    .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
+    .option("--cdb <path>", "the cdb binary (default: $DUMPDBG_CDB or cdb)")
     .option("--timeout <seconds>", "per-command debugger timeout", seconds, 30);
 }
 
@@ -156,6 +159,8 @@ export function buildProgram(): Command {
     .command("doctor")
     .description("show which debuggers and model providers are usable")
     .option("--gdb <path>", "the gdb binary to check")
+    .option("--lldb <path>", "the lldb binary to check")
+    .option("--cdb <path>", "the cdb binary to check")
     .option("--json", "print the findings as JSON")
     .action(async (options) => {
       const { doctor } = await import("./doctor.js");

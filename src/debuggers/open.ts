@@ -3,15 +3,18 @@
  * choose the backend, load it. Everything that can be wrong with the input is reported here,
  * before any analysis starts.
  */
+import { BACKENDS, binaryOf, canRun, chooseBackend, startSession, type DebuggerChoice } from "./backends.js";
 import { DebuggerError } from "./errors.js";
 import { buildIdMismatch, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
-import { GdbSession } from "./gdb/gdb-session.js";
-import type { DebuggerSession } from "./session.js";
+import type { Backend, DebuggerSession } from "./session.js";
 
 export interface OpenDumpOptions {
   dump: string;
   exe?: string;
-  gdb?: string;
+  /** Which debugger reads the dump; `auto` (the default) chooses by the dump's format and what is installed. */
+  debugger?: DebuggerChoice;
+  /** The debugger binaries (`--gdb`, `--lldb`, `--cdb`); else `DUMPDBG_GDB` and the like, else their usual names. */
+  binaries?: Partial<Record<Backend, string>>;
   timeoutMs?: number;
   sysroot?: string;
   solibSearchPath?: string;
@@ -27,7 +30,7 @@ export interface OpenedDump {
   session: DebuggerSession;
   dump: DumpInfo;
   executable: string | null;
-  /** One-line warnings for the user (a mismatched executable, gdb's own load warnings). */
+  /** One-line warnings for the user (a mismatched executable, the debugger's own load warnings). */
   warnings: string[];
   /** The debugger binary in use. */
   debuggerPath: string;
@@ -35,9 +38,14 @@ export interface OpenedDump {
 
 export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   const dump = inspectDump(options.dump);
-  if (dump.format === "minidump") {
-    throw new DebuggerError(`${options.dump} is a Windows minidump; reading minidumps needs the LLDB or CDB backend, which this version does not have yet`);
-  }
+  const binaries = options.binaries ?? {};
+  const choice = chooseBackend({
+    format: dump.format,
+    requested: options.debugger ?? "auto",
+    host: process.platform,
+    installed: (backend) => canRun(binaryOf(backend, binaries)),
+  });
+  if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   const executable = resolveExecutable(dump, options.exe);
   const warnings: string[] = [];
   const mismatch = executable ? buildIdMismatch(dump, executable) : null;
@@ -47,22 +55,28 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   }
   if (mismatch) warnings.push(mismatch);
 
-  const debuggerPath = options.gdb ?? process.env.DUMPDBG_GDB ?? "gdb";
-  const session = new GdbSession({
+  const debuggerPath = binaryOf(choice.backend, binaries);
+  const session = startSession(choice.backend, {
     dump: dump.path,
     executable,
-    gdbPath: debuggerPath,
+    binary: debuggerPath,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
     ...(options.solibSearchPath !== undefined ? { solibSearchPath: options.solibSearchPath } : {}),
     ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
   });
   await session.open();
+  const noise = BACKENDS[choice.backend].noise;
   for (const warning of session.loadWarnings) {
     // Our own build-id check already said this, more precisely.
     if (mismatch && /may not match/.test(warning)) continue;
-    if (/reg-xstate.*too small/.test(warning)) continue;
+    if (noise?.test(warning)) continue;
     warnings.push(warning.replace(/^warning:\s*/, ""));
   }
   return { session, dump, executable, warnings, debuggerPath };
+}
+
+/** How a report names the debugger that ran: its version line (or name) and the binary. */
+export function describeDebugger(backend: Backend, path: string, version: string | null): string {
+  return `${version ?? backend} (${path})`;
 }

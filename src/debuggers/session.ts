@@ -49,6 +49,8 @@ export interface DebuggerSession {
   /** Runs one command. Never throws for a failing command: the failure is in the result. */
   run(command: string, options?: RunOptions): Promise<CommandResult>;
   context(): SessionContext;
+  /** What the debugger warned about while loading the dump (missing libraries, mismatched files). */
+  readonly loadWarnings: readonly string[];
   /** The debugger's version line, e.g. "GNU gdb (Debian 13.1-3) 13.1". */
   version(): string | null;
   close(): Promise<void>;

@@ -108,7 +108,7 @@ async function signalDuringCommand(signal: NodeJS.Signals) {
 }
 
 describe("bad input", () => {
-  const cases: Array<{ name: string; args: () => string[]; code: number; message: RegExp }> = [
+  const cases: Array<{ name: string; args: () => string[]; env?: Record<string, string>; code: number; message: RegExp }> = [
     { name: "no commands", args: () => ["exec", nullDeref.core], code: 2, message: /no commands given/ },
     { name: "unknown flag", args: () => ["exec", nullDeref.core, "--frobnicate"], code: 2, message: /unknown option '--frobnicate'/ },
     { name: "bad timeout", args: () => ["exec", nullDeref.core, "-c", "bt", "--timeout", "soon"], code: 2, message: /--timeout must be a positive number/ },
@@ -122,13 +122,17 @@ describe("bad input", () => {
     { name: "--exe that is not a program", args: () => ["exec", nullDeref.core, "--exe", file("notelf", Buffer.from("#!/bin/sh\n")), "-c", "bt"], code: 3, message: /--exe .* is not an ELF executable/ },
     { name: "a missing --exe", args: () => ["exec", nullDeref.core, "--exe", join(scratch, "gone"), "-c", "bt"], code: 3, message: /executable not found: .*gone/ },
     { name: "a core whose program is gone", args: () => ["exec", movedCore(), "-c", "bt"], code: 3, message: /executable of this core was not found: looked for .*null-deref/ },
-    { name: "a Windows minidump", args: () => ["exec", file("crash.dmp", minidumpHeader()), "-c", "bt"], code: 4, message: /is a Windows minidump; reading minidumps needs the LLDB or CDB backend/ },
+    { name: "a Windows minidump", args: () => ["exec", file("crash.dmp", minidumpHeader()), "-c", "bt"], code: 4, message: /crash\.dmp: reading a minidump needs lldb, and this version of dumpdbg has no lldb backend yet/ },
+    { name: "a minidump with --debugger gdb", args: () => ["exec", file("crash.dmp", minidumpHeader()), "--debugger", "gdb", "-c", "bt"], code: 4, message: /gdb cannot read a minidump/ },
+    { name: "a debugger this version lacks", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--debugger", "lldb", "-c", "bt"], code: 4, message: /the lldb backend is not in this version of dumpdbg yet/ },
+    { name: "an unknown debugger", args: () => ["exec", nullDeref.core, "--debugger", "windbg", "-c", "bt"], code: 2, message: /--debugger.*windbg.*(auto, gdb, lldb, cdb|Allowed choices)/ },
+    { name: "a missing gdb named by DUMPDBG_GDB", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "bt"], env: { DUMPDBG_GDB: "/nonexistent/gdb-env" }, code: 4, message: /cannot start \/nonexistent\/gdb-env: not found/ },
     { name: "a missing gdb", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
   ];
 
   for (const c of cases) {
     it(`${c.name}: exit ${c.code} with one line`, async () => {
-      const run = await runCli(c.args());
+      const run = await runCli(c.args(), c.env ? { env: c.env } : undefined);
       expect(run.code).toBe(c.code);
       expect(run.stdout).toBe("");
       const lines = run.stderr.trimEnd().split("\n");

@@ -1,0 +1,84 @@
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+import { BACKENDS, binaryOf, canRun, chooseBackend, type ChoiceInput } from "../../src/debuggers/backends.js";
+import type { Backend } from "../../src/debuggers/session.js";
+
+const installed = (...names: Backend[]) => (backend: Backend) => names.includes(backend);
+
+function choose(input: Partial<ChoiceInput>): ReturnType<typeof chooseBackend> {
+  return chooseBackend({ format: "elf-core", requested: "auto", host: "linux", installed: installed("gdb", "lldb"), ...input });
+}
+
+describe("chooseBackend", () => {
+  it("reads an ELF core with gdb when it is installed", () => {
+    expect(choose({})).toEqual({ backend: "gdb" });
+  });
+
+  it("still chooses gdb for an ELF core when nothing is installed, so its start names the missing binary", () => {
+    expect(choose({ installed: installed() })).toEqual({ backend: "gdb" });
+  });
+
+  it("honours an explicit gdb", () => {
+    expect(choose({ requested: "gdb", installed: installed() })).toEqual({ backend: "gdb" });
+  });
+
+  it("refuses a backend this build does not have, naming it", () => {
+    for (const backend of (["lldb", "cdb"] as const).filter((b) => !BACKENDS[b].start)) {
+      const format = backend === "cdb" ? "minidump" : "elf-core";
+      const choice = choose({ requested: backend, format, host: "win32" });
+      expect(choice).toEqual({ error: `the ${backend} backend is not in this version of dumpdbg yet` });
+    }
+  });
+
+  it("refuses gdb for a minidump and names who can read one", () => {
+    const choice = choose({ requested: "gdb", format: "minidump" });
+    expect("error" in choice && choice.error).toMatch(/^gdb cannot read a minidump/);
+  });
+
+  it("refuses cdb for an ELF core", () => {
+    const choice = choose({ requested: "cdb", format: "elf-core", host: "win32" });
+    expect("error" in choice && choice.error).toMatch(/^cdb cannot read an ELF core; use --debugger gdb/);
+  });
+
+  it("does not offer cdb off Windows for a minidump", () => {
+    const choice = choose({ format: "minidump", host: "linux", installed: installed("cdb", "lldb") });
+    if (BACKENDS.lldb.start) expect(choice).toEqual({ backend: "lldb" });
+    else expect("error" in choice && choice.error).toBe("reading a minidump needs lldb, and this version of dumpdbg has no lldb backend yet");
+  });
+
+  it("prefers cdb for a minidump on Windows when it is built and installed", () => {
+    const choice = choose({ format: "minidump", host: "win32", installed: installed("cdb", "lldb") });
+    const expected = BACKENDS.cdb.start ? "cdb" : BACKENDS.lldb.start ? "lldb" : null;
+    if (expected) expect(choice).toEqual({ backend: expected });
+    else expect("error" in choice && choice.error).toMatch(/needs cdb or lldb/);
+  });
+});
+
+describe("binaryOf", () => {
+  it("takes the flag, then the environment variable, then the usual name", () => {
+    expect(binaryOf("gdb", { gdb: "/opt/gdb" }, { DUMPDBG_GDB: "/env/gdb" })).toBe("/opt/gdb");
+    expect(binaryOf("gdb", {}, { DUMPDBG_GDB: "/env/gdb" })).toBe("/env/gdb");
+    expect(binaryOf("lldb", { gdb: "/opt/gdb" }, { DUMPDBG_LLDB: "/env/lldb" })).toBe("/env/lldb");
+    expect(binaryOf("cdb", {}, {})).toBe("cdb");
+  });
+});
+
+describe("canRun", () => {
+  const dir = mkdtempSync(join(tmpdir(), "dumpdbg-backends-"));
+  const tool = join(dir, "fakedbg");
+  writeFileSync(tool, "#!/bin/sh\n");
+  chmodSync(tool, 0o755);
+  const plain = join(dir, "plain");
+  writeFileSync(plain, "");
+
+  it("finds an executable path, or a name on PATH, and nothing else", () => {
+    expect(canRun(tool)).toBe(true);
+    expect(canRun(plain)).toBe(false);
+    expect(canRun(join(dir, "missing"))).toBe(false);
+    expect(canRun("fakedbg", { PATH: `/nonexistent:${dir}` })).toBe(true);
+    expect(canRun("fakedbg", { PATH: "/nonexistent" })).toBe(false);
+  });
+});
