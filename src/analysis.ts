@@ -103,7 +103,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 
 /** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
-  const triage = await runTriage(runtime.executor.asker("triage"));
+  const triage = await runTriage(runtime.executor.asker("triage"), { stopReason: runtime.stopReason });
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
   const triageEvidence = Object.fromEntries(
     triage.commands.flatMap((command) => {
@@ -170,6 +170,7 @@ async function run(
         startedAt: firstRun ? new Date(performance.timeOrigin + started).toISOString() : meta.createdAt,
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
+      stopReason: opened.dump.facts.stopReason,
       unclaimedMs: 0,
       unclaimedUsage: null,
     };

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
+import type { StopReason } from "../debuggers/model.js";
 import type { Probe } from "../debuggers/probe.js";
 import type { DebuggerSession } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
@@ -58,6 +59,8 @@ export interface Runtime {
   meta: { id: string; dump: string; executable: string | null; debugger: string; startedAt: string };
   /** The thread the debugger selects on opening the dump (the one that got the signal); commands run relative to it. */
   homeThread: number | null;
+  /** What the dump file itself records as the stop (signal or exception), read by dumpdbg: triage's ground truth. */
+  stopReason: StopReason | null;
   /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */
   unclaimedMs: number;
   /** Model usage a killed run spent but never checkpointed; the first node of a resumed run claims it. */

@@ -3,7 +3,7 @@
  * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
  * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
  */
-import type { Frame } from "../debuggers/model.js";
+import type { Frame, SignalStop, StopReason } from "../debuggers/model.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
@@ -31,6 +31,11 @@ import type { ThreadSummary } from "../debuggers/model.js";
 export interface TriageOptions {
   /** Frames fetched from each end of the crashing thread's stack (default 40). */
   frameLimit?: number;
+  /**
+   * What the dump file itself records as the stop (an ELF core's NT_SIGINFO), read by dumpdbg: the
+   * ground truth for the signal, its code, the fault address and the sender, whatever the debugger says.
+   */
+  stopReason?: StopReason | null;
 }
 
 export interface ThreadGroup {
@@ -84,7 +89,15 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // The thread the debugger selects when it opens a core is the one that received the signal.
   const threads = await q.threads();
   const selected = threads.find((thread) => thread.current) ?? threads[0] ?? null;
-  const signal = await q.exitSignal();
+  const recorded = options.stopReason?.type === "signal" ? options.stopReason : null;
+  const reported = await q.exitSignal();
+  const signal = recorded?.signo ?? reported;
+  if (recorded && reported !== null && reported !== recorded.signo) {
+    notes.push(`the debugger reports ${signalName(reported)} but the dump's notes record ${signalName(recorded.signo)}; the notes are used`);
+  }
+  if (recorded?.thread != null && selected?.lwp != null && selected.lwp !== recorded.thread) {
+    notes.push(`the debugger selected LWP ${selected.lwp}, but the dump's notes say LWP ${recorded.thread} received the signal`);
+  }
   const libraries = await q.sharedLibraries();
   const files = await q.sections();
   const registers = keyRegisters(await q.registers());
@@ -114,7 +127,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const placed = placeFrames(frames, moduleAt, registers.pc);
   const innermost = placed.filter((frame) => frame.level < limit);
 
-  const siginfo = signal !== null ? await q.signalInfo() : null;
+  const read = signal !== null ? await q.signalInfo() : null;
+  const siginfo = recorded ? signalRecordOf(recorded) : read;
+  if (recorded && read && (read.code !== recorded.code || (recorded.address !== null && read.address !== recorded.address))) {
+    notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
+  }
   let instruction: string | null = null;
   let access: Crash["access"] = null;
   if (signal !== null && FAULT_SIGNALS.has(signal)) {
@@ -195,6 +212,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     commands,
     notes,
   };
+}
+
+/** The file's record of a signal in the shape the debugger's is read into. */
+function signalRecordOf(stop: SignalStop): SignalRecord {
+  return { signo: stop.signo, errno: stop.errno, code: stop.code, address: stop.address, pid: stop.senderPid };
 }
 
 /**

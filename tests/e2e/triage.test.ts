@@ -10,7 +10,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatTriage } from "../../src/analyzers/format.js";
 import { triage, type TriageResult } from "../../src/analyzers/triage.js";
-import { askSession } from "../../src/debuggers/inspector.js";
+import { inspectDump } from "../../src/debuggers/dump.js";
+import { askSession, type Ask } from "../../src/debuggers/inspector.js";
+import type { Probe, SignalRecord } from "../../src/debuggers/probe.js";
 import { GdbSession, type GdbSessionOptions } from "../../src/debuggers/gdb/gdb-session.js";
 import { CrashSchema, type CrashKind } from "../../src/report/schema.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
@@ -58,17 +60,21 @@ const EXPECTED: Record<string, Expected> = {
 
 const noDebugFiles = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-no-debug-"));
 
-/** Builds (cached) and triages one core in its own gdb session. */
+/**
+ * Builds (cached) and triages one core in its own gdb session, with the core's own record of the
+ * signal as the product passes it; `tamper` rewrites what gdb answers.
+ */
 async function triageCore(
   name: string,
   build: BuildOptions = {},
   session: Partial<GdbSessionOptions> = {},
+  tamper: (ask: Ask) => Ask = (ask) => ask,
 ): Promise<TriageResult> {
   const built = await buildCore(name, build);
   const gdb = new GdbSession({ dump: built.core, executable: built.exe, ...session });
   await gdb.open();
   try {
-    return await triage(askSession(gdb));
+    return await triage(tamper(askSession(gdb)), { stopReason: inspectDump(built.core).facts.stopReason });
   } finally {
     await gdb.close();
   }
@@ -99,11 +105,29 @@ describe("triage of every fixture", () => {
     expect(crash.signature.startsWith(`${expected.kind} | ${expected.culprit}`)).toBe(true);
     expect(result.frames[0]?.function && result.frames[0].function.includes(expected.culprit.split("::").pop() ?? "")).toBe(true);
     expect(formatTriage(result)).toContain(`Signature: ${crash.signature}`);
+    // gdb's $_siginfo and dumpdbg's own reading of the core's NT_SIGINFO agree.
+    expect(result.notes.filter((note) => /dump's notes/.test(note))).toEqual([]);
   });
 
   it.concurrent.each(Object.keys(EXPECTED))("%s: the signature is the same for a second build and run", async (name) => {
     const [first, second] = await Promise.all([triageCore(name), triageCore(name, { variant: "second-build" })]);
     expect(second.crash.signature).toBe(first.crash.signature);
+  });
+});
+
+describe("the core's own notes are the ground truth for the signal", () => {
+  it("keeps the core's si_code and fault address when the debugger reports others, and says so", async () => {
+    const honest = await triageCore("null-write");
+    const lied = await triageCore("null-write", {}, {}, (ask) => (async (probe: Probe) => {
+      const answer = await ask(probe);
+      if (probe.kind !== "signal-info" || answer.reading === null) return answer;
+      // A debugger that misreads the record: another code, another address.
+      return { ...answer, reading: { ...(answer.reading as SignalRecord), code: 2, address: "0xdead" } };
+    }) as Ask);
+    expect(honest.crash.signalCode).toBe("SEGV_MAPERR");
+    expect(lied.crash.signalCode).toBe(honest.crash.signalCode);
+    expect(lied.crash.faultAddress).toBe(honest.crash.faultAddress);
+    expect(lied.notes.some((note) => /signal record \(code 2, address 0xdead\) differs from the dump's notes \(code 1, address 0x[0-9a-f]+\); the notes are used/.test(note))).toBe(true);
   });
 });
 

@@ -42,7 +42,7 @@ export interface Auxv {
 export interface ElfCoreFacts {
   format: "elf-core";
   platform: Platform;
-  /** The signal that killed the process, from the NT_SIGINFO of the first thread (the one that got it). */
+  /** The signal that killed the process: the first thread's (the one that got it) current signal and its NT_SIGINFO; null for a dump of a live process. */
   stopReason: SignalStop | null;
   /** In the core's order: the thread that received the signal comes first. */
   threads: CoreThread[];
@@ -145,7 +145,7 @@ export function readElfCore(file: DumpFile): ElfCoreFacts {
   return {
     format: "elf-core",
     platform: { os: core.length > 0 ? "linux" : "other", arch: ARCHES[header.machine] ?? "other", pointerSize },
-    stopReason: stopReason ?? null,
+    stopReason: fatalSignal(stopReason ?? null, threads[0] ?? null, problems),
     threads,
     modules: partial(problems, [], () => modulesOf(mappedFiles, loads, memory, problems)),
     regions: regionsOf(loads, mappings),
@@ -195,6 +195,20 @@ function readSiginfo(desc: Buffer, header: ElfHeader, thread: number | null): Si
     senderUid: sent ? fields.u32(union + 4) : null,
     thread,
   };
+}
+
+/**
+ * The signal that ended the process: the first thread's pr_cursig, with NT_SIGINFO's details. A
+ * dump of a live process (gcore) has no current signal, and its NT_SIGINFO only records how the
+ * dumper stopped the process (SIGSTOP when attaching): that is no stop reason.
+ */
+function fatalSignal(siginfo: SignalStop | null, first: CoreThread | null, problems: string[]): SignalStop | null {
+  if (siginfo === null || first === null || first.signal === 0) return null;
+  if (siginfo.signo !== first.signal) {
+    problems.push(`NT_SIGINFO records signal ${siginfo.signo} but the thread's current signal is ${first.signal}`);
+    return null;
+  }
+  return siginfo;
 }
 
 function readPrpsinfo(desc: Buffer, header: ElfHeader): { programName: string | null; commandLine: string | null; pid: number; uid: number } {
