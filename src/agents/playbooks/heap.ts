@@ -53,7 +53,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
       const said = message(evidence);
       const value = freed ? evidence.find(print(freed)) : null;
       const pointer = pointerOf(printed(value));
-      if (said?.ok && /double free/.test(said.reading ?? said.output)) {
+      if (said?.ok && /double free/.test(said.reading ?? "")) {
         const still = pointer !== null && pointer !== 0n ? ` \`${freed}\` still holds ${hex(pointer)}${c.cite(value)}: nothing cleared it after the first free.` : "";
         return verdict("confirmed", `malloc reported "${facts.crash.message}"${c.cite(said)}: the block was already in its free list.${still}`, said, value);
       }
