@@ -179,13 +179,9 @@ function recognise(command: string): Probe | null {
 }
 
 const SYNTAX = [
-  "gdb console commands, one per line:",
-  "- backtrace of the selected thread: `bt 40`; of thread N: `thread apply N bt 40`; all threads: `thread apply all bt 20`",
-  "- a value in frame F of thread N: `thread apply N frame apply level F p EXPR` (or `p EXPR` in the selected frame); `p/x` for hex",
-  "- locals and arguments: `info locals`, `info args` (with `frame apply level F` for another frame)",
-  "- registers: `info registers`; memory: `x/8gx ADDR`, a string `x/s ADDR`; code: `x/6i $pc`, `disassemble`",
-  "- what is at an address: `info symbol ADDR`; memory map: `info proc mappings`, `info files`; source: `list FILE:A,B`",
-  "- a frame's layout (CFA, saved registers): `info frame level F`; threads: `info threads`",
+  "gdb console commands, one per line; for another thread or frame without moving: `thread apply N -q frame apply level F -q CMD`.",
+  "`bt 40`, `thread apply all bt 20`, `p EXPR`, `p/x EXPR`, `info locals`, `info args`, `info registers`, `info frame level F`, `info threads`,",
+  "`x/8gx ADDR`, `x/s ADDR`, `x/6i $pc`, `disassemble`, `info symbol ADDR`, `info proc mappings`, `list FILE:A,B`",
 ].join("\n");
 
 const SELECTION_CHANGE = /^\s*(thread|t|thr|frame|f|up|down|select-frame)(\s+(?!apply\b)\S.*)?$/;
