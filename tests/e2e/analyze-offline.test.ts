@@ -8,7 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema, type CrashKind, type Report } from "../../src/report/schema.js";
-import { runCli } from "../helpers/cli.js";
+import { spawn } from "node:child_process";
+import { BIN, runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
 
 interface Expected {
@@ -50,6 +51,18 @@ const EXPECTED: Record<string, Expected> = {
   "huge-frame": { kind: "stack-overflow", culprit: "render_scanline", says: [/64\.0 MiB stack frame/, /alloca\(width \* 4\)/, /no recursion/] },
   "null-arg": { kind: "null-dereference", culprit: "log_line_length", says: [/passed `req->agent` to `strlen`/, /agent = 0x0/] },
 };
+
+/** The chat with its questions piped in, in the folder the analysis ran in. */
+async function pipeChat(args: string[], cwd: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stdin.end(input);
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { code, stdout, stderr };
+}
 
 async function analyzeOffline(name: string, options: BuildOptions = {}): Promise<{ report: Report; stderr: string; dir: string }> {
   const built = await buildCore(name, options);
@@ -140,6 +153,17 @@ describe("dumpdbg analyze, offline", () => {
     expect(stderr).toMatch(/^\[hypothesis\] \d hypothes/m);
     expect(stderr).toMatch(/^\[tester\] H1: .+ \(E\d+, (\d+ ms|cached)\)$/m);
     expect(stderr).toMatch(/^\[critic\] round 2: /m);
+
+    // The follow-up chat on the same session, offline: it answers from the report through the
+    // same probes, and every answer cites evidence of this session.
+    const questions = ["why did it crash?", "show me the registers", "list the threads"];
+    const chat = await pipeChat(["chat", report.session.id, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], dir, `${questions.join("\n")}\n`);
+    expect(chat.code, chat.stderr).toBe(0);
+    const answers = chat.stdout.trim().split("\n\n");
+    expect(answers).toHaveLength(questions.length);
+    expect(answers[0]).toContain(shortName);
+    for (const answer of answers) expect(answer, answer).toMatch(/\[E\d+/);
+    expect(answers[1]).toMatch(/\b(rip|pc)\b/);
   });
 
   it("reads like a senior engineer wrote it: the null dereference's Markdown report", async () => {
