@@ -141,7 +141,11 @@ export interface MemoryRegion {
   offset: Address | null;
 }
 
-/** One machine instruction. */
+/**
+ * One machine instruction. On x86 its operands are in AT&T order and spelling (`mov 0x8(%rax),%edx`:
+ * sources first, the destination last), what `analyzers/x86-64.ts` reads: every backend asks its
+ * disassembler for that flavour (gdb's default; LLDB's `target.x86-disassembly-flavor att`).
+ */
 export interface Instruction {
   address: Address;
   /** `leaf+12`, or `+12` in a function's listing; null when no symbol is known there. */

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { comparison } from "../../src/agents/playbooks/aborts.js";
 import { parseArgs } from "../../src/agents/playbooks/facts.js";
 import { codeOf, dereferences, enclosingFunction, functionSpan, identifiers, type SourceFile } from "../../src/agents/playbooks/source.js";
-import { asciiOfWord, fieldOf, integerOf, looksPoisoned, memoryOperand, pointerOf, stringOf } from "../../src/agents/playbooks/values.js";
+import { memoryOperand } from "../../src/analyzers/x86-64.js";
+import { asciiOfWord, fieldOf, integerOf, looksPoisoned, pointerOf, stringOf } from "../../src/agents/playbooks/values.js";
 
 describe("source", () => {
   it.each([

@@ -1,4 +1,5 @@
 /** Traps raised by the CPU on an instruction: integer division by zero, an illegal (trap) instruction. */
+import { fullRegister } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
@@ -7,7 +8,7 @@ import { callerFacts, undetermined } from "./memory.js";
 import { listedCode } from "./origins.js";
 import { callPath, quoteLine, where } from "./prose.js";
 import { codeOf, enclosingFunction, grep } from "./source.js";
-import { fullRegister, integerOf, printed, registersOf } from "./values.js";
+import { integerOf, printed, registersOf } from "./values.js";
 
 /** The divisor of the first `/` or `%` on a line: `stats->total_ms / stats->requests` → `stats->requests`. */
 function divisor(line: string | null): string | null {

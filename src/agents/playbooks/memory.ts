@@ -2,7 +2,7 @@
  * Faults on a memory access: a NULL pointer, a wild or read-only address, a call through a bad
  * function pointer, a file mapping read past its end.
  */
-import { isRuntimeFrame, normalizeFunctionName } from "../../analyzers/index.js";
+import { fullRegister, isRuntimeFrame, memoryOperand, normalizeFunctionName } from "../../analyzers/index.js";
 import type { Variable } from "../../debuggers/model.js";
 import { probeKey, probes, type EvaluateProbe, type Probe } from "../../debuggers/probe.js";
 import type { Hypothesis } from "../../state.js";
@@ -12,7 +12,7 @@ import { alternativesText, BACKTRACE, Citations, confirmed, FAULTING_INSTRUCTION
 import { listing, originsOf, quotedOrigins, type OriginLine, type QuotedOrigin } from "./origins.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
 import { dereferences, identifiers, indexedAccesses, passedPointers } from "./source.js";
-import { fullRegister, hex, integerOf, looksPoisoned, memoryOperand, pointerOf, printed, registersOf } from "./values.js";
+import { hex, integerOf, looksPoisoned, pointerOf, printed, registersOf } from "./values.js";
 
 const NULL_PAGE = 0x10000n;
 

@@ -86,31 +86,6 @@ export function registersOf(found: Found | null): Map<string, bigint> {
 }
 
 
-export interface MemoryOperand {
-  displacement: bigint;
-  /** Without the `%`, e.g. `rax`. */
-  base: string | null;
-  index: string | null;
-}
-
-/** The memory operand of an AT&T instruction (`mov 0x20(%rax),%eax` → 0x20 off %rax). */
-export function memoryOperand(instruction: string | null): MemoryOperand | null {
-  if (instruction === null) return null;
-  const match = /(-?0x[0-9a-f]+|-?\d+)?\(%(\w+)?(?:,%(\w+)(?:,\d)?)?\)/.exec(instruction);
-  if (!match) return null;
-  const text = match[1] ?? "0";
-  const displacement = text.startsWith("-") ? -BigInt(text.slice(1)) : BigInt(text);
-  return { displacement, base: match[2] ?? null, index: match[3] ?? null };
-}
-
-/** 64-bit register a 32/16/8-bit name belongs to, so `%eax` is read from `rax`. */
-export function fullRegister(name: string): string {
-  const legacy: Record<string, string> = { eax: "rax", ebx: "rbx", ecx: "rcx", edx: "rdx", esi: "rsi", edi: "rdi", ebp: "rbp", esp: "rsp" };
-  if (legacy[name]) return legacy[name] as string;
-  const numbered = /^(r\d+)[dwb]?$/.exec(name);
-  return numbered ? (numbered[1] as string) : name;
-}
-
 export function hex(value: bigint): string {
   return `0x${value.toString(16)}`;
 }
