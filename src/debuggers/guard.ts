@@ -2,7 +2,7 @@
  * The gate between a proposed command and the debugger: the safety policy decides, and a refusal
  * comes back as an ordinary result, never an exception and never sent to the debugger.
  */
-import { checkCommand } from "./policy.js";
+import { checkCommand } from "./policy/index.js";
 import type { CommandResult, DebuggerSession } from "./session.js";
 
 export interface GuardOptions {

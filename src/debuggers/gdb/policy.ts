@@ -1,238 +1,43 @@
 /**
- * The command safety policy: an allowlist of read-only debugger commands per backend. Every command
- * a model, the chat or `exec` sends passes through `checkCommand` before it reaches a debugger.
+ * gdb's part of the command safety policy. Commands are resolved the way gdb 13's lookup_cmd does:
+ * an exact name (aliases included) wins, otherwise a prefix must match exactly one name, counting
+ * aliases as names of their own. The tables hold every name gdb 13 knows (hidden ones too), so a
+ * prefix resolves to the command gdb would run; names missing from the allowlist are refused.
  */
 
-import type { Backend } from "./session.js";
+import { C_EXPRESSIONS, expressionProblem, type ExpressionLanguage } from "../policy/expression.js";
+import {
+  ALLOWED,
+  CALLS_FUNCTION,
+  CHANGES_SETTINGS,
+  CHANGES_TARGET,
+  CONTROLS_PROCESS,
+  ENDS_SESSION,
+  NOT_READ_ONLY,
+  RUNS_BLOCK,
+  RUNS_PROGRAM,
+  RUNS_PYTHON,
+  RUNS_SHELL,
+  WRITES_FILE,
+  quoted,
+  refuse,
+  type PolicyVerdict,
+} from "../policy/verdict.js";
 
-export type PolicyVerdict = { allowed: true } | { allowed: false; reason: string };
-
-export function checkCommand(backend: Backend, command: string): PolicyVerdict {
-  // Checked on the raw string first: a newline or other control character could smuggle a second
-  // command past everything below. Tab is the one allowed, as the debuggers read it as a space.
-  const control = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/u.exec(command);
-  if (control) {
-    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return refuse("the command", `contains a control character (U+${code})`);
-  }
-  if (command.trim() === "") {
-    return { allowed: false, reason: "empty command: there is nothing to run (gdb would repeat the previous command)" };
-  }
-  switch (backend) {
-    case "gdb":
-      return checkGdb(command);
-    case "lldb":
-      return checkLldb(command);
-    case "cdb":
-      return checkCdb(command);
-  }
-}
-
-const ALLOWED: PolicyVerdict = { allowed: true };
-
-function refuse(what: string, why: string): PolicyVerdict {
-  return { allowed: false, reason: `${what} ${why}; refused by the safety policy (use --unsafe to allow)` };
-}
-
-const quoted = (text: string): string => `"${text}"`;
-
-// ---------------------------------------------------------------------------------------------
-// Expressions: the same tokenizer serves gdb, lldb and cdb. It refuses assignment, increment and
-// decrement, and anything that looks like a call; string and character literals are skipped.
-
-interface ExpressionRules {
-  /** Names that may precede "(" without calling anything (sizeof, pure convenience functions). */
-  notCalls: ReadonlySet<string>;
-  /** "[obj msg]" sends an Objective-C message, which runs code; cdb has no such syntax. */
-  objcMessages: boolean;
-}
-
-type TokenKind = "name" | "variable" | "number" | "literal" | "operator" | "other";
-interface Token {
-  kind: TokenKind;
-  text: string;
-}
-
-const C_RULES: ExpressionRules = {
+// gdb's convenience functions that only compare or read; $_shell, $_as_string and friends stay out.
+const GDB_EXPRESSIONS: ExpressionLanguage = {
+  ...C_EXPRESSIONS,
   notCalls: new Set([
-    "sizeof", "alignof", "_Alignof", "__alignof__", "__alignof", "typeof", "__typeof__", "__typeof",
-    "decltype", "__decltype", "typeid",
-    // gdb's convenience functions that only compare or read; $_shell, $_as_string and friends stay out.
+    ...C_EXPRESSIONS.notCalls,
     "$_streq", "$_strlen", "$_memeq", "$_regex", "$_isvoid", "$_creal", "$_cimag",
     "$_caller_is", "$_caller_matches", "$_any_caller_is", "$_any_caller_matches",
   ]),
-  objcMessages: true,
 };
 
-// MASM's memory-reading pseudo-functions.
-const CDB_RULES: ExpressionRules = {
-  notCalls: new Set(["poi", "by", "wo", "dwo", "qwo", "hi", "low", "sizeof"]),
-  objcMessages: false,
-};
-
-const MULTI_CHAR_OPERATORS = [
-  "<<=", ">>=", "::", "->", "++", "--", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>",
-  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=",
-];
-const ASSIGNMENTS = new Set(["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ":="]);
-// A function cannot be named after a builtin type, so "int(" is a functional cast or a type.
-const TYPE_KEYWORDS = new Set([
-  "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "bool", "_Bool",
-  "wchar_t", "char8_t", "char16_t", "char32_t", "__int128", "const", "volatile",
-]);
-const TAG_KEYWORDS = new Set(["struct", "union", "enum", "class"]);
-const CPP_CASTS = new Set(["static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"]);
-
-const NAME = /[\p{L}_][\p{L}\p{N}_]*/uy;
-const VARIABLE = /\$[\p{L}\p{N}_$]*/uy;
-const NUMBER = /[0-9][\p{L}\p{N}_.]*/uy;
-
-function tokenize(text: string): Token[] | string {
-  const tokens: Token[] = [];
-  let i = 0;
-  const take = (pattern: RegExp, kind: TokenKind): boolean => {
-    pattern.lastIndex = i;
-    const match = pattern.exec(text);
-    if (!match) return false;
-    tokens.push({ kind, text: match[0] });
-    i += match[0].length;
-    return true;
-  };
-  while (i < text.length) {
-    const ch = text.charAt(i);
-    if (ch === " " || ch === "\t") {
-      i += 1;
-    } else if (ch === '"' || ch === "'") {
-      const end = closingQuote(text, i);
-      if (end < 0) return `has an unterminated ${ch === '"' ? "string" : "quoted"} literal`;
-      tokens.push({ kind: "literal", text: text.slice(i, end + 1) });
-      i = end + 1;
-    } else if (!(take(NAME, "name") || take(VARIABLE, "variable") || take(NUMBER, "number"))) {
-      const operator = MULTI_CHAR_OPERATORS.find((op) => text.startsWith(op, i)) ?? ch;
-      tokens.push({ kind: /[\x21-\x7e]/.test(operator) ? "operator" : "other", text: operator });
-      i += operator.length;
-    }
-  }
-  return tokens;
+export function checkGdbCommand(command: string): PolicyVerdict {
+  const text = command.replace(/^[ \t]+/, "");
+  return text.startsWith("-") ? checkGdbMi(text) : checkGdbConsole(text, 0);
 }
-
-function closingQuote(text: string, start: number): number {
-  const quote = text.charAt(start);
-  for (let i = start + 1; i < text.length; i++) {
-    if (text.charAt(i) === "\\") i += 1;
-    else if (text.charAt(i) === quote) return i;
-  }
-  return -1;
-}
-
-/** Why the expression is refused, or null when it only reads. */
-function expressionProblem(text: string, rules: ExpressionRules): string | null {
-  const tokens = tokenize(text);
-  if (typeof tokens === "string") return tokens;
-  const openParens: number[] = [];
-  const openOf = new Map<number, number>();
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (!token || token.kind !== "operator") continue;
-    if (ASSIGNMENTS.has(token.text)) return `assigns with ${quoted(token.text)}`;
-    if (token.text === "++" || token.text === "--") return `changes a value with ${quoted(token.text)}`;
-    if (token.text === "(") {
-      const problem = callBefore(tokens, i, openOf, rules);
-      if (problem) return problem;
-      openParens.push(i);
-    } else if (token.text === ")") {
-      const open = openParens.pop();
-      if (open !== undefined) openOf.set(i, open);
-    } else if (token.text === "[" && rules.objcMessages && !endsOperand(tokens[i - 1])) {
-      return `sends an Objective-C message (${quoted("[")})`;
-    }
-  }
-  return null;
-}
-
-/** Whether the "(" at `index` calls something, judged by the token before it. */
-function callBefore(
-  tokens: Token[],
-  index: number,
-  openOf: Map<number, number>,
-  rules: ExpressionRules,
-): string | null {
-  const previous = tokens[index - 1];
-  if (!previous) return null;
-  const calls = `calls a function (${quoted(`${previous.text}(`)})`;
-  switch (previous.kind) {
-    case "name":
-      return rules.notCalls.has(previous.text) || TYPE_KEYWORDS.has(previous.text) ? null : calls;
-    case "variable":
-      return rules.notCalls.has(previous.text) ? null : calls;
-    case "number":
-    case "literal":
-    case "other":
-      return calls;
-    case "operator":
-      break;
-  }
-  if (previous.text === ")") {
-    // "(char *)(p)" is a cast; "(fp)(x)" or "((int (*)(void))f)(x)" calls.
-    const open = openOf.get(index - 1);
-    const group = open === undefined ? [] : tokens.slice(open + 1, index - 1);
-    return looksLikeType(group) ? null : `calls the value of a parenthesised expression (${quoted(")(")})`;
-  }
-  if (previous.text === "]") return `calls an element of an array (${quoted("](")})`;
-  if (previous.text === ">" || previous.text === ">>") return templateCall(tokens, index - 1);
-  return null;
-}
-
-/** A group that can only parse as a type: names, "*", "&" and "::", ending like a type does. */
-function looksLikeType(group: Token[]): boolean {
-  const first = group[0];
-  const last = group[group.length - 1];
-  if (!first || !last) return false;
-  if (!group.every((t) => t.kind === "name" || ["*", "&", "&&", "::"].includes(t.text))) return false;
-  return ["*", "&", "&&"].includes(last.text) || TYPE_KEYWORDS.has(last.text) || TAG_KEYWORDS.has(first.text);
-}
-
-/** ">(" calls a template function unless the "<" it closes belongs to a C++ cast. */
-function templateCall(tokens: Token[], close: number): string | null {
-  let depth = 0;
-  for (let i = close; i >= 0; i--) {
-    const text = tokens[i]?.text;
-    if (text === ">") depth += 1;
-    else if (text === ">>") depth += 2;
-    else if (text === "<") depth -= 1;
-    else if (text === "<<") depth -= 2;
-    if (depth <= 0) {
-      const before = tokens[i - 1];
-      return before && CPP_CASTS.has(before.text) ? null : `may call a template function (${quoted(">(")})`;
-    }
-  }
-  return null;
-}
-
-/** Whether "[" after this token subscripts (a[1], f(x)[1]) rather than opening a message send. */
-function endsOperand(token: Token | undefined): boolean {
-  if (!token) return false;
-  if (token.kind === "operator" || token.kind === "other") return token.text === ")" || token.text === "]";
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------
-// GDB. Commands are resolved the way gdb 13's lookup_cmd does: an exact name (aliases included)
-// wins, otherwise a prefix must match exactly one name, counting aliases as names of their own.
-// The tables hold every name gdb 13 knows (hidden ones too), so a prefix resolves to the command
-// gdb would run; names missing from the allowlist are refused.
-
-// Refusal reasons shared by several commands (and by lldb and cdb).
-const RUNS_SHELL = "runs a shell command";
-const RUNS_PYTHON = "runs Python code";
-const RUNS_BLOCK = "runs a block of commands";
-const WRITES_FILE = "writes a file";
-const RUNS_PROGRAM = "runs or resumes the program";
-const CONTROLS_PROCESS = "attaches to, detaches from or kills a process";
-const CALLS_FUNCTION = "calls a function in the program";
-const CHANGES_TARGET = "changes the debugged target, its files or where the debugger finds them";
-const CHANGES_SETTINGS = "changes the debugger's settings";
-const NOT_READ_ONLY = "is not on the read-only allowlist";
 
 /** Checks a command's arguments; `label` names the command, `depth` counts apply nesting. */
 type GdbCheck = (args: string, label: string, depth: number) => PolicyVerdict;
@@ -280,11 +85,6 @@ function splitToken(text: string): { token: string; rest: string } {
 const MAX_NESTING = 8;
 
 const LOWER_CASE = "is not a gdb command (gdb's command names are lower case)";
-
-function checkGdb(command: string): PolicyVerdict {
-  const text = command.replace(/^[ \t]+/, "");
-  return text.startsWith("-") ? checkGdbMi(text) : checkGdbConsole(text, 0);
-}
 
 function checkGdbConsole(text: string, depth: number): PolicyVerdict {
   if (depth > MAX_NESTING) {
@@ -335,7 +135,7 @@ const FORMAT = /^[ \t]*\/-?[0-9]*[a-z]*/;
 /** Arguments gdb evaluates as expressions (or that the policy treats so, to be safe). */
 function expression(options: readonly string[] = []): GdbCheck {
   return (args, label) => {
-    const problem = expressionProblem(afterOptions(args, options).replace(FORMAT, ""), C_RULES);
+    const problem = expressionProblem(afterOptions(args, options).replace(FORMAT, ""), GDB_EXPRESSIONS);
     return problem ? refuse(`${quoted(label)} expression`, problem) : ALLOWED;
   };
 }
@@ -691,7 +491,7 @@ const GDB_COMMANDS = gdbTable([
   ...refusedAs("changes memory region attributes", "mem"),
   ...refusedAs("reads or writes memory tags of a live process", "memory-tag"),
   ...refusedAs("changes the auto-display list", "display", "undisplay"),
-  ...refusedAs("ends the debugger session", "quit exit q"),
+  ...refusedAs(ENDS_SESSION, "quit exit q"),
 
   // Breakpoints, tracepoints and stepping rules.
   ...refusedAs(
@@ -749,7 +549,7 @@ function checkGdbMi(command: string): PolicyVerdict {
   const operands = args.filter((arg) => !GDB_MI_OPTIONS.has(arg));
   // Each operand alone and all of them together: gdb joins some arguments into one expression.
   for (const operand of [...operands, operands.join(" ")]) {
-    const problem = expressionProblem(operand, C_RULES);
+    const problem = expressionProblem(operand, GDB_EXPRESSIONS);
     if (problem) return refuse(`${quoted(name)} expression`, problem);
   }
   return ALLOWED;
@@ -785,260 +585,3 @@ function miArguments(text: string): string[] | null {
   return args;
 }
 
-// ---------------------------------------------------------------------------------------------
-// LLDB. lldb accepts abbreviations too; this policy accepts only full names and lldb's standard
-// aliases, which keeps it simple and conservative.
-
-interface LldbRule {
-  /** Option name (short letter or long name) -> whether it takes a value; "any" when none can write or run. */
-  options: ReadonlyMap<string, boolean> | "any";
-  /** Whether operands go through the expression check (addresses and counts are evaluated). */
-  expressions: boolean;
-}
-
-const lldbOptions = (spec: string): ReadonlyMap<string, boolean> =>
-  new Map(spec.split(" ").filter(Boolean).map((name) => [name.replace(/=$/, ""), name.endsWith("=")] as const));
-
-const BACKTRACE_RULE: LldbRule = { options: lldbOptions("c= count= s= start= e= extended="), expressions: true };
-// -O (object description) and -d (dynamic type run-target) run code in the program.
-const VARIABLE_RULE: LldbRule = {
-  options: lldbOptions(
-    "A show-all-children D= depth= F flat L location P= ptr-depth= R raw-output T show-types Z= element-count= " +
-      "a no-args c show-declaration f= format= g show-globals l no-locals r regex s scope",
-  ),
-  expressions: true,
-};
-const MEMORY_READ_RULE: LldbRule = {
-  options: lldbOptions("c= count= s= size= f= format= l= num-per-line= t= type= force"),
-  expressions: true,
-};
-const LISTING_RULE: LldbRule = { options: "any", expressions: true };
-const NO_OPTIONS_RULE: LldbRule = { options: lldbOptions(""), expressions: true };
-const TEXT_RULE: LldbRule = { options: "any", expressions: false };
-
-const LLDB_COMMANDS = new Map<string, LldbRule>([
-  ["bt", BACKTRACE_RULE],
-  ["thread backtrace", BACKTRACE_RULE],
-  ["thread list", NO_OPTIONS_RULE],
-  ["thread select", NO_OPTIONS_RULE],
-  ["thread info", { options: lldbOptions("j json s stop-info"), expressions: true }],
-  ["frame select", { options: lldbOptions("r= relative="), expressions: true }],
-  ["f", NO_OPTIONS_RULE],
-  ["up", NO_OPTIONS_RULE],
-  ["down", NO_OPTIONS_RULE],
-  ["frame info", NO_OPTIONS_RULE],
-  ["frame variable", VARIABLE_RULE],
-  ["v", VARIABLE_RULE],
-  ["var", VARIABLE_RULE],
-  ["target variable", VARIABLE_RULE],
-  ["register read", { options: lldbOptions("a all f= format= s= set="), expressions: true }],
-  ["memory read", MEMORY_READ_RULE],
-  ["x", MEMORY_READ_RULE],
-  ["image list", LISTING_RULE],
-  ["image lookup", LISTING_RULE],
-  ["target modules list", LISTING_RULE],
-  ["target modules lookup", LISTING_RULE],
-  ["disassemble", LISTING_RULE],
-  ["di", LISTING_RULE],
-  ["dis", LISTING_RULE],
-  ["target list", NO_OPTIONS_RULE],
-  ["process status", NO_OPTIONS_RULE],
-  ["settings show", TEXT_RULE],
-  ["help", TEXT_RULE],
-  ["version", TEXT_RULE],
-]);
-
-const LLDB_EXPRESSION_COMMANDS = new Set(["p", "print", "expression", "expr", "dwim-print"]);
-
-/** Turns [reason, "name name ..."] groups into a name -> reason table. */
-const byName = (groups: ReadonlyArray<readonly [string, string]>): ReadonlyMap<string, string> =>
-  new Map(groups.flatMap(([reason, names]) => names.split(" ").map((name) => [name, reason] as const)));
-
-const LLDB_REFUSALS = byName([
-  ["runs shell commands or connects to platforms", "platform"],
-  [RUNS_SHELL, "shell"],
-  [RUNS_PYTHON, "script"],
-  ["runs command files or scripts, or defines commands", "command"],
-  [CALLS_FUNCTION, "po call"],
-  ["runs, attaches to or changes a process", "process"],
-  [RUNS_PROGRAM, "run r continue c next n step s si ni finish"],
-  ["runs or changes the program's threads", "thread"],
-  [CONTROLS_PROCESS, "attach detach kill"],
-  [CHANGES_TARGET, "target"],
-  ["connects to a remote target", "gdb-remote"],
-  ["writes memory or to files", "memory"],
-  ["writes registers", "register"],
-  [CHANGES_SETTINGS, "settings"],
-  ["writes logs to files", "log"],
-  [WRITES_FILE, "session"],
-  ["loads plugins into lldb", "plugin"],
-]);
-
-function checkLldb(command: string): PolicyVerdict {
-  if (command.includes("`")) return refuse("the command", "uses backticks, which make lldb evaluate an expression");
-  const text = command.trim();
-  const [head = ""] = text.split(/[ \t]/, 1);
-  const [name = "", format] = head.split("/", 2);
-  if (LLDB_EXPRESSION_COMMANDS.has(name)) return checkLldbExpression(name, text.slice(head.length));
-  const words = lldbWords(text);
-  if (!words) return refuse("the command", "has an unterminated quote");
-  if (format !== undefined) words[0] = name;
-  for (const length of [3, 2, 1]) {
-    const key = words.slice(0, length).join(" ");
-    const rule = words.length >= length ? LLDB_COMMANDS.get(key) : undefined;
-    if (rule) return checkLldbArguments(key, words.slice(length), rule);
-  }
-  const refusal = LLDB_REFUSALS.get(words[0] ?? "");
-  const why = refusal ?? "is not on lldb's read-only allowlist (abbreviations are not accepted)";
-  return refuse(quoted(words.slice(0, 2).join(" ")), why);
-}
-
-function checkLldbArguments(label: string, args: string[], rule: LldbRule): PolicyVerdict {
-  for (let i = 0, operandsOnly = false; i < args.length; i++) {
-    const arg = args[i] ?? "";
-    if (!operandsOnly && arg === "--") {
-      operandsOnly = true;
-      continue;
-    }
-    if (!operandsOnly && /^-[A-Za-z-]/.test(arg)) {
-      if (rule.options === "any") continue;
-      const taken = lldbOptionTakesNext(arg, rule.options);
-      if (taken === undefined) return refuse(`option ${quoted(arg)} of ${quoted(label)}`, NOT_READ_ONLY);
-      if (!taken) continue;
-      i += 1;
-    }
-    // Option values go through the same check as operands: lldb evaluates some of them.
-    const problem = rule.expressions ? expressionProblem(args[i] ?? "", C_RULES) : null;
-    if (problem) return refuse(`${quoted(label)} argument`, problem);
-  }
-  return ALLOWED;
-}
-
-/** Whether the option consumes the next word; undefined when it is not allowed. */
-function lldbOptionTakesNext(arg: string, options: ReadonlyMap<string, boolean>): boolean | undefined {
-  if (arg.startsWith("--")) {
-    const [name = "", value] = arg.slice(2).split("=", 2);
-    const takesValue = options.get(name);
-    return takesValue === undefined ? undefined : takesValue && value === undefined;
-  }
-  // Short options combine ("-LT") and take their value attached or as the next word ("-c10").
-  for (let i = 1; i < arg.length; i++) {
-    const takesValue = options.get(arg.charAt(i));
-    if (takesValue === undefined) return undefined;
-    if (takesValue) return i === arg.length - 1;
-  }
-  return false;
-}
-
-/** lldb's raw expression commands: "[-f FORMAT | -T]... --" may precede the expression. */
-function checkLldbExpression(name: string, rest: string): PolicyVerdict {
-  let expressionText = rest;
-  const delimiter = /(^|[ \t])--(?=[ \t]|$)/.exec(rest);
-  if (delimiter) {
-    const options = lldbWords(rest.slice(0, delimiter.index));
-    const allowed = lldbOptions("f= format= T show-types");
-    if (!options) return refuse(quoted(name), "has an unterminated quote");
-    for (let i = 0; i < options.length; i++) {
-      const taken = lldbOptionTakesNext(options[i] ?? "", allowed);
-      if (taken === undefined) return refuse(`option ${quoted(options[i] ?? "")} of ${quoted(name)}`, NOT_READ_ONLY);
-      if (taken) i += 1;
-    }
-    expressionText = rest.slice(delimiter.index + delimiter[0].length);
-  } else if (/^[ \t]*-[A-Za-z]/.test(rest)) {
-    return refuse(quoted(name), "could read this as options; put expression options before \"--\"");
-  }
-  const problem = expressionProblem(expressionText, C_RULES);
-  return problem ? refuse(`${quoted(name)} expression`, problem) : ALLOWED;
-}
-
-/** lldb's argument words: blank-separated, with "..." (backslash escapes) and '...' quoting. */
-function lldbWords(text: string): string[] | null {
-  const words: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text.charAt(i) === " " || text.charAt(i) === "\t") {
-      i += 1;
-      continue;
-    }
-    let word = "";
-    while (i < text.length && text.charAt(i) !== " " && text.charAt(i) !== "\t") {
-      const ch = text.charAt(i);
-      if (ch === '"' || ch === "'") {
-        const end = ch === '"' ? closingQuote(text, i) : text.indexOf("'", i + 1);
-        if (end < 0) return null;
-        word += text.slice(i + 1, end);
-        i = end + 1;
-      } else {
-        word += ch;
-        i += 1;
-      }
-    }
-    words.push(word);
-  }
-  return words;
-}
-
-// ---------------------------------------------------------------------------------------------
-// CDB. Commands are case-insensitive; ";" chains commands, so it is refused outright rather than
-// split, as are alias expansions that could turn into anything.
-
-const CDB_ALLOWED = new Set([
-  "?", "??", "r", "d", "da", "db", "dc", "dd", "df", "dp", "dq", "du", "dw", "dyb", "dyd", "dds", "dps", "dqs",
-  "dv", "dt", "dl", "ln", "u", "ub", "uf", "x", "vertarget", "version",
-  ".ecxr", ".exr", ".cxr", ".lastevent", ".frame", ".time", ".echo", ".chain", ".formats",
-  "!analyze", "!address", "!peb", "!teb", "!locks", "!cs", "!gle", "!error", "!heap", "!runaway",
-  "!uniqstack", "!handle", "!findstack", "!exchain",
-]);
-
-const CDB_REFUSALS = byName([
-  [RUNS_SHELL, ".shell"],
-  [CONTROLS_PROCESS, ".create .attach .detach .kill .abandon"],
-  [RUNS_PROGRAM, ".restart g p t"],
-  [CALLS_FUNCTION, ".call"],
-  [WRITES_FILE, ".write_cmd_hist .logopen .logappend .dump .writemem"],
-  ["writes a file's contents into the program's memory", ".readmem"],
-  ["loads an extension into the debugger", ".load .loadby"],
-  ["runs a script", ".scriptload .scriptrun"],
-  [CHANGES_TARGET, ".opendump .symfix .sympath .srcpath .exepath"],
-  ["reloads symbols, possibly from a symbol server on the network", ".reload"],
-  [RUNS_BLOCK, ".block .for .foreach .if .while .do"],
-  ["can call functions through the debugger data model", "dx"],
-  ["ends the debugger session", "q qq qd"],
-  ["writes the program's memory", "a e ea eb ed ef ep eq eu ew eza ezu f fp m"],
-]);
-
-function checkCdb(command: string): PolicyVerdict {
-  const text = command.trim();
-  if (text.includes(";")) return refuse("the command", "chains several commands with \";\"");
-  if (/\$\{|\$u\d/i.test(text)) return refuse("the command", "expands an alias, which could stand for any command");
-  if (text.startsWith("~")) return checkCdbThreads(text);
-  const name = /^(?:\?\?|\?|[.!][\w.]*|[A-Za-z]+)/.exec(text)?.[0].toLowerCase() ?? "";
-  const args = text.slice(name.length);
-  // The stack commands combine letters: k, kb, kp, kv, kn, kbn, kpn, kf, kc, kd, kl, km.
-  const allowed = CDB_ALLOWED.has(name) || /^k[bpvndfclm]{0,3}$/.test(name) || /^lm[a-z]*$/.test(name);
-  if (!allowed) {
-    if (name === "") return refuse(quoted(text), "does not start with a cdb command name");
-    const why = CDB_REFUSALS.get(name)
-      ?? (name.startsWith("!") ? "is not one of the known read-only extension commands" : "is not on cdb's allowlist");
-    return refuse(quoted(name), why);
-  }
-  const problem = expressionProblem(args, CDB_RULES);
-  return problem ? refuse(`${quoted(name)} argument`, problem) : ALLOWED;
-}
-
-/** "~" lists threads, "~Ns" selects one, "~N cmd" and "~Ne cmd" run cmd per thread. */
-function checkCdbThreads(text: string): PolicyVerdict {
-  const spec = /^~(?:\*|\.|#|\d+|~\[([^\]]*)\])?/.exec(text);
-  const threadId = spec?.[1];
-  if (threadId !== undefined) {
-    const problem = expressionProblem(threadId, CDB_RULES);
-    if (problem) return refuse(quoted(spec?.[0] ?? "~"), problem);
-  }
-  const rest = text.slice(spec?.[0].length ?? 1).trim();
-  if (rest === "" || rest.toLowerCase() === "s") return ALLOWED;
-  const command = /^e[ \t]/i.test(rest) ? rest.slice(1).trim() : rest;
-  // After a thread spec, f/u/n/m/g freeze, unfreeze, suspend, resume or run the thread.
-  if (command === rest && /^[fungm]/i.test(rest)) return refuse(quoted(text), "changes a thread's state or runs it");
-  if (command.startsWith("~")) return refuse(quoted(text), "nests thread commands");
-  return checkCdb(command);
-}
