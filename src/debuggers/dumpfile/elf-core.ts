@@ -4,7 +4,7 @@
  * ids, and its address space. Only headers, notes and a few pages are read, never the whole core.
  */
 import type { Address, MemoryRegion, Module, Platform, SignalStop } from "../model.js";
-import { EM_386, EM_AARCH64, EM_ARM, EM_X86_64, imageBuildId, parseNotes, PT_LOAD, PT_NOTE, readElfHeader, readProgramHeaders, type ElfHeader, type Note, type ProgramHeader } from "./elf.js";
+import { EM_386, EM_AARCH64, EM_ARM, EM_X86_64, forEachNote, imageBuildId, PT_LOAD, PT_NOTE, readElfHeader, readProgramHeaders, type ElfHeader, type Note, type ProgramHeader } from "./elf.js";
 import { checkedCount, cString, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges } from "./file.js";
 
 /** A file mapped into the process, from NT_FILE. */
@@ -93,6 +93,10 @@ const PF_W = 2;
 const PF_R = 4;
 
 const MAX_THREADS = 100_000;
+/** As much as one read may take: the notes of a core of thousands of threads stay below it. */
+const MAX_NOTE_BYTES = 64 * 1024 * 1024;
+/** Processes map a few hundred ELF files, rarely a few thousand; the first page of each is read for its build id. */
+const MAX_FIRST_PAGES = 10_000;
 const MAX_MAPPED_FILES = 1_000_000;
 const MAX_AUXV_PAIRS = 1024;
 /** The kernel dumps one page of each ELF mapping; a bigger read would not find more headers. */
@@ -114,38 +118,21 @@ export function readElfCore(file: DumpFile): ElfCoreFacts {
   const header = readElfHeader(file.read(0, Math.min(64, file.size), "the ELF header"));
   const segments = readProgramHeaders(file, header);
   const problems: string[] = [];
-  const notes = segments.filter((s) => s.type === PT_NOTE).flatMap((s) => partial(problems, [], () => segmentNotes(file, header, s, problems)));
+  const notes = readCoreNotes(file, header, segments.filter((s) => s.type === PT_NOTE), problems);
   const loads = segments.filter((s) => s.type === PT_LOAD);
   const pointerSize = header.is64 ? 8 : 4;
-  const core = notes.filter((n) => n.name === "CORE");
 
-  const threads: CoreThread[] = [];
-  let stopReason: SignalStop | null | undefined;
-  for (const note of core) {
-    if (note.type === NT_PRSTATUS && threads.length === MAX_THREADS) problems.push(`more than ${MAX_THREADS} threads: the rest were not read`);
-    if (note.type === NT_PRSTATUS && threads.length < MAX_THREADS) {
-      const thread = partial(problems, null, () => readPrstatus(note.desc, header));
-      if (thread) threads.push(thread);
-    }
-    // The kernel and gdb both write the signalled thread first, its NT_SIGINFO after its NT_PRSTATUS.
-    const first = threads[0];
-    if (note.type === NT_SIGINFO && threads.length === 1 && first && stopReason === undefined) {
-      stopReason = partial(problems, null, () => readSiginfo(note.desc, header, first.lwp));
-    }
-  }
-  const prpsinfo = core.find((n) => n.type === NT_PRPSINFO);
-  const process = prpsinfo ? partial(problems, null, () => readPrpsinfo(prpsinfo.desc, header)) : null;
-  const fileNote = core.find((n) => n.type === NT_FILE);
-  const mappedFiles = fileNote ? partial(problems, [], () => readFileNote(fileNote.desc, header)) : [];
-  const auxvNote = core.find((n) => n.type === NT_AUXV);
+  const { threads, prpsinfo, fileNote, auxvNote } = notes;
+  const process = prpsinfo ? partial(problems, null, () => readPrpsinfo(prpsinfo, header)) : null;
+  const mappedFiles = fileNote ? partial(problems, [], () => readFileNote(fileNote, header)) : [];
   const memory = new CoreMemory(file, loads);
   const mappings = new SortedRanges(mappedFiles, (m) => m.start, (m) => m.end);
-  const auxv = auxvNote ? partial(problems, null, () => readAuxv(auxvNote.desc, header, memory)) : null;
+  const auxv = auxvNote ? partial(problems, null, () => readAuxv(auxvNote, header, memory)) : null;
 
   return {
     format: "elf-core",
-    platform: { os: core.length > 0 ? "linux" : "other", arch: ARCHES[header.machine] ?? "other", pointerSize },
-    stopReason: fatalSignal(stopReason ?? null, threads[0] ?? null, problems),
+    platform: { os: notes.fromLinux ? "linux" : "other", arch: ARCHES[header.machine] ?? "other", pointerSize },
+    stopReason: fatalSignal(notes.siginfo, threads[0] ?? null, problems),
     threads,
     modules: partial(problems, [], () => modulesOf(mappedFiles, loads, memory, problems)),
     regions: regionsOf(loads, mappings),
@@ -160,10 +147,56 @@ export function readElfCore(file: DumpFile): ElfCoreFacts {
   };
 }
 
-function segmentNotes(file: DumpFile, header: ElfHeader, segment: ProgramHeader, problems: string[]): Note[] {
-  const { notes, problem } = parseNotes(file.read(segment.offset, segment.filesz, "the note segment"), header.little, segment.align);
-  if (problem) problems.push(problem);
-  return notes;
+interface CoreNotes {
+  /** Some note is named CORE, as Linux and gdb name theirs. */
+  fromLinux: boolean;
+  threads: CoreThread[];
+  /** The first thread's NT_SIGINFO. */
+  siginfo: SignalStop | null;
+  /** The descriptions of the first NT_PRPSINFO, NT_FILE and NT_AUXV. */
+  prpsinfo: Buffer | null;
+  fileNote: Buffer | null;
+  auxvNote: Buffer | null;
+}
+
+/**
+ * Walks the notes of every PT_NOTE segment once, reading each note it needs as it meets it. A
+ * real core has one note segment; past MAX_NOTE_BYTES in all (headers may name the same bytes
+ * again and again), and past MAX_THREADS NT_PRSTATUS notes, the rest is not read.
+ */
+function readCoreNotes(file: DumpFile, header: ElfHeader, segments: ProgramHeader[], problems: string[]): CoreNotes {
+  const found: CoreNotes = { fromLinux: false, threads: [], siginfo: null, prpsinfo: null, fileNote: null, auxvNote: null };
+  let statusNotes = 0;
+  let siginfoRead = false;
+  const visit = (note: Note) => {
+    if (note.name !== "CORE") return;
+    found.fromLinux = true;
+    if (note.type === NT_PRSTATUS && ++statusNotes === MAX_THREADS + 1) problems.push(`more than ${MAX_THREADS} threads: the rest were not read`);
+    if (note.type === NT_PRSTATUS && statusNotes <= MAX_THREADS) {
+      const thread = partial(problems, null, () => readPrstatus(note.desc, header));
+      if (thread) found.threads.push(thread);
+    }
+    // The kernel and gdb both write the signalled thread first, its NT_SIGINFO after its NT_PRSTATUS.
+    const first = found.threads[0];
+    if (note.type === NT_SIGINFO && found.threads.length === 1 && first && !siginfoRead) {
+      siginfoRead = true;
+      found.siginfo = partial(problems, null, () => readSiginfo(note.desc, header, first.lwp));
+    }
+    if (note.type === NT_PRPSINFO) found.prpsinfo ??= note.desc;
+    if (note.type === NT_FILE) found.fileNote ??= note.desc;
+    if (note.type === NT_AUXV) found.auxvNote ??= note.desc;
+  };
+  let noteBytes = 0;
+  for (const segment of segments) {
+    if (noteBytes > 0 && noteBytes + segment.filesz > MAX_NOTE_BYTES) {
+      problems.push(`the note segments hold more than ${MAX_NOTE_BYTES} bytes: the notes past them were not read`);
+      break;
+    }
+    noteBytes += segment.filesz;
+    const problem = partial(problems, null, () => forEachNote(file.read(segment.offset, segment.filesz, "the note segment"), header.little, segment.align, visit));
+    if (problem) problems.push(problem);
+  }
+  return found;
 }
 
 function readPrstatus(desc: Buffer, header: ElfHeader): CoreThread {
@@ -279,10 +312,12 @@ function modulesOf(mappedFiles: MappedFile[], loads: ProgramHeader[], memory: Co
   }
   const executableStarts = new Set(loads.filter((l) => l.flags & PF_X).map((l) => l.vaddr));
   const modules: Module[] = [];
+  let pages = 0;
   for (const [path, mappings] of byPath) {
     const first = mappings.find((m) => m.fileOffset === 0n);
     if (!first) continue;
-    const page = memory.bytes(first.start, FIRST_PAGE_BYTES);
+    if (++pages === MAX_FIRST_PAGES + 1) problems.push(`more than ${MAX_FIRST_PAGES} files are mapped from their start: the first page of the rest was not read, so they have no build id`);
+    const page = pages <= MAX_FIRST_PAGES ? memory.bytes(first.start, FIRST_PAGE_BYTES) : null;
     const isElfImage = page !== null && page.subarray(0, 4).toString("latin1") === "\x7fELF";
     if (!isElfImage && !mappings.some((m) => executableStarts.has(m.start))) continue;
     modules.push({

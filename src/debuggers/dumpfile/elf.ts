@@ -13,7 +13,7 @@ const PN_XNUM = 0xffff;
 const NT_GNU_BUILD_ID = 3;
 /** Enough for the 65530 mappings Linux allows by default and the 262144 some servers set. */
 const MAX_PROGRAM_HEADERS = 1_000_000;
-/** The notes of a program on disk are a few hundred bytes; more is not a build-id note. */
+/** The notes of a program on disk are a few hundred bytes in all; past this many, no build-id note is looked for. */
 const MAX_PROGRAM_NOTES_BYTES = 1024 * 1024;
 
 export const EM_386 = 3;
@@ -132,10 +132,19 @@ function parseProgramHeaders(table: Buffer, header: ElfHeader, count: number): P
  * before it are returned, and `problem` says where it stopped.
  */
 export function parseNotes(data: Buffer, little: boolean, align: number): { notes: Note[]; problem: string | null } {
+  const notes: Note[] = [];
+  const problem = forEachNote(data, little, align, (note) => notes.push(note));
+  return { notes, problem };
+}
+
+/**
+ * Hands each note of one PT_NOTE segment to `visit` as it is met, keeping none: a segment of
+ * 64 MiB may hold millions. Returns where a note that runs past the segment ended the walk.
+ */
+export function forEachNote(data: Buffer, little: boolean, align: number, visit: (note: Note) => void): string | null {
   const pad = align === 8 ? 8 : 4;
   const round = (n: number) => Math.ceil(n / pad) * pad;
   const fields = new Fields(data, "a note segment", little);
-  const notes: Note[] = [];
   let at = 0;
   while (at + 12 <= data.length) {
     const namesz = fields.u32(at);
@@ -144,12 +153,12 @@ export function parseNotes(data: Buffer, little: boolean, align: number): { note
     const nameAt = at + 12;
     const descAt = nameAt + round(namesz);
     if (descAt + descsz > data.length) {
-      return { notes, problem: `a note of type 0x${type.toString(16)} at ${at} runs past the end of its segment (${data.length} bytes)` };
+      return `a note of type 0x${type.toString(16)} at ${at} runs past the end of its segment (${data.length} bytes)`;
     }
-    notes.push({ name: cString(data.subarray(nameAt, nameAt + namesz)), type, desc: data.subarray(descAt, descAt + descsz) });
+    visit({ name: cString(data.subarray(nameAt, nameAt + namesz)), type, desc: data.subarray(descAt, descAt + descsz) });
     at = descAt + round(descsz);
   }
-  return { notes, problem: null };
+  return null;
 }
 
 /** The GNU build id among notes, in hex. */
@@ -163,8 +172,11 @@ export function programBuildId(file: DumpFile): string | null {
   const head = file.read(0, Math.min(64, file.size), "the ELF header");
   if (!isElf(head)) return null;
   const header = readElfHeader(head);
+  let noteBytes = 0;
   for (const ph of readProgramHeaders(file, header)) {
-    if (ph.type !== PT_NOTE || ph.filesz > MAX_PROGRAM_NOTES_BYTES || ph.offset + ph.filesz > file.size) continue;
+    if (ph.type !== PT_NOTE || ph.offset + ph.filesz > file.size) continue;
+    noteBytes += ph.filesz;
+    if (noteBytes > MAX_PROGRAM_NOTES_BYTES) return null;
     const id = buildIdOf(parseNotes(file.read(ph.offset, ph.filesz, "a note segment"), header.little, ph.align).notes);
     if (id) return id;
   }
@@ -182,8 +194,12 @@ export function imageBuildId(image: Buffer): string | null {
   const tableEnd = header.phoff + header.phentsize * header.phnum;
   if (tableEnd > image.length) return null;
   const headers = parseProgramHeaders(image.subarray(header.phoff, tableEnd), header, header.phnum);
+  // Real note segments do not overlap; headers that name the same bytes again are not walked again.
+  let noteBytes = 0;
   for (const ph of headers) {
     if (ph.type !== PT_NOTE || ph.offset + ph.filesz > image.length) continue;
+    noteBytes += ph.filesz;
+    if (noteBytes > image.length) return null;
     const id = buildIdOf(parseNotes(image.subarray(ph.offset, ph.offset + ph.filesz), header.little, ph.align).notes);
     if (id) return id;
   }

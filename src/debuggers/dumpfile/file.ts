@@ -32,6 +32,19 @@ export class DumpFile {
 
   /** Exactly `length` bytes at `offset`; what lies outside the file or exceeds the cap is an error. */
   read(offset: number, length: number, what: string): Buffer {
+    this.checkRange(offset, length, what);
+    const buffer = Buffer.alloc(length);
+    let done = 0;
+    while (done < length) {
+      const read = readSync(this.fd, buffer, done, length - done, offset + done);
+      if (read === 0) throw new DumpFileError(`${what} could not be read: the file shrank while being read`);
+      done += read;
+    }
+    return buffer;
+  }
+
+  /** Throws the DumpFileError that reading `length` bytes at `offset` would, without reading them. */
+  checkRange(offset: number, length: number, what: string): void {
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
       throw new DumpFileError(`${what} has an impossible location (offset ${offset}, ${length} bytes)`);
     }
@@ -41,14 +54,6 @@ export class DumpFile {
     if (offset + length > this.size) {
       throw new DumpFileError(`${what} (${length} bytes at offset ${offset}) runs past the end of the file (${this.size} bytes)`);
     }
-    const buffer = Buffer.alloc(length);
-    let done = 0;
-    while (done < length) {
-      const read = readSync(this.fd, buffer, done, length - done, offset + done);
-      if (read === 0) throw new DumpFileError(`${what} could not be read: the file shrank while being read`);
-      done += read;
-    }
-    return buffer;
   }
 
   close(): void {

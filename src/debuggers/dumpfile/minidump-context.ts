@@ -55,6 +55,11 @@ const ARM: Layout = [
 
 const LAYOUTS: Partial<Record<Platform["arch"], Layout>> = { x86_64: AMD64, x86: X86, arm64: ARM64, arm: ARM };
 
+/** How many bytes at the start of a context record hold the registers kept; 0 for an unknown architecture. */
+export function contextRegistersBytes(arch: Platform["arch"]): number {
+  return Math.max(0, ...(LAYOUTS[arch] ?? []).map(([, at, bytes]) => at + bytes));
+}
+
 /** The registers a context record holds; empty for an architecture this reader does not know. */
 export function contextRegisters(context: Fields, arch: Platform["arch"]): Record<string, Address> {
   const registers: Record<string, Address> = {};

@@ -6,7 +6,7 @@
  * malformed one is noted in `problems` and the others are still read.
  */
 import type { Address, ExceptionStop, MemoryRegion, Module, Platform } from "../model.js";
-import { contextRegisters } from "./minidump-context.js";
+import { contextRegisters, contextRegistersBytes } from "./minidump-context.js";
 import { checkedCount, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges, toOffset } from "./file.js";
 
 export interface MinidumpThread {
@@ -413,9 +413,16 @@ function readMemory64List(fields: Fields): DumpedMemory[] {
   return ranges;
 }
 
+/**
+ * Only the general registers at the start of the record are read: the rest is floating-point
+ * and vector state, and threads that all name one large record would otherwise each read it.
+ */
 function readContext(file: DumpFile, size: number, rva: number, platform: Platform, what: string): Record<string, Address> {
   if (size === 0) return {};
-  return contextRegisters(new Fields(file.read(rva, Math.min(size, MAX_CONTEXT_BYTES), what), what), platform.arch);
+  if (size > MAX_CONTEXT_BYTES) throw new DumpFileError(`${what} claims ${size} bytes, more than the ${MAX_CONTEXT_BYTES} a CONTEXT record has`);
+  file.checkRange(rva, size, what);
+  const registers = Math.min(size, contextRegistersBytes(platform.arch));
+  return contextRegisters(new Fields(file.read(rva, registers, what), what), platform.arch);
 }
 
 /** A MINIDUMP_STRING: a byte length, then that many bytes of UTF-16. */
