@@ -154,6 +154,8 @@ export interface TargetFiles {
 
 /** A backend's language for probes: how it says each, and how it reads what came back. */
 export interface Vocabulary {
+  /** The debugger's name as a user knows it (`gdb`), for sentences about what it printed. */
+  readonly debugger: string;
   render(probe: Probe): string;
   read<P extends Probe>(probe: P, output: string): Reading<P>;
   /** The probe a command of this debugger is, when it is one (so a model's `bt 40` counts as the backtrace). */

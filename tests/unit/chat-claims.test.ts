@@ -59,6 +59,7 @@ const FACTS: ClaimFacts = {
   mainThread: 2,
   frames: FRAMES,
   evidence: { threads: "E1", signal: "E7", stack: "E6" },
+  debugger: "gdb",
 };
 
 const DEADLOCK: ClaimFacts = {

@@ -23,6 +23,8 @@ export interface ClaimFacts {
   /** The crashing thread's stack, innermost first. */
   frames: Frame[];
   evidence: { threads: string | null; signal: string | null; stack: string | null };
+  /** The debugger's name (`gdb`), whose thread numbers the answers use. */
+  debugger: string;
 }
 
 /** One sentence for the user, and the evidence it rests on. */
@@ -130,7 +132,7 @@ export function checkClaim(claim: Claim, facts: ClaimFacts): Finding | null {
   }
 }
 
-/** The contradiction of "`expression` is the null pointer", from its value as gdb printed it in the culprit frame. */
+/** The contradiction of "`expression` is the null pointer", from its value as the debugger printed it in the culprit frame. */
 export function nullClaimFinding(expression: string, measured: { value: string | null; evidenceId: string }): Finding | null {
   if (measured.value === null || isNullPointer(measured.value)) return null;
   const shown = measured.value.replace(/^\([^)]*\)\s*/, "");
@@ -160,7 +162,7 @@ export function dereferencedPointers(sourceLine: string): string[] {
   return pointers.filter(Boolean);
 }
 
-/** A pointer value as gdb prints it (`(struct client *) 0x0`, `0x0`) that is null. */
+/** A pointer value as a debugger prints it (`(struct client *) 0x0`, `0x0`) that is null. */
 export function isNullPointer(printed: string): boolean {
   return /(^|\)\s*)0x0$/.test(printed.trim());
 }
@@ -182,11 +184,11 @@ function checkThread(claimed: number | "main", facts: ClaimFacts): Finding | nul
   const crashedThread = `thread ${crashed}${lwp(crash.thread.lwp)}`;
   const worker = mainThread !== null && mainThread !== crashed ? ", a worker thread, not the main thread" : "";
   if (number === crashed) {
-    // In a core, gdb numbers the thread that received the signal 1, whoever it was: say so
+    // In a core, the debugger numbers the thread that received the signal 1, whoever it was: say so
     // when "thread 1" may be meant as the main thread.
     if (claimed !== 1 || worker === "") return null;
     return {
-      text: `Note: thread 1 is gdb's number for the thread that received the ${signal}${worker}; the main thread is thread ${mainThread}${lwp(threadLwp(threads, mainThread))}${cite(ids)}.`,
+      text: `Note: thread 1 is ${facts.debugger}'s number for the thread that received the ${signal}${worker}; the main thread is thread ${mainThread}${lwp(threadLwp(threads, mainThread))}${cite(ids)}.`,
       evidenceIds: ids,
     };
   }

@@ -90,6 +90,7 @@ export class OfflineEngine {
         signal: this.firstEvidence(SIGNAL_INFO, EXIT_SIGNAL),
         stack: this.firstEvidence(TRIAGE_STACK),
       },
+      debugger: this.deps.vocabulary.debugger,
     };
     const findings: Finding[] = [];
     for (const claim of claims) {
@@ -146,7 +147,7 @@ export class OfflineEngine {
   private async stackAnswer(ref: ThreadRef): Promise<Finding> {
     const thread = await this.resolveThread(ref);
     const stack = await this.stack(thread);
-    if (stack.frames.length === 0) return failed(`gdb shows no stack for thread ${thread}`, stack);
+    if (stack.frames.length === 0) return failed(`${this.deps.vocabulary.debugger} shows no stack for thread ${thread}`, stack);
     const culprit = thread === this.crash.thread.id ? this.crash.culprit.frame : null;
     const lines = [`Thread ${thread}${await this.threadRole(thread)} [${stack.id}]:`];
     for (const frame of stack.frames) lines.push(`  ${frameText(frame)}${frame.level === culprit ? "   <- culprit" : ""}`);
@@ -160,7 +161,7 @@ export class OfflineEngine {
   private async allStacksAnswer(): Promise<Finding> {
     const all = await this.run(ALL_STACKS);
     const traces = [...(all.reading ?? [])].sort((a, b) => a.thread - b.thread);
-    if (traces.length === 0) return failed("gdb listed no threads", all);
+    if (traces.length === 0) return failed(`${this.deps.vocabulary.debugger} listed no threads`, all);
     const lines = [`${traces.length} thread${traces.length === 1 ? "" : "s"} [${all.id}]:`];
     for (const trace of traces.slice(0, MAX_LISTED_THREADS)) {
       const top = trace.frames[0];
@@ -190,15 +191,15 @@ export class OfflineEngine {
     const level = await this.resolveFrame(thread, frameRef);
     // The locals are printed without their frame: the frame (its function, arguments, line) is the stack's.
     const frame = await this.frameOf(thread, level);
-    // gdb prints nothing for a frame level the stack does not have.
+    // A debugger prints nothing for a frame level the stack does not have.
     if (frame.missing) return { text: `Thread ${thread} has no frame ${level} [${frame.id}]; ask for its stack to see the frames it has.`, evidenceIds: [frame.id] };
     const result = await this.run(placed(probes.locals(), { thread, frame: level }));
-    if (!result.ok) return failed(`gdb could not read the locals of frame ${level} of thread ${thread}`, result);
+    if (!result.ok) return failed(`${this.deps.vocabulary.debugger} could not read the locals of frame ${level} of thread ${thread}`, result);
     const locals = result.reading ?? [];
     const ids = frame.frame ? [result.id, frame.id] : [result.id];
     const text = [`Frame ${level} of thread ${thread}${frame.frame ? `: ${frameText(frame.frame)}` : ""} [${ids.join(", ")}]`];
     if (frame.frame?.args) text.push(`Arguments: ${clip(frame.frame.args)}`);
-    if (locals.length === 0) text.push("Locals: none (gdb says: no locals)");
+    if (locals.length === 0) text.push(`Locals: none (${this.deps.vocabulary.debugger} says: no locals)`);
     else text.push("Locals:", ...locals.map((v) => `  ${v.name} = ${clip(v.value)}`));
     return { text: text.join("\n"), evidenceIds: ids };
   }
@@ -208,7 +209,7 @@ export class OfflineEngine {
     const level = await this.resolveFrame(thread, frameRef);
     const result = await this.run(placed({ kind: "registers", ...(names.length > 0 ? { names } : {}) }, { thread, frame: level }));
     const registers = result.reading ?? [];
-    if (!result.ok || registers.length === 0) return failed(`gdb could not read ${names.join(", ") || "the registers"} in frame ${level} of thread ${thread}`, result);
+    if (!result.ok || registers.length === 0) return failed(`${this.deps.vocabulary.debugger} could not read ${names.join(", ") || "the registers"} in frame ${level} of thread ${thread}`, result);
     // The registers are printed without their frame: which function it is, the stack says.
     const { frame, id: stackId } = await this.frameOf(thread, level);
     const ids = frame?.function ? [result.id, stackId] : [result.id];
@@ -219,7 +220,7 @@ export class OfflineEngine {
       const isFault = fault !== null && toBigInt(register.value) === fault ? " <- the fault address" : "";
       lines.push(`  ${register.name} = ${register.value}${natural}${isFault}`);
     }
-    if (level > 0) lines.push(`In frame ${level}, gdb recovers only the registers the callees saved; the others show frame 0's values or <not saved>.`);
+    if (level > 0) lines.push(`In frame ${level}, ${this.deps.vocabulary.debugger} recovers only the registers the callees saved; the others show frame 0's values or <not saved>.`);
     return { text: lines.join("\n"), evidenceIds: ids };
   }
 
@@ -345,7 +346,7 @@ export class OfflineEngine {
     }
     if (locks.length > MAX_LOCKS) lines.push(`... ${locks.length - MAX_LOCKS} more locks have waiters [${all.id}].`);
     ids.push(threadsId);
-    lines.push(`(Owners are the LWPs in each mutex's owner field, matched to gdb's thread numbers [${threadsId}].)`);
+    lines.push(`(Owners are the LWPs in each mutex's owner field, matched to ${this.deps.vocabulary.debugger}'s thread numbers [${threadsId}].)`);
     return { text: lines.join("\n"), evidenceIds: unique(ids) };
   }
 
@@ -372,7 +373,7 @@ export class OfflineEngine {
       };
     }
     const values = checked.map((c) => `\`${c.expression}\` = ${stripType(c.value)} [${c.id}]`);
-    return { text: `None of the pointers dereferenced by ${where} is null: ${values.join(", ") || "gdb printed none"}.`, evidenceIds: ids };
+    return { text: `None of the pointers dereferenced by ${where} is null: ${values.join(", ") || `${this.deps.vocabulary.debugger} printed none`}.`, evidenceIds: ids };
   }
 
   private async findNullPointer(): Promise<
@@ -411,7 +412,7 @@ export class OfflineEngine {
     const thread = await this.resolveThread(threadRef);
     const level = await this.resolveFrame(thread, frameRef);
     const printed = await this.printInFrame(expression, thread, level);
-    if (printed.value === null) return failed(`gdb could not evaluate \`${expression}\` in frame ${level} of thread ${thread}`, printed.result);
+    if (printed.value === null) return failed(`${this.deps.vocabulary.debugger} could not evaluate \`${expression}\` in frame ${level} of thread ${thread}`, printed.result);
     return { text: `\`${expression}\` = ${clip(printed.value)} in frame ${level} of thread ${thread} [${printed.id}].`, evidenceIds: [printed.id] };
   }
 
@@ -474,7 +475,7 @@ export class OfflineEngine {
     if (typeof ref === "number") {
       const { list, id } = await this.threads();
       if (list.length > 0 && !list.some((t) => t.id === ref)) {
-        throw new Unanswerable({ text: `There is no thread ${ref}: gdb lists threads ${list.map((t) => t.id).join(", ")} [${id}].`, evidenceIds: [id] });
+        throw new Unanswerable({ text: `There is no thread ${ref}: ${this.deps.vocabulary.debugger} lists threads ${list.map((t) => t.id).join(", ")} [${id}].`, evidenceIds: [id] });
       }
       return ref;
     }
@@ -590,7 +591,7 @@ function failed(what: string, result: Measured): Finding {
   return { text: `${what}${why} [${result.id}].`, evidenceIds: [result.id] };
 }
 
-/** The first frame of the program's own code, by the triage's rules (modules as gdb named them). */
+/** The first frame of the program's own code, by the triage's rules (modules as the debugger named them). */
 function ownFrame(frames: Frame[]): Frame | null {
   const index = culpritIndex(frames.map((frame) => ({ ...frame, module: frame.from })));
   return index === null ? null : (frames[index] ?? null);

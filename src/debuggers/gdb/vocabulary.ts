@@ -187,6 +187,7 @@ const SYNTAX = [
 const SELECTION_CHANGE = /^\s*(thread|t|thr|frame|f|up|down|select-frame)(\s+(?!apply\b)\S.*)?$/;
 
 export const gdbVocabulary: Vocabulary = {
+  debugger: "gdb",
   render,
   read,
   recognise,
