@@ -11,6 +11,8 @@ export interface DebuggerProcess {
   readonly pid: number | undefined;
   /** Writes one line (the newline is added). Returns false when the pipe is closed. */
   writeLine(line: string): boolean;
+  /** Writes bytes as they are, for framed protocols. Returns false when the pipe is closed. */
+  write(data: string | Uint8Array): boolean;
   /** Asks the debugger to stop what it is doing, as Ctrl+C at its prompt would. */
   interrupt(): void;
   /** Ends the debugger and anything it started. */
@@ -19,10 +21,10 @@ export interface DebuggerProcess {
   readonly exited: Promise<string>;
 }
 
-export interface SpawnOptions {
-  onLine: (line: string) => void;
+/** How stdout is read: line by line (GDB/MI), or as raw chunks for a framed protocol (DAP). */
+export type SpawnOptions = ({ onLine: (line: string) => void } | { onData: (chunk: Buffer) => void }) & {
   onStderr?: (text: string) => void;
-}
+};
 
 
 export async function spawnDebugger(
@@ -56,8 +58,11 @@ export async function spawnDebugger(
       (error: Error) => error.message,
     ),
     writeLine(line) {
+      return proc.write(`${line}\n`);
+    },
+    write(data) {
       if (!alive || child.stdin!.destroyed) return false;
-      child.stdin!.write(`${line}\n`);
+      child.stdin!.write(data);
       return true;
     },
     interrupt() {
@@ -88,8 +93,12 @@ export async function spawnDebugger(
     throw new DebuggerMissing(`cannot start ${binary}: ${why}`);
   }
 
-  const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
-  lines.on("line", options.onLine);
+  if ("onLine" in options) {
+    const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+    lines.on("line", options.onLine);
+  } else {
+    child.stdout!.on("data", options.onData);
+  }
   child.stderr!.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
   // A write to a dead debugger must surface as a dead session, not an unhandled EPIPE.
   child.stdin!.on("error", () => undefined);

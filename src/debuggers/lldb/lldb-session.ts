@@ -1,0 +1,363 @@
+/**
+ * A persistent LLDB session on one dump, through LLVM's Debug Adapter Protocol server (lldb-vscode
+ * in LLVM 16, lldb-dap since). The dump is loaded by an `attach` with `program` and `coreFile`; a
+ * command is an `evaluate` in the REPL context behind the adapter's command escape, and its output
+ * is the response's `result`. One command runs at a time. DAP cannot interrupt a command, so one
+ * past its timeout costs the adapter: it is killed and the same dump reopened, which the result says.
+ */
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { basename } from "node:path";
+import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
+import { spawnDebugger, type DebuggerProcess } from "../process.js";
+import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
+import { resolveAdapter } from "./adapter.js";
+import { DapClient } from "./dap.js";
+import { lldbVocabulary } from "./vocabulary.js";
+
+export interface LldbSessionOptions {
+  dump: string;
+  /** The program that crashed; null for a minidump, whose module list names it. */
+  executable: string | null;
+  /** The DAP server, or the lldb it is installed beside; the default adapter on PATH when omitted. */
+  binary?: string;
+  /** Default per-command timeout in milliseconds. */
+  timeoutMs?: number;
+  sysroot?: string;
+  debugFileDirectory?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** How long loading a dump may take (symbols of a big program, a core of many threads). */
+const OPEN_TIMEOUT_MS = 120_000;
+/** How long a program gets to answer `initialize` before it is taken for something else than an adapter. */
+const INITIALIZE_TIMEOUT_MS = 30_000;
+/** How long the adapter gets to leave after `disconnect` before it is killed. */
+const CLOSE_GRACE_MS = 1_000;
+/** lldb-vscode runs REPL input that starts with this as an lldb command, not as an expression. */
+const COMMAND_ESCAPE = "`";
+
+/**
+ * Load-time lines that say nothing to a user: lldb's complaints about debug information it cannot
+ * read (it falls back to the symbol table), and a minidump's modules that are not on this machine
+ * (dumpdbg lists them from the dump itself).
+ */
+const LOAD_NOISE = /\bDWARF\b|unsupported DW_FORM|Unable to locate module/;
+
+interface Adapter {
+  proc: DebuggerProcess;
+  client: DapClient;
+}
+
+/** What lldb printed for one command, and its error when it reported one. */
+interface Reply {
+  output: string;
+  error: string | null;
+}
+
+export class LldbSession implements DebuggerSession {
+  readonly backend = "lldb" as const;
+  readonly vocabulary = lldbVocabulary;
+  /** What lldb warned about while loading the dump (a missing .dwo, a setting it refused). */
+  loadWarnings: string[] = [];
+  private adapter: Adapter | null = null;
+  /** Commands wait here so that exactly one is in flight. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private ctx: SessionContext = emptyContext();
+  /** Thread names by OS thread id: the adapter's ids are lldb's tids, and a dump's threads never change. */
+  private threadNames = new Map<number, string | null>();
+  private lldbVersion: string | null = null;
+  /** The adapter's output events while the dump loads; null once it is loaded. */
+  private loading: string[] | null = null;
+  private stderrTail = "";
+
+  constructor(private readonly options: LldbSessionOptions) {}
+
+  version(): string | null {
+    return this.lldbVersion;
+  }
+
+  context(): SessionContext {
+    return structuredClone(this.ctx);
+  }
+
+  async open(): Promise<void> {
+    const binary = resolveAdapter(this.options.binary);
+    this.loading = [];
+    this.adapter = await this.start(binary);
+    const { client } = this.adapter;
+    try {
+      await this.initialize(client, binary);
+      for (const setting of this.settings()) {
+        const reply = await this.command(setting, OPEN_TIMEOUT_MS);
+        if (reply.error) throw new DebuggerError(`lldb refused "${setting}": ${reply.error}`);
+      }
+      const attach = await client.request(
+        "attach",
+        { ...(this.options.executable ? { program: this.options.executable } : {}), coreFile: this.options.dump },
+        OPEN_TIMEOUT_MS,
+      );
+      if (!attach.success) throw new DebuggerError(`lldb could not load ${this.options.dump}: ${attach.message}`);
+      // For a core, lldb-vscode answers the attach first and sends its stopped events (one per
+      // thread with a stop reason) right after answering configurationDone, from the same handler:
+      // they are all in by the time `threads` is answered.
+      await client.request("configurationDone", {}, OPEN_TIMEOUT_MS);
+      const threads = await client.request("threads", undefined, OPEN_TIMEOUT_MS);
+      const list = threads.success ? threads.body.threads : [];
+      this.threadNames = new Map(list.map((thread) => [thread.id, threadName(thread)]));
+      this.ctx = { ...emptyContext(), targetLoaded: true, threadCount: list.length };
+      const version = await this.command("version", OPEN_TIMEOUT_MS);
+      this.lldbVersion = version.output.trim().split("\n")[0] || null;
+      await this.refreshSelection(OPEN_TIMEOUT_MS);
+      this.loadWarnings = [...new Set(this.loading.flatMap(warningsIn))];
+    } catch (error) {
+      await this.close();
+      if (error instanceof DebuggerError) throw error;
+      throw new DebuggerError(`lldb failed while opening ${this.options.dump}: ${(error as Error).message}`);
+    } finally {
+      this.loading = null;
+    }
+  }
+
+  run(command: string, options: RunOptions = {}): Promise<CommandResult> {
+    const next = this.queue.then(() => this.runNow(command, options));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    const adapter = this.adapter;
+    this.adapter = null;
+    if (!adapter) return;
+    // Leaves the dump as it is; lldb-vscode exits once it has answered.
+    await adapter.client.request("disconnect", { terminateDebuggee: false }, CLOSE_GRACE_MS).catch(() => undefined);
+    const quit = await Promise.race([adapter.proc.exited.then(() => true), delay(CLOSE_GRACE_MS).then(() => false)]);
+    if (!quit) adapter.proc.kill();
+    await adapter.proc.exited;
+  }
+
+  private async runNow(command: string, options: RunOptions): Promise<CommandResult> {
+    const started = performance.now();
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const result = (fields: Partial<CommandResult> & { ok: boolean; output: string }): CommandResult => ({
+      command,
+      ...fields,
+      ms: Math.round(performance.now() - started),
+      context: this.context(),
+    });
+
+    // The adapter would run a second line as a second command, past whatever checked this one.
+    if (/[\u0000-\u001f\u007f]/.test(command)) {
+      return result({ ok: false, output: "", errorType: "debugger_error", error: "a command cannot contain newlines or control characters" });
+    }
+
+    let reopened = false;
+    if (!this.adapter) {
+      await this.reopen();
+      reopened = true;
+    }
+
+    try {
+      const reply = await this.command(command, timeoutMs);
+      if (this.vocabulary.movesSelection(command)) await this.refreshSelection(timeoutMs);
+      return result({
+        ok: reply.error === null,
+        output: reply.output,
+        ...(reply.error === null ? {} : { errorType: "debugger_error" as const, error: reply.error }),
+        ...(reopened ? { reopened } : {}),
+      });
+    } catch (error) {
+      if (error instanceof CommandTimeout) {
+        await this.reopen();
+        const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
+        return result({
+          ok: false,
+          output: "",
+          errorType: "timeout",
+          error: `command timed out after ${seconds}s; DAP cannot interrupt lldb, so it was killed and the dump reopened`,
+          reopened: true,
+        });
+      }
+      if (error instanceof SessionDead) {
+        await this.reopen();
+        return result({ ok: false, output: "", errorType: "session_dead", error: `${error.message}; the dump was reopened`, reopened: true });
+      }
+      throw error;
+    }
+  }
+
+  private async start(binary: string): Promise<Adapter> {
+    let proc: DebuggerProcess | null = null;
+    const client = new DapClient({
+      write: (bytes) => proc?.write(bytes) ?? false,
+      onEvent: (event) => this.onEvent(event),
+      onBroken: () => proc?.kill(),
+    });
+    proc = await spawnDebugger(binary, [], {
+      onData: (chunk) => client.receive(chunk),
+      onStderr: (text) => {
+        this.stderrTail = (this.stderrTail + text).slice(-2000);
+      },
+    });
+    const adapter = { proc, client };
+    void proc.exited.then((how) => {
+      const stderr = this.stderrTail.trim().split("\n").pop();
+      client.close(new SessionDead(`${basename(binary)} ${how}${stderr ? ` (${stderr})` : ""}`));
+      if (this.adapter === adapter) this.adapter = null;
+    });
+    return adapter;
+  }
+
+  private async initialize(client: DapClient, binary: string): Promise<void> {
+    let response: DebugProtocol.InitializeResponse;
+    try {
+      response = await client.request(
+        "initialize",
+        { clientID: "dumpdbg", clientName: "dumpdbg", adapterID: "lldb", pathFormat: "path", linesStartAt1: true, columnsStartAt1: true },
+        INITIALIZE_TIMEOUT_MS,
+      );
+    } catch (error) {
+      throw new DebuggerMissing(`${binary} does not answer as a Debug Adapter Protocol server (${(error as Error).message})`);
+    }
+    if (!response.success) throw new DebuggerMissing(`${binary} refused to start a debug session: ${response.message}`);
+  }
+
+  /** Commands lldb runs before it loads the dump. */
+  private settings(): string[] {
+    const settings = [
+      // Dump contents are untrusted: no script that a symbol file brings along is run.
+      "settings set target.load-script-from-symbol-file false",
+    ];
+    // A sysroot is a platform's: remote-linux looks up a core's shared libraries under it, host does not.
+    if (this.options.sysroot) settings.push(`platform select --sysroot ${lldbQuote(this.options.sysroot)} remote-linux`);
+    if (this.options.debugFileDirectory) {
+      settings.push(`settings set target.debug-file-search-paths ${lldbQuote(this.options.debugFileDirectory)}`);
+    }
+    return settings;
+  }
+
+  private async reopen(): Promise<void> {
+    const old = this.adapter;
+    this.adapter = null;
+    if (old) {
+      old.proc.kill();
+      await old.proc.exited;
+    }
+    await this.open();
+  }
+
+  /** Runs one lldb command at the adapter's REPL. */
+  private async command(command: string, timeoutMs: number): Promise<Reply> {
+    const adapter = this.adapter;
+    if (!adapter) throw new SessionDead("lldb is not running");
+    const response = await adapter.client.request("evaluate", { expression: `${COMMAND_ESCAPE}${command}`, context: "repl" }, timeoutMs);
+    return replyOf(command, response);
+  }
+
+  /**
+   * Asks lldb where it stands: its selected thread and that thread's selected frame. `frame info`
+   * rather than DAP's `stackTrace`, whose answer counts every frame of the thread (seconds on a
+   * stack overflow's hundred thousand frames).
+   */
+  private async refreshSelection(timeoutMs: number): Promise<void> {
+    const [thread, frame] = await Promise.all([this.command("thread info", timeoutMs), this.command("frame info", timeoutMs)]);
+    const selected = /^thread #(\d+): tid = (\d+)/m.exec(thread.output);
+    this.ctx.selectedThread = selected
+      ? { id: Number(selected[1]), lwp: Number(selected[2]), name: this.threadNames.get(Number(selected[2])) ?? null }
+      : null;
+    this.ctx.selectedFrame = selected ? frameOf(frame.output) : null;
+  }
+
+  private onEvent(event: DebugProtocol.Event): void {
+    if (event.event !== "output" || !this.loading) return;
+    // After the load, output events are not a command's output: lldb-vscode puts that in the
+    // evaluate response, and copies what lldb writes to its stdout and stderr into output events
+    // from a thread of its own, late and out of step with the responses.
+    const { category, output } = (event as DebugProtocol.OutputEvent).body;
+    if (category === undefined || category === "console" || category === "stderr" || category === "important") {
+      this.loading.push(output);
+    }
+  }
+}
+
+function emptyContext(): SessionContext {
+  return { backend: "lldb", targetLoaded: false, threadCount: null, selectedThread: null, selectedFrame: null };
+}
+
+/**
+ * lldb-vscode 16 answers a REPL command with `(lldb) COMMAND`, then what the command printed, then
+ * its error text, and `success: true` even when the command failed: the error is the text from the
+ * first `error:` line on.
+ */
+function replyOf(command: string, response: DebugProtocol.EvaluateResponse): Reply {
+  if (!response.success) return { output: "", error: response.message ?? "lldb reported an error" };
+  const result = response.body?.result ?? "";
+  // lldb-dap from LLVM 21 no longer echoes the command.
+  const echo = `(lldb) ${command}\n`;
+  const text = result.startsWith(echo) ? result.slice(echo.length) : result;
+  const error = /^error: /m.exec(text);
+  if (!error) return { output: text, error: null };
+  return { output: text.slice(0, error.index), error: text.slice(error.index + error[0].length).trimEnd() };
+}
+
+/** The adapter names a thread `Thread #2` or `Thread #1 worker`: the name is what follows the number. */
+function threadName(thread: DebugProtocol.Thread): string | null {
+  return /^Thread #?\d+:?\s+(.+)$/.exec(thread.name)?.[1] ?? null;
+}
+
+/**
+ * The selected frame from `frame info`, as lldb's default frame-format prints it:
+ * `frame #1: 0x000055cda876425e thread-crash`worker_main(arg=0x0) at thread-crash.c:48:5`, or
+ * `frame #5: 0x00005574e1c1e0b1 null-deref`_start + 33` for a frame without line information.
+ */
+function frameOf(text: string): SessionContext["selectedFrame"] {
+  const frame = /^frame #(\d+): (0x[0-9a-fA-F]+)(?: (.*))?$/m.exec(text);
+  if (!frame) return null;
+  let where = (frame[3] ?? "").replace(/(?: \[(?:opt|artificial)\])+$/, "");
+  const source = / at (.+?):(\d+)(?::\d+)?$/.exec(where);
+  if (source) where = where.slice(0, source.index);
+  const symbol = where.indexOf("`") === -1 ? null : where.slice(where.indexOf("`") + 1).replace(/ \+ \d+$/, "");
+  return {
+    level: Number(frame[1]),
+    function: symbol ? withoutArguments(symbol) : null,
+    file: source?.[1] ?? null,
+    line: source ? Number(source[2]) : null,
+    address: frame[2] ?? null,
+  };
+}
+
+/** `broadcast(sessions=0x0, message="a)")` → `broadcast`; `Foo::operator()(this=0x1)` → `Foo::operator()`. */
+function withoutArguments(name: string): string {
+  if (!name.endsWith(")")) return name;
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = name.length - 1; i >= 0; i--) {
+    const c = name[i];
+    if (quote) {
+      if (c === quote && name[i - 1] !== "\\") quote = null;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+    } else if (c === ")") {
+      depth++;
+    } else if (c === "(" && --depth === 0) {
+      return name.slice(0, i);
+    }
+  }
+  return name;
+}
+
+/** The lines of a load-time output event worth a user's attention. */
+function warningsIn(output: string): string[] {
+  return output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !LOAD_NOISE.test(line));
+}
+
+/** Quotes an argument of an lldb command. */
+function lldbQuote(text: string): string {
+  return `"${text.replace(/[\\"]/g, "\\$&")}"`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
