@@ -166,6 +166,26 @@ describe("LldbSession on a multi-threaded crash", () => {
     expect((await session.run("bt 1")).output).toMatch(/^\* thread #3/);
     expect((await session.run("thread select 1")).context.selectedThread).toMatchObject({ id: 1, name: "thread-crash" });
   });
+
+  it("runs a command placed in another thread and frame, then puts the selection back", async () => {
+    const before = (await session.run("frame select 0")).context;
+    const listed = (await session.run("thread list")).output;
+    const tid = Number(/^ {2}thread #2: tid = (\d+)/m.exec(listed)?.[1]);
+    const info = await session.run("[thread 2, frame 1] thread info");
+    expect(info.ok).toBe(true);
+    expect(info.command).toBe("[thread 2, frame 1] thread info");
+    expect(info.output).toMatch(new RegExp(`^thread #2: tid = ${tid}, `));
+    const frame = await session.run("[frame 1] frame info");
+    expect(frame.output).toMatch(/^frame #1: .*worker_main/);
+    // Where lldb stood before: the crashing thread's innermost frame.
+    expect(frame.context.selectedThread).toEqual(before.selectedThread);
+    expect(frame.context.selectedFrame?.level).toBe(0);
+    expect((await session.run("frame info")).output).toMatch(/^frame #0: .*process_job/);
+    const missing = await session.run("[thread 99] bt");
+    expect(missing).toMatchObject({ ok: false, errorType: "debugger_error" });
+    expect(missing.error).toMatch(/thread/i);
+    expect((await session.run("thread info")).output).toMatch(/^thread #1: /);
+  });
 });
 
 describe("LldbSession recovery", () => {

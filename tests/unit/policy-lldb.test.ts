@@ -221,6 +221,18 @@ const LLDB_16_COMMANDS = `apropos breakpoint command diagnostics disassemble dwi
   continue detach di dis display down env exit f file finish history image j jump kill l list n next nexti ni p parray
   po poarray print q r rbreak re run s shell si sif step stepi t tbreak undisplay up v var vo x`.split(/\s+/);
 
+describe("dumpdbg's [thread T, frame F] prefix", () => {
+  it("checks the command it places, not the prefix", () => {
+    expect(checkCommand("lldb", "[thread 2, frame 3] frame variable")).toEqual({ allowed: true });
+    expect(checkCommand("lldb", "[frame 1] register read rip")).toEqual({ allowed: true });
+    expect(checkCommand("lldb", "[thread 2] memory write 0x1000 1").allowed).toBe(false);
+    expect(checkCommand("lldb", "[frame 1] script print(1)").allowed).toBe(false);
+    expect(checkCommand("lldb", "[thread 2, frame 1] p x = 1").allowed).toBe(false);
+    // Not the prefix: lldb would see a command starting with "[".
+    expect(checkCommand("lldb", "[shell] frame variable").allowed).toBe(false);
+  });
+});
+
 describe("checkCommand for lldb", () => {
   it.each(LLDB_ALLOWED)("allows %j", (command) => {
     expect(checkCommand("lldb", command)).toEqual({ allowed: true });

@@ -13,6 +13,7 @@ import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from 
 import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "./dap.js";
 import { lldbVocabulary } from "./vocabulary.js";
+import { parsePlaced, type Placed } from "./place.js";
 
 export interface LldbSessionOptions {
   dump: string;
@@ -157,8 +158,9 @@ export class LldbSession implements DebuggerSession {
     }
 
     try {
-      const reply = await this.command(command, timeoutMs);
-      if (this.vocabulary.movesSelection(command)) await this.refreshSelection(timeoutMs);
+      const { place, command: inner } = parsePlaced(command);
+      const reply = place.thread === null && place.frame === null ? await this.command(command, timeoutMs) : await this.placed(place, inner, timeoutMs);
+      if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
       return result({
         ok: reply.error === null,
         output: reply.output,
@@ -243,6 +245,31 @@ export class LldbSession implements DebuggerSession {
       await old.proc.exited;
     }
     await this.open();
+  }
+
+  /**
+   * Runs a command in another thread or frame: selects them, runs it, and puts the selection back,
+   * as gdb's `thread apply N frame apply level F` leaves gdb's. A thread without a frame means its
+   * innermost frame.
+   */
+  private async placed(place: Placed["place"], command: string, timeoutMs: number): Promise<Reply> {
+    const home = { thread: this.ctx.selectedThread?.id ?? null, frame: this.ctx.selectedFrame?.level ?? 0 };
+    const moves = [
+      ...(place.thread !== null ? [`thread select ${place.thread}`] : []),
+      ...(place.thread !== null || place.frame !== null ? [`frame select ${place.frame ?? 0}`] : []),
+    ];
+    try {
+      for (const move of moves) {
+        const moved = await this.command(move, timeoutMs);
+        if (moved.error !== null) return { output: "", error: moved.error };
+      }
+      return await this.command(command, timeoutMs);
+    } finally {
+      if (this.adapter) {
+        if (place.thread !== null && home.thread !== null) await this.command(`thread select ${home.thread}`, timeoutMs);
+        await this.command(`frame select ${home.frame}`, timeoutMs);
+      }
+    }
   }
 
   /** Runs one lldb command at the adapter's REPL. */

@@ -25,6 +25,7 @@ import {
   refuse,
   type PolicyVerdict,
 } from "../policy/verdict.js";
+import { parsePlaced } from "./place.js";
 
 // lldb compiles an expression with clang as the body of a function, and runs it.
 const LLDB_EXPRESSIONS: ExpressionLanguage = { ...C_EXPRESSIONS, compiled: true };
@@ -38,7 +39,9 @@ type LldbCheck = (rest: string, shown: string, format: string | undefined) => Po
 type LldbRule = string | LldbCheck | LldbTable;
 type LldbTable = ReadonlyMap<string, LldbRule>;
 
-export function checkLldbCommand(command: string): PolicyVerdict {
+export function checkLldbCommand(placed: string): PolicyVerdict {
+  // dumpdbg's `[thread T, frame F]` prefix only selects where the command runs: the command is what is checked.
+  const { command } = parsePlaced(placed);
   // lldb evaluates `...` anywhere in a command as an expression before the command runs.
   if (command.includes("`")) return refuse("the command", "uses backticks, which make lldb evaluate an expression");
   let next = commandWord(command);
