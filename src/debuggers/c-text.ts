@@ -27,6 +27,13 @@ export function unquoteCString(text: string): string | null {
     if (ch === "\\") {
       const next = text[index + 1] ?? "";
       const octal = /^[0-7]{1,3}/.exec(text.slice(index + 1));
+      // lldb escapes other bytes in hex: `\x05`.
+      const hex = next === "x" ? /^[0-9a-fA-F]{1,2}/.exec(text.slice(index + 2)) : null;
+      if (hex) {
+        out += String.fromCharCode(parseInt(hex[0], 16));
+        index += 2 + hex[0].length;
+        continue;
+      }
       if (octal) {
         out += String.fromCharCode(parseInt(octal[0], 8));
         index += 1 + octal[0].length;

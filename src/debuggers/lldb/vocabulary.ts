@@ -1,15 +1,181 @@
-/** A placeholder until lldb's vocabulary is written: only movesSelection works. */
-import type { Vocabulary } from "../probe.js";
+/**
+ * LLDB's language for probes: each probe as the command a user at an lldb prompt would type, and
+ * that command's output read back into the model (values in the one-line C form gdb's readers give,
+ * instructions in gdb's AT&T spelling). A probe addressed to another thread or frame carries the
+ * session's `[thread T, frame F]` prefix, so the selection never moves.
+ */
+import type { SourceLine } from "../model.js";
+import type { Place, Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
+import { placedCommand, parsePlaced } from "./place.js";
+import { parseDisassembly } from "./text/disassembly.js";
+import { parseBacktrace, parseThreadBacktraces, parseThreads } from "./text/frames.js";
+import { parseImageList, parseLookup, parseRegions, parseSections } from "./text/images.js";
+import { parseMemoryStrings, parseMemoryWords, parseSourceListing, parseStopSignal, parseStopSignalRecord } from "./text/misc.js";
+import { parseRegisters } from "./text/registers.js";
+import { parseExpressionValue, parseVariables } from "./text/values.js";
+
+/** glibc's `struct abort_msg_s { unsigned int size; char msg[]; }`: the text is 4 bytes into the block. */
+const ABORT_MESSAGE_COMMAND = 'memory read --format s --count 1 -- "*(char **)&__abort_msg + 4"';
+
+/** An address expression as one argument of an lldb command. */
+function argument(expression: string): string {
+  return /[\s"'\\]/.test(expression) ? `"${expression.replace(/["\\]/g, "\\$&")}"` : expression;
+}
+
+function threadArgument(thread: number | null | undefined): string {
+  return thread === undefined || thread === null ? "" : ` ${thread}`;
+}
+
+function render(probe: Probe): string {
+  switch (probe.kind) {
+    case "threads":
+    case "exit-signal":
+    case "signal-info":
+      // lldb has no `$_siginfo`: the stop reason in the thread list is what it knows of the signal.
+      return "thread list";
+    case "backtrace":
+      if (probe.outermost || probe.limit <= 0) return `thread backtrace${threadArgument(probe.thread)}`;
+      // One frame more than asked: whether it comes says whether the stack goes on.
+      return `thread backtrace --count ${probe.limit + 1}${threadArgument(probe.thread)}`;
+    case "thread-backtraces":
+      return `thread backtrace${probe.limit ? ` --count ${probe.limit}` : ""} ${probe.threads === "all" ? "all" : probe.threads.join(" ")}`;
+    case "registers":
+      return placedCommand(probe, `register read${probe.names?.length ? ` ${probe.names.join(" ")}` : ""}`);
+    case "register":
+      return placedCommand(probe, `register read ${probe.register}`);
+    case "evaluate":
+      return placedCommand(probe, `expression ${probe.format === "hex" ? "--format x " : ""}-- ${probe.expression}`);
+    case "frame-info":
+      // A frame's CFA is its caller's stack pointer: the value rsp had before the call.
+      return placedCommand({ thread: probe.thread ?? null, frame: probe.frame + 1 }, "register read sp");
+    case "locals":
+      return placedCommand(probe, "frame variable --no-args");
+    case "arguments":
+      return placedCommand(probe, "frame variable --no-locals");
+    case "disassemble":
+      if (probe.address === undefined) return placedCommand(probe, "disassemble --frame");
+      return placedCommand(
+        probe,
+        probe.before
+          ? `disassemble --start-address ${probe.address}-${probe.before} --end-address ${probe.address}+1`
+          : `disassemble --address ${probe.address}`,
+      );
+    case "instructions":
+      return placedCommand(probe, probe.address === undefined ? `disassemble --pc --count ${probe.count}` : `disassemble --start-address ${probe.address} --count ${probe.count}`);
+    case "memory":
+      return placedCommand(probe, `memory read --size 8 --format x --count ${probe.count} ${argument(probe.address)}`);
+    case "string":
+      return `memory read --format s --count 1 ${argument(probe.address)}`;
+    case "strings":
+      return `memory read --format s --count ${probe.count} ${argument(probe.address)}`;
+    case "symbol":
+      return `image lookup --address ${probe.indirect ? argument(`*(void **)${probe.address}`) : probe.address}`;
+    case "source":
+      return `source list --file ${argument(probe.file)} --line ${probe.from} --count ${Math.max(1, probe.to - probe.from + 1)}`;
+    case "shared-libraries":
+      return "image list";
+    case "sections":
+      return "image dump sections";
+    case "mappings":
+      return "memory region --all";
+    case "abort-message":
+      return ABORT_MESSAGE_COMMAND;
+    case "select":
+      return "thread" in probe ? `thread select ${probe.thread}` : `frame select ${probe.frame}`;
+    case "command":
+      return probe.text;
+  }
+}
+
+type Readers = { [K in keyof Readings]: (output: string, probe: ProbeOf<K>) => Readings[K] };
+
+const READERS: Readers = {
+  threads: parseThreads,
+  backtrace: (output, probe) => {
+    const read = parseBacktrace(output, probe.outermost || probe.limit <= 0 ? undefined : probe.limit);
+    return probe.outermost && probe.limit > 0 ? { frames: read.frames.slice(-probe.limit), truncated: false } : read;
+  },
+  "thread-backtraces": parseThreadBacktraces,
+  registers: parseRegisters,
+  register: (output) => parseRegisters(output)[0]?.value ?? null,
+  evaluate: parseExpressionValue,
+  "frame-info": (output) => parseRegisters(output)[0]?.value ?? null,
+  locals: parseVariables,
+  arguments: parseVariables,
+  disassemble: parseDisassembly,
+  instructions: parseDisassembly,
+  memory: parseMemoryWords,
+  string: (output) => parseMemoryStrings(output)[0] ?? null,
+  strings: parseMemoryStrings,
+  symbol: parseLookup,
+  source: (output, probe): SourceLine[] => parseSourceListing(output, probe.from, probe.to),
+  "exit-signal": parseStopSignal,
+  "signal-info": parseStopSignalRecord,
+  "shared-libraries": parseImageList,
+  sections: parseSections,
+  mappings: parseRegions,
+  "abort-message": (output) => {
+    const text = parseMemoryStrings(output)[0];
+    return text ? text.trim() : null;
+  },
+  select: (output) => output,
+  command: (output) => output,
+};
+
+function read<P extends Probe>(probe: P, output: string): Reading<P> {
+  const reader = READERS[probe.kind] as unknown as (output: string, probe: P) => Reading<P>;
+  return reader(output, probe);
+}
+
+/** lldb commands a model or user may type that are one of the probes, so their output is read the same way. */
+const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
+  [/^(?:bt|thread backtrace)\s+(?:(?:-c|--count)\s+(\d+)\s+)?all\s*$/, (m) => ({ kind: "thread-backtraces", threads: "all", ...(m[1] ? { limit: Number(m[1]) } : {}) })],
+  [/^thread backtrace\s+all\s+(?:-c|--count)\s+(\d+)\s*$/, (m) => ({ kind: "thread-backtraces", threads: "all", limit: Number(m[1]) })],
+  [/^bt(?:\s+(\d+))?\s*$/, (m) => ({ kind: "backtrace", limit: Number(m[1] ?? 0) })],
+  [/^thread backtrace(?:\s+(?:-c|--count)\s+(\d+))?\s*$/, (m) => ({ kind: "backtrace", limit: Number(m[1] ?? 0) })],
+  [/^thread list\s*$/, () => ({ kind: "threads" })],
+  [/^(?:register|reg|re) read(?:\s+((?:[a-z][a-z0-9]*\s*)+))?$/, (m) => ({ kind: "registers", ...(m[1]?.trim() ? { names: m[1].trim().split(/\s+/) } : {}) })],
+  [/^(?:image|target modules) list\s*$/, () => ({ kind: "shared-libraries" })],
+  [/^(?:image|target modules) dump sections\s*$/, () => ({ kind: "sections" })],
+  [/^memory region (?:--all|-a)\s*$/, () => ({ kind: "mappings" })],
+  [/^frame variable (?:--no-args|-a)\s*$/, () => ({ kind: "locals" })],
+  [/^frame variable (?:--no-locals|-l)\s*$/, () => ({ kind: "arguments" })],
+  [/^(?:disassemble|di|dis)(?:\s+(?:--frame|-f))?\s*$/, () => ({ kind: "disassemble" })],
+  [/^(?:disassemble|di|dis)\s+(?:--pc|-p)\s+(?:--count|-c)\s+(\d+)\s*$/, (m) => ({ kind: "instructions", count: Number(m[1]) })],
+];
+
+/** The probe an lldb command is, reading through dumpdbg's `[thread T, frame F]` prefix. */
+function recognise(command: string): Probe | null {
+  const { place, command: text } = parsePlaced(command.trim());
+  const at: Place = {};
+  if (place.thread !== null) at.thread = place.thread;
+  if (place.frame !== null) at.frame = place.frame;
+  for (const [pattern, probe] of RECOGNISED) {
+    const match = pattern.exec(text.trim());
+    if (!match) continue;
+    const found = probe(match);
+    // A thread's whole stack is addressed by its argument, not by the prefix's frame.
+    if (found.kind === "backtrace" && place.frame !== null) return null;
+    return { ...found, ...at } as Probe;
+  }
+  return null;
+}
+
+const SYNTAX = [
+  "lldb commands, one per line; for another thread or frame without moving the selection, prefix it: `[thread T, frame F] CMD`.",
+  "`bt 40`, `thread backtrace all --count 20`, `expression -- EXPR`, `expression --format x -- EXPR`, `frame variable`, `register read`, `thread list`,",
+  "`memory read --size 8 --format x --count 8 ADDR`, `memory read --format s ADDR`, `disassemble --frame`, `disassemble --pc --count 6`, `image lookup --address ADDR`, `memory region --all`, `source list --file F --line A --count N`",
+].join("\n");
+
+/** lldb's commands that move the selected thread or frame (not through the prefix, which puts it back). */
+const SELECTION_CHANGE = /^\s*(?:thread select|frame select|f|t|up|down|_regexp-up|_regexp-down)(?:\s|$)/;
 
 export const lldbVocabulary: Vocabulary = {
   debugger: "lldb",
-  render: () => {
-    throw new Error("lldb vocabulary: not yet");
-  },
-  read: () => {
-    throw new Error("not yet");
-  },
-  recognise: () => null,
-  movesSelection: (c) => /^\s*(thread select|frame select|f|up|down)\b/.test(c),
-  syntax: "",
-} as Vocabulary;
+  render,
+  read,
+  recognise,
+  movesSelection: (command) => SELECTION_CHANGE.test(command),
+  syntax: SYNTAX,
+};
+

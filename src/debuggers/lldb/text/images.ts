@@ -1,0 +1,80 @@
+/**
+ * Parsers for what LLDB says about the process's modules and address space: `image list`,
+ * `image dump sections`, `image lookup --address`, `memory region --all`.
+ */
+import type { SymbolAt } from "../../model.js";
+import { normalizeAddress } from "../../model.js";
+import type { Mapping, SharedLibrary, TargetFiles, TargetSection } from "../../probe.js";
+
+/** `[  2] 93AC61EC-... 0x00007f213ffbd000 /lib/x86_64-linux-gnu/libc.so.6` and its debug file on the next line. */
+export function parseImageList(output: string): SharedLibrary[] {
+  const libraries: SharedLibrary[] = [];
+  for (const line of output.split("\n")) {
+    const row = /^\[\s*(\d+)\]\s+(?:\S+\s+)?(0x[0-9a-f]+)\s+(.+?)\s*(?:\(0x[0-9a-f]+\))?\s*$/.exec(line);
+    if (row) {
+      // The first image is the program itself; the others are what it loaded.
+      if (row[1] === "0") continue;
+      libraries.push({ from: normalizeAddress(row[2] ?? "0x0"), to: null, symbolsRead: true, missingDebugInfo: false, path: row[3] ?? "" });
+    }
+  }
+  return libraries;
+}
+
+/**
+ * `image dump sections`: each module's sections with their load ranges. The first module is the
+ * executable (source "exec"); the dump's own segments are not modules' sections and are read from
+ * `memory region --all` instead.
+ */
+export function parseSections(output: string): TargetFiles {
+  const sections: TargetSection[] = [];
+  let executable: string | null = null;
+  let module: string | null = null;
+  for (const line of output.split("\n")) {
+    const header = /^Sections for '(.+?)'(?:\([^)]*\))? \([^)]*\):$/.exec(line);
+    if (header) {
+      module = header[1] ?? null;
+      executable ??= module;
+      continue;
+    }
+    const row = /^\s+0x[0-9a-f]+\s+(\S+)\s+\[(0x[0-9a-f]+)-(0x[0-9a-f]+)\)\s+\S+\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(\S+)\s*$/.exec(line);
+    if (!row || module === null || row[1] === "container") continue;
+    // `prog.PT_LOAD[1]..text` → `.text`; a PE's `prog..text` likewise.
+    const name = /\.(\.[^.]\S*)$/.exec(row[4] ?? "")?.[1] ?? row[4] ?? "";
+    sections.push({
+      start: normalizeAddress(row[2] ?? "0x0"),
+      end: normalizeAddress(row[3] ?? "0x0"),
+      name,
+      source: module === executable ? "exec" : module,
+    });
+  }
+  return { executable, core: null, sections };
+}
+
+/** `image lookup -a ADDR`: `Summary: libc.so.6\`__GI___libc_free + 12 at malloc.c:3350:6`. */
+export function parseLookup(output: string): SymbolAt | null {
+  const summary = /^\s*Summary: (?:(\S+?)`)?(.*?)(?: \+ (\d+))?(?: at \S+)?\s*$/m.exec(output);
+  if (!summary || !summary[2]) return null;
+  const section = /^\s*Address: \S+ \((?:\S+?\.)?(?:PT_LOAD\[\d+\])?\.?(\.[^ +)]+)/m.exec(output)?.[1] ?? null;
+  return { symbol: summary[2], offset: Number(summary[3] ?? 0), section, module: summary[1] ?? null };
+}
+
+/** `memory region --all`: `[0x...-0x...) rw- /path PT_LOAD[3]` per region, unmapped gaps (`---`) left out. */
+export function parseRegions(output: string): Mapping[] {
+  const mappings: Mapping[] = [];
+  for (const line of output.split("\n")) {
+    const row = /^\[(0x[0-9a-f]+)-(0x[0-9a-f]+)\)\s+([r-][w-][x-])(?:\s+(.*))?$/.exec(line.trim());
+    if (!row || row[3] === "---") continue;
+    const start = BigInt(row[1] ?? "0");
+    const end = BigInt(row[2] ?? "0");
+    const named = (row[4] ?? "").trim().split(/\s+/).filter((word) => !/^PT_LOAD\[\d+\]$/.test(word) && word !== "");
+    mappings.push({
+      start: normalizeAddress(row[1] ?? "0x0"),
+      end: normalizeAddress(row[2] ?? "0x0"),
+      size: normalizeAddress(`0x${(end - start).toString(16)}`),
+      offset: "0x0",
+      permissions: `${row[3]}p`,
+      objfile: named.length ? named.join(" ") : null,
+    });
+  }
+  return mappings;
+}
