@@ -38,7 +38,13 @@ export async function doctor(options: DoctorOptions): Promise<void> {
 
 /** A debugger's binary and version, and whether this build can use it yet. */
 async function debuggerFinding(backend: Backend, options: DoctorOptions): Promise<Finding> {
-  const finding = await probe(backend, binaryOf(backend, options), VERSION_ARGUMENTS[backend]);
+  let binary: string;
+  try {
+    binary = binaryOf(backend, options);
+  } catch (error) {
+    return { name: backend, ok: false, detail: (error as Error).message };
+  }
+  const finding = await probe(backend, binary, VERSION_ARGUMENTS[backend]);
   if (!BACKENDS[backend].start) return { ...finding, ok: false, detail: `${finding.detail}; no ${backend} backend in this version yet` };
   return finding;
 }

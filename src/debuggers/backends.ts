@@ -10,6 +10,8 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { DumpFormat } from "./dump.js";
 import { DebuggerMissing } from "./errors.js";
 import { GdbSession } from "./gdb/gdb-session.js";
+import { resolveAdapter } from "./lldb/adapter.js";
+import { LldbSession } from "./lldb/lldb-session.js";
 import type { Backend, DebuggerSession } from "./session.js";
 
 export type DebuggerChoice = Backend | "auto";
@@ -37,6 +39,8 @@ export interface BackendDefinition {
   reads: readonly DumpFormat[];
   /** The hosts it runs on (`process.platform` values); all when absent. */
   hosts?: readonly NodeJS.Platform[];
+  /** The program to run for the binary a flag or the environment named (undefined: none named). */
+  resolve?: (named: string | undefined) => string;
   /** Starts a session on a dump; absent while this build has no such backend. */
   start?: (options: SessionOptions) => DebuggerSession;
   /** Load warnings of this debugger that say nothing to a user (dumpdbg checks the same more precisely). */
@@ -67,6 +71,17 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
     defaultBinary: "lldb",
     environment: "DUMPDBG_LLDB",
     reads: ["elf-core", "minidump"],
+    // LLDB is driven through its DAP server, found on PATH or beside the lldb that --lldb names.
+    resolve: (named) => resolveAdapter(named),
+    start: (options) =>
+      new LldbSession({
+        dump: options.dump,
+        executable: options.executable,
+        binary: options.binary,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
+        ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
+      }),
   },
   cdb: {
     name: "cdb",
@@ -77,10 +92,23 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
   },
 };
 
-/** The binary of a backend: its flag, else its environment variable, else its usual name. */
+/**
+ * The binary of a backend: its flag, else its environment variable, else its usual name; for LLDB
+ * the DAP server that goes with it. Throws DebuggerMissing when a named lldb has no such server.
+ */
 export function binaryOf(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): string {
   const definition = BACKENDS[backend];
-  return flags[backend] ?? env[definition.environment] ?? definition.defaultBinary;
+  const named = flags[backend] ?? env[definition.environment];
+  return definition.resolve ? definition.resolve(named) : (named ?? definition.defaultBinary);
+}
+
+/** Whether a backend's binary can be run here. */
+export function isInstalled(backend: Backend, flags: Partial<Record<Backend, string>>): boolean {
+  try {
+    return canRun(binaryOf(backend, flags));
+  } catch {
+    return false;
+  }
 }
 
 export interface ChoiceInput {

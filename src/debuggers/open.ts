@@ -3,7 +3,7 @@
  * choose the backend, load it. Everything that can be wrong with the input is reported here,
  * before any analysis starts.
  */
-import { BACKENDS, binaryOf, canRun, chooseBackend, startSession, type DebuggerChoice } from "./backends.js";
+import { BACKENDS, binaryOf, chooseBackend, isInstalled, startSession, type DebuggerChoice } from "./backends.js";
 import { DebuggerError } from "./errors.js";
 import { buildIdMismatch, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import type { Backend, DebuggerSession } from "./session.js";
@@ -43,7 +43,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     format: dump.format,
     requested: options.debugger ?? "auto",
     host: process.platform,
-    installed: (backend) => canRun(binaryOf(backend, binaries)),
+    installed: (backend) => isInstalled(backend, binaries),
   });
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   const executable = resolveExecutable(dump, options.exe);

@@ -61,7 +61,7 @@ describe("binaryOf", () => {
   it("takes the flag, then the environment variable, then the usual name", () => {
     expect(binaryOf("gdb", { gdb: "/opt/gdb" }, { DUMPDBG_GDB: "/env/gdb" })).toBe("/opt/gdb");
     expect(binaryOf("gdb", {}, { DUMPDBG_GDB: "/env/gdb" })).toBe("/env/gdb");
-    expect(binaryOf("lldb", { gdb: "/opt/gdb" }, { DUMPDBG_LLDB: "/env/lldb" })).toBe("/env/lldb");
+    expect(binaryOf("lldb", { gdb: "/opt/gdb" }, { DUMPDBG_LLDB: "/env/lldb-dap" })).toBe("/env/lldb-dap");
     expect(binaryOf("cdb", {}, {})).toBe("cdb");
   });
 });

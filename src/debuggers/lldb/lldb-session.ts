@@ -44,6 +44,17 @@ const COMMAND_ESCAPE = "`";
  */
 const LOAD_NOISE = /\bDWARF\b|unsupported DW_FORM|Unable to locate module/;
 
+/**
+ * lldb's own frame and thread formats, without colour, with a source file's full path (the default
+ * shows its base name) and a thread's tid in a backtrace's header: what `lldb/text/frames.ts` reads.
+ */
+const FRAME = "{ ${module.file.basename}{\\`${function.name-with-args}{${frame.no-debug}${function.pc-offset}}}}{ at ${line.file.fullpath}:${line.number}{:${line.column}}}";
+const FORMATS = [
+  `settings set frame-format "frame #\${frame.index}: \${frame.pc}${FRAME}{\${function.is-optimized} [opt]}{\${frame.is-artificial} [artificial]}\\n"`,
+  `settings set thread-format "thread #\${thread.index}: tid = \${thread.id%tid}{, \${frame.pc}}${FRAME}{, name = '\${thread.name}'}{, stop reason = \${thread.stop-reason}}\\n"`,
+  "settings set thread-stop-format \"thread #${thread.index}: tid = ${thread.id%tid}{, name = '${thread.name}'}{, stop reason = ${thread.stop-reason}}\\n\"",
+];
+
 interface Adapter {
   proc: DebuggerProcess;
   client: DapClient;
@@ -228,6 +239,9 @@ export class LldbSession implements DebuggerSession {
     const settings = [
       // Dump contents are untrusted: no script that a symbol file brings along is run.
       "settings set target.load-script-from-symbol-file false",
+      // The model's instructions are in AT&T syntax, and its frames name a source file by its path.
+      "settings set target.x86-disassembly-flavor att",
+      ...FORMATS,
     ];
     // A sysroot is a platform's: remote-linux looks up a core's shared libraries under it, host does not.
     if (this.options.sysroot) settings.push(`platform select --sysroot ${lldbQuote(this.options.sysroot)} remote-linux`);
