@@ -92,6 +92,9 @@ export function normalizeFunctionName(name: string): string {
   text = text.replace(/\s*\[clone [^\]]*\]/g, "").replace(/\[cold\]$/, "");
   text = text.replace(/(\.(cold|part|isra|constprop|lto_priv|llvm)(\.\d+)?)+$/, "");
   text = text.replace(/::h[0-9a-f]{16}$/, "");
+  text = demangleRustEscapes(text);
+  // A closure: `{{closure}}` in legacy Rust symbols, `{closure#0}` in DWARF and v0 symbols.
+  text = text.replace(/\{\{closure\}\}|\{closure#\d+\}/g, "{closure}");
   text = text.replace(/^(__GI_)+/, "");
   // Operators whose names contain brackets must survive the stripping below.
   const operators: string[] = [];
@@ -102,6 +105,16 @@ export function normalizeFunctionName(name: string): string {
   text = stripTrailingParameters(text);
   text = stripTemplateArguments(text);
   return text.replace(/\u0000(\d+)\u0000/g, (_, index: string) => operators[Number(index)] ?? "").trim();
+}
+
+/** Rust's legacy mangling escapes (`_$u7b$$u7b$closure$u7d$$u7d$`, `$LT$`), as a debugger may leave them. */
+function demangleRustEscapes(text: string): string {
+  if (!text.includes("$")) return text;
+  const escapes: Record<string, string> = { SP: "@", BP: "*", RF: "&", LT: "<", GT: ">", LP: "(", RP: ")", C: "," };
+  return text
+    .replace(/(^|::)_(?=\$)/g, "$1")
+    .replace(/\$(SP|BP|RF|LT|GT|LP|RP|C|u[0-9a-f]{2})\$/g, (_, code: string) => (code.startsWith("u") ? String.fromCharCode(parseInt(code.slice(1), 16)) : (escapes[code] ?? code)))
+    .replace(/\.\./g, "::");
 }
 
 function stripTrailingParameters(text: string): string {
@@ -141,6 +154,8 @@ export function crashSignature(kind: string, frames: PlacedFrame[], from: number
   const names: string[] = [];
   for (const frame of from === null ? [] : frames.slice(from)) {
     if (names.length === 3 || (names.length > 0 && frame.function === null)) break;
+    // A Rust program's own code ends where the standard library's start-up calls its main.
+    if (/^std::rt::lang_start/.test(normalizeFunctionName(frame.function ?? ""))) break;
     if (!isRuntimeFrame(frame)) names.push(frame.function ? normalizeFunctionName(frame.function) : "??");
   }
   return [kind, ...names].join(" | ");

@@ -23,6 +23,7 @@ import { deadlockCycles, lockWait, type DeadlockEdge, type LockWait } from "./de
 import { mutexOwnerExpression } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
 import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
+import { demangleTypeinfo } from "./itanium.js";
 import { keyRegisters } from "./registers.js";
 import { signalCodeName, signalName } from "./signals.js";
 import { ARGUMENT_REGISTERS, callArgumentAddress, memoryAccess } from "./x86-64.js";
@@ -66,6 +67,7 @@ export interface TriageResult {
 }
 
 const SIGABRT = 6;
+const SIGSTOP = 19;
 const SI_KERNEL = 0x80;
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 /** How far below the stack's lowest mapped page a fault still counts as running off its end. */
@@ -90,7 +92,10 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const threads = await q.threads();
   const selected = threads.find((thread) => thread.current) ?? threads[0] ?? null;
   const recorded = options.stopReason?.type === "signal" ? options.stopReason : null;
-  const reported = await q.exitSignal();
+  // SIGSTOP cannot end a process: a dump whose threads show it was taken of a stopped or attached
+  // process (gcore), as a debugger that reads the threads' current signal (lldb) reports.
+  const exitSignal = await q.exitSignal();
+  const reported = exitSignal === SIGSTOP ? null : exitSignal;
   const signal = recorded?.signo ?? reported;
   if (recorded && reported !== null && reported !== recorded.signo) {
     notes.push(`the debugger reports ${signalName(reported)} but the dump's notes record ${signalName(recorded.signo)}; the notes are used`);
@@ -284,9 +289,10 @@ async function thrownType(q: Inspector, frames: PlacedFrame[]): Promise<string |
   const code = caller.function ? await q.disassemble(caller.address) : await q.disassemble(caller.address, 64);
   const tinfo = callArgumentAddress(code?.instructions ?? [], caller.address, ARGUMENT_REGISTERS[1]);
   if (!tinfo) return null;
-  const typeinfo = (symbol: string | null | undefined) => /^typeinfo for (.*?)(?:@\S+)?$/.exec(symbol ?? "")?.[1] ?? null;
-  const demangled = /^typeinfo for (.*?)(@.*)?$/.exec(tinfo.symbol ?? "");
-  if (demangled) return demangled[1] ?? null;
+  // gdb names the symbol demangled; LLDB leaves a versioned one (`_ZTISt13runtime_error@GLIBCXX_3.4`) mangled.
+  const typeinfo = (symbol: string | null | undefined) => /^typeinfo for (.*?)(?:@\S+)?$/.exec(demangleTypeinfo(symbol ?? "") ?? symbol ?? "")?.[1] ?? null;
+  const named = typeinfo(tinfo.symbol);
+  if (named) return named;
   // The address is the type_info itself (lea), or a GOT slot holding it (mov from memory).
   return typeinfo((await q.symbolAt(tinfo.address))?.symbol) ?? typeinfo((await q.symbolAt(tinfo.address, true))?.symbol);
 }

@@ -53,15 +53,13 @@ function render(probe: Probe): string {
     case "arguments":
       return placedCommand(probe, "frame variable --no-locals");
     case "disassemble":
-      if (probe.address === undefined) return placedCommand(probe, "disassemble --frame");
-      return placedCommand(
-        probe,
-        probe.before
-          ? `disassemble --start-address ${probe.address}-${probe.before} --end-address ${probe.address}+1`
-          : `disassemble --address ${probe.address}`,
-      );
+      if (probe.address === undefined) return placedCommand(probe, "disassemble --bytes --frame");
+      // The code before a return address: lldb lists a range only up to the end of the symbol it
+      // starts in, but names even a stripped function (from its unwind information), so the whole
+      // function around the call's last byte is listed instead.
+      return placedCommand(probe, `disassemble --bytes --address ${probe.before ? `${probe.address}-1` : probe.address}`);
     case "instructions":
-      return placedCommand(probe, probe.address === undefined ? `disassemble --pc --count ${probe.count}` : `disassemble --start-address ${probe.address} --count ${probe.count}`);
+      return placedCommand(probe, probe.address === undefined ? `disassemble --bytes --pc --count ${probe.count}` : `disassemble --bytes --start-address ${probe.address} --count ${probe.count}`);
     case "memory":
       return placedCommand(probe, `memory read --size 8 --format x --count ${probe.count} ${argument(probe.address)}`);
     case "string":
@@ -140,8 +138,8 @@ const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
   [/^memory region (?:--all|-a)\s*$/, () => ({ kind: "mappings" })],
   [/^frame variable (?:--no-args|-a)\s*$/, () => ({ kind: "locals" })],
   [/^frame variable (?:--no-locals|-l)\s*$/, () => ({ kind: "arguments" })],
-  [/^(?:disassemble|di|dis)(?:\s+(?:--frame|-f))?\s*$/, () => ({ kind: "disassemble" })],
-  [/^(?:disassemble|di|dis)\s+(?:--pc|-p)\s+(?:--count|-c)\s+(\d+)\s*$/, (m) => ({ kind: "instructions", count: Number(m[1]) })],
+  [/^(?:disassemble|di|dis)(?:\s+(?:--bytes|-b))?(?:\s+(?:--frame|-f))?\s*$/, () => ({ kind: "disassemble" })],
+  [/^(?:disassemble|di|dis)(?:\s+(?:--bytes|-b))?\s+(?:--pc|-p)\s+(?:--count|-c)\s+(\d+)\s*$/, (m) => ({ kind: "instructions", count: Number(m[1]) })],
 ];
 
 /** The probe an lldb command is, reading through dumpdbg's `[thread T, frame F]` prefix. */

@@ -13,7 +13,7 @@ const PREFIXES = new Set(["rep", "repz", "repe", "repnz", "repne", "lock", "notr
 const SIZED = /^(mov|add|sub|adc|sbb|and|or|xor|cmp|test|lea|push|pop|call|ret|jmp|inc|dec|neg|not|shl|shr|sal|sar|rol|ror|imul|mul|idiv|div|xchg|cmpxchg|xadd|bt|bts|btr|btc|leave|nop)([bwlq])$/;
 
 export function parseDisassembly(output: string): Disassembly {
-  const rows: { instruction: Instruction; comment: string | null }[] = [];
+  const rows: { instruction: Instruction; comment: string | null; end: bigint | null }[] = [];
   let fn: string | null = null;
   let unreadable = false;
   for (const line of output.split("\n")) {
@@ -22,33 +22,71 @@ export function parseDisassembly(output: string): Disassembly {
     if (/error: .*(?:memory|read)/i.test(line)) unreadable = true;
     const row = ROW.exec(line);
     if (!row) continue;
-    const [code, comment] = splitComment(row[4] ?? "");
+    const [listed, comment] = splitComment(row[4] ?? "");
+    // `--bytes` puts the encoding before the instruction: `e8 89 fe ff ff  callq  0x1040`.
+    const encoded = /^((?:[0-9a-f]{2} )+) +(\S.*)$/.exec(listed);
+    const bytes = encoded ? (encoded[1] ?? "").trim().split(" ").map((byte) => parseInt(byte, 16)) : null;
+    const code = encoded ? (encoded[2] ?? "") : listed;
     const words = code.trim().split(/\s+/);
     while (words.length > 1 && PREFIXES.has(words[0] ?? "")) words.shift();
     const [spelled = "", ...rest] = words;
+    const address = normalizeAddress(row[2] ?? "0x0");
     const operands = splitOperands(rest.join(" "));
+    const target = bytes ? branchTarget(BigInt(address), bytes) : null;
+    if (target !== null && operands.length === 1 && !operands[0]?.startsWith("*")) {
+      // A direct call or jump, named as gdb names it: the target's address and its symbol.
+      const symbol = comment === null ? null : symbolOfComment(comment);
+      operands[0] = `0x${target.toString(16)}${symbol ? ` <${symbol}>` : ""}`;
+    }
     const instruction: Instruction = {
-      address: normalizeAddress(row[2] ?? "0x0"),
+      address,
       location: row[3] === undefined ? null : `+${row[3]}`,
       mnemonic: gdbMnemonic(spelled, operands),
       operands,
       reference: null,
       current: row[1] === "->",
     };
-    rows.push({ instruction, comment });
+    rows.push({ instruction, comment, end: bytes ? BigInt(address) + BigInt(bytes.length) : null });
   }
   // A pc-relative operand names the address after its instruction plus the displacement.
-  for (const [index, { instruction, comment }] of rows.entries()) {
+  for (const [index, { instruction, comment, end }] of rows.entries()) {
     const relative = instruction.operands.map((operand) => /^(-?0x[0-9a-f]+|-?\d+)?\(%rip\)$/.exec(operand)).find(Boolean);
-    const next = rows[index + 1]?.instruction;
-    if (relative && next) {
+    const next = end ?? toBigIntOrNull(rows[index + 1]?.instruction.address);
+    if (relative && next !== null) {
       const displacement = relative[1] ?? "0";
-      const target = BigInt(next.address) + (displacement.startsWith("-") ? -BigInt(displacement.slice(1)) : BigInt(displacement));
+      const target = next + (displacement.startsWith("-") ? -BigInt(displacement.slice(1)) : BigInt(displacement));
       instruction.reference = { address: normalizeAddress(`0x${target.toString(16)}`), symbol: comment === null ? null : symbolOfComment(comment) };
     }
   }
   const instructions = rows.map((row) => row.instruction);
   return { function: fn, instructions, unreadable: unreadable && instructions.length === 0 };
+}
+
+function toBigIntOrNull(address: string | undefined): bigint | null {
+  return address === undefined ? null : BigInt(address);
+}
+
+/**
+ * The target of a direct (relative) call or jump from its encoding. LLDB 16 prints the target of
+ * such a branch in a position-independent program as an address in the file, not in the process.
+ */
+function branchTarget(address: bigint, bytes: number[]): bigint | null {
+  let at = 0;
+  // Operand-size, segment and branch-hint prefixes, and a REX prefix.
+  while (at < bytes.length && [0x66, 0x2e, 0x3e, 0xf2, 0xf3].includes(bytes[at] ?? -1)) at++;
+  if ((bytes[at] ?? 0) >= 0x40 && (bytes[at] ?? 0) <= 0x4f) at++;
+  const opcode = bytes[at];
+  const end = address + BigInt(bytes.length);
+  const signed = (offset: number, size: number) => {
+    let value = 0n;
+    for (let i = size - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[offset + i] ?? 0);
+    const bits = BigInt(size * 8);
+    return value >= 1n << (bits - 1n) ? value - (1n << bits) : value;
+  };
+  if ((opcode === 0xe8 || opcode === 0xe9) && bytes.length - at === 5) return end + signed(at + 1, 4);
+  if ((opcode === 0xeb || (opcode !== undefined && opcode >= 0x70 && opcode <= 0x7f)) && bytes.length - at === 2) return end + signed(at + 1, 1);
+  if (opcode === 0x0f && (bytes[at + 1] ?? 0) >= 0x80 && (bytes[at + 1] ?? 0) <= 0x8f && bytes.length - at === 6) return end + signed(at + 2, 4);
+  return null;
 }
 
 function gdbMnemonic(mnemonic: string, operands: string[]): string {
@@ -69,7 +107,8 @@ function splitComment(text: string): [string, string | null] {
 /** `; typeinfo for std::runtime_error`, `; _ZTISt13runtime_error@GLIBCXX_3.4`, `; "text"`. */
 function symbolOfComment(comment: string): string | null {
   if (comment.startsWith('"')) return null;
-  return comment.replace(/^symbol stub for: /, "").replace(/ at \S+:\d+(?::\d+)?$/, "");
+  const stub = /^symbol stub for: (.*)$/.exec(comment);
+  return stub ? `${stub[1]}@plt` : comment.replace(/ at \S+:\d+(?::\d+)?$/, "");
 }
 
 /** AT&T operands are comma separated, but `0x8(%rax,%rbx,4)` has commas of its own. */
