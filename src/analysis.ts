@@ -103,7 +103,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 
 /** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
-  const triage = await runTriage(runtime.executor.asker("triage"), { stopReason: runtime.stopReason });
+  const triage = await runTriage(runtime.executor.asker("triage"), { stopReason: runtime.stopReason, platform: runtime.platform });
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
   const triageEvidence = Object.fromEntries(
     triage.commands.flatMap((command) => {
@@ -171,6 +171,7 @@ async function run(
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
       stopReason: opened.dump.facts.stopReason,
+      platform: opened.dump.facts.platform,
       unclaimedMs: 0,
       unclaimedUsage: null,
     };

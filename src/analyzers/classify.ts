@@ -70,7 +70,7 @@ function segfaultKind(facts: CrashFacts): CrashKind {
 }
 
 /** What made the program abort: the machinery on its stack, or glibc's message. */
-function abortKind(frames: PlacedFrame[], message: string | null): CrashKind {
+export function abortKind(frames: PlacedFrame[], message: string | null): CrashKind {
   const names = frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : ""));
   const has = (pattern: RegExp) => names.some((name) => pattern.test(name));
   const says = (pattern: RegExp) => message !== null && pattern.test(message);

@@ -2,7 +2,6 @@
  * Which frames are the program's own code: the skip lists for the C/C++/Rust runtimes and the
  * abort/assert/terminate/panic machinery, the culprit frame, and the crash signature.
  */
-import path from "node:path";
 import type { Frame } from "../debuggers/model.js";
 import type { SharedLibrary, TargetFiles } from "../debuggers/probe.js";
 
@@ -48,6 +47,10 @@ export function placeFrames(frames: Frame[], moduleAt: ModuleLocator, pc: string
 const RUNTIME_MODULE =
   /^system-supplied DSO|^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|ld|ld64|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind|libasan|libubsan|libtsan|liblsan|linux-vdso|linux-gate)([.-].*)?\.so(\.\d+)*$|^linux-vdso/;
 
+/** Windows' system DLLs and the C and C++ runtimes' (MSVC's, mingw's). */
+const WINDOWS_RUNTIME_MODULE =
+  /^(ntdll|kernel32|kernelbase|ucrtbased?|msvcrt|msvcp\d*d?|vcruntime\d*d?(_\d)?|concrt\d*|libstdc\+\+-\d+|libgcc_s_\w+-\d+|libwinpthread-\d+|dbghelp|user32|win32u|gdi32|combase|rpcrt4|ole32|ws2_32|mswsock|sechost|advapi32|wow64\w*)\.dll$/i;
+
 /** Functions of those runtimes that may also be linked into the executable itself. */
 const RUNTIME_FUNCTION = new RegExp(
   [
@@ -55,6 +58,9 @@ const RUNTIME_FUNCTION = new RegExp(
     "^(__GI_)*_*(raise|abort|assert_fail(_base)?|assert_perror_fail|libc_message|libc_fatal|malloc_printerr|int_free|int_malloc|int_realloc|libc_free|libc_malloc|libc_realloc|stack_chk_fail(_local)?|fortify_fail|chk_fail|pthread_kill(_implementation|_internal)?|libc_start_call_main|libc_start_main(_impl|_alias_\\d+)?|start_thread|clone3?|restore_rt)$",
     "^__\\w+_chk$",
     "^_start$",
+    // Windows: raising an exception, and the C runtime's start-up (MSVC's and mingw's)
+    "^(RaiseException|RtlRaiseException|_CxxThrowException|KiUserExceptionDispatcher|BaseThreadInitThunk|RtlUserThreadStart)$",
+    "^(__tmainCRTStartup|mainCRTStartup|WinMainCRTStartup|wmainCRTStartup|invoke_main|__scrt_common_main(_seh)?)$",
     "^(__GI_)*_*(pthread_mutex_(timed)?lock|lll_lock_wait|futex_\\w+|pthread_cond_\\w+|pthread_join|pthread_clockjoin_ex|clock_nanosleep|nanosleep|sleep)$",
     "^(lll_mutex_lock_optimized|futex_wait|__futex_abstimed_wait_common(64)?)$",
     // C++ runtime: throw, terminate, personality, unwinder, pure virtual
@@ -69,9 +75,11 @@ const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|(^|\/)library\/(std|core|allo
 
 export function isRuntimeFrame(frame: PlacedFrame): boolean {
   if (frame.function === "<signal handler called>") return true;
-  // No name and no file: a jump into memory that holds no code, not the program's own frame.
-  if (frame.function === null && frame.module === null) return true;
-  if (frame.module !== null && RUNTIME_MODULE.test(path.basename(frame.module))) return true;
+  // No name and no file: a jump into memory that holds no code, or code nothing can be said of
+  // (a stripped part of a module): never the program's own frame to blame.
+  if (frame.function === null && frame.file === null) return true;
+  const module = frame.module === null ? null : (frame.module.split(/[\\/]/).at(-1) ?? "");
+  if (module !== null && (RUNTIME_MODULE.test(module) || WINDOWS_RUNTIME_MODULE.test(module))) return true;
   if (frame.file !== null && RUNTIME_FILE.test(frame.file)) return true;
   return frame.function !== null && RUNTIME_FUNCTION.test(normalizeFunctionName(frame.function));
 }

@@ -17,7 +17,8 @@ export interface LockWait {
   waiter: PlacedFrame | null;
 }
 
-const LOCK_FRAME = /^_*(pthread_mutex_(timed|clock)?lock|pthread_mutex_lock_full|lll_mutex_lock_optimized|lll_lock_wait)$/;
+/** glibc's mutex lock, and Windows' critical section (ntdll's, and kernel32's name for it). */
+const LOCK_FRAME = /^_*(pthread_mutex_(timed|clock)?lock|pthread_mutex_lock_full|lll_mutex_lock_optimized|lll_lock_wait|RtlEnterCriticalSection|RtlpWaitForCriticalSection|EnterCriticalSection)$/;
 
 /** Whether the thread is blocked acquiring a mutex, and which one as far as its frames tell. */
 export function lockWait(thread: number, frames: PlacedFrame[]): LockWait | null {
@@ -25,7 +26,7 @@ export function lockWait(thread: number, frames: PlacedFrame[]): LockWait | null
   if (locking.length === 0) return null;
   let lock: string | null = null;
   for (const frame of locking) {
-    const argument = /\b(?:mutex|futex)=(?:\w+@entry=)?(0x[0-9a-f]+)/.exec(frame.args);
+    const argument = /\b(?:mutex|futex|crit|lpCriticalSection|cs)=(?:\w+@entry=)?(0x[0-9a-f]+)/.exec(frame.args);
     if (argument) {
       lock = normalizeAddress(argument[1] ?? "0");
       break;

@@ -13,7 +13,7 @@ const KIND_TEXT: Record<CrashKind, string> = {
   "heap-corruption": "heap corruption",
   "assertion-failure": "assertion failure",
   abort: "abort",
-  "uncaught-exception": "uncaught C++ exception",
+  "uncaught-exception": "uncaught exception",
   "pure-virtual-call": "pure virtual call",
   "division-by-zero": "division by zero",
   "illegal-instruction": "illegal instruction",

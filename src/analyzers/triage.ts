@@ -3,13 +3,14 @@
  * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
  * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
  */
-import type { Frame, SignalStop, StopReason } from "../debuggers/model.js";
+import type { ExceptionStop, Frame, Platform, SignalStop, StopReason } from "../debuggers/model.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, isCodeAddress } from "./address-space.js";
-import { classifyCrash, NULL_PAGE_LIMIT } from "./classify.js";
+import { abortKind, classifyCrash, NULL_PAGE_LIMIT } from "./classify.js";
+import { criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
 import {
   crashSignature,
   culpritIndex,
@@ -26,7 +27,7 @@ import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recur
 import { demangleTypeinfo } from "./itanium.js";
 import { keyRegisters } from "./registers.js";
 import { signalCodeName, signalName } from "./signals.js";
-import { ARGUMENT_REGISTERS, callArgumentAddress, memoryAccess } from "./x86-64.js";
+import { argumentRegisters, callArgumentAddress, memoryAccess } from "./x86-64.js";
 import type { ThreadSummary } from "../debuggers/model.js";
 
 export interface TriageOptions {
@@ -37,6 +38,8 @@ export interface TriageOptions {
    * ground truth for the signal, its code, the fault address and the sender, whatever the debugger says.
    */
   stopReason?: StopReason | null;
+  /** The dump's platform: Windows' calling convention differs from System V's. */
+  platform?: Platform | null;
 }
 
 export interface ThreadGroup {
@@ -70,6 +73,8 @@ const SIGABRT = 6;
 const SIGSTOP = 19;
 const SI_KERNEL = 0x80;
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
+/** Exceptions raised by an instruction (access violation, in-page error, illegal instruction, division). */
+const FAULTING_EXCEPTIONS = new Set([EXCEPTION_ACCESS_VIOLATION, "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc000008e"]);
 /** How far below the stack's lowest mapped page a fault still counts as running off its end. */
 const STACK_GUARD_REACH = 1n << 20n;
 const STACK_NEAR_SP = 1n << 16n;
@@ -80,6 +85,7 @@ const DEADLOCK_FRAMES = 64;
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
   const limit = options.frameLimit ?? 40;
+  const os = options.platform?.os;
   const commands: string[] = [];
   const q = new Inspector(async (probe) => {
     const answer = await ask(probe);
@@ -92,6 +98,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const threads = await q.threads();
   const selected = threads.find((thread) => thread.current) ?? threads[0] ?? null;
   const recorded = options.stopReason?.type === "signal" ? options.stopReason : null;
+  // A Windows minidump's exception record (none in a hang dump).
+  const exception = options.stopReason?.type === "exception" ? options.stopReason : null;
   // SIGSTOP cannot end a process: a dump whose threads show it was taken of a stopped or attached
   // process (gcore), as a debugger that reads the threads' current signal (lldb) reports.
   const exitSignal = await q.exitSignal();
@@ -132,14 +140,14 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const placed = placeFrames(frames, moduleAt, registers.pc);
   const innermost = placed.filter((frame) => frame.level < limit);
 
-  const read = signal !== null ? await q.signalInfo() : null;
+  const read = signal !== null && exception === null ? await q.signalInfo() : null;
   const siginfo = recorded ? signalRecordOf(recorded) : read;
   if (recorded && read && (read.code !== recorded.code || (recorded.address !== null && read.address !== recorded.address))) {
     notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
   }
   let instruction: string | null = null;
   let access: Crash["access"] = null;
-  if (signal !== null && FAULT_SIGNALS.has(signal)) {
+  if ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code))) {
     const faulting = (await q.instructions(1))?.instructions[0];
     if (faulting) {
       instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
@@ -152,16 +160,19 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     if (siginfo?.code === SI_KERNEL && /^(call|jmp)\w*\s+\*/.test(instruction ?? "")) access = "execute";
     if (signal !== 11 && signal !== 7) access = null;
   }
+  const verdict = exception ? readException(exception, { stackExhausted: recursion !== null || ranOffStack(files, exceptionFault(exception), sp), instruction }) : null;
+  // The exception record says how memory was touched; the instruction is a guess.
+  if (verdict) access = verdict.access;
 
   const abortMessage = signal === SIGABRT ? await q.abortMessage() : null;
 
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
-  const externallyStopped = signal === null || (siginfo !== null && siginfo.code === 0);
+  const externallyStopped = (signal === null && exception === null) || (siginfo !== null && siginfo.code === 0);
   const { cycles, framesOf } = externallyStopped
-    ? await findDeadlocks(q, threads, moduleAt)
+    ? await findDeadlocks(q, threads, moduleAt, os)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
-  const kind = classifyCrash({
+  const classified = classifyCrash({
     signal,
     siginfo,
     pc,
@@ -172,6 +183,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     deadlocked: cycles.length > 0,
     instruction,
   });
+  // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
+  const kind = exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null));
 
   // For a deadlock, the crash's thread is the first thread of the first cycle.
   const deadlocked = kind === "deadlock" ? (cycles[0]?.[0]?.thread ?? null) : null;
@@ -180,15 +193,15 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const culprit = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
 
-  const message = await crashMessage(q, kind, abortMessage, innermost, culprit, sp);
-  if (kind === "unknown" && signal === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
+  const message = verdict?.message ?? (await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
+  if (kind === "unknown" && signal === null && exception === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
 
   const crash: Crash = {
     kind,
-    signal: signal === null ? null : signalName(signal),
-    signalCode: siginfo && signal !== null ? signalCodeName(signal, siginfo.code) : null,
+    signal: exception ? (exceptionName(exception.code) ?? "exception") : signal === null ? null : signalName(signal),
+    signalCode: exception ? exception.code : siginfo && signal !== null ? signalCodeName(signal, siginfo.code) : null,
     // The kernel reports 0 for a general-protection fault: that address was never accessed.
-    faultAddress: signal !== null && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
+    faultAddress: verdict ? verdict.faultAddress : signal !== null && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
     access,
     message,
     thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
@@ -217,6 +230,12 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     commands,
     notes,
   };
+}
+
+/** An access violation's address as the signal record the stack checks read. */
+function exceptionFault(exception: ExceptionStop): SignalRecord | null {
+  const address = exception.code === EXCEPTION_ACCESS_VIOLATION ? exception.parameters[1] : undefined;
+  return address === undefined ? null : { signo: 11, errno: 0, code: 1, address, pid: null };
 }
 
 /** The file's record of a signal in the shape the debugger's is read into. */
@@ -258,10 +277,11 @@ async function crashMessage(
   frames: PlacedFrame[],
   culprit: number | null,
   sp: bigint | null,
+  os: Platform["os"] | undefined,
 ): Promise<string | null> {
   switch (kind) {
     case "uncaught-exception": {
-      const type = await thrownType(q, frames);
+      const type = await thrownType(q, frames, os);
       return type === null ? "terminate called after throwing an exception" : `terminate called after throwing an instance of '${type}'`;
     }
     case "pure-virtual-call":
@@ -280,14 +300,14 @@ async function crashMessage(
  * The thrown type: libstdc++ has no debug info, so __cxa_throw's `tinfo` argument (its second) is
  * read from the code of its caller, which loads the type_info's address just before the call.
  */
-async function thrownType(q: Inspector, frames: PlacedFrame[]): Promise<string | null> {
+async function thrownType(q: Inspector, frames: PlacedFrame[], os: Platform["os"] | undefined): Promise<string | null> {
   const throwing = frames.findIndex((frame) => /^(__cxa_throw|__cxa_rethrow)$/.test(normalizeFunctionName(frame.function ?? "")));
   const caller = throwing < 0 ? null : frames[throwing + 1];
   if (!caller?.address) return null;
   // libstdc++'s own throwers (std::__throw_out_of_range_fmt, ...) sit in cold sections with no
   // symbol, where a function cannot be disassembled: disassemble the bytes before the call instead.
   const code = caller.function ? await q.disassemble(caller.address) : await q.disassemble(caller.address, 64);
-  const tinfo = callArgumentAddress(code?.instructions ?? [], caller.address, ARGUMENT_REGISTERS[1]);
+  const tinfo = callArgumentAddress(code?.instructions ?? [], caller.address, argumentRegisters(os)[1] ?? "rsi");
   if (!tinfo) return null;
   // gdb names the symbol demangled; LLDB leaves a versioned one (`_ZTISt13runtime_error@GLIBCXX_3.4`) mangled.
   const typeinfo = (symbol: string | null | undefined) => /^typeinfo for (.*?)(?:@\S+)?$/.exec(demangleTypeinfo(symbol ?? "") ?? symbol ?? "")?.[1] ?? null;
@@ -323,6 +343,7 @@ async function findDeadlocks(
   q: Inspector,
   threads: ThreadSummary[],
   moduleAt: ModuleLocator,
+  os: Platform["os"] | undefined,
 ): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
   const traces = await q.threadBacktraces("all", DEADLOCK_FRAMES);
   const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
@@ -335,17 +356,28 @@ async function findDeadlocks(
   // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
   // syscall still has the futex word, which is the mutex's first field, in its first argument register.
   for (const wait of waits.filter((w) => w.lock === null)) {
-    const value = toBigInt(await q.register(ARGUMENT_REGISTERS[0], { thread: wait.thread }));
+    const value = toBigInt(await q.register(argumentRegisters(os)[0] ?? "rdi", { thread: wait.thread }));
     if (value !== null && value >= NULL_PAGE_LIMIT) wait.lock = `0x${value.toString(16)}`;
   }
   const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
   const ownerOf = new Map<string, number>();
   for (const lock of new Set(waits.map((wait) => wait.lock).filter((lock): lock is string => lock !== null))) {
-    const owner = await q.evaluate(mutexOwnerExpression(lock));
+    const owner = os === "windows" ? await criticalSectionOwner(q, lock) : await q.evaluate(mutexOwnerExpression(lock));
     const thread = owner !== null && /^\d+$/.test(owner) ? threadOfLwp.get(Number(owner)) : undefined;
     if (thread !== undefined) ownerOf.set(lock, thread);
   }
   return { cycles: deadlockCycles(waits, ownerOf), framesOf };
+}
+
+/**
+ * A critical section's owner, read as a word of memory: LLDB cannot evaluate an expression on a
+ * minidump (it has no process to hold the result in), but reads its memory.
+ */
+async function criticalSectionOwner(q: Inspector, lock: string): Promise<string | null> {
+  const owner = criticalSectionOwnerAddress(lock);
+  if (owner === null) return null;
+  const words = await q.readMemory(owner, 1);
+  return words[0] === undefined ? null : words[0].toString();
 }
 
 /** Threads grouped by the function they are in, the biggest group first. */

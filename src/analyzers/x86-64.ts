@@ -2,7 +2,7 @@
  * x86-64 knowledge over the model's instructions (AT&T operand order, as gdb prints them and as
  * other backends are asked to): which way an instruction touches memory, what a call was passed.
  */
-import { normalizeAddress, type Instruction } from "../debuggers/model.js";
+import { normalizeAddress, type Instruction, type Platform } from "../debuggers/model.js";
 
 function isMemoryOperand(operand: string): boolean {
   const bare = operand.replace(/^\*/, "");
@@ -76,6 +76,13 @@ export function callArgumentAddress(
 
 /** The System V x86-64 ABI's integer argument registers, in order. */
 export const ARGUMENT_REGISTERS = ["rdi", "rsi", "rdx", "rcx", "r8", "r9"] as const;
+/** Windows x64's. */
+export const WINDOWS_ARGUMENT_REGISTERS = ["rcx", "rdx", "r8", "r9"] as const;
+
+/** The integer argument registers of the calling convention of a dump's operating system. */
+export function argumentRegisters(os: Platform["os"] | undefined): readonly string[] {
+  return os === "windows" ? WINDOWS_ARGUMENT_REGISTERS : ARGUMENT_REGISTERS;
+}
 
 export interface MemoryOperand {
   displacement: bigint;

@@ -7,6 +7,8 @@ export interface DumpFlags {
   sysroot?: string;
   solibSearchPath?: string;
   debugFileDirectory?: string;
+  /** Folders holding the dump's modules (a minidump's DLLs, a core's shared libraries). */
+  modulesPath?: string[];
   debugger?: DebuggerChoice;
   gdb?: string;
   lldb?: string;
@@ -21,6 +23,7 @@ export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   if (flags.sysroot !== undefined) options.sysroot = flags.sysroot;
   if (flags.solibSearchPath !== undefined) options.solibSearchPath = flags.solibSearchPath;
   if (flags.debugFileDirectory !== undefined) options.debugFileDirectory = flags.debugFileDirectory;
+  if (flags.modulesPath?.length) options.modulesPath = flags.modulesPath;
   if (flags.debugger !== undefined) options.debugger = flags.debugger;
   const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}) };
   if (Object.keys(binaries).length > 0) options.binaries = binaries;

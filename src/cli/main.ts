@@ -29,6 +29,7 @@ function dumpOptions(command: Command): Command {
     .option("--sysroot <dir>", "where the target's system libraries are")
     .option("--solib-search-path <dirs>", "extra directories for shared libraries")
     .option("--debug-file-directory <dirs>", "where separate debug info is")
+    .option("--modules-path <dir>", "a folder of the dump's modules: a minidump's DLLs, a core's shared libraries (repeat for more)", collect, [])
     .addOption(new Option("--debugger <name>", "the debugger that reads the dump (auto: by the dump's format and what is installed)").choices(["auto", "gdb", "lldb", "cdb"]))
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
     .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
@@ -49,7 +50,7 @@ export function buildProgram(): Command {
     program
       .command("exec")
       .description("run debugger commands on a dump in one persistent session")
-      .argument("<dump>", "core file")
+      .argument("<dump>", "core file or minidump")
       .option("-c, --command <cmd>", "a command to run (repeat for more)", collect, [])
       .option("--json", "print one JSON array of results on stdout")
       .option("--unsafe", "lift the command safety policy (dangerous with untrusted dumps)"),
@@ -62,7 +63,7 @@ export function buildProgram(): Command {
     program
       .command("triage")
       .description("the crash verdict in a few lines: kind, where, why (no model, no session)")
-      .argument("<dump>", "core file")
+      .argument("<dump>", "core file or minidump")
       .option("--json", "print the crash object of the JSON report"),
   ).action(async (dump: string, options) => {
     const { triage } = await import("./triage.js");
@@ -84,7 +85,7 @@ export function buildProgram(): Command {
     program
       .command("analyze")
       .description("explain the crash or hang in a dump: hypotheses, tests, conclusion, critique, report")
-      .argument("<dump>", "core file")
+      .argument("<dump>", "core file or minidump")
       .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)")
       .option("--chat", "ask follow-up questions after the report, on the same session"),
   ).action(async (dump: string, options) => {

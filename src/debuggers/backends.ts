@@ -27,6 +27,8 @@ export interface SessionOptions {
   sysroot?: string;
   solibSearchPath?: string;
   debugFileDirectory?: string;
+  /** Folders holding the dump's modules, searched by file name. */
+  modulesPath?: string[];
 }
 
 export interface BackendDefinition {
@@ -60,7 +62,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         gdbPath: options.binary,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
-        ...(options.solibSearchPath !== undefined ? { solibSearchPath: options.solibSearchPath } : {}),
+        ...(searchPath(options) !== undefined ? { solibSearchPath: searchPath(options) } : {}),
         ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
       }),
     // The kernel's xstate note is larger than gdb 13 expects; the registers dumpdbg reads are intact.
@@ -81,6 +83,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
         ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
+        ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
       }),
   },
   cdb: {
@@ -91,6 +94,12 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
     hosts: ["win32"],
   },
 };
+
+/** gdb finds a core's shared libraries on its solib-search-path: the modules path goes there too. */
+function searchPath(options: SessionOptions): string | undefined {
+  const dirs = [...(options.solibSearchPath ? [options.solibSearchPath] : []), ...(options.modulesPath ?? [])];
+  return dirs.length ? dirs.join(":") : undefined;
+}
 
 /**
  * The binary of a backend: its flag, else its environment variable, else its usual name; for LLDB

@@ -76,7 +76,10 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
     const file = openChecked(full, "executable");
     try {
       const head = file.read(0, Math.min(64, file.size), "the file's first bytes");
-      if (!isElf(head) || readFacts(exe, () => readElfHeader(head).type) === ET_CORE) {
+      if (dump.format === "minidump") {
+        // A Windows program starts with the DOS header's "MZ".
+        if (head.subarray(0, 2).toString("latin1") !== "MZ") throw new DumpError(`--exe ${exe} is not a Windows executable (PE)`);
+      } else if (!isElf(head) || readFacts(exe, () => readElfHeader(head).type) === ET_CORE) {
         throw new DumpError(`--exe ${exe} is not an ELF executable`);
       }
     } finally {
@@ -84,7 +87,7 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
     }
     return full;
   }
-  if (dump.format !== "elf-core") return null;
+  if (dump.format === "minidump") return programBesideMinidump(dump);
   const named = dump.executableFromNotes;
   if (!named) {
     throw new DumpError(`${dump.path} does not name its executable in its notes; pass it with --exe PATH`);
@@ -94,6 +97,20 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
     if (isFile(candidate)) return candidate;
   }
   throw new DumpError(`the executable of this core was not found: looked for ${candidates.join(" and ")}; pass it with --exe PATH`);
+}
+
+/**
+ * A minidump's first module is the program, named by its path on the machine that wrote the dump
+ * (`C:\\app\\server.exe`): the file of that name next to the dump, if there is one. Without it the
+ * debugger still reads the dump, with the program's symbols only if it finds the file itself.
+ */
+function programBesideMinidump(dump: DumpInfo): string | null {
+  if (dump.facts.format !== "minidump") return null;
+  const program = dump.facts.modules[0]?.path;
+  if (!program) return null;
+  const name = program.split(/[\\/]/).at(-1) ?? "";
+  const candidate = resolve(dirname(dump.path), name);
+  return name !== "" && isFile(candidate) ? candidate : null;
 }
 
 /**

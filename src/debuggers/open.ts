@@ -19,6 +19,8 @@ export interface OpenDumpOptions {
   sysroot?: string;
   solibSearchPath?: string;
   debugFileDirectory?: string;
+  /** Folders holding the dump's modules, searched by file name (a minidump's DLLs, a core's libraries). */
+  modulesPath?: string[];
   /**
    * An executable whose build-id differs from the core's gives wrong symbols and lines. `exec` only
    * warns (a script may know what it does); an analysis refuses, rather than explain the wrong code.
@@ -64,6 +66,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
     ...(options.solibSearchPath !== undefined ? { solibSearchPath: options.solibSearchPath } : {}),
     ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
+    ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
   });
   await session.open();
   const noise = BACKENDS[choice.backend].noise;

@@ -6,7 +6,7 @@
  * past its timeout costs the adapter: it is killed and the same dump reopened, which the result says.
  */
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
@@ -14,6 +14,7 @@ import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "./dap.js";
 import { lldbVocabulary } from "./vocabulary.js";
 import { parsePlaced, type Placed } from "./place.js";
+import { parseFrameText } from "./text/frames.js";
 
 export interface LldbSessionOptions {
   dump: string;
@@ -25,6 +26,8 @@ export interface LldbSessionOptions {
   timeoutMs?: number;
   sysroot?: string;
   debugFileDirectory?: string;
+  /** Folders holding the dump's modules (a minidump's DLLs), searched by file name. */
+  modulesPath?: string[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -245,6 +248,10 @@ export class LldbSession implements DebuggerSession {
     ];
     // A sysroot is a platform's: remote-linux looks up a core's shared libraries under it, host does not.
     if (this.options.sysroot) settings.push(`platform select --sysroot ${lldbQuote(this.options.sysroot)} remote-linux`);
+    // A minidump names its modules by their paths on the machine it came from: lldb looks them up by
+    // file name in these folders; the dump's and the program's own folders come last.
+    const searched = [...(this.options.modulesPath ?? []), dirname(this.options.dump), ...(this.options.executable ? [dirname(this.options.executable)] : [])];
+    settings.push(`settings set target.exec-search-paths ${[...new Set(searched)].map(lldbQuote).join(" ")}`);
     if (this.options.debugFileDirectory) {
       settings.push(`settings set target.debug-file-search-paths ${lldbQuote(this.options.debugFileDirectory)}`);
     }
@@ -301,7 +308,7 @@ export class LldbSession implements DebuggerSession {
    */
   private async refreshSelection(timeoutMs: number): Promise<void> {
     const [thread, frame] = await Promise.all([this.command("thread info", timeoutMs), this.command("frame info", timeoutMs)]);
-    const selected = /^thread #(\d+): tid = (\d+)/m.exec(thread.output);
+    const selected = /^thread #(\d+): tid = (0x[0-9a-f]+|\d+)/m.exec(thread.output);
     this.ctx.selectedThread = selected
       ? { id: Number(selected[1]), lwp: Number(selected[2]), name: this.threadNames.get(Number(selected[2])) ?? null }
       : null;
@@ -334,10 +341,20 @@ function replyOf(command: string, response: DebugProtocol.EvaluateResponse): Rep
   const result = response.body?.result ?? "";
   // lldb-dap from LLVM 21 no longer echoes the command.
   const echo = `(lldb) ${command}\n`;
-  const text = result.startsWith(echo) ? result.slice(echo.length) : result;
+  const text = withoutDwarfComplaints(result.startsWith(echo) ? result.slice(echo.length) : result);
   const error = /^error: /m.exec(text);
   if (!error) return { output: text, error: null };
   return { output: text.slice(0, error.index), error: text.slice(error.index + error[0].length).trimEnd() };
+}
+
+/**
+ * lldb reports debug information it cannot read (a mingw build's range lists, say) as `error:`
+ * lines in the middle of a command's output, once per module; the command itself worked.
+ */
+const DWARF_COMPLAINT = /^(?:error|warning): .*(?:\bDIE\b|\bDWARF\b|\bDW_(?:AT|FORM|TAG)_|please file a bug).*\n?/gm;
+
+function withoutDwarfComplaints(text: string): string {
+  return text.replace(DWARF_COMPLAINT, "");
 }
 
 /** The adapter names a thread `Thread #2` or `Thread #1 worker`: the name is what follows the number. */
@@ -345,45 +362,12 @@ function threadName(thread: DebugProtocol.Thread): string | null {
   return /^Thread #?\d+:?\s+(.+)$/.exec(thread.name)?.[1] ?? null;
 }
 
-/**
- * The selected frame from `frame info`, as lldb's default frame-format prints it:
- * `frame #1: 0x000055cda876425e thread-crash`worker_main(arg=0x0) at thread-crash.c:48:5`, or
- * `frame #5: 0x00005574e1c1e0b1 null-deref`_start + 33` for a frame without line information.
- */
+/** The selected frame from `frame info`: `frame #1: 0x000055cda876425e prog`worker_main(arg=0x0) at /src/thread-crash.c:48:5`. */
 function frameOf(text: string): SessionContext["selectedFrame"] {
-  const frame = /^frame #(\d+): (0x[0-9a-fA-F]+)(?: (.*))?$/m.exec(text);
-  if (!frame) return null;
-  let where = (frame[3] ?? "").replace(/(?: \[(?:opt|artificial)\])+$/, "");
-  const source = / at (.+?):(\d+)(?::\d+)?$/.exec(where);
-  if (source) where = where.slice(0, source.index);
-  const symbol = where.indexOf("`") === -1 ? null : where.slice(where.indexOf("`") + 1).replace(/ \+ \d+$/, "");
-  return {
-    level: Number(frame[1]),
-    function: symbol ? withoutArguments(symbol) : null,
-    file: source?.[1] ?? null,
-    line: source ? Number(source[2]) : null,
-    address: frame[2] ?? null,
-  };
-}
-
-/** `broadcast(sessions=0x0, message="a)")` → `broadcast`; `Foo::operator()(this=0x1)` → `Foo::operator()`. */
-function withoutArguments(name: string): string {
-  if (!name.endsWith(")")) return name;
-  let depth = 0;
-  let quote: string | null = null;
-  for (let i = name.length - 1; i >= 0; i--) {
-    const c = name[i];
-    if (quote) {
-      if (c === quote && name[i - 1] !== "\\") quote = null;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-    } else if (c === ")") {
-      depth++;
-    } else if (c === "(" && --depth === 0) {
-      return name.slice(0, i);
-    }
-  }
-  return name;
+  const line = /^frame #(\d+): (.*)$/m.exec(text);
+  const frame = line ? parseFrameText(line[2] ?? "") : null;
+  if (!line || !frame) return null;
+  return { level: Number(line[1]), function: frame.function, file: frame.file, line: frame.line, address: frame.address };
 }
 
 /** The lines of a load-time output event worth a user's attention. */

@@ -35,7 +35,7 @@ export function parseDisassembly(output: string): Disassembly {
     const target = bytes ? branchTarget(BigInt(address), bytes) : null;
     if (target !== null && operands.length === 1 && !operands[0]?.startsWith("*")) {
       // A direct call or jump, named as gdb names it: the target's address and its symbol.
-      const symbol = comment === null ? null : symbolOfComment(comment);
+      const symbol = comment === null ? null : symbolOfComment(comment, fn);
       operands[0] = `0x${target.toString(16)}${symbol ? ` <${symbol}>` : ""}`;
     }
     const instruction: Instruction = {
@@ -55,7 +55,7 @@ export function parseDisassembly(output: string): Disassembly {
     if (relative && next !== null) {
       const displacement = relative[1] ?? "0";
       const target = next + (displacement.startsWith("-") ? -BigInt(displacement.slice(1)) : BigInt(displacement));
-      instruction.reference = { address: normalizeAddress(`0x${target.toString(16)}`), symbol: comment === null ? null : symbolOfComment(comment) };
+      instruction.reference = { address: normalizeAddress(`0x${target.toString(16)}`), symbol: comment === null ? null : symbolOfComment(comment, fn) };
     }
   }
   const instructions = rows.map((row) => row.instruction);
@@ -95,6 +95,8 @@ function gdbMnemonic(mnemonic: string, operands: string[]): string {
   const base = sized[1] ?? mnemonic;
   // gdb never sizes these, and sizes the others only when no operand is a register.
   if (/^(push|pop|call|ret|jmp|leave|nop|lea)$/.test(base)) return base;
+  // SSE's `movq %xmm0, -0x20(%rbp)` (and `movq %rax, %xmm0`) is another instruction than `mov`.
+  if (operands.some((operand) => /^%[xyz]?mm\d+$/.test(operand))) return mnemonic;
   return operands.some((operand) => /^%[a-z0-9]+$/.test(operand)) ? base : mnemonic;
 }
 
@@ -104,9 +106,14 @@ function splitComment(text: string): [string, string | null] {
   return [text.slice(0, at), text.slice(at + 3).trim()];
 }
 
-/** `; typeinfo for std::runtime_error`, `; _ZTISt13runtime_error@GLIBCXX_3.4`, `; "text"`. */
-function symbolOfComment(comment: string): string | null {
+/**
+ * `; typeinfo for std::runtime_error`, `; _ZTISt13runtime_error@GLIBCXX_3.4`, `; "text"`, and
+ * `; <+70> at f.c:34:23` for a place in the listed function `fn` (gdb's `<broadcast+70>`).
+ */
+function symbolOfComment(comment: string, fn: string | null): string | null {
   if (comment.startsWith('"')) return null;
+  const inside = /^<\+(\d+)>/.exec(comment);
+  if (inside) return fn === null ? null : inside[1] === "0" ? fn : `${fn}+${inside[1]}`;
   const stub = /^symbol stub for: (.*)$/.exec(comment);
   return stub ? `${stub[1]}@plt` : comment.replace(/ at \S+:\d+(?::\d+)?$/, "");
 }

@@ -7,7 +7,7 @@ import type { Backtrace, Frame, ThreadBacktrace, ThreadSummary } from "../../mod
 import { normalizeAddress } from "../../model.js";
 
 /** A thread header: `* thread #1: tid = 4334, name = 'worker', stop reason = signal SIGSEGV`. */
-const THREAD_HEADER = /^([* ]) thread #(\d+)(?::? tid = (\d+))?(.*)$/;
+const THREAD_HEADER = /^\s*([* ]) thread #(\d+)(?::? tid = (0x[0-9a-f]+|\d+))?(.*)$/;
 const FRAME_LINE = /^\s*(\*)?\s*frame #(\d+): (.*)$/;
 
 /**
@@ -43,18 +43,24 @@ export function parseFrameText(text: string): Omit<Frame, "level"> | null {
   }
   rest = rest.replace(/\s+\+\s+\d+$/, "");
   if (frame.file !== null) {
-    // With debug information lldb prints the arguments with their values: `f(a=1, b=0x0)`.
-    const open = rest.endsWith(")") ? openingParen(rest) : null;
-    if (open !== null && open > 0 && /=/.test(rest.slice(open))) {
-      frame.args = rest.slice(open + 1, -1);
-      rest = rest.slice(0, open);
+    // With debug information lldb prints the arguments with their values: `f(a=1, b=0x0)`, and a
+    // C++ method's qualifiers after them: `Session::idle_seconds(this=0x0, now=1400) const`.
+    const called = rest.replace(/\)(?:\s+(?:const|volatile|&&|&|noexcept))+$/, ")");
+    const open = called.endsWith(")") ? openingParen(called) : null;
+    if (open !== null && open > 0 && /=/.test(called.slice(open))) {
+      frame.args = called.slice(open + 1, -1);
+      rest = called.slice(0, open);
     }
+    // Code inlined into a function is named `caller [inlined] callee`: the frame is the callee's.
+    const inlined = rest.lastIndexOf(" [inlined] ");
+    if (inlined >= 0) rest = rest.slice(inlined + " [inlined] ".length);
   } else {
     // A function without debug information: name the module it is in, as a listing of it would.
     frame.from = module;
   }
   // lldb names a stripped function by its index in the symbol table: no name is known there.
-  frame.function = rest.trim() === "" || /^___lldb_unnamed_symbol\d+$/.test(rest.trim()) ? null : rest.trim();
+  // A section's name (`.text + 212`) is no function either.
+  frame.function = rest.trim() === "" || /^(?:___lldb_unnamed_symbol\d+|\.\w+)$/.test(rest.trim()) ? null : rest.trim();
   return frame;
 }
 

@@ -30,7 +30,8 @@ export function parseSections(output: string): TargetFiles {
   let executable: string | null = null;
   let module: string | null = null;
   for (const line of output.split("\n")) {
-    const header = /^Sections for '(.+?)'(?:\([^)]*\))? \([^)]*\):$/.exec(line);
+    // `Sections for '/lib/x86_64-linux-gnu/libc.so.6' (x86_64):`, `Sections for '[vdso](0x00007f9ef7c14000)' (x86_64):`.
+    const header = /^Sections for '(.+?)(?:\(0x[0-9a-f]+\))?'(?:\([^)]*\))? \([^)]*\):$/.exec(line);
     if (header) {
       module = header[1] ?? null;
       executable ??= module;
@@ -38,8 +39,8 @@ export function parseSections(output: string): TargetFiles {
     }
     const row = /^\s+0x[0-9a-f]+\s+(\S+)\s+\[(0x[0-9a-f]+)-(0x[0-9a-f]+)\)\s+\S+\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+(\S+)\s*$/.exec(line);
     if (!row || module === null || row[1] === "container") continue;
-    // `prog.PT_LOAD[1]..text` → `.text`; a PE's `prog..text` likewise.
-    const name = /\.(\.[^.]\S*)$/.exec(row[4] ?? "")?.[1] ?? row[4] ?? "";
+    // `prog.PT_LOAD[1]..text` → `.text`, `libc.so.6.PT_LOAD[1].__libc_freeres_fn` → `__libc_freeres_fn`; a PE's `prog..text` → `.text`.
+    const name = /\.PT_LOAD\[\d+\]\.(\S+)$/.exec(row[4] ?? "")?.[1] ?? /\.(\.[^.]\S*)$/.exec(row[4] ?? "")?.[1] ?? row[4] ?? "";
     sections.push({
       start: normalizeAddress(row[2] ?? "0x0"),
       end: normalizeAddress(row[3] ?? "0x0"),

@@ -1,5 +1,4 @@
 /** Parsers for LLDB's memory reads, source listings and stop reasons. */
-import { unquoteCString } from "../../c-text.js";
 import type { SourceLine } from "../../model.js";
 import type { SignalRecord } from "../../probe.js";
 import { normalizeAddress } from "../../model.js";
@@ -18,14 +17,26 @@ export function parseMemoryWords(output: string): { start: string | null; words:
   return { start, words };
 }
 
-/** `memory read -f s`: `0x55b582e73310: "text"` per string. */
+/**
+ * `memory read -f s`: `0x55b582e73310: "text"` per string. Unlike a value's summary, lldb escapes
+ * only unprintable bytes here (`\t`, `\n`, `\x05`, a byte above 0x7f as `\xffffffc3`) and prints `"`
+ * and `\` as they are: the string is everything between the line's first and last quote.
+ */
 export function parseMemoryStrings(output: string): (string | null)[] {
   const strings: (string | null)[] = [];
   for (const line of output.split("\n")) {
-    const row = /^0x[0-9a-f]+:\s+(".*)$/.exec(line.trim());
-    if (row) strings.push(unquoteCString(row[1] ?? ""));
+    const row = /^0x[0-9a-f]+:\s+"(.*)"$/.exec(line.trim());
+    if (row) strings.push(unescapeMemoryString(row[1] ?? ""));
   }
   return strings;
+}
+
+const MEMORY_ESCAPES: Record<string, string> = { e: "\x1b", a: "\x07", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v" };
+
+function unescapeMemoryString(body: string): string {
+  return body.replace(/\\(?:x(?:ffffff)?([0-9a-f]{2})|([eabfnrtv]))/g, (_, hex: string | undefined, letter: string | undefined) =>
+    hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (MEMORY_ESCAPES[letter ?? ""] ?? ""),
+  );
 }
 
 /** `source list -f FILE -l A -c N`: `   27  \t    int fd = ...;` per line, the current one marked `->`. */

@@ -2,7 +2,7 @@
  * LLDB's printed values, read into the one-line C form the model's readers share with gdb
  * (`{id = 1, client = 0x0}`, `(session *) 0x55a0c8e2b2f0`, `0x55 "text"`): lldb prints aggregates
  * over several lines (or as `(a = 1, b = 2)` when short), arrays with `[N] = ` labels, pointers
- * zero-padded and a null pointer as `NULL`.
+ * zero-padded and a null pointer as `NULL` (`nullptr` in C++).
  */
 import type { Variable } from "../../model.js";
 
@@ -64,9 +64,11 @@ function rewrite(text: string): string {
       }
       continue;
     }
-    if (/^NULL\b/.test(rest) && !/[\w]$/.test(out)) {
+    // C's `NULL` and C++'s `nullptr` (`this = nullptr`).
+    const nil = /^(?:NULL|nullptr)\b/.exec(rest);
+    if (nil && !/[\w]$/.test(out)) {
       out += "0x0";
-      index += 4;
+      index += nil[0].length;
       continue;
     }
     out += ch;
