@@ -73,13 +73,18 @@ const RUNTIME_FUNCTION = new RegExp(
 /** Source files of code that is not the program's own even when inlined into it. */
 const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
 
+/** Whether a module (a path in either system's spelling) is a system or language runtime library. */
+export function isRuntimeModule(path: string): boolean {
+  const name = path.split(/[\\/]/).at(-1) ?? "";
+  return RUNTIME_MODULE.test(name) || WINDOWS_RUNTIME_MODULE.test(name);
+}
+
 export function isRuntimeFrame(frame: PlacedFrame): boolean {
   if (frame.function === "<signal handler called>") return true;
   // No name and no file: a jump into memory that holds no code, or code nothing can be said of
   // (a stripped part of a module): never the program's own frame to blame.
   if (frame.function === null && frame.file === null) return true;
-  const module = frame.module === null ? null : (frame.module.split(/[\\/]/).at(-1) ?? "");
-  if (module !== null && (RUNTIME_MODULE.test(module) || WINDOWS_RUNTIME_MODULE.test(module))) return true;
+  if (frame.module !== null && isRuntimeModule(frame.module)) return true;
   if (frame.file !== null && RUNTIME_FILE.test(frame.file)) return true;
   return frame.function !== null && RUNTIME_FUNCTION.test(normalizeFunctionName(frame.function));
 }
@@ -104,6 +109,8 @@ export function normalizeFunctionName(name: string): string {
   // A closure: `{{closure}}` in legacy Rust symbols, `{closure#0}` in DWARF and v0 symbols.
   text = text.replace(/\{\{closure\}\}|\{closure#\d+\}/g, "{closure}");
   text = text.replace(/^(__GI_)+/, "");
+  // LLDB names a C++ function with internal linkage from the global namespace: `::read_field`.
+  text = text.replace(/^::(?=\w)/, "");
   // Operators whose names contain brackets must survive the stripping below.
   const operators: string[] = [];
   text = text.replace(/operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])/g, (op) => {

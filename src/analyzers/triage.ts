@@ -3,7 +3,7 @@
  * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
  * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
  */
-import type { ExceptionStop, Frame, Platform, SignalStop, StopReason } from "../debuggers/model.js";
+import type { ExceptionStop, Frame, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
@@ -14,6 +14,7 @@ import { criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName,
 import {
   crashSignature,
   culpritIndex,
+  isRuntimeModule,
   moduleLocator,
   normalizeFunctionName,
   placeFrames,
@@ -24,6 +25,20 @@ import { deadlockCycles, lockWait, type DeadlockEdge, type LockWait } from "./de
 import { mutexOwnerExpression } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
 import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
+import {
+  bytesOf,
+  callTarget,
+  endsWithCall,
+  MAX_SCAN_CANDIDATES,
+  MAX_SCAN_STARTS,
+  MAX_SCANNED_FRAMES,
+  returnCandidates,
+  SCAN_PIECE_WORDS,
+  SCAN_WORDS,
+  thunkSlot,
+  type CallTarget,
+  type ReturnCandidate,
+} from "./stack-scan.js";
 import { demangleTypeinfo } from "./itanium.js";
 import { keyRegisters } from "./registers.js";
 import { signalCodeName, signalName } from "./signals.js";
@@ -137,7 +152,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
       frames = [...frames, ...bottom.filter((frame) => frame.level >= frames.length)];
     }
   }
-  const placed = placeFrames(frames, moduleAt, registers.pc);
+  const isOwnCode = ownCode(files);
+  const unwound = placeFrames(frames, moduleAt, registers.pc);
+  const scan = unwindLost(unwound) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt) : null;
+  const placed = scan ?? unwound;
+  if (scan) notes.push(scanNote(scan));
   const innermost = placed.filter((frame) => frame.level < limit);
 
   const read = signal !== null && exception === null ? await q.signalInfo() : null;
@@ -169,7 +188,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
   const externallyStopped = (signal === null && exception === null) || (siginfo !== null && siginfo.code === 0);
   const { cycles, framesOf } = externallyStopped
-    ? await findDeadlocks(q, threads, moduleAt, os)
+    ? await findDeadlocks(q, threads, moduleAt, isOwnCode, os)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
   const classified = classifyCrash({
@@ -230,6 +249,129 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     commands,
     notes,
   };
+}
+
+/**
+ * Whether the debugger lost the thread's unwind at its innermost frame: code it knows nothing of
+ * (no symbol, no line) in a module, typically a system DLL a minidump's machine had and this one
+ * lacks. What it shows past such a frame is a guess.
+ */
+function unwindLost(frames: PlacedFrame[]): boolean {
+  const top = frames[0];
+  return top !== undefined && top.function === null && top.file === null && top.module !== null && isRuntimeModule(top.module);
+}
+
+/** Code of the program's own modules (not the system's or a runtime's). */
+function ownCode(files: TargetFiles): (address: bigint) => boolean {
+  const sections = files.sections.filter(
+    (section) => section.source !== "core" && /^\.text$|^\.init$|^\.fini$/.test(section.name) && (section.source === "exec" || !isRuntimeModule(section.source)),
+  );
+  return (address) => sections.some((section) => BigInt(section.start) <= address && address < BigInt(section.end));
+}
+
+/**
+ * The thread's frames from its stack memory: its innermost frame as the debugger has it, then each
+ * word above the stack pointer that points into the program's own code right after a call, named
+ * by the debugger's symbols. Null when the scan finds none.
+ */
+async function scanStack(
+  q: Inspector,
+  frames: PlacedFrame[],
+  sp: bigint | null,
+  isOwnCode: (address: bigint) => boolean,
+  moduleAt: ModuleLocator,
+): Promise<PlacedFrame[] | null> {
+  const top = frames[0];
+  if (!top || sp === null) return null;
+  // In pieces: the read ends where the stack does.
+  const words: bigint[] = [];
+  while (words.length < SCAN_WORDS) {
+    const piece = await q.readMemory(hex(sp + BigInt(words.length * 8)), SCAN_PIECE_WORDS);
+    words.push(...piece);
+    if (piece.length < SCAN_PIECE_WORDS) break;
+  }
+  const calls: ScannedCall[] = [];
+  for (const candidate of returnCandidates(sp, words, isOwnCode).slice(0, MAX_SCAN_CANDIDATES)) {
+    // The 16 bytes before the return address hold the call that returns there, if it is one.
+    const code = bytesOf(await q.readMemory(hex(candidate.address - 16n), 2));
+    if (code.length < 16 || !endsWithCall(code)) continue;
+    calls.push({ ...candidate, call: await classifyCall(q, callTarget(code, candidate.address), isOwnCode) });
+  }
+  const symbols = new Map<bigint, SymbolAt | null>();
+  const symbolOf = async (address: bigint) => {
+    if (!symbols.has(address)) symbols.set(address, await q.symbolAt(hex(address - 1n)));
+    return symbols.get(address) ?? null;
+  };
+  // The innermost caller called out of the program, into the module the thread stopped in. Stale
+  // return addresses of calls that have returned lie around on the stack too: of the chains that
+  // start with a call out, the longest whose every caller called the function below it wins.
+  let best: ScannedCall[] = [];
+  for (const start of calls.filter((c) => c.call.kind !== "direct" || !isOwnCode(c.call.target)).slice(0, MAX_SCAN_STARTS)) {
+    const chain = [start];
+    for (const next of calls) {
+      if (chain.length === MAX_SCANNED_FRAMES) break;
+      const callee = chain[chain.length - 1];
+      if (!callee || next.slot <= callee.slot) continue;
+      const symbol = await symbolOf(callee.address);
+      const calleeStart = symbol ? callee.address - 1n - BigInt(symbol.offset) : null;
+      if (callsInto(next.call, calleeStart)) chain.push(next);
+    }
+    if (chain.length > best.length) best = chain;
+  }
+  if (best.length === 0) return null;
+  const found: PlacedFrame[] = [];
+  for (const call of best) {
+    // The call itself, one byte back, is on the caller's line.
+    const symbol = await symbolOf(call.address);
+    found.push({
+      level: found.length + 1,
+      address: hex(call.address),
+      function: symbol?.symbol ?? null,
+      args: "",
+      file: symbol?.file ?? null,
+      line: symbol?.line ?? null,
+      from: null,
+      found: "scan",
+      module: moduleAt(call.address),
+    });
+  }
+  return [{ ...top, level: 0 }, ...found];
+}
+
+interface ScannedCall extends ReturnCandidate {
+  call: CallKind;
+}
+
+/** What a call instruction calls: a known function, a function in another module (an import), or a pointer it held. */
+type CallKind = { kind: "direct"; target: bigint } | { kind: "import" } | { kind: "indirect" };
+
+/** Whether a call could have called the function that starts at `start` (in the program's own code). */
+function callsInto(call: CallKind, start: bigint | null): boolean {
+  if (call.kind === "indirect") return true;
+  if (call.kind === "import") return false;
+  return start === null || call.target === start;
+}
+
+/** A call's target: its direct address, or the pointer in its slot, through an import thunk's jump. */
+async function classifyCall(q: Inspector, target: CallTarget, isOwnCode: (address: bigint) => boolean): Promise<CallKind> {
+  if (target === null) return { kind: "indirect" };
+  let address: bigint | null = "direct" in target ? target.direct : ((await q.readMemory(hex(target.slot), 1))[0] ?? null);
+  if (address === null || !isOwnCode(address)) return { kind: "import" };
+  const thunk = thunkSlot(bytesOf(await q.readMemory(hex(address), 1)), address);
+  if (thunk !== null) {
+    // An import thunk (`jmp *__imp_f`): the call goes to another module.
+    address = (await q.readMemory(hex(thunk), 1))[0] ?? null;
+    if (address === null || !isOwnCode(address)) return { kind: "import" };
+  }
+  return { kind: "direct", target: address };
+}
+
+function hex(value: bigint): string {
+  return `0x${value.toString(16)}`;
+}
+
+function scanNote(frames: PlacedFrame[]): string {
+  return `the debugger could not unwind past frame 0 (${frames[0]?.module?.split(/[\\/]/).at(-1) ?? "a system module"}, whose unwind information this machine lacks): frames 1–${frames.length - 1} were found by scanning the stack for return addresses into the program's code; --modules-path DIR with the dump's system modules gives the exact stack`;
 }
 
 /** An access violation's address as the signal record the stack checks read. */
@@ -343,10 +485,18 @@ async function findDeadlocks(
   q: Inspector,
   threads: ThreadSummary[],
   moduleAt: ModuleLocator,
+  isOwnCode: (address: bigint) => boolean,
   os: Platform["os"] | undefined,
 ): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
   const traces = await q.threadBacktraces("all", DEADLOCK_FRAMES);
   const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
+  // A thread stopped in a system module the debugger cannot unwind: its frames from its stack memory.
+  for (const [thread, frames] of framesOf) {
+    if (!unwindLost(frames)) continue;
+    const sp = toBigInt(await q.register("sp", { thread }));
+    const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt);
+    if (scanned) framesOf.set(thread, scanned);
+  }
   const waits: LockWait[] = [];
   for (const [thread, frames] of framesOf) {
     const wait = lockWait(thread, frames);

@@ -40,6 +40,11 @@ export interface Frame {
   from: string | null;
   /** The frame's locals, when they were asked for with the stack. */
   locals?: Variable[];
+  /**
+   * How the frame was found when not by the debugger's unwinder: "scan" for a return address found
+   * in the thread's stack memory (checked by the call instruction before it), as Breakpad does.
+   */
+  found?: "scan";
 }
 
 export interface Backtrace {
@@ -171,6 +176,9 @@ export interface SymbolAt {
   offset: number;
   section: string | null;
   module: string | null;
+  /** The source line of the address, when the debugger printed it with the symbol. */
+  file?: string | null;
+  line?: number | null;
 }
 
 /** Lines of a source file, as the debugger listed them. */

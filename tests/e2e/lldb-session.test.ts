@@ -64,7 +64,7 @@ describe("LldbSession on a null dereference", () => {
       targetLoaded: true,
       threadCount: 1,
       selectedThread: { id: 1, name: "null-deref" },
-      selectedFrame: { level: 0, function: "send_to_client", file: "null-deref.c", line: culpritLine("null-deref") },
+      selectedFrame: { level: 0, function: "send_to_client", file: expect.stringMatching(/\/null-deref\.c$/), line: culpritLine("null-deref") },
     });
     expect(session.context().selectedThread?.lwp).toBeGreaterThan(0);
     expect(session.context().selectedFrame?.address).toMatch(/^0x[0-9a-f]+$/);
@@ -73,9 +73,10 @@ describe("LldbSession on a null dereference", () => {
   it("prints the backtrace, threads and a register as lldb does", async () => {
     const bt = await session.run("bt");
     expect(bt).toMatchObject({ ok: true, command: "bt" });
-    expect(bt.output).toMatch(/^\* thread #1, name = 'null-deref', stop reason = signal SIGSEGV\n/);
+    // dumpdbg's formats: the tid in a backtrace's header, a source file's full path.
+    expect(bt.output).toMatch(/^\* thread #1: tid = \d+, name = 'null-deref', stop reason = signal SIGSEGV\n/);
     expect(bt.output).toMatch(
-      new RegExp(`^  \\* frame #0: 0x[0-9a-f]+ null-deref\`send_to_client\\(session=0x[0-9a-f]+, message=.*\\) at null-deref\\.c:${culpritLine("null-deref")}:\\d+$`, "m"),
+      new RegExp(`^  \\* frame #0: 0x[0-9a-f]+ null-deref\`send_to_client\\(session=0x[0-9a-f]+, message=.*\\) at \\S*/null-deref\\.c:${culpritLine("null-deref")}:\\d+$`, "m"),
     );
     expect(bt.output).toMatch(/^ {4}frame #1: 0x[0-9a-f]+ null-deref`broadcast\(/m);
 
@@ -92,7 +93,7 @@ describe("LldbSession on a null dereference", () => {
     const select = await session.run("frame select 1");
     expect(select.ok).toBe(true);
     expect(select.output).toMatch(/^frame #1: 0x[0-9a-f]+ null-deref`broadcast\(/);
-    expect(select.context.selectedFrame).toMatchObject({ level: 1, function: "broadcast", file: "null-deref.c", line: 35 });
+    expect(select.context.selectedFrame).toMatchObject({ level: 1, function: "broadcast", file: expect.stringMatching(/\/null-deref\.c$/), line: 35 });
 
     const variables = await session.run("frame variable");
     expect(variables.output).toMatch(/^\(int\) count = 3$/m);

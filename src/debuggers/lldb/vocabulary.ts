@@ -61,7 +61,8 @@ function render(probe: Probe): string {
     case "instructions":
       return placedCommand(probe, probe.address === undefined ? `disassemble --bytes --pc --count ${probe.count}` : `disassemble --bytes --start-address ${probe.address} --count ${probe.count}`);
     case "memory":
-      return placedCommand(probe, `memory read --size 8 --format x --count ${probe.count} ${argument(probe.address)}`);
+      // lldb refuses to read more than target.max-memory-read-size (1 KiB) without --force.
+      return placedCommand(probe, `memory read ${probe.count * 8 > 1024 ? "--force " : ""}--size 8 --format x --count ${probe.count} ${argument(probe.address)}`);
     case "string":
       return `memory read --format s --count 1 ${argument(probe.address)}`;
     case "strings":

@@ -115,7 +115,9 @@ function symbolOfComment(comment: string, fn: string | null): string | null {
   const inside = /^<\+(\d+)>/.exec(comment);
   if (inside) return fn === null ? null : inside[1] === "0" ? fn : `${fn}+${inside[1]}`;
   const stub = /^symbol stub for: (.*)$/.exec(comment);
-  return stub ? `${stub[1]}@plt` : comment.replace(/ at \S+:\d+(?::\d+)?$/, "");
+  if (stub) return `${stub[1]}@plt`;
+  // A PE's COFF section-group names: `.rdata$_ZTISt13runtime_error` is that symbol's data.
+  return comment.replace(/ at \S+:\d+(?::\d+)?$/, "").replace(/^\.[a-z]+\$(?:\.refptr\.)?(?=\S)/, "");
 }
 
 /** AT&T operands are comma separated, but `0x8(%rax,%rbx,4)` has commas of its own. */

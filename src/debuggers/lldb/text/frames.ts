@@ -34,10 +34,10 @@ export function parseFrameText(text: string): Omit<Frame, "level"> | null {
   rest = rest.slice(tick + 1);
   const at = lastOutside(rest, " at ");
   if (at >= 0) {
-    const location = /^(.+?):(\d+)(?::\d+)?$/.exec(rest.slice(at + 4).trim());
+    const location = parseLocation(rest.slice(at + 4).trim());
     if (location) {
-      frame.file = location[1] ?? null;
-      frame.line = Number(location[2]);
+      frame.file = location.file;
+      frame.line = location.line;
       rest = rest.slice(0, at);
     }
   }
@@ -62,6 +62,19 @@ export function parseFrameText(text: string): Omit<Frame, "level"> | null {
   // A section's name (`.text + 212`) is no function either.
   frame.function = rest.trim() === "" || /^(?:___lldb_unnamed_symbol\d+|\.\w+)$/.test(rest.trim()) ? null : rest.trim();
   return frame;
+}
+
+/**
+ * `FILE:LINE:COLUMN`, `FILE:LINE`, or `LINE:COLUMN` when lldb knows no file name (code compiled
+ * without one, as parts of mingw's runtime are).
+ */
+export function parseLocation(text: string): { file: string | null; line: number } | null {
+  const parts = /^(?:(.+?):)?(\d+)(?::(\d+))?$/.exec(text);
+  if (!parts) return null;
+  const [, file, first, second] = parts;
+  if (file === undefined) return second === undefined ? null : { file: null, line: Number(first) };
+  if (/^\d+$/.test(file) && second === undefined) return { file: null, line: Number(file) };
+  return { file, line: Number(first) };
 }
 
 export function parseBacktrace(output: string, limit?: number): Backtrace {

@@ -5,6 +5,7 @@
 import type { SymbolAt } from "../../model.js";
 import { normalizeAddress } from "../../model.js";
 import type { Mapping, SharedLibrary, TargetFiles, TargetSection } from "../../probe.js";
+import { parseLocation } from "./frames.js";
 
 /** `[  2] 93AC61EC-... 0x00007f213ffbd000 /lib/x86_64-linux-gnu/libc.so.6` and its debug file on the next line. */
 export function parseImageList(output: string): SharedLibrary[] {
@@ -53,10 +54,18 @@ export function parseSections(output: string): TargetFiles {
 
 /** `image lookup -a ADDR`: `Summary: libc.so.6\`__GI___libc_free + 12 at malloc.c:3350:6`. */
 export function parseLookup(output: string): SymbolAt | null {
-  const summary = /^\s*Summary: (?:(\S+?)`)?(.*?)(?: \+ (\d+))?(?: at \S+)?\s*$/m.exec(output);
+  const summary = /^\s*Summary: (?:(\S+?)`)?(.*?)(?: \+ (\d+))?(?: at (\S+))?\s*$/m.exec(output);
   if (!summary || !summary[2]) return null;
+  const location = summary[4] ? parseLocation(summary[4]) : null;
   const section = /^\s*Address: \S+ \((?:\S+?\.)?(?:PT_LOAD\[\d+\])?\.?(\.[^ +)]+)/m.exec(output)?.[1] ?? null;
-  return { symbol: summary[2], offset: Number(summary[3] ?? 0), section, module: summary[1] ?? null };
+  return {
+    symbol: summary[2],
+    offset: Number(summary[3] ?? 0),
+    section,
+    module: summary[1] ?? null,
+    file: location?.file ?? null,
+    line: location?.line ?? null,
+  };
 }
 
 /** `memory region --all`: `[0x...-0x...) rw- /path PT_LOAD[3]` per region, unmapped gaps (`---`) left out. */
