@@ -154,7 +154,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   }
   const isOwnCode = ownCode(files);
   const unwound = placeFrames(frames, moduleAt, registers.pc);
-  const scan = unwindLost(unwound) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt) : null;
+  const scan = unwindLost(unwound, files) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt) : null;
   const placed = scan ?? unwound;
   if (scan) notes.push(scanNote(scan));
   const innermost = placed.filter((frame) => frame.level < limit);
@@ -188,7 +188,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
   const externallyStopped = (signal === null && exception === null) || (siginfo !== null && siginfo.code === 0);
   const { cycles, framesOf } = externallyStopped
-    ? await findDeadlocks(q, threads, moduleAt, isOwnCode, os)
+    ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
   const classified = classifyCrash({
@@ -256,9 +256,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
  * (no symbol, no line) in a module, typically a system DLL a minidump's machine had and this one
  * lacks. What it shows past such a frame is a guess.
  */
-function unwindLost(frames: PlacedFrame[]): boolean {
+function unwindLost(frames: PlacedFrame[], files: TargetFiles): boolean {
   const top = frames[0];
-  return top !== undefined && top.function === null && top.file === null && top.module !== null && isRuntimeModule(top.module);
+  const pc = toBigInt(top?.address ?? null);
+  if (!top || pc === null || top.function !== null || top.file !== null) return false;
+  return files.sections.some((section) => section.loaded === false && BigInt(section.start) <= pc && pc < BigInt(section.end));
 }
 
 /** Code of the program's own modules (not the system's or a runtime's). */
@@ -485,6 +487,7 @@ async function findDeadlocks(
   q: Inspector,
   threads: ThreadSummary[],
   moduleAt: ModuleLocator,
+  files: TargetFiles,
   isOwnCode: (address: bigint) => boolean,
   os: Platform["os"] | undefined,
 ): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
@@ -492,7 +495,7 @@ async function findDeadlocks(
   const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
   // A thread stopped in a system module the debugger cannot unwind: its frames from its stack memory.
   for (const [thread, frames] of framesOf) {
-    if (!unwindLost(frames)) continue;
+    if (!unwindLost(frames, files)) continue;
     const sp = toBigInt(await q.register("sp", { thread }));
     const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt);
     if (scanned) framesOf.set(thread, scanned);

@@ -144,6 +144,11 @@ export interface TargetSection {
   name: string;
   /** Which file provides it: "core", "exec", or the path of a shared library. */
   source: string;
+  /**
+   * False when the debugger does not have the module's file, only its extent from the dump (a
+   * minidump's system DLL on another machine): no symbols, no unwind tables.
+   */
+  loaded?: boolean;
 }
 
 export interface TargetFiles {

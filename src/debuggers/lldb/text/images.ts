@@ -42,11 +42,14 @@ export function parseSections(output: string): TargetFiles {
     if (!row || module === null || row[1] === "container") continue;
     // `prog.PT_LOAD[1]..text` → `.text`, `libc.so.6.PT_LOAD[1].__libc_freeres_fn` → `__libc_freeres_fn`; a PE's `prog..text` → `.text`.
     const name = /\.PT_LOAD\[\d+\]\.(\S+)$/.exec(row[4] ?? "")?.[1] ?? /\.(\.[^.]\S*)$/.exec(row[4] ?? "")?.[1] ?? row[4] ?? "";
+    // LLDB stands a module whose file it could not find in with one section over its whole image.
+    const placeholder = name === ".module_image";
     sections.push({
       start: normalizeAddress(row[2] ?? "0x0"),
       end: normalizeAddress(row[3] ?? "0x0"),
       name,
       source: module === executable ? "exec" : module,
+      ...(placeholder ? { loaded: false } : {}),
     });
   }
   return { executable, core: null, sections };
