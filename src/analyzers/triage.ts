@@ -10,7 +10,7 @@ import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/prob
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, isCodeAddress } from "./address-space.js";
 import { abortKind, classifyCrash, NULL_PAGE_LIMIT } from "./classify.js";
-import { criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
+import { criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
 import {
   crashSignature,
   culpritIndex,
@@ -97,6 +97,9 @@ const STACK_NEAR_SP = 1n << 16n;
 const MAX_PANIC_SCAN_WORDS = 4096;
 const MAX_PANIC_CANDIDATES = 16;
 const DEADLOCK_FRAMES = 64;
+/** Stack words searched for the critical section a thread waits on, and pointers tried. */
+const CRITICAL_SECTION_SCAN_WORDS = 256;
+const MAX_CRITICAL_SECTION_CANDIDATES = 48;
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
   const limit = options.frameLimit ?? 40;
@@ -188,7 +191,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
   const externallyStopped = (signal === null && exception === null) || (siginfo !== null && siginfo.code === 0);
   const { cycles, framesOf } = externallyStopped
-    ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os)
+    ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os, notes)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
   const classified = classifyCrash({
@@ -490,20 +493,36 @@ async function findDeadlocks(
   files: TargetFiles,
   isOwnCode: (address: bigint) => boolean,
   os: Platform["os"] | undefined,
+  notes: string[],
 ): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
   const traces = await q.threadBacktraces("all", DEADLOCK_FRAMES);
   const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
-  // A thread stopped in a system module the debugger cannot unwind: its frames from its stack memory.
+  const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
+  const waits: LockWait[] = [];
+  const foundOnStack: number[] = [];
   for (const [thread, frames] of framesOf) {
+    const wait = lockWait(thread, frames);
+    if (wait) {
+      waits.push(wait);
+      continue;
+    }
+    // A thread stopped in a system module the debugger cannot unwind: its frames from its stack
+    // memory, and on Windows the critical section it waits for from its stack too.
     if (!unwindLost(frames, files)) continue;
     const sp = toBigInt(await q.register("sp", { thread }));
     const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt);
-    if (scanned) framesOf.set(thread, scanned);
+    if (!scanned) continue;
+    framesOf.set(thread, scanned);
+    const own = culpritIndex(scanned);
+    const lwp = threads.find((t) => t.id === thread)?.lwp ?? null;
+    const lock = os === "windows" && sp !== null && own !== null ? await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode) : null;
+    if (lock) {
+      waits.push({ thread, lock, waiter: scanned[own ?? 0] ?? null });
+      foundOnStack.push(thread);
+    }
   }
-  const waits: LockWait[] = [];
-  for (const [thread, frames] of framesOf) {
-    const wait = lockWait(thread, frames);
-    if (wait) waits.push(wait);
+  if (foundOnStack.length > 0) {
+    notes.push(`without the system modules no frame names the lock a thread waits for: the critical sections thread${foundOnStack.length > 1 ? "s" : ""} ${foundOnStack.join(", ")} wait${foundOnStack.length > 1 ? "" : "s"} on were found on ${foundOnStack.length > 1 ? "their stacks" : "its stack"}, held by another thread`);
   }
   if (waits.length < 2) return { cycles: [], framesOf };
   // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
@@ -512,7 +531,6 @@ async function findDeadlocks(
     const value = toBigInt(await q.register(argumentRegisters(os)[0] ?? "rdi", { thread: wait.thread }));
     if (value !== null && value >= NULL_PAGE_LIMIT) wait.lock = `0x${value.toString(16)}`;
   }
-  const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
   const ownerOf = new Map<string, number>();
   for (const lock of new Set(waits.map((wait) => wait.lock).filter((lock): lock is string => lock !== null))) {
     const owner = os === "windows" ? await criticalSectionOwner(q, lock) : await q.evaluate(mutexOwnerExpression(lock));
@@ -520,6 +538,29 @@ async function findDeadlocks(
     if (thread !== undefined) ownerOf.set(lock, thread);
   }
   return { cycles: deadlockCycles(waits, ownerOf), framesOf };
+}
+
+/**
+ * The critical section a thread waits for, found on its stack where no frame names it: the nearest
+ * word above its stack pointer that points at a CRITICAL_SECTION held by another thread of the dump
+ * (RecursionCount at least 1, OwningThread one of the dump's thread ids). Windows' wait functions
+ * keep the section they wait on in their frames, below the program's own.
+ */
+async function heldCriticalSectionOnStack(
+  q: Inspector,
+  sp: bigint,
+  self: number | null,
+  threadOfLwp: Map<number, number>,
+  isOwnCode: (address: bigint) => boolean,
+): Promise<string | null> {
+  const words = await q.readMemory(`0x${sp.toString(16)}`, CRITICAL_SECTION_SCAN_WORDS);
+  const pointers = [...new Set(words.filter((word) => word >= NULL_PAGE_LIMIT && word % 8n === 0n && !isOwnCode(word)))].slice(0, MAX_CRITICAL_SECTION_CANDIDATES);
+  for (const pointer of pointers) {
+    const fields = await q.readMemory(`0x${pointer.toString(16)}`, 3);
+    const section = criticalSectionOf(fields);
+    if (section && section.owner !== self && threadOfLwp.has(section.owner)) return `0x${pointer.toString(16)}`;
+  }
+  return null;
 }
 
 /**

@@ -59,6 +59,19 @@ export function criticalSectionOwnerAddress(lock: string): string | null {
   return address === null ? null : `0x${(address + 0x10n).toString(16)}`;
 }
 
+/**
+ * A held CRITICAL_SECTION from its first three x64 words (DebugInfo; LockCount and RecursionCount;
+ * OwningThread), or null when the words cannot be one that a thread holds.
+ */
+export function criticalSectionOf(words: bigint[]): { owner: number; recursion: number } | null {
+  const [, counts, owner] = words;
+  if (counts === undefined || owner === undefined) return null;
+  const recursion = Number((counts >> 32n) & 0xffffffffn) | 0;
+  // Thread ids are multiples of 4 below 2^32; a section is rarely entered recursively many times.
+  if (recursion < 1 || recursion > 1024 || owner === 0n || owner >= 1n << 32n || owner % 4n !== 0n) return null;
+  return { owner: Number(owner), recursion };
+}
+
 export function exceptionName(code: string): string | null {
   return NAMES[code] ?? null;
 }

@@ -1,0 +1,123 @@
+/**
+ * Windows minidumps, end to end through the CLI: programs of our own (C and C++, several threads,
+ * several crash kinds and a hang), built with mingw-w64 and crashed under Wine, where their crash
+ * reporter writes crash.dmp with dbghelp's MiniDumpWriteDump. `dumpdbg` reads each with LLDB twice:
+ * with the dump's system DLLs (`--modules-path`: Wine's own, a full unwind), and without them, as a
+ * minidump usually arrives (frame 0 only in ntdll or msvcrt: the stack is scanned). The verdict must
+ * be the same: kind, culprit function and line, access, message, the deadlock's cycle. Then the
+ * offline analysis and the chat run on them as on cores.
+ */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { ReportSchema, type Crash, type CrashKind } from "../../src/report/schema.js";
+import { BIN, runCli } from "../helpers/cli.js";
+import { buildMinidump, missingWindowsTools, WINE_DLLS, windowsCulpritLine } from "../helpers/windows.js";
+
+interface Expected {
+  kind: CrashKind;
+  culprit: string;
+  signal: string;
+  access?: "read" | "write" | "execute";
+  faultAddress?: string;
+  message?: RegExp;
+  /** What the offline analysis's conclusion must say. */
+  says: RegExp[];
+}
+
+const EXPECTED: Record<string, Expected> = {
+  "config-null": { kind: "null-dereference", culprit: "listen_port", signal: "EXCEPTION_ACCESS_VIOLATION", access: "read", faultAddress: "0x20", says: [/listen_port/] },
+  "session-close": { kind: "null-dereference", culprit: "session_close", signal: "EXCEPTION_ACCESS_VIOLATION", access: "write", faultAddress: "0x10", says: [/session_close/] },
+  "message-check": { kind: "uncaught-exception", culprit: "check_message", signal: "exception", message: /^unhandled exception 0xe04d5347 raised by the program/, says: [/check_message/] },
+  "div-zero": { kind: "division-by-zero", culprit: "average_latency", signal: "EXCEPTION_INT_DIVIDE_BY_ZERO", says: [/average_latency/] },
+  "stack-overflow": { kind: "stack-overflow", culprit: "parse_list", signal: "EXCEPTION_STACK_OVERFLOW", says: [/parse_list/] },
+  "bad-jump": { kind: "bad-jump", culprit: "dispatch", signal: "EXCEPTION_ACCESS_VIOLATION", access: "execute", says: [/dispatch/] },
+  uncaught: { kind: "uncaught-exception", culprit: "read_field", signal: "STATUS_FATAL_APP_EXIT", message: /instance of 'std::runtime_error'$/, says: [/read_field/, /std::runtime_error/] },
+  deadlock: { kind: "deadlock", culprit: "transfer_funds", signal: "", says: [/transfer_funds/] },
+};
+
+const missing = missingWindowsTools();
+const skipReason = missing.length > 0 ? ` (skipped: ${missing.join(", ")} not installed; .ci/run installs mingw-w64 and wine)` : "";
+
+async function triageJson(dump: string, modules: boolean): Promise<Crash> {
+  const result = await runCli(["triage", dump, "--json", "--debugger", "lldb", ...(modules ? ["--modules-path", WINE_DLLS] : [])]);
+  expect(result.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Crash;
+}
+
+function checkVerdict(name: string, crash: Crash): void {
+  const expected = EXPECTED[name] as Expected;
+  expect(crash.kind).toBe(expected.kind);
+  expect(crash.culprit.function).toBe(expected.culprit);
+  expect(path.basename(crash.culprit.file ?? "")).toMatch(new RegExp(`^${name}\\.(c|cpp)$`));
+  expect(crash.culprit.line).toBe(windowsCulpritLine(name));
+  expect(crash.signal ?? "").toBe(expected.signal);
+  if (expected.access) expect(crash.access).toBe(expected.access);
+  if (expected.faultAddress) expect(crash.faultAddress).toBe(expected.faultAddress);
+  if (expected.message) expect(crash.message ?? "").toMatch(expected.message);
+  expect(crash.signature.startsWith(`${expected.kind} | ${expected.culprit}`)).toBe(true);
+  if (expected.kind === "deadlock") {
+    const cycle = crash.deadlock?.cycle ?? [];
+    expect(cycle).toHaveLength(2);
+    // Each waits for a lock the other holds, both at the culprit line.
+    expect(cycle[0]?.heldByThread).toBe(cycle[1]?.thread);
+    expect(cycle[1]?.heldByThread).toBe(cycle[0]?.thread);
+    for (const edge of cycle) expect(edge).toMatchObject({ function: "transfer_funds", line: windowsCulpritLine(name) });
+    expect(new Set(cycle.map((edge) => edge.lock)).size).toBe(2);
+  }
+}
+
+describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}`, () => {
+  describe.each(Object.keys(EXPECTED))("%s", (name) => {
+    it("is read the same with and without the dump's system modules", async () => {
+      const built = await buildMinidump(name);
+      const full = await triageJson(built.dump, true);
+      checkVerdict(name, full);
+      const scanned = await triageJson(built.dump, false);
+      checkVerdict(name, scanned);
+      // The thread is the one the exception record names (the hang: the first waiter), whichever way it was read.
+      expect(scanned.thread.lwp).toBe(full.thread.lwp);
+      if (name !== "deadlock") expect(full.thread.lwp).toBeGreaterThan(0);
+    }, 180_000);
+
+    it("gets the offline analysis, its reports and the chat", async () => {
+      const built = await buildMinidump(name);
+      const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-windows-${name}-`));
+      const flags = ["--modules-path", WINE_DLLS, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"];
+      const result = await runCli(["analyze", built.dump, "--issue", `the ${name} service died`, "--json", ...flags], { cwd: dir });
+      expect(result.stderr).not.toMatch(/internal error/);
+      expect(result.code, result.stderr).toBe(0);
+      const report = ReportSchema.parse(JSON.parse(result.stdout));
+      checkVerdict(name, report.crash);
+      expect(report.session.debugger).toMatch(/lldb/);
+      const expected = EXPECTED[name] as Expected;
+      const text = `${report.conclusion.summary} ${report.conclusion.rootCause}`;
+      for (const pattern of expected.says) expect(text).toMatch(pattern);
+      const cited = text.match(/\bE\d+\b/g) ?? [];
+      expect(cited.length).toBeGreaterThan(0);
+      const evidence = new Set(report.evidence.map((e) => e.id));
+      for (const id of cited) expect(evidence.has(id), `the conclusion cites ${id}`).toBe(true);
+
+      const chat = await pipeChat(["chat", report.session.id, ...flags], dir, "why did it crash?\nlist the threads\n");
+      expect(chat.code, chat.stderr).toBe(0);
+      const answers = chat.stdout.trim().split("\n\n");
+      expect(answers).toHaveLength(2);
+      expect(answers[0]).toContain(expected.culprit);
+      for (const answer of answers) expect(answer, answer).toMatch(/\[E\d+/);
+    }, 180_000);
+  });
+});
+
+async function pipeChat(args: string[], cwd: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stdin.end(input);
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { code, stdout, stderr };
+}
