@@ -629,10 +629,15 @@ describe("lldb renders each probe as the command a user would type", () => {
       [probes.registers(), "register read"],
       [{ kind: "registers", names: ["rip", "rsp"], frame: 1 }, "[frame 1] register read rip rsp"],
       [probes.register("rdi", { thread: 4 }), "[thread 4] register read rdi"],
-      [probes.evaluate("session->client"), "expression -- session->client"],
-      [probes.evaluate("*node", { thread: 2, frame: 3 }), "[thread 2, frame 3] expression -- *node"],
-      [probes.evaluate("flags", {}, "hex"), "expression --format x -- flags"],
-      [probes.evaluate("x", { thread: null, frame: 0 }), "expression -- x"],
+      // A variable path is read without running code; anything else is an expression.
+      [probes.evaluate("session->client"), "frame variable session->client"],
+      [probes.evaluate("*node", { thread: 2, frame: 3 }), "[thread 2, frame 3] frame variable *node"],
+      [probes.evaluate("flags", {}, "hex"), "frame variable --format x flags"],
+      [probes.evaluate("x", { thread: null, frame: 0 }), "frame variable x"],
+      [probes.evaluate("&table->slots[3].owner"), "frame variable &table->slots[3].owner"],
+      [probes.evaluate("sizeof session->name"), "expression -- sizeof session->name"],
+      [probes.evaluate("*(int *)(0x7ffe1000 + 8)", { frame: 1 }), "[frame 1] expression -- *(int *)(0x7ffe1000 + 8)"],
+      [probes.evaluate("a[i]"), "expression -- a[i]"],
     ]);
   });
   it("asks for a frame's CFA as its caller's stack pointer", () => {
@@ -1239,5 +1244,17 @@ describe("selection", () => {
     for (const reads of ["thread list", "thread backtrace all", "bt", "frame variable", "frame info", "target modules list", "[thread 2, frame 1] frame variable", "[thread 2] frame select 1"]) {
       expect(movesSelection(reads), reads).toBe(false);
     }
+  });
+});
+
+describe("values that frame variable could not read", () => {
+  it("are no value, as gdb's error would be", () => {
+    // Captured from `frame variable` on a Windows minidump (config-null.exe) read by lldb-16.
+    expect(lldbVocabulary.read(probes.evaluate("*port"), "(const setting) *port = <parent is NULL>\n")).toBeNull();
+    expect(lldbVocabulary.read(probes.evaluate("port->value"), "(char[64]) port->value = <parent is NULL>\n")).toBeNull();
+    expect(lldbVocabulary.read(probes.evaluate("config->first->next"), "(setting *) config->first->next = <read memory from 0xc817a0 failed (0 of 8 bytes read)>\n")).toBeNull();
+    expect(lldbVocabulary.read(probes.evaluate("port"), "(const setting *) port = NULL\n")).toBe("(const setting *) 0x0");
+    expect(lldbVocabulary.read(probes.evaluate("*config"), "(const config) *config = {\n  first = 0x0000000000c81740\n  count = 3\n}\n")).toBe("{first = 0xc81740, count = 3}");
+    expect(lldbVocabulary.read(probes.evaluate("&config->count"), "(int *) &count = 0x000000000021fd18\n")).toBe("(int *) 0x21fd18");
   });
 });

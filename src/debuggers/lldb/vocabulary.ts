@@ -17,6 +17,9 @@ import { parseExpressionValue, parseVariables } from "./text/values.js";
 /** glibc's `struct abort_msg_s { unsigned int size; char msg[]; }`: the text is 4 bytes into the block. */
 const ABORT_MESSAGE_COMMAND = 'memory read --format s --count 1 -- "*(char **)&__abort_msg + 4"';
 
+/** What `frame variable` reads: a name, members, constant indexes, one dereference or address-of. */
+const VARIABLE_PATH = /^[*&]?[A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[\d+\])*$/;
+
 /** An address expression as one argument of an lldb command. */
 function argument(expression: string): string {
   return /[\s"'\\]/.test(expression) ? `"${expression.replace(/["\\]/g, "\\$&")}"` : expression;
@@ -44,6 +47,11 @@ function render(probe: Probe): string {
     case "register":
       return placedCommand(probe, `register read ${probe.register}`);
     case "evaluate":
+      // A variable path (`session->client`, `*port`, `&a[2].b`) is read by `frame variable`, which
+      // runs no code: `expression` needs a process to keep its result in, which a minidump lacks.
+      if (VARIABLE_PATH.test(probe.expression.trim())) {
+        return placedCommand(probe, `frame variable ${probe.format === "hex" ? "--format x " : ""}${argument(probe.expression.trim())}`);
+      }
       return placedCommand(probe, `expression ${probe.format === "hex" ? "--format x " : ""}-- ${probe.expression}`);
     case "frame-info":
       // A frame's CFA is its caller's stack pointer: the value rsp had before the call.

@@ -105,10 +105,13 @@ function typedLine(text: string): { type: string; name: string; value: string } 
  * pointer keeps its type, as gdb prints it; a string, a number or an aggregate does not).
  */
 export function parseExpressionValue(output: string): string | null {
-  const start = output.search(/^\(.*\) \$\d+ = /m);
+  // `expression` names the result `$N`; `frame variable` by the path it read.
+  const start = output.search(/^\(.*\) \S+ = /m);
   if (start < 0) return null;
   const typed = typedLine(output.slice(start).replace(/\n+$/, ""));
   if (!typed) return null;
+  // `<parent is NULL>`, `<read memory from 0x20 failed (0 of 8 bytes read)>`: no value, as gdb's error says.
+  if (/^<(?:parent is NULL|read memory from .* failed.*|unavailable|no value available|invalid address.*)>$/.test(typed.value.trim())) return null;
   const value = normalizeValue(typed.value);
   if (/\*\s*(?:const\s*)?$/.test(typed.type) && /^0x[0-9a-f]+$/.test(value)) return `(${typed.type}) ${value}`;
   return value;
