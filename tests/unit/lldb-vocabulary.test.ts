@@ -11,7 +11,7 @@
  * these excerpts; a command shown `[frame F]` was captured after `frame select F`.
  */
 import { describe, expect, it } from "vitest";
-import { lldbVocabulary } from "../../src/debuggers/lldb/vocabulary.js";
+import { lldbMinidumpVocabulary, lldbVocabulary } from "../../src/debuggers/lldb/vocabulary.js";
 import { probeKey, probes, type Probe } from "../../src/debuggers/probe.js";
 
 const { render, read, recognise, movesSelection } = lldbVocabulary;
@@ -629,16 +629,23 @@ describe("lldb renders each probe as the command a user would type", () => {
       [probes.registers(), "register read"],
       [{ kind: "registers", names: ["rip", "rsp"], frame: 1 }, "[frame 1] register read rip rsp"],
       [probes.register("rdi", { thread: 4 }), "[thread 4] register read rdi"],
-      // A variable path is read without running code; anything else is an expression.
+      [probes.evaluate("session->client"), "expression -- session->client"],
+      [probes.evaluate("*node", { thread: 2, frame: 3 }), "[thread 2, frame 3] expression -- *node"],
+      [probes.evaluate("flags", {}, "hex"), "expression --format x -- flags"],
+      [probes.evaluate("x", { thread: null, frame: 0 }), "expression -- x"],
+    ]);
+  });
+  it("on a minidump reads a variable path with frame variable, which runs nothing, and anything else as an expression", () => {
+    const renders: [Probe, string][] = [
       [probes.evaluate("session->client"), "frame variable session->client"],
       [probes.evaluate("*node", { thread: 2, frame: 3 }), "[thread 2, frame 3] frame variable *node"],
       [probes.evaluate("flags", {}, "hex"), "frame variable --format x flags"],
-      [probes.evaluate("x", { thread: null, frame: 0 }), "frame variable x"],
       [probes.evaluate("&table->slots[3].owner"), "frame variable &table->slots[3].owner"],
       [probes.evaluate("sizeof session->name"), "expression -- sizeof session->name"],
       [probes.evaluate("*(int *)(0x7ffe1000 + 8)", { frame: 1 }), "[frame 1] expression -- *(int *)(0x7ffe1000 + 8)"],
       [probes.evaluate("a[i]"), "expression -- a[i]"],
-    ]);
+    ];
+    for (const [probe, command] of renders) expect(lldbMinidumpVocabulary.render(probe)).toBe(command);
   });
   it("asks for a frame's CFA as its caller's stack pointer", () => {
     expectRenders([
@@ -917,7 +924,7 @@ describe("values, read into gdb's one-line C form", () => {
   it("reads scalars as lldb prints them, and hex without lldb's zero padding", () => {
     expect(read(probes.evaluate("session->id", {}, "hex"), ND_E_HEX)).toBe("0x1");
     expect(read(probes.evaluate("shape->label"), SH_E_LABEL)).toBe('"box"');
-    expect(read(probes.evaluate("letter"), SH_E_LETTER)).toBe("'q'");
+    expect(read(probes.evaluate("letter"), SH_E_LETTER)).toBe("113 'q'");
     expect(read(probes.evaluate("shape->color"), SH_E_COLOR)).toBe("BLUE");
     expect(read(probes.evaluate("shape->scale"), SH_E_SCALE)).toBe("2.5");
     expect(read(probes.evaluate("field"), UE_E_FIELD)).toBe('"version"');
@@ -955,7 +962,7 @@ describe("values, read into gdb's one-line C form", () => {
     ]);
     expect(read(probes.locals(), SH_LOCALS)).toEqual([
       { name: "corners", value: "{{x = 1, y = 2}, {x = -3, y = 4}}" },
-      { name: "letter", value: "'q'" },
+      { name: "letter", value: "113 'q'" },
       { name: "nothing", value: "0x0" },
     ]);
     expect(read(probes.locals({ frame: 1 }), DC_LOCALS_MAIN)).toEqual([{ name: "bus", value: "{subscribers = {0x55e7969282a0, 0x55e7969282d0, 0x0, 0x0}, count = 2}" }]);
@@ -1256,5 +1263,19 @@ describe("values that frame variable could not read", () => {
     expect(lldbVocabulary.read(probes.evaluate("port"), "(const setting *) port = NULL\n")).toBe("(const setting *) 0x0");
     expect(lldbVocabulary.read(probes.evaluate("*config"), "(const config) *config = {\n  first = 0x0000000000c81740\n  count = 3\n}\n")).toBe("{first = 0xc81740, count = 3}");
     expect(lldbVocabulary.read(probes.evaluate("&config->count"), "(int *) &count = 0x000000000021fd18\n")).toBe("(int *) 0x21fd18");
+  });
+});
+
+describe("chars", () => {
+  it("read with their code first, as gdb prints them", () => {
+    // `frame variable` and `expression` on the illegal-instruction fixture's core: frame[0] was 9.
+    expect(lldbVocabulary.read(probes.evaluate("frame[0]"), "(const unsigned char) $0 = '\\t'\n")).toBe("9 '\\t'");
+    expect(lldbVocabulary.read(probes.evaluate("c"), "(char) $1 = '\\xff'\n")).toBe("-1 '\\xff'");
+    expect(lldbVocabulary.read(probes.locals(), "(char) first = 'a'\n(int) n = 3\n")).toEqual([
+      { name: "first", value: "97 'a'" },
+      { name: "n", value: "3" },
+    ]);
+    // Not a char: left as lldb printed it.
+    expect(lldbVocabulary.read(probes.evaluate("s"), '(const char *) $2 = 0x0000555555556004 "a"\n')).toBe('0x555555556004 "a"');
   });
 });

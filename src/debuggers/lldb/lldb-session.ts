@@ -6,13 +6,15 @@
  * past its timeout costs the adapter: it is killed and the same dump reopened, which the result says.
  */
 import type { DebugProtocol } from "@vscode/debugprotocol";
+import { closeSync, openSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
+import type { Vocabulary } from "../probe.js";
 import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
 import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "./dap.js";
-import { lldbVocabulary } from "./vocabulary.js";
+import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
 import { parsePlaced, type Placed } from "./place.js";
 import { parseFrameText } from "./text/frames.js";
 
@@ -71,7 +73,7 @@ interface Reply {
 
 export class LldbSession implements DebuggerSession {
   readonly backend = "lldb" as const;
-  readonly vocabulary = lldbVocabulary;
+  readonly vocabulary: Vocabulary;
   /** What lldb warned about while loading the dump (a missing .dwo, a setting it refused). */
   loadWarnings: string[] = [];
   private adapter: Adapter | null = null;
@@ -85,7 +87,9 @@ export class LldbSession implements DebuggerSession {
   private loading: string[] | null = null;
   private stderrTail = "";
 
-  constructor(private readonly options: LldbSessionOptions) {}
+  constructor(private readonly options: LldbSessionOptions) {
+    this.vocabulary = isMinidump(options.dump) ? lldbMinidumpVocabulary : lldbVocabulary;
+  }
 
   version(): string | null {
     return this.lldbVersion;
@@ -376,6 +380,21 @@ function warningsIn(output: string): string[] {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "" && !LOAD_NOISE.test(line));
+}
+
+/** Whether a dump file is a minidump ("MDMP"), by its first bytes; a file that cannot be read is left to `open` to report. */
+function isMinidump(path: string): boolean {
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const head = Buffer.alloc(4);
+      return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "MDMP";
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** Quotes an argument of an lldb command. */

@@ -29,7 +29,16 @@ function threadArgument(thread: number | null | undefined): string {
   return thread === undefined || thread === null ? "" : ` ${thread}`;
 }
 
-function render(probe: Probe): string {
+/**
+ * How the dump's values are read: on a core, `expression` (it sees every module's globals); on a
+ * minidump, where `expression` has no process to keep its result in, a variable path goes through
+ * `frame variable`, which runs nothing.
+ */
+export interface LldbReading {
+  variablesWithoutExpressions: boolean;
+}
+
+function render(probe: Probe, reading: LldbReading): string {
   switch (probe.kind) {
     case "threads":
     case "exit-signal":
@@ -47,9 +56,8 @@ function render(probe: Probe): string {
     case "register":
       return placedCommand(probe, `register read ${probe.register}`);
     case "evaluate":
-      // A variable path (`session->client`, `*port`, `&a[2].b`) is read by `frame variable`, which
-      // runs no code: `expression` needs a process to keep its result in, which a minidump lacks.
-      if (VARIABLE_PATH.test(probe.expression.trim())) {
+      // A variable path (`session->client`, `*port`, `&a[2].b`) is read by `frame variable`.
+      if (reading.variablesWithoutExpressions && VARIABLE_PATH.test(probe.expression.trim())) {
         return placedCommand(probe, `frame variable ${probe.format === "hex" ? "--format x " : ""}${argument(probe.expression.trim())}`);
       }
       return placedCommand(probe, `expression ${probe.format === "hex" ? "--format x " : ""}-- ${probe.expression}`);
@@ -177,12 +185,18 @@ const SYNTAX = [
 /** lldb's commands that move the selected thread or frame (not through the prefix, which puts it back). */
 const SELECTION_CHANGE = /^\s*(?:thread select|frame select|f|t|up|down|_regexp-up|_regexp-down)(?:\s|$)/;
 
-export const lldbVocabulary: Vocabulary = {
-  debugger: "lldb",
-  render,
-  read,
-  recognise,
-  movesSelection: (command) => SELECTION_CHANGE.test(command),
-  syntax: SYNTAX,
-};
+function vocabulary(reading: LldbReading): Vocabulary {
+  return {
+    debugger: "lldb",
+    render: (probe) => render(probe, reading),
+    read,
+    recognise,
+    movesSelection: (command) => SELECTION_CHANGE.test(command),
+    syntax: SYNTAX,
+  };
+}
 
+/** LLDB's language on an ELF core. */
+export const lldbVocabulary: Vocabulary = vocabulary({ variablesWithoutExpressions: false });
+/** On a minidump. */
+export const lldbMinidumpVocabulary: Vocabulary = vocabulary({ variablesWithoutExpressions: true });

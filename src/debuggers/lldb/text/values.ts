@@ -112,24 +112,42 @@ export function parseExpressionValue(output: string): string | null {
   if (!typed) return null;
   // `<parent is NULL>`, `<read memory from 0x20 failed (0 of 8 bytes read)>`: no value, as gdb's error says.
   if (/^<(?:parent is NULL|read memory from .* failed.*|unavailable|no value available|invalid address.*)>$/.test(typed.value.trim())) return null;
-  const value = normalizeValue(typed.value);
+  const value = withCharCode(typed.type, normalizeValue(typed.value));
   if (/\*\s*(?:const\s*)?$/.test(typed.type) && /^0x[0-9a-f]+$/.test(value)) return `(${typed.type}) ${value}`;
   return value;
+}
+
+const ESCAPED: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, e: 27, "0": 0, "\\": 92, "'": 39, '"': 34 };
+
+/** A char printed as `'\t'` reads as gdb prints it, with its code first: `9 '\t'`. */
+function withCharCode(type: string, value: string): string {
+  if (!/^(?:const\s+)?(?:(?:un)?signed\s+)?char$/.test(type.trim())) return value;
+  const literal = /^'(\\x[0-9a-fA-F]{1,2}|\\[0-7]{1,3}|\\.|[^'\\])'$/.exec(value)?.[1];
+  if (literal === undefined) return value;
+  let code: number | undefined;
+  if (!literal.startsWith("\\")) code = literal.charCodeAt(0);
+  else if (/^\\x/.test(literal)) code = parseInt(literal.slice(2), 16);
+  else if (/^\\[0-7]/.test(literal)) code = parseInt(literal.slice(1), 8);
+  else code = ESCAPED[literal.slice(1)];
+  if (code === undefined) return value;
+  // A plain char is signed on x86-64: 0xff is -1.
+  const signed = !/unsigned/.test(type) && code > 127 ? code - 256 : code;
+  return `${signed} ${value}`;
 }
 
 /** `frame variable`: `(int) count = 3` per variable, aggregates over several lines. */
 export function parseVariables(output: string): Variable[] {
   const variables: Variable[] = [];
-  let current: { name: string; lines: string[] } | null = null;
+  let current: { name: string; type: string; lines: string[] } | null = null;
   const flush = () => {
-    if (current) variables.push({ name: current.name, value: normalizeValue(current.lines.join("\n")) });
+    if (current) variables.push({ name: current.name, value: withCharCode(current.type, normalizeValue(current.lines.join("\n"))) });
     current = null;
   };
   for (const line of output.split("\n")) {
     const typed = /^\(/.test(line) ? typedLine(line) : null;
     if (typed) {
       flush();
-      current = { name: typed.name, lines: [typed.value] };
+      current = { name: typed.name, type: typed.type, lines: [typed.value] };
     } else if (current && line.trim() !== "") {
       (current as { lines: string[] }).lines.push(line);
     }
