@@ -103,7 +103,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 
 /** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
-  const triage = await runTriage(runtime.executor.asker("triage"), { stopReason: runtime.stopReason, platform: runtime.platform });
+  const triage = await runTriage(runtime.executor.asker("triage"), { stopReason: runtime.stopReason, platform: runtime.platform, regions: runtime.regions });
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
   const triageEvidence = Object.fromEntries(
     triage.commands.flatMap((command) => {
@@ -172,6 +172,7 @@ async function run(
       homeThread: opened.session.context().selectedThread?.id ?? null,
       stopReason: opened.dump.facts.stopReason,
       platform: opened.dump.facts.platform,
+      regions: opened.dump.facts.regions,
       unclaimedMs: 0,
       unclaimedUsage: null,
     };

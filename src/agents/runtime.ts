@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
-import type { StopReason, Platform } from "../debuggers/model.js";
+import type { StopReason, MemoryRegion, Platform } from "../debuggers/model.js";
 import type { Probe } from "../debuggers/probe.js";
 import type { DebuggerSession } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
@@ -63,6 +63,8 @@ export interface Runtime {
   stopReason: StopReason | null;
   /** The dump's operating system and architecture (its calling convention, its system modules). */
   platform: Platform | null;
+  /** The dump's memory regions as its file records them. */
+  regions: MemoryRegion[];
   /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */
   unclaimedMs: number;
   /** Model usage a killed run spent but never checkpointed; the first node of a resumed run claims it. */

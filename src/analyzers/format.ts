@@ -63,6 +63,7 @@ export function formatTriage(result: TriageResult): string {
 function whyLine(result: TriageResult): string | null {
   const { crash } = result;
   if (crash.message) return crash.message;
+  if (result.fault) return `${result.fault.text}${result.instruction ? ` (${result.instruction})` : ""}`;
   if (crash.faultAddress !== null && crash.access !== null) {
     const verb = { read: "reading", write: "writing", execute: "executing" }[crash.access];
     return `${verb} address ${crash.faultAddress}${result.instruction ? ` (${result.instruction})` : ""}`;

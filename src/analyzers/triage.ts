@@ -3,7 +3,8 @@
  * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
  * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
  */
-import type { ExceptionStop, Frame, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
+import type { ExceptionStop, Frame, Instruction, MemoryRegion, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
+import { explainFault, type FaultExplanation, type Range } from "./fault.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
@@ -55,6 +56,8 @@ export interface TriageOptions {
   stopReason?: StopReason | null;
   /** The dump's platform: Windows' calling convention differs from System V's. */
   platform?: Platform | null;
+  /** The dump's memory regions as its file records them (segments of a core, a minidump's memory info). */
+  regions?: MemoryRegion[];
 }
 
 export interface ThreadGroup {
@@ -75,6 +78,8 @@ export interface TriageResult {
   registers: { pc: string | null; sp: string | null; fp: string | null };
   /** The faulting instruction, as the debugger printed it. */
   instruction: string | null;
+  /** What the faulting instruction did with memory, read like an engineer reads it (memory faults). */
+  fault: FaultExplanation | null;
   threads: { count: number; groups: ThreadGroup[] };
   executable: string | null;
   modules: SharedLibrary[];
@@ -131,7 +136,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   }
   const libraries = await q.sharedLibraries();
   const files = await q.sections();
-  const registers = keyRegisters(await q.registers());
+  const allRegisters = await q.registers();
+  const registers = keyRegisters(allRegisters);
   const pc = toBigInt(registers.pc);
   const sp = toBigInt(registers.sp);
 
@@ -168,9 +174,10 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
   }
   let instruction: string | null = null;
+  let faulting: Instruction | null = null;
   let access: Crash["access"] = null;
   if ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code))) {
-    const faulting = (await q.instructions(1))?.instructions[0];
+    faulting = (await q.instructions(1))?.instructions[0] ?? null;
     if (faulting) {
       instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
       access = memoryAccess(faulting);
@@ -185,6 +192,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const verdict = exception ? readException(exception, { stackExhausted: recursion !== null || ranOffStack(files, exceptionFault(exception), sp), instruction }) : null;
   // The exception record says how memory was touched; the instruction is a guess.
   if (verdict) access = verdict.access;
+  const faultAddress = verdict ? verdict.faultAddress : signal === 11 || signal === 7 ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
+  const fault =
+    faulting && access
+      ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(faultAddress), registers: allRegisters, mapped: mappedRanges(files, options.regions ?? []) })
+      : null;
 
   const abortMessage = signal === SIGABRT ? await q.abortMessage() : null;
 
@@ -246,6 +258,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     recursion,
     registers,
     instruction,
+    fault,
     threads: { count: threads.length, groups: groupThreads(threads) },
     executable: files.executable,
     modules: libraries,
@@ -377,6 +390,14 @@ function hex(value: bigint): string {
 
 function scanNote(frames: PlacedFrame[]): string {
   return `the debugger could not unwind past frame 0 (${frames[0]?.module?.split(/[\\/]/).at(-1) ?? "a system module"}, whose unwind information this machine lacks): frames 1–${frames.length - 1} were found by scanning the stack for return addresses into the program's code; --modules-path DIR with the dump's system modules gives the exact stack`;
+}
+
+/** Memory the process had: the debugger's sections and segments, and the regions the dump file records. */
+function mappedRanges(files: TargetFiles, regions: MemoryRegion[]): Range[] {
+  return [
+    ...files.sections.map((section) => ({ start: BigInt(section.start), end: BigInt(section.end) })),
+    ...regions.filter((region) => region.permissions === null || !region.permissions.startsWith("---")).map((region) => ({ start: BigInt(region.start), end: BigInt(region.end) })),
+  ];
 }
 
 /** An access violation's address as the signal record the stack checks read. */

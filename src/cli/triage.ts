@@ -13,7 +13,7 @@ export async function triage(dumpPath: string, flags: TriageFlags): Promise<void
   const opened = await openDump(openOptions(dumpPath, flags));
   for (const warning of opened.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
   try {
-    const result = await runTriage(askSession(opened.session), { stopReason: opened.dump.facts.stopReason, platform: opened.dump.facts.platform });
+    const result = await runTriage(askSession(opened.session), { stopReason: opened.dump.facts.stopReason, platform: opened.dump.facts.platform, regions: opened.dump.facts.regions });
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);
   } finally {
     await opened.session.close();

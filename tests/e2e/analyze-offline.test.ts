@@ -17,10 +17,13 @@ interface Expected {
   culprit: string;
   /** What the conclusion (summary and root cause) must say for this crash. */
   says: RegExp[];
+  /** The dump cannot rule the alternatives out (a flipped bit looks like garbage that happens to be close). */
+  alternativesStayOpen?: boolean;
 }
 
 const EXPECTED: Record<string, Expected> = {
   "null-deref": { kind: "null-dereference", culprit: "send_to_client", says: [/`session->client`/, /NULL/, /client_disconnect/, /null-deref\.c:22/, /i = 1/] },
+  "bit-flip": { kind: "invalid-memory-access", culprit: "total_traffic", says: [/one bit \(bit 41\) inverted/, /hardware memory error/, /`table->slots\[i\]`/], alternativesStayOpen: true },
   "null-write": { kind: "null-dereference", culprit: "cache_store", says: [/`entry`/, /cache_find_slot/, /return NULL/] },
   deadlock: { kind: "deadlock", culprit: "transfer_funds", says: [/Thread 2/, /Thread 3/, /`from->lock`/, /`to->lock`/, /deadlock\.c:23/, /lock-order inversion/] },
   "stack-overflow": { kind: "stack-overflow", culprit: "parse_value", says: [/recursed about [\d,]+ times/, /stack-overflow\.c:32/, /position = \d+/, /limits the depth/] },
@@ -116,7 +119,7 @@ describe("dumpdbg analyze, offline", () => {
     const evidence = new Set(report.evidence.map((e) => e.id));
     expect(report.hypotheses.length).toBeGreaterThanOrEqual(2);
     expect(report.hypotheses.filter((h) => h.status === "confirmed").length).toBeGreaterThanOrEqual(1);
-    expect(report.hypotheses.some((h) => h.status === "rejected")).toBe(true);
+    if (!expected.alternativesStayOpen) expect(report.hypotheses.some((h) => h.status === "rejected")).toBe(true);
     for (const h of report.hypotheses) {
       expect(h.evidenceIds.length, `${h.id} cites no evidence`).toBeGreaterThan(0);
       for (const id of h.evidenceIds) expect(evidence.has(id), `${h.id} cites ${id}`).toBe(true);
@@ -132,7 +135,7 @@ describe("dumpdbg analyze, offline", () => {
     expect(cited.length).toBeGreaterThan(0);
     for (const id of cited) expect(evidence.has(id), `the conclusion cites ${id}`).toBe(true);
     for (const pattern of expected.says) expect(text).toMatch(pattern);
-    expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.75);
+    expect(report.conclusion.confidence).toBeGreaterThanOrEqual(expected.alternativesStayOpen ? 0.7 : 0.75);
     expect(report.conclusion.recommendations.length).toBeGreaterThanOrEqual(2);
 
     // Two critic rounds; what round 2 still found became 3–5 questions.

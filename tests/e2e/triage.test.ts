@@ -32,6 +32,7 @@ const EXPECTED: Record<string, Expected> = {
   "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", access: "execute" },
   "dangling-callback": { kind: "bad-jump", culprit: "publish", access: "execute" },
   "wild-pointer": { kind: "invalid-memory-access", culprit: "buffer_length", access: "read" },
+  "bit-flip": { kind: "invalid-memory-access", culprit: "total_traffic", access: "read" },
   "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", access: "write" },
   "write-rodata": { kind: "invalid-memory-access", culprit: "normalize_header_name", access: "write" },
   "stack-overflow": { kind: "stack-overflow", culprit: "parse_value", access: "write" },
@@ -112,6 +113,28 @@ describe("triage of every fixture", () => {
   it.concurrent.each(Object.keys(EXPECTED))("%s: the signature is the same for a second build and run", async (name) => {
     const [first, second] = await Promise.all([triageCore(name), triageCore(name, { variant: "second-build" })]);
     expect(second.crash.signature).toBe(first.crash.signature);
+  });
+});
+
+describe("the faulting instruction, read like an engineer reads it", () => {
+  it("names the operand, the size, the base register and its value: NULL plus a member's offset", async () => {
+    const { fault, crash } = await triageCore("null-write");
+    expect(fault).toMatchObject({ access: "write", size: 8, base: { value: 0n }, bitFlip: null });
+    expect(fault?.displacement).toBe(BigInt(crash.faultAddress ?? "-1"));
+    expect(fault?.text).toMatch(/^writing 8 bytes at 0x[0-9a-f]+ through `0x[0-9a-f]+\(%r\w+\)` = %r\w+ \(0x0\) \+ 0x[0-9a-f]+: %r\w+ was NULL, and 0x[0-9a-f]+ is the offset of the member accessed$/);
+  });
+
+  it("says a pointer one bit away from live memory may be a flipped bit, and names the live address", async () => {
+    const result = await triageCore("bit-flip");
+    const flip = result.fault?.bitFlip;
+    expect(flip?.bit).toBe(41);
+    expect((flip?.pointer ?? 0n) ^ (flip?.candidate ?? 0n)).toBe(1n << 41n);
+    expect(BigInt(result.crash.faultAddress ?? "0") - (flip?.pointer ?? 0n)).toBe(8n);
+    expect(formatTriage(result)).toMatch(/one bit \(bit 41\) away from mapped memory at 0x[0-9a-f]+: it may be a flipped bit/);
+  });
+
+  it("does not call a wild pointer a flipped bit", async () => {
+    for (const name of ["wild-pointer", "index-out-of-bounds", "dangling-callback"]) expect((await triageCore(name)).fault?.bitFlip ?? null, name).toBeNull();
   });
 });
 
@@ -226,7 +249,7 @@ describe("hard cases", () => {
     const lines = text.trimEnd().split("\n");
     expect(lines[0]).toBe("Crash:     null pointer dereference (SIGSEGV, SEGV_MAPERR)");
     expect(lines[1]).toMatch(/^Where:     send_to_client at .*null-deref\.c:27, thread 1 \(LWP \d+\)$/);
-    expect(lines[2]).toMatch(/^Why:       reading address 0x[0-9a-f]+ \(mov /);
+    expect(lines[2]).toMatch(/^Why:       reading 4 bytes at 0x20 through `0x20\(%rax\)` = %rax \(0x0\) \+ 0x20: %rax was NULL, and 0x20 is the offset of the member accessed \(mov 0x20\(%rax\),%eax\)$/);
     expect(text).toMatch(/\n {2}#0 send_to_client at .*null-deref\.c:27\n {2}#1 broadcast at /);
     expect(lines.length).toBeLessThan(12);
   });

@@ -53,7 +53,7 @@ export async function loadFacts(where: FactsLocation, executor: CommandExecutor,
   const report = readJson(reportFile, warnings, (value) => ReportSchema.parse(value));
   if (report) return { crash: report.crash, document: { report, details: {} }, origin: "report", source: reportFile, warnings, processId };
 
-  const result = await triage(executor.asker("triage"), { stopReason: dump?.facts.stopReason ?? null, platform: dump?.facts.platform ?? null });
+  const result = await triage(executor.asker("triage"), { stopReason: dump?.facts.stopReason ?? null, platform: dump?.facts.platform ?? null, regions: dump?.facts.regions ?? [] });
   return { crash: result.crash, document: null, origin: "triage", source: "a triage of the dump (the session has no report)", warnings, processId };
 }
 

@@ -361,6 +361,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       if (!found?.ok) return verdict("inconclusive", "The mappings of the process could not be read.", found);
       if (mapping) return verdict("rejected", `${faultText} is inside a mapping (${mapping.objfile ?? "anonymous"} ${mapping.start}-${mapping.end})${c.cite(found)}: the address was valid memory.`, found);
+      if (flip) return verdict("inconclusive", `No mapping covers ${faultText}${c.cite(found)}, but the pointer is one bit away from mapped memory, which garbage rarely is.`, found);
       const byIndex = indexed ? outOfBoundsJudgement(evidence) : null;
       if (byIndex?.status === "confirmed") {
         return { status: "rejected", finding: `\`${indexed?.base}\` itself points into a valid block; the bad address comes from the index \`${indexed?.index}\`, far past its end.`, evidenceIds: byIndex.evidenceIds };
@@ -384,6 +385,40 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
     },
   };
 
+  // The faulting pointer is one bit away from mapped memory: a hardware error is a real possibility.
+  const flip = facts.triage.fault?.bitFlip ?? null;
+  const bitFlip: PlannedHypothesis | null = flip
+    ? {
+        rule: "bit-flip",
+        statement: `one bit of ${list[0] ? `\`${list[0].pointer}\`` : "the pointer"} flipped in memory (a hardware error): ${hex(flip.pointer)} is ${hex(flip.candidate)} with bit ${flip.bit} inverted`,
+        plan: [[...prints.slice(0, 1), SECTIONS, probes.memory(hex(flip.candidate), 4)], [MAPPINGS]],
+        judge(evidence) {
+          // The dump's own segments hold anonymous memory (the heap) that a list of mappings may leave out.
+          const sections = evidence.find(SECTIONS);
+          const mappings = evidence.find(MAPPINGS);
+          const pointer = culpritPointer(evidence);
+          const c = new Citations();
+          const inSections = sections?.reading?.sections.find((s) => BigInt(s.start) <= flip.candidate && flip.candidate < BigInt(s.end));
+          const inMappings = mappings?.reading?.find((m) => BigInt(m.start) <= flip.candidate && flip.candidate < BigInt(m.end));
+          const found = inSections ? sections : inMappings ? mappings : (sections ?? mappings);
+          const home = inSections ? { name: inSections.source === "core" ? "a segment of the dump" : `${inSections.name} of ${basename(inSections.source)}`, start: inSections.start, end: inSections.end } : inMappings ? { name: inMappings.objfile ?? "anonymous memory", start: inMappings.start, end: inMappings.end } : null;
+          if (!sections?.ok && !mappings?.ok) return verdict("inconclusive", "The memory map of the process could not be read.", sections, mappings);
+          if (!home && !mappings) return verdict("inconclusive", `${hex(flip.candidate)} is in none of the loaded files' sections${c.cite(sections)}; the process's mappings will tell.`, sections);
+          if (!home) return verdict("rejected", `${hex(flip.candidate)} is not mapped either${c.cite(sections, mappings)}: no single bit makes the pointer valid.`, sections, mappings);
+          const target = evidence.find(probes.memory(hex(flip.candidate), 4));
+          const readable = target?.ok ? ` The memory at ${hex(flip.candidate)} reads back${c.cite(target)}.` : "";
+          const via = pointer ? `\`${pointer.suspect.pointer}\` is ${hex(pointer.value)}${c.cite(pointer.found)}, which` : `${hex(flip.pointer)}`;
+          return verdict(
+            "confirmed",
+            `${via} differs in bit ${flip.bit} alone from ${hex(flip.candidate)}, inside ${home.name} ${home.start}-${home.end}${c.cite(found)}.${readable} Garbage is rarely one bit away from a live address; a flipped bit is.`,
+            found,
+            pointer?.found,
+            target,
+          );
+        },
+      }
+    : null;
+
   const outOfBounds: PlannedHypothesis | null = indexed
     ? {
         rule: "index-out-of-bounds",
@@ -393,9 +428,10 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       }
     : null;
 
-  const primary = readOnly && write ? readOnlyWrite : outOfBounds ?? wild;
+  const primary = readOnly && write ? readOnlyWrite : (bitFlip ?? outOfBounds ?? wild);
   return {
-    hypotheses: primary === readOnlyWrite ? [readOnlyWrite, freed, wild] : primary === wild ? [wild, freed] : [outOfBounds ?? wild, wild, freed],
+    hypotheses:
+      primary === readOnlyWrite ? [readOnlyWrite, freed, wild] : primary === bitFlip ? [bitFlip, wild, freed] : primary === wild ? [wild, freed] : [outOfBounds ?? wild, wild, freed],
     investigate(rule, evidence) {
       const pointer = culpritPointer(evidence);
       if (rule !== primary.rule || !pointer) return notYetRun(evidence, [facts.inCaller(probes.arguments()), facts.inCaller(probes.locals())]);
@@ -407,6 +443,8 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       ]);
     },
     conclude(hypotheses, evidence) {
+      const flipped = hypotheses.find((h) => h.status === "confirmed" && h.rule === "bit-flip");
+      if (flipped && flip) return bitFlipConclusion(facts, hypotheses, flipped, flip, write, faultText, culpritPointer(evidence)?.suspect.pointer ?? null);
       const bounds = hypotheses.find((h) => h.status === "confirmed" && h.rule === "index-out-of-bounds");
       if (bounds && indexed) return outOfBoundsConclusion(facts, hypotheses, evidence, bounds, indexed, write, faultText);
       const hit = hypotheses.find((h) => h.status === "confirmed" && (h.rule === primary.rule || h.rule === "wild-pointer" || h.rule === "read-only-write"));
@@ -449,6 +487,34 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       },
       ...concurrencyQuestion(facts),
     ],
+  };
+}
+
+function bitFlipConclusion(
+  facts: Facts,
+  hypotheses: Parameters<Playbook["conclude"]>[0],
+  hit: Parameters<Playbook["conclude"]>[0][number],
+  flip: { pointer: bigint; candidate: bigint; bit: number },
+  write: boolean,
+  faultText: string,
+  pointer: string | null,
+) {
+  const c = new Citations();
+  for (const id of hit.evidenceIds) c.ids.push(id);
+  const name = pointer ? `\`${pointer}\`` : "a pointer";
+  const summary = `${where(facts.culprit)} ${write ? "wrote to" : "read"} ${faultText} through ${name}, which held ${hex(flip.pointer)}: a valid address (${hex(flip.candidate)}) with one bit (bit ${flip.bit}) inverted${hit.evidenceIds.length ? ` (${hit.evidenceIds.join(", ")})` : ""}. That is the signature of a hardware memory error, not of a software bug, though a bug that flips bits (a stray \`^=\` or bit-field write) would look the same.`;
+  const rootCause = [hit.finding ?? "", alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
+  return {
+    summary,
+    rootCause,
+    // One dump cannot tell failing memory from a bug that flips bits: hold back.
+    confidence: 0.7,
+    recommendations: [
+      "Check the machine's memory: its ECC/EDAC error counters (`edac-util`, `/sys/devices/system/edac`, `mcelog`/`rasdaemon`), and run memtest86+ on it.",
+      "Compare with other crashes of this build: the same signature on one host only points at that host's hardware; on many hosts, at code that writes into this pointer.",
+      `Look for code that writes near ${name} (bit fields, flags packed into pointers, XOR tricks) before blaming the hardware.`,
+    ],
+    evidenceIds: c.ids,
   };
 }
 

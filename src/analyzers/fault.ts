@@ -1,0 +1,132 @@
+/**
+ * The faulting instruction read as a senior engineer reads it: which operand was dereferenced, how
+ * (read, write, execute), how many bytes, and what the address was made of: a base register and its
+ * value, an index, a displacement (`mov 0x20(%rax),%eax` with %rax = 0: NULL plus 0x20, reading 4
+ * bytes). When the bad pointer differs from mapped memory by a single bit, it may be a flipped bit
+ * (failing RAM, a bad cosmic day): the candidate is named. Pure; x86-64, AT&T operands.
+ */
+import { toBigInt, type Instruction, type Register } from "../debuggers/model.js";
+import { NULL_PAGE_LIMIT } from "./classify.js";
+
+export interface Range {
+  start: bigint;
+  end: bigint;
+}
+
+export interface FaultExplanation {
+  access: "read" | "write" | "execute";
+  /** Bytes accessed; null when neither the mnemonic nor a register operand says. */
+  size: number | null;
+  /** The memory operand as the instruction spells it (`0x20(%rax)`). */
+  operand: string | null;
+  base: { register: string; value: bigint } | null;
+  index: { register: string; value: bigint; scale: number } | null;
+  displacement: bigint;
+  /** A mapped address one bit away from the bad pointer, and which bit. */
+  bitFlip: { pointer: bigint; candidate: bigint; bit: number } | null;
+  /** One line for a person. */
+  text: string;
+}
+
+const REGISTER_BYTES: [RegExp, number][] = [
+  [/^%[xyz]mm\d+$/, 16],
+  [/^%r(?:[abcd]x|[sd]i|[sb]p|\d+)$/, 8],
+  [/^%(?:e(?:[abcd]x|[sd]i|[sb]p)|r\d+d)$/, 4],
+  [/^%(?:[abcd]x|[sd]i|[sb]p|r\d+w)$/, 2],
+  [/^%(?:[abcd][lh]|[sd]il|[sb]pl|r\d+b)$/, 1],
+];
+const SUFFIX_BYTES: Record<string, number> = { b: 1, w: 2, l: 4, q: 8 };
+
+/** The 64-bit register a name belongs to (`%eax` → `rax`, `%r8d` → `r8`). */
+function fullName(register: string): string {
+  const name = register.replace(/^%/, "");
+  const legacy: Record<string, string> = { eax: "rax", ebx: "rbx", ecx: "rcx", edx: "rdx", esi: "rsi", edi: "rdi", ebp: "rbp", esp: "rsp" };
+  return legacy[name] ?? /^(r\d+)[dwb]?$/.exec(name)?.[1] ?? name;
+}
+
+function accessSize(instruction: Instruction, memoryIndex: number): number | null {
+  // movzbl/movsbq: the source's size is the suffix's first letter.
+  const extend = /^mov[sz]([bwl])[wlq]$/.exec(instruction.mnemonic);
+  if (extend) return memoryIndex === 0 ? (SUFFIX_BYTES[extend[1] ?? ""] ?? null) : null;
+  for (const [index, operand] of instruction.operands.entries()) {
+    if (index === memoryIndex) continue;
+    const bytes = REGISTER_BYTES.find(([pattern]) => pattern.test(operand))?.[1];
+    if (bytes !== undefined) return bytes;
+  }
+  const suffix = /^(?:mov|add|sub|and|or|xor|cmp|test|inc|dec|neg|not|push|pop)([bwlq])$/.exec(instruction.mnemonic)?.[1];
+  if (suffix) return SUFFIX_BYTES[suffix] ?? null;
+  if (/^(push|pop|call|ret)/.test(instruction.mnemonic)) return 8;
+  return null;
+}
+
+export function explainFault(input: {
+  instruction: Instruction;
+  access: "read" | "write" | "execute";
+  faultAddress: bigint | null;
+  registers: Register[];
+  /** Mapped memory: the dump's segments and the modules' sections. */
+  mapped: Range[];
+}): FaultExplanation {
+  const { instruction, access, faultAddress, registers, mapped } = input;
+  const value = (name: string) => toBigInt(registers.find((register) => register.name === fullName(name))?.value ?? null);
+  const memoryIndex = instruction.operands.findIndex((operand) => /\(/.test(operand.replace(/^\*/, "")));
+  const operand = memoryIndex < 0 ? null : (instruction.operands[memoryIndex] ?? null);
+  const parts = operand === null ? null : /^\*?(?:%[a-z]s:)?(-?0x[0-9a-f]+|-?\d+)?\((%\w+)?(?:,(%\w+)(?:,(\d))?)?\)$/.exec(operand);
+  const displacementText = parts?.[1] ?? "0";
+  const displacement = displacementText.startsWith("-") ? -BigInt(displacementText.slice(1)) : BigInt(displacementText);
+  const baseName = parts?.[2] && parts[2] !== "%rip" ? parts[2] : null;
+  const baseValue = baseName ? value(baseName) : null;
+  const base = baseName && baseValue !== null ? { register: baseName, value: baseValue } : null;
+  const indexName = parts?.[3] ?? null;
+  const indexValue = indexName ? value(indexName) : null;
+  const index = indexName && indexValue !== null ? { register: indexName, value: indexValue, scale: Number(parts?.[4] ?? 1) } : null;
+  const size = access === "execute" ? null : accessSize(instruction, memoryIndex);
+
+  const pointer = base?.value ?? faultAddress;
+  const bitFlip = pointer !== null && pointer >= NULL_PAGE_LIMIT && !isMapped(pointer, mapped) ? oneBitAway(pointer, mapped) : null;
+  return { access, size, operand, base, index, displacement, bitFlip, text: describe(access, size, faultAddress, operand, base, index, displacement, bitFlip) };
+}
+
+function isMapped(address: bigint, mapped: Range[]): boolean {
+  return mapped.some((range) => range.start <= address && address < range.end);
+}
+
+/** A mapped address that differs from `pointer` in exactly one of its 48 user-space bits. */
+function oneBitAway(pointer: bigint, mapped: Range[]): { pointer: bigint; candidate: bigint; bit: number } | null {
+  for (let bit = 0; bit < 48; bit++) {
+    const candidate = pointer ^ (1n << BigInt(bit));
+    if (candidate >= NULL_PAGE_LIMIT && isMapped(candidate, mapped)) return { pointer, candidate, bit };
+  }
+  return null;
+}
+
+function hex(value: bigint): string {
+  return value < 0n ? `-0x${(-value).toString(16)}` : `0x${value.toString(16)}`;
+}
+
+function describe(
+  access: "read" | "write" | "execute",
+  size: number | null,
+  fault: bigint | null,
+  operand: string | null,
+  base: FaultExplanation["base"],
+  index: FaultExplanation["index"],
+  displacement: bigint,
+  bitFlip: FaultExplanation["bitFlip"],
+): string {
+  const verb = { read: "reading", write: "writing", execute: "executing" }[access];
+  const amount = size === null ? "" : ` ${size} byte${size === 1 ? "" : "s"}`;
+  const at = fault === null ? "" : ` at ${hex(fault)}`;
+  const sentences = [`${verb}${amount}${at}`];
+  if (base) {
+    const terms = [`${base.register} (${hex(base.value)})`];
+    if (index) terms.push(`${index.register} (${hex(index.value)})${index.scale !== 1 ? ` * ${index.scale}` : ""}`);
+    if (displacement !== 0n) terms.push(hex(displacement));
+    const nullBase = base.value < NULL_PAGE_LIMIT ? `: ${base.register} was ${base.value === 0n ? "NULL" : "a near-NULL value"}${displacement > 0n ? `, and ${hex(displacement)} is the offset of the member accessed` : ""}` : "";
+    sentences[0] += ` through \`${operand}\` = ${terms.join(" + ")}${nullBase}`;
+  }
+  if (bitFlip) {
+    sentences.push(`${hex(bitFlip.pointer)} is one bit (bit ${bitFlip.bit}) away from mapped memory at ${hex(bitFlip.candidate)}: it may be a flipped bit (failing memory) rather than a software bug`);
+  }
+  return sentences.join("; ");
+}
