@@ -1,5 +1,6 @@
 /** The flags shared by every command that opens a dump, as openDump wants them. */
 import type { DebuggerChoice } from "../debuggers/backends.js";
+import { delimiter } from "node:path";
 import type { OpenDumpOptions } from "../debuggers/open.js";
 
 export interface DumpFlags {
@@ -9,6 +10,8 @@ export interface DumpFlags {
   debugFileDirectory?: string;
   /** Folders holding the dump's modules (a minidump's DLLs, a core's shared libraries). */
   modulesPath?: string[];
+  /** Where debug information is kept: Breakpad stores, build-id trees, folders of debug files. */
+  symbols?: string[];
   debugger?: DebuggerChoice;
   gdb?: string;
   lldb?: string;
@@ -24,6 +27,8 @@ export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   if (flags.solibSearchPath !== undefined) options.solibSearchPath = flags.solibSearchPath;
   if (flags.debugFileDirectory !== undefined) options.debugFileDirectory = flags.debugFileDirectory;
   if (flags.modulesPath?.length) options.modulesPath = flags.modulesPath;
+  const symbols = [...(flags.symbols ?? []), ...(process.env.DUMPDBG_SYMBOLS ?? "").split(delimiter).filter(Boolean)];
+  if (symbols.length) options.symbols = symbols;
   if (flags.debugger !== undefined) options.debugger = flags.debugger;
   const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}) };
   if (Object.keys(binaries).length > 0) options.binaries = binaries;

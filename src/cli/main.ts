@@ -30,6 +30,7 @@ function dumpOptions(command: Command): Command {
     .option("--solib-search-path <dirs>", "extra directories for shared libraries")
     .option("--debug-file-directory <dirs>", "where separate debug info is")
     .option("--modules-path <dir>", "a folder of the dump's modules: a minidump's DLLs, a core's shared libraries (repeat for more)", collect, [])
+    .option("--symbols <dir>", "where debug information is: a Breakpad symbol store, a build-id tree or a folder of debug files (repeat for more; also $DUMPDBG_SYMBOLS)", collect, [])
     .addOption(new Option("--debugger <name>", "the debugger that reads the dump (auto: by the dump's format and what is installed)").choices(["auto", "gdb", "lldb", "cdb"]))
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
     .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")

@@ -29,6 +29,8 @@ export interface SessionOptions {
   debugFileDirectory?: string;
   /** Folders holding the dump's modules, searched by file name. */
   modulesPath?: string[];
+  /** Breakpad `.sym` files matched to the dump's modules (LLDB reads them). */
+  symbolFiles?: string[];
 }
 
 export interface BackendDefinition {
@@ -84,6 +86,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
         ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
         ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
+        ...(options.symbolFiles?.length ? { symbolFiles: options.symbolFiles } : {}),
       }),
   },
   cdb: {

@@ -5,6 +5,7 @@
  */
 import { BACKENDS, binaryOf, chooseBackend, isInstalled, startSession, type DebuggerChoice } from "./backends.js";
 import { DebuggerError } from "./errors.js";
+import { findSymbols } from "./symbols.js";
 import { buildIdMismatch, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import type { Backend, DebuggerSession } from "./session.js";
 
@@ -21,6 +22,8 @@ export interface OpenDumpOptions {
   debugFileDirectory?: string;
   /** Folders holding the dump's modules, searched by file name (a minidump's DLLs, a core's libraries). */
   modulesPath?: string[];
+  /** Where debug information is kept (`--symbols`): matched to the dump's modules by their ids. */
+  symbols?: string[];
   /**
    * An executable whose build-id differs from the core's gives wrong symbols and lines. `exec` only
    * warns (a script may know what it does); an analysis refuses, rather than explain the wrong code.
@@ -57,6 +60,12 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   }
   if (mismatch) warnings.push(mismatch);
 
+  const symbols = options.symbols?.length ? findSymbols(options.symbols, dump.facts.modules) : null;
+  if (symbols) warnings.push(...symbols.notes);
+  if (symbols?.symbolFiles.length && choice.backend === "gdb") {
+    warnings.push(`gdb cannot read Breakpad .sym files: ${symbols.symbolFiles.length} found for this dump are unused; --debugger lldb reads them`);
+  }
+  const debugDirectories = [...(options.debugFileDirectory ? [options.debugFileDirectory] : []), ...(symbols?.debugDirectories ?? [])];
   const debuggerPath = binaryOf(choice.backend, binaries);
   const session = startSession(choice.backend, {
     dump: dump.path,
@@ -65,8 +74,9 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
     ...(options.solibSearchPath !== undefined ? { solibSearchPath: options.solibSearchPath } : {}),
-    ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
+    ...(debugDirectories.length ? { debugFileDirectory: debugDirectories.join(":") } : {}),
     ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
+    ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles.map((s) => s.file) } : {}),
   });
   await session.open();
   const noise = BACKENDS[choice.backend].noise;

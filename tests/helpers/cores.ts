@@ -32,6 +32,8 @@ export interface BuiltCore {
   source: string;
   /** who wrote the core */
   how: "kernel" | "gdb";
+  /** with splitDebug: the build-id tree holding the executable's debug information */
+  symbols?: string;
 }
 
 export interface BuildOptions {
@@ -42,6 +44,12 @@ export interface BuildOptions {
   flags?: string[];
   /** a tag to force a separate build+core (e.g. "second-build"), part of the cache key */
   variant?: string;
+  /**
+   * ship the program as distributions do: its debug information moved to a build-id tree
+   * (`symbols/.build-id/ab/cdef….debug`, made with objcopy) and the executable stripped of all
+   * symbols; part of the cache key
+   */
+  splitDebug?: boolean;
 }
 
 export interface BuiltProgram {
@@ -97,8 +105,9 @@ const pending = new Map<string, Promise<unknown>>();
 export function buildCore(name: string, options: BuildOptions = {}): Promise<BuiltCore> {
   return cached("core", name, options, async (program, dir) => {
     const exe = await compile(program, dir);
+    const symbols = options.splitDebug ? await splitDebugInfo(exe, dir) : undefined;
     const { core, how } = program.hangs ? await dumpHungProcess(exe, dir) : await dumpCrash(exe, dir);
-    return { name, exe, core, dir, source: program.source, how };
+    return { name, exe, core, dir, source: program.source, how, ...(symbols ? { symbols } : {}) };
   });
 }
 
@@ -143,7 +152,7 @@ function describeProgram(purpose: string, name: string, options: BuildOptions): 
   const declared = header.get("flags");
   const flags = [...(declared ? declared.split(/\s+/) : DEFAULT_FLAGS[language]), ...(options.flags ?? [])];
   const key = sha256(
-    JSON.stringify([RECIPE_HASH, purpose, name, source, sha256(text), flags, options.variant ?? ""]),
+    JSON.stringify([RECIPE_HASH, purpose, name, source, sha256(text), flags, options.variant ?? "", options.splitDebug ?? false]),
   ).slice(0, 40);
   return { name, source, language, flags, hangs: header.has("hangs"), key };
 }
@@ -241,6 +250,23 @@ async function compile(program: Program, dir: string): Promise<string> {
     throw new Error(`building fixture ${program.name} failed: ${command} ${args.join(" ")}\n${result.stderr}`);
   }
   return exe;
+}
+
+/** Moves the executable's debug information into a build-id tree beside it and strips it, with binutils. */
+async function splitDebugInfo(exe: string, dir: string): Promise<string> {
+  const buildId = /Build ID: ([0-9a-f]+)/.exec((await run("readelf", ["-n", exe], { cwd: dir, timeoutMs: COMPILE_TIMEOUT_MS })).stdout)?.[1];
+  if (!buildId) throw new Error(`${exe} has no build id to file its debug information under`);
+  const tree = path.join(dir, "symbols");
+  const debug = path.join(tree, ".build-id", buildId.slice(0, 2), `${buildId.slice(2)}.debug`);
+  await mkdir(path.dirname(debug), { recursive: true });
+  for (const [command, args] of [
+    ["objcopy", ["--only-keep-debug", exe, debug]],
+    ["strip", ["--strip-all", exe]],
+  ] as const) {
+    const result = await run(command, [...args], { cwd: dir, timeoutMs: COMPILE_TIMEOUT_MS });
+    if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stderr}`);
+  }
+  return tree;
 }
 
 function rustc(): string {

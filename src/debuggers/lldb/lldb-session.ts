@@ -30,6 +30,8 @@ export interface LldbSessionOptions {
   debugFileDirectory?: string;
   /** Folders holding the dump's modules (a minidump's DLLs), searched by file name. */
   modulesPath?: string[];
+  /** Breakpad `.sym` files for the dump's modules, added once the dump is loaded. */
+  symbolFiles?: string[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -120,6 +122,10 @@ export class LldbSession implements DebuggerSession {
       // thread with a stop reason) right after answering configurationDone, from the same handler:
       // they are all in by the time `threads` is answered.
       await client.request("configurationDone", {}, OPEN_TIMEOUT_MS);
+      for (const file of this.options.symbolFiles ?? []) {
+        const added = await this.command(`target symbols add ${lldbQuote(file)}`, OPEN_TIMEOUT_MS);
+        if (added.error) this.loading?.push(`warning: lldb did not take the symbols in ${file}: ${added.error}`);
+      }
       const threads = await client.request("threads", undefined, OPEN_TIMEOUT_MS);
       const list = threads.success ? threads.body.threads : [];
       this.threadNames = new Map(list.map((thread) => [thread.id, threadName(thread)]));
@@ -257,7 +263,7 @@ export class LldbSession implements DebuggerSession {
     const searched = [...(this.options.modulesPath ?? []), dirname(this.options.dump), ...(this.options.executable ? [dirname(this.options.executable)] : [])];
     settings.push(`settings set target.exec-search-paths ${[...new Set(searched)].map(lldbQuote).join(" ")}`);
     if (this.options.debugFileDirectory) {
-      settings.push(`settings set target.debug-file-search-paths ${lldbQuote(this.options.debugFileDirectory)}`);
+      settings.push(`settings set target.debug-file-search-paths ${this.options.debugFileDirectory.split(":").filter(Boolean).map(lldbQuote).join(" ")}`);
     }
     return settings;
   }
