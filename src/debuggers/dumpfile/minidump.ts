@@ -5,7 +5,7 @@
  * Breakpad/Crashpad ones (Linux streams included) alike. Each stream is read on its own: a
  * malformed one is noted in `problems` and the others are still read.
  */
-import type { Address, ExceptionStop, MemoryRegion, Module, Platform } from "../model.js";
+import type { Address, ExceptionStop, MemoryRegion, Module, Platform, SignalStop } from "../model.js";
 import { contextRegisters, contextRegistersBytes } from "./minidump-context.js";
 import { checkedCount, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges, toOffset } from "./file.js";
 
@@ -30,7 +30,8 @@ export interface MinidumpFacts {
   platform: Platform;
   /** `10.0.19045`, with the service pack or (Breakpad on Linux) `uname -srvmo` after it. */
   osVersion: string | null;
-  stopReason: ExceptionStop | null;
+  /** A Windows exception; in a Breakpad/Crashpad dump of a Linux process, the signal it recorded. */
+  stopReason: ExceptionStop | SignalStop | null;
   /** The faulting thread's registers when the exception was raised; its thread-list entry has them where the dump was written. */
   exceptionRegisters: Record<string, Address> | null;
   threads: MinidumpThread[];
@@ -188,7 +189,7 @@ export function readMinidump(file: DumpFile): MinidumpFacts {
     format: "minidump",
     platform,
     osVersion: system?.osVersion ?? null,
-    stopReason: exception?.stop ?? null,
+    stopReason: exception ? (platform.os === "linux" ? signalOf(exception.stop) : exception.stop) : null,
     exceptionRegisters: exception?.registers ?? null,
     threads,
     modules,
@@ -310,6 +311,27 @@ function readException(file: DumpFile, fields: Fields, platform: Platform, probl
       thread,
     },
     registers: contextSize === 0 ? null : partial(problems, null, () => readContext(file, contextSize, fields.u32(164), platform, "the exception's context")),
+  };
+}
+
+/** Signals whose si_addr is a fault address (the others' ExceptionAddress is where the thread was). */
+const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
+
+/**
+ * Breakpad's and Crashpad's Linux writers put the signal in the exception record: its number as the
+ * code, si_code as the flags, si_addr as the address.
+ */
+function signalOf(exception: ExceptionStop): SignalStop {
+  const signo = Number(exception.code);
+  return {
+    type: "signal",
+    signo,
+    code: exception.flags | 0,
+    errno: 0,
+    address: FAULT_SIGNALS.has(signo) ? exception.address : null,
+    senderPid: null,
+    senderUid: null,
+    thread: exception.thread,
   };
 }
 
