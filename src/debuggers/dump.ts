@@ -76,7 +76,7 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
     const file = openChecked(full, "executable");
     try {
       const head = file.read(0, Math.min(64, file.size), "the file's first bytes");
-      if (dump.format === "minidump") {
+      if (dump.facts.format === "minidump" && dump.facts.platform.os === "windows") {
         // A Windows program starts with the DOS header's "MZ".
         if (head.subarray(0, 2).toString("latin1") !== "MZ") throw new DumpError(`--exe ${exe} is not a Windows executable (PE)`);
       } else if (!isElf(head) || readFacts(exe, () => readElfHeader(head).type) === ET_CORE) {
@@ -109,8 +109,9 @@ function programBesideMinidump(dump: DumpInfo): string | null {
   const program = dump.facts.modules[0]?.path;
   if (!program) return null;
   const name = program.split(/[\\/]/).at(-1) ?? "";
-  const candidate = resolve(dirname(dump.path), name);
-  return name !== "" && isFile(candidate) ? candidate : null;
+  // A Breakpad dump of a Linux process names the program by its path on that machine, maybe this one.
+  const candidates = [resolve(dirname(dump.path), name), ...(program.startsWith("/") ? [program] : [])];
+  return name === "" ? null : (candidates.find(isFile) ?? null);
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 
 /** Bytes appended in order, each record at an offset the writer remembers. */
-class Writer {
+export class Writer {
   private readonly parts: Buffer[] = [];
   length = 0;
 
@@ -31,7 +31,7 @@ class Writer {
   }
 }
 
-function record(size: number, fill: (b: Buffer) => void): Buffer {
+export function record(size: number, fill: (b: Buffer) => void): Buffer {
   const b = Buffer.alloc(size);
   fill(b);
   return b;
@@ -280,7 +280,7 @@ export interface BuiltMinidump {
 }
 
 /** A MINIDUMP_STRING: its byte length, UTF-16 text, and a NUL the length does not count. */
-function minidumpString(text: string): Buffer {
+export function minidumpString(text: string): Buffer {
   const utf16 = Buffer.from(text, "utf16le");
   return record(4 + utf16.length + 2, (b) => {
     b.writeUInt32LE(utf16.length, 0);

@@ -314,7 +314,7 @@ function readException(file: DumpFile, fields: Fields, platform: Platform, probl
   };
 }
 
-/** Signals whose si_addr is a fault address (the others' ExceptionAddress is where the thread was). */
+/** Signals whose si_addr is a fault address (for the others the writers copy si_addr's word as it is, sender ids). */
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 
 /**
@@ -464,8 +464,10 @@ function listStart(fields: Fields, count: number, entryBytes: number): number {
   throw new DumpFileError(`a list of ${count} entries of ${entryBytes} bytes does not fit its ${fields.length}-byte stream`);
 }
 
+/** Breakpad copies the crashing thread's /proc/TID/status: `Tgid:` is the process, `Pid:` that thread. */
 function procStatusPid(bytes: Buffer): number | null {
-  const match = /^Pid:\s*(\d+)/m.exec(textOf(bytes));
+  const text = textOf(bytes);
+  const match = /^Tgid:\s*(\d+)/m.exec(text) ?? /^Pid:\s*(\d+)/m.exec(text);
   return match ? Number(match[1]) : null;
 }
 
