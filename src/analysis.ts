@@ -8,7 +8,7 @@ import { GraphRecursionError } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { readEnvironment, triage as runTriage } from "./analyzers/index.js";
+import { readEnvironment, triage as runTriage, triageOptionsOf } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
@@ -103,7 +103,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 
 /** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
-  const triage = await runTriage(runtime.executor.asker("triage"), { stopReason: runtime.stopReason, platform: runtime.platform, regions: runtime.regions });
+  const triage = await runTriage(runtime.executor.asker("triage"), runtime.triageOptions);
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
   const triageEvidence = Object.fromEntries(
     triage.commands.flatMap((command) => {
@@ -170,9 +170,7 @@ async function run(
         startedAt: firstRun ? new Date(performance.timeOrigin + started).toISOString() : meta.createdAt,
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
-      stopReason: opened.dump.facts.stopReason,
-      platform: opened.dump.facts.platform,
-      regions: opened.dump.facts.regions,
+      triageOptions: triageOptionsOf(opened.dump, opened.executable),
       unclaimedMs: 0,
       unclaimedUsage: null,
     };

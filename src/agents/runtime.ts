@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
-import type { StopReason, MemoryRegion, Platform } from "../debuggers/model.js";
+import type { TriageOptions } from "../analyzers/triage.js";
 import type { Probe } from "../debuggers/probe.js";
 import type { DebuggerSession } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
@@ -59,12 +59,8 @@ export interface Runtime {
   meta: { id: string; dump: string; executable: string | null; debugger: string; startedAt: string };
   /** The thread the debugger selects on opening the dump (the one that got the signal); commands run relative to it. */
   homeThread: number | null;
-  /** What the dump file itself records as the stop (signal or exception), read by dumpdbg: triage's ground truth. */
-  stopReason: StopReason | null;
-  /** The dump's operating system and architecture (its calling convention, its system modules). */
-  platform: Platform | null;
-  /** The dump's memory regions as its file records them. */
-  regions: MemoryRegion[];
+  /** What the dump file itself records (stop reason, platform, regions, the program's imports), read by dumpdbg: triage's ground truth. */
+  triageOptions: TriageOptions;
   /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */
   unclaimedMs: number;
   /** Model usage a killed run spent but never checkpointed; the first node of a resumed run claims it. */

@@ -74,7 +74,8 @@ export function abortKind(frames: PlacedFrame[], message: string | null): CrashK
   const names = frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : ""));
   const has = (pattern: RegExp) => names.some((name) => pattern.test(name));
   const says = (pattern: RegExp) => message !== null && pattern.test(message);
-  if (has(/^_*assert(_perror)?_fail/) || says(/Assertion `.*' failed/s)) return "assertion-failure";
+  // glibc's __assert_fail; the Windows C runtimes' _assert and _wassert.
+  if (has(/^_*assert(_perror)?_fail/) || has(/^_w?assert$/) || says(/Assertion `.*' failed/s)) return "assertion-failure";
   if (has(/^_*stack_chk_fail/) || says(/stack smashing detected/)) return "stack-buffer-overflow";
   if (has(/^_*(fortify_fail|chk_fail)$/) || says(/buffer overflow detected/)) return "fortify-failure";
   if (says(/double free/)) return "double-free";

@@ -59,7 +59,7 @@ const RUNTIME_FUNCTION = new RegExp(
     "^__\\w+_chk$",
     "^_start$",
     // Windows: raising an exception, and the C runtime's start-up (MSVC's and mingw's)
-    "^(RaiseException|RtlRaiseException|_CxxThrowException|KiUserExceptionDispatcher|BaseThreadInitThunk|RtlUserThreadStart)$",
+    "^(RaiseException|RtlRaiseException|_CxxThrowException|KiUserExceptionDispatcher|BaseThreadInitThunk|RtlUserThreadStart|_w?assert)$",
     "^(__tmainCRTStartup|mainCRTStartup|WinMainCRTStartup|wmainCRTStartup|invoke_main|__scrt_common_main(_seh)?)$",
     "^(__GI_)*_*(pthread_mutex_(timed)?lock|lll_lock_wait|futex_\\w+|pthread_cond_\\w+|pthread_join|pthread_clockjoin_ex|clock_nanosleep|nanosleep|sleep)$",
     "^(lll_mutex_lock_optimized|futex_wait|__futex_abstimed_wait_common(64)?)$",
@@ -84,6 +84,8 @@ export function isRuntimeFrame(frame: PlacedFrame): boolean {
   // No name and no file: a jump into memory that holds no code, or code nothing can be said of
   // (a stripped part of a module): never the program's own frame to blame.
   if (frame.function === null && frame.file === null) return true;
+  // A function the program called through an import, found by a stack scan: another module's code.
+  if (frame.found === "scan" && frame.address === null) return true;
   if (frame.module !== null && isRuntimeModule(frame.module)) return true;
   if (frame.file !== null && RUNTIME_FILE.test(frame.file)) return true;
   return frame.function !== null && RUNTIME_FUNCTION.test(normalizeFunctionName(frame.function));

@@ -29,7 +29,9 @@ export interface FaultExplanation {
 }
 
 const REGISTER_BYTES: [RegExp, number][] = [
-  [/^%[xyz]mm\d+$/, 16],
+  [/^%xmm\d+$/, 16],
+  [/^%ymm\d+$/, 32],
+  [/^%zmm\d+$/, 64],
   [/^%r(?:[abcd]x|[sd]i|[sb]p|\d+)$/, 8],
   [/^%(?:e(?:[abcd]x|[sd]i|[sb]p)|r\d+d)$/, 4],
   [/^%(?:[abcd]x|[sd]i|[sb]p|r\d+w)$/, 2],
@@ -48,6 +50,9 @@ function accessSize(instruction: Instruction, memoryIndex: number): number | nul
   // movzbl/movsbq: the source's size is the suffix's first letter.
   const extend = /^mov[sz]([bwl])[wlq]$/.exec(instruction.mnemonic);
   if (extend) return memoryIndex === 0 ? (SUFFIX_BYTES[extend[1] ?? ""] ?? null) : null;
+  // A scalar SSE instruction, movd or movq touches one value, whatever the register's width.
+  const scalar = /^v?(?:(?:mov|add|sub|mul|div|min|max|sqrt|u?comi|cvtt?)s([sd])(?:2|$)|mov([dq])$)/.exec(instruction.mnemonic);
+  if (scalar) return scalar[1] === "s" || scalar[2] === "d" ? 4 : 8;
   for (const [index, operand] of instruction.operands.entries()) {
     if (index === memoryIndex) continue;
     const bytes = REGISTER_BYTES.find(([pattern]) => pattern.test(operand))?.[1];
@@ -91,9 +96,17 @@ function isMapped(address: bigint, mapped: Range[]): boolean {
   return mapped.some((range) => range.start <= address && address < range.end);
 }
 
-/** A mapped address that differs from `pointer` in exactly one of its 48 user-space bits. */
+/** How near a mapping a pointer may lie and still be a flip rather than a walk just past its end. */
+const OVERRUN_REACH = 1n << 16n;
+
+/**
+ * A mapped address that differs from `pointer` in exactly one of its 48 user-space bits. Only bits
+ * from 16 up: a pointer within 64 KiB of a mapping has more likely run past its end (an overrun)
+ * than had a low bit flipped, and is not called a flip.
+ */
 function oneBitAway(pointer: bigint, mapped: Range[]): { pointer: bigint; candidate: bigint; bit: number } | null {
-  for (let bit = 0; bit < 48; bit++) {
+  if (mapped.some((range) => pointer + OVERRUN_REACH >= range.start && pointer < range.end + OVERRUN_REACH)) return null;
+  for (let bit = 16; bit < 48; bit++) {
     const candidate = pointer ^ (1n << BigInt(bit));
     if (candidate >= NULL_PAGE_LIMIT && isMapped(candidate, mapped)) return { pointer, candidate, bit };
   }

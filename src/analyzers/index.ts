@@ -9,6 +9,6 @@ export { classifyCrash, type CrashFacts } from "./classify.js";
 export { culpritIndex, crashSignature, normalizeFunctionName, isRuntimeFrame, placeFrames, moduleLocator, type PlacedFrame, type ModuleLocator } from "./culprit.js";
 export { lockWait, type LockWait } from "./deadlock.js";
 export { repeatingCycle, recursionOf, type Recursion, type Cycle } from "./recursion.js";
-export { triage, type TriageOptions, type TriageResult, type ThreadGroup } from "./triage.js";
+export { triage, triageOptionsOf, type TriageOptions, type TriageResult, type ThreadGroup } from "./triage.js";
 export { formatTriage } from "./format.js";
 export { readEnvironment } from "./environment.js";

@@ -71,7 +71,9 @@ function readSourceName(reader: Reader): string | null {
   reader.at += length.length;
   const size = Number(length);
   if (size <= 0 || reader.at + size > reader.text.length) return null;
-  let name = reader.text.slice(reader.at, reader.at + size);
+  const identifier = reader.text.slice(reader.at, reader.at + size);
+  // An anonymous namespace is mangled `_GLOBAL__N_1` (the ABI's `_GLOBAL_`, one of `._$`, then `N`).
+  let name = /^_GLOBAL_[._$]N/.test(identifier) ? "(anonymous namespace)" : identifier;
   reader.at += size;
   while (reader.text[reader.at] === "B") {
     reader.at++;

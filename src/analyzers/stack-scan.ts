@@ -50,19 +50,20 @@ export function endsWithCall(before: Uint8Array): boolean {
     if (opcode < 0 || before[opcode] !== 0xff) continue;
     const modrm = before[opcode + 1];
     if (modrm === undefined || ((modrm >> 3) & 7) !== 2) continue;
-    if (modrmLength(modrm) === length - 1) return true;
+    if (modrmLength(modrm, before[opcode + 2]) === length - 1) return true;
   }
   return false;
 }
 
-/** Bytes of a ModRM byte with its SIB and displacement. */
-function modrmLength(modrm: number): number {
+/** Bytes of a ModRM byte with its SIB and displacement (`sib`: the byte after the ModRM). */
+function modrmLength(modrm: number, sib: number | undefined): number {
   const mod = modrm >> 6;
   const rm = modrm & 7;
   if (mod === 3) return 1;
-  const sib = rm === 4 ? 1 : 0;
-  if (mod === 0) return rm === 5 ? 5 : 1 + sib;
-  return 1 + sib + (mod === 1 ? 1 : 4);
+  const hasSib = rm === 4 ? 1 : 0;
+  // With mod 0, a SIB byte whose base is 5 means no base and a disp32: `call *table(,%rax,8)`.
+  if (mod === 0) return rm === 5 ? 5 : hasSib && sib !== undefined && (sib & 7) === 5 ? 6 : 1 + hasSib;
+  return 1 + hasSib + (mod === 1 ? 1 : 4);
 }
 
 /** The little-endian bytes of words read from memory, in address order. */

@@ -3,6 +3,7 @@
  * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
  * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
  */
+import { importsOf, type DumpInfo, type ImportLookup } from "../debuggers/dump.js";
 import type { ExceptionStop, Frame, Instruction, MemoryRegion, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
 import { explainFault, type FaultExplanation, type Range } from "./fault.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
@@ -40,6 +41,7 @@ import {
   type CallTarget,
   type ReturnCandidate,
 } from "./stack-scan.js";
+import { unquoteCString } from "../debuggers/c-text.js";
 import { demangleTypeinfo } from "./itanium.js";
 import { keyRegisters } from "./registers.js";
 import { signalCodeName, signalName } from "./signals.js";
@@ -58,6 +60,8 @@ export interface TriageOptions {
   platform?: Platform | null;
   /** The dump's memory regions as its file records them (segments of a core, a minidump's memory info). */
   regions?: MemoryRegion[];
+  /** Which DLL function a Windows program's import slot holds (from its import table). */
+  imports?: ImportLookup | null;
 }
 
 export interface ThreadGroup {
@@ -105,6 +109,12 @@ const DEADLOCK_FRAMES = 64;
 /** Stack words searched for the critical section a thread waits on, and pointers tried. */
 const CRITICAL_SECTION_SCAN_WORDS = 256;
 const MAX_CRITICAL_SECTION_CANDIDATES = 48;
+
+/** What the dump file says that triage takes as given: its stop reason, platform, regions and the program's imports. */
+export function triageOptionsOf(dump: DumpInfo | null, executable: string | null): TriageOptions {
+  if (!dump) return {};
+  return { stopReason: dump.facts.stopReason, platform: dump.facts.platform, regions: dump.facts.regions, imports: importsOf(dump, executable) };
+}
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
   const limit = options.frameLimit ?? 40;
@@ -163,7 +173,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   }
   const isOwnCode = ownCode(files);
   const unwound = placeFrames(frames, moduleAt, registers.pc);
-  const scan = unwindLost(unwound, files) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt) : null;
+  const scan = unwindLost(unwound, files) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt, options.imports ?? null) : null;
   const placed = scan ?? unwound;
   if (scan) notes.push(scanNote(scan));
   const innermost = placed.filter((frame) => frame.level < limit);
@@ -203,7 +213,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
   const externallyStopped = (signal === null && exception === null) || (siginfo !== null && siginfo.code === 0);
   const { cycles, framesOf } = externallyStopped
-    ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os, notes)
+    ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os, notes, options.imports ?? null)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
   const classified = classifyCrash({
@@ -298,6 +308,7 @@ async function scanStack(
   sp: bigint | null,
   isOwnCode: (address: bigint) => boolean,
   moduleAt: ModuleLocator,
+  imports: ImportLookup | null,
 ): Promise<PlacedFrame[] | null> {
   const top = frames[0];
   if (!top || sp === null) return null;
@@ -338,6 +349,13 @@ async function scanStack(
   }
   if (best.length === 0) return null;
   const found: PlacedFrame[] = [];
+  // The innermost caller called out through an import: its slot names the function it called
+  // (`__imp__assert`), another module's code the dump does not unwind.
+  const first = best[0]?.call;
+  const imported = first?.kind === "import" && first.slot !== null ? (imports?.(first.slot) ?? null) : null;
+  if (imported) {
+    found.push({ level: 1, address: null, function: imported.name, args: "", file: null, line: null, from: imported.dll, found: "scan", module: imported.dll });
+  }
   for (const call of best) {
     // The call itself, one byte back, is on the caller's line.
     const symbol = await symbolOf(call.address);
@@ -361,7 +379,7 @@ interface ScannedCall extends ReturnCandidate {
 }
 
 /** What a call instruction calls: a known function, a function in another module (an import), or a pointer it held. */
-type CallKind = { kind: "direct"; target: bigint } | { kind: "import" } | { kind: "indirect" };
+type CallKind = { kind: "direct"; target: bigint } | { kind: "import"; slot: bigint | null } | { kind: "indirect" };
 
 /** Whether a call could have called the function that starts at `start` (in the program's own code). */
 function callsInto(call: CallKind, start: bigint | null): boolean {
@@ -373,13 +391,14 @@ function callsInto(call: CallKind, start: bigint | null): boolean {
 /** A call's target: its direct address, or the pointer in its slot, through an import thunk's jump. */
 async function classifyCall(q: Inspector, target: CallTarget, isOwnCode: (address: bigint) => boolean): Promise<CallKind> {
   if (target === null) return { kind: "indirect" };
+  const slot = "slot" in target ? target.slot : null;
   let address: bigint | null = "direct" in target ? target.direct : ((await q.readMemory(hex(target.slot), 1))[0] ?? null);
-  if (address === null || !isOwnCode(address)) return { kind: "import" };
+  if (address === null || !isOwnCode(address)) return { kind: "import", slot };
   const thunk = thunkSlot(bytesOf(await q.readMemory(hex(address), 1)), address);
   if (thunk !== null) {
     // An import thunk (`jmp *__imp_f`): the call goes to another module.
     address = (await q.readMemory(hex(thunk), 1))[0] ?? null;
-    if (address === null || !isOwnCode(address)) return { kind: "import" };
+    if (address === null || !isOwnCode(address)) return { kind: "import", slot: thunk };
   }
   return { kind: "direct", target: address };
 }
@@ -459,9 +478,26 @@ async function crashMessage(
       return panicMessage(q, frames, culprit, sp);
     case "deadlock":
       return null;
+    case "assertion-failure":
+      return abortMessage ?? windowsAssertion(frames);
     default:
       return abortMessage;
   }
+}
+
+/** The Windows C runtime's assertion, from its `_wassert(str=L"…", file=L"…", line=N)` frame: its own message. */
+function windowsAssertion(frames: PlacedFrame[]): string | null {
+  const frame = frames.find((f) => /^_w?assert$/.test(normalizeFunctionName(f.function ?? "")) && /\bstr=L?"/.test(f.args));
+  if (!frame) return null;
+  const text = (name: string) => {
+    const quoted = new RegExp(`\\b${name}=L?("(?:[^"\\\\]|\\\\.)*")`).exec(frame.args)?.[1];
+    return quoted ? unquoteCString(quoted) : null;
+  };
+  const condition = text("str");
+  if (!condition) return null;
+  const line = /\bline=(\d+)/.exec(frame.args)?.[1];
+  const file = text("file");
+  return `Assertion failed: ${condition}${file ? `, file ${file}` : ""}${line ? `, line ${line}` : ""}`;
 }
 
 /**
@@ -515,6 +551,7 @@ async function findDeadlocks(
   isOwnCode: (address: bigint) => boolean,
   os: Platform["os"] | undefined,
   notes: string[],
+  imports: ImportLookup | null,
 ): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
   const traces = await q.threadBacktraces("all", DEADLOCK_FRAMES);
   const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
@@ -531,7 +568,7 @@ async function findDeadlocks(
     // memory, and on Windows the critical section it waits for from its stack too.
     if (!unwindLost(frames, files)) continue;
     const sp = toBigInt(await q.register("sp", { thread }));
-    const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt);
+    const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
     if (!scanned) continue;
     framesOf.set(thread, scanned);
     const own = culpritIndex(scanned);

@@ -52,7 +52,6 @@ const FAST_FAIL: Record<number, string> = {
   23: "FAST_FAIL_INVALID_FILE_OPERATION",
 };
 
-/** The name of an exception code, null for one the program defined itself. */
 /** Where a CRITICAL_SECTION keeps its owner's thread id: OwningThread, at offset 0x10 on x64. */
 export function criticalSectionOwnerAddress(lock: string): string | null {
   const address = toBigInt(lock);
@@ -72,6 +71,7 @@ export function criticalSectionOf(words: bigint[]): { owner: number; recursion: 
   return { owner: Number(owner), recursion };
 }
 
+/** The name of an exception code, null for one the program defined itself. */
 export function exceptionName(code: string): string | null {
   return NAMES[code] ?? null;
 }

@@ -1,6 +1,6 @@
 /** `dumpdbg triage`: the deterministic verdict, fast: no graph, no model, no evidence store. */
 import { formatTriage } from "../analyzers/format.js";
-import { triage as runTriage } from "../analyzers/triage.js";
+import { triage as runTriage, triageOptionsOf } from "../analyzers/triage.js";
 import { askSession } from "../debuggers/inspector.js";
 import { openDump } from "../debuggers/open.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
@@ -13,7 +13,7 @@ export async function triage(dumpPath: string, flags: TriageFlags): Promise<void
   const opened = await openDump(openOptions(dumpPath, flags));
   for (const warning of opened.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
   try {
-    const result = await runTriage(askSession(opened.session), { stopReason: opened.dump.facts.stopReason, platform: opened.dump.facts.platform, regions: opened.dump.facts.regions });
+    const result = await runTriage(askSession(opened.session), triageOptionsOf(opened.dump, opened.executable));
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);
   } finally {
     await opened.session.close();

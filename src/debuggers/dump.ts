@@ -7,6 +7,8 @@
 import { openSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 
+import { readPeImports, type PeImport } from "./dumpfile/pe.js";
+import { toBigInt } from "./model.js";
 import { DumpFile, DumpFileError, ET_CORE, isElf, programBuildId, readElfCore, readElfHeader, readMinidump, type DumpFileFacts, type MappedFile } from "./dumpfile/index.js";
 
 export type { MappedFile } from "./dumpfile/index.js";
@@ -97,6 +99,28 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
     if (isFile(candidate)) return candidate;
   }
   throw new DumpError(`the executable of this core was not found: looked for ${candidates.join(" and ")}; pass it with --exe PATH`);
+}
+
+/** Which imported function a program's import slot holds once loaded (by the slot's address). */
+export type ImportLookup = (slot: bigint) => { dll: string; name: string } | null;
+
+/**
+ * A Windows program's imports, at the addresses of the slots where the dump's process had them:
+ * its import table (read from the program's file) placed at the base the dump records for it.
+ * Null when the dump is not a Windows minidump or the program cannot be read.
+ */
+export function importsOf(dump: DumpInfo, executable: string | null): ImportLookup | null {
+  if (dump.facts.format !== "minidump" || dump.facts.platform.os !== "windows" || executable === null) return null;
+  const base = toBigInt(dump.facts.modules[0]?.start ?? null);
+  if (base === null) return null;
+  let table: PeImport[];
+  try {
+    table = readPeImports(executable);
+  } catch {
+    return null;
+  }
+  const bySlot = new Map(table.map((entry) => [base + BigInt(entry.slot), { dll: entry.dll, name: entry.name }]));
+  return (slot) => bySlot.get(slot) ?? null;
 }
 
 /**

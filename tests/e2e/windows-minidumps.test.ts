@@ -23,6 +23,8 @@ interface Expected {
   access?: "read" | "write" | "execute";
   faultAddress?: string;
   message?: RegExp;
+  /** The message comes from a system DLL's frame (msvcrt's `_wassert`): only with --modules-path. */
+  messageNeedsModules?: boolean;
   /** What the offline analysis's conclusion must say. */
   says: RegExp[];
 }
@@ -36,6 +38,18 @@ const EXPECTED: Record<string, Expected> = {
   "bad-jump": { kind: "bad-jump", culprit: "dispatch", signal: "EXCEPTION_ACCESS_VIOLATION", access: "execute", says: [/dispatch/] },
   uncaught: { kind: "uncaught-exception", culprit: "read_field", signal: "STATUS_FATAL_APP_EXIT", message: /instance of 'std::runtime_error'$/, says: [/read_field/, /std::runtime_error/] },
   deadlock: { kind: "deadlock", culprit: "transfer_funds", signal: "", says: [/transfer_funds/] },
+  // Written after the analyzers, and first run against them as they were (see the closing note).
+  "null-method": { kind: "null-dereference", culprit: "Connection::queued", signal: "EXCEPTION_ACCESS_VIOLATION", access: "read", faultAddress: "0x20", says: [/queued/] },
+  histogram: { kind: "invalid-memory-access", culprit: "record_latency", signal: "EXCEPTION_ACCESS_VIOLATION", access: "read", says: [/record_latency/] },
+  "mutual-recursion": { kind: "stack-overflow", culprit: "expression", signal: "EXCEPTION_STACK_OVERFLOW", says: [/expression/] },
+  "assert-failure": {
+    kind: "assertion-failure",
+    culprit: "ring_write",
+    signal: "STATUS_FATAL_APP_EXIT",
+    message: /^Assertion failed: ring->used \+ length <= sizeof ring->data, file .*assert-failure\.c, line 16$/,
+    messageNeedsModules: true,
+    says: [/ring_write/],
+  },
 };
 
 const missing = missingWindowsTools();
@@ -48,7 +62,7 @@ async function triageJson(dump: string, modules: boolean): Promise<Crash> {
   return JSON.parse(result.stdout) as Crash;
 }
 
-function checkVerdict(name: string, crash: Crash): void {
+function checkVerdict(name: string, crash: Crash, modules: boolean): void {
   const expected = EXPECTED[name] as Expected;
   expect(crash.kind).toBe(expected.kind);
   expect(crash.culprit.function).toBe(expected.culprit);
@@ -57,7 +71,7 @@ function checkVerdict(name: string, crash: Crash): void {
   expect(crash.signal ?? "").toBe(expected.signal);
   if (expected.access) expect(crash.access).toBe(expected.access);
   if (expected.faultAddress) expect(crash.faultAddress).toBe(expected.faultAddress);
-  if (expected.message) expect(crash.message ?? "").toMatch(expected.message);
+  if (expected.message && (modules || !expected.messageNeedsModules)) expect(crash.message ?? "").toMatch(expected.message);
   expect(crash.signature.startsWith(`${expected.kind} | ${expected.culprit}`)).toBe(true);
   if (expected.kind === "deadlock") {
     const cycle = crash.deadlock?.cycle ?? [];
@@ -75,9 +89,9 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
     it("is read the same with and without the dump's system modules", async () => {
       const built = await buildMinidump(name);
       const full = await triageJson(built.dump, true);
-      checkVerdict(name, full);
+      checkVerdict(name, full, true);
       const scanned = await triageJson(built.dump, false);
-      checkVerdict(name, scanned);
+      checkVerdict(name, scanned, false);
       // The thread is the one the exception record names (the hang: the first waiter), whichever way it was read.
       expect(scanned.thread.lwp).toBe(full.thread.lwp);
       if (name !== "deadlock") expect(full.thread.lwp).toBeGreaterThan(0);
@@ -91,7 +105,7 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
       expect(result.stderr).not.toMatch(/internal error/);
       expect(result.code, result.stderr).toBe(0);
       const report = ReportSchema.parse(JSON.parse(result.stdout));
-      checkVerdict(name, report.crash);
+      checkVerdict(name, report.crash, true);
       expect(report.session.debugger).toMatch(/lldb/);
       const expected = EXPECTED[name] as Expected;
       const text = `${report.conclusion.summary} ${report.conclusion.rootCause}`;

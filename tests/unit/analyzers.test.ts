@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseAbortMessage, ABORT_MESSAGE_COMMAND } from "../../src/debuggers/gdb/text/abort-message.js";
 import { parseBacktrace, parseThreadBacktraces } from "../../src/debuggers/gdb/text/backtrace.js";
 import { classifyCrash } from "../../src/analyzers/classify.js";
-import { crashSignature, culpritIndex, moduleLocator, normalizeFunctionName, placeFrames } from "../../src/analyzers/culprit.js";
+import { crashSignature, culpritIndex, isRuntimeFrame, isRuntimeModule, moduleLocator, normalizeFunctionName, placeFrames, type PlacedFrame } from "../../src/analyzers/culprit.js";
 import { deadlockCycles, lockWait } from "../../src/analyzers/deadlock.js";
 import { parseDisassembly } from "../../src/debuggers/gdb/text/disassembly.js";
 import { callArgumentAddress, memoryAccess } from "../../src/analyzers/x86-64.js";
@@ -280,6 +280,79 @@ describe("names, culprit, signature, kind", () => {
     expect(classifyCrash({ ...facts, frames: [], abortMessage: "free(): double free detected in tcache 2" })).toBe("double-free");
     expect(classifyCrash({ ...facts, frames: [], abortMessage: "malloc(): corrupted top size" })).toBe("heap-corruption");
     expect(classifyCrash({ ...facts, frames: [], abortMessage: null })).toBe("abort");
+  });
+});
+
+describe("Windows modules, Rust and LLDB names", () => {
+  /** A frame as a debugger names it; no address, no arguments. */
+  const frame = (fn: string | null, module: string | null, file: string | null = null): PlacedFrame => ({
+    level: 0, address: null, function: fn, args: "", file, line: null, from: null, module,
+  });
+
+  it("system and runtime DLLs are runtime, in either system's spelling; the program's own modules are not", () => {
+    const runtime = [
+      "C:\\Windows\\System32\\ntdll.dll",
+      "C:\\Windows\\System32\\KERNEL32.DLL",
+      "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/KERNELBASE.dll",
+      "C:\\Windows\\System32\\msvcrt.dll",
+      "C:\\Windows\\System32\\ucrtbase.dll",
+      "C:\\app\\vcruntime140.dll",
+      "C:\\app\\vcruntime140_1.dll",
+      "C:\\app\\msvcp140.dll",
+      "C:\\app\\msvcp140d.dll",
+      "/work/build/libstdc++-6.dll",
+      "/work/build/libgcc_s_seh-1.dll",
+      "/work/build/libwinpthread-1.dll",
+      "/lib/x86_64-linux-gnu/libc.so.6",
+    ];
+    for (const path of runtime) expect(isRuntimeModule(path), path).toBe(true);
+    for (const path of ["C:\\app\\server.exe", "C:\\app\\plugin.dll", "/work/build/plugin.dll", "/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "/work/app"]) {
+      expect(isRuntimeModule(path), path).toBe(false);
+    }
+  });
+
+  it("mingw's and MSVC's start-up and RaiseException are runtime even when linked into the program", () => {
+    for (const fn of ["__tmainCRTStartup", "mainCRTStartup", "WinMainCRTStartup", "RaiseException", "RtlUserThreadStart", "BaseThreadInitThunk"]) {
+      expect(isRuntimeFrame(frame(fn, "C:\\app\\server.exe")), fn).toBe(true);
+    }
+    expect(isRuntimeFrame(frame("handle_request", "C:\\app\\server.exe", "C:/src/server.c"))).toBe(false);
+    expect(isRuntimeFrame(frame("memcpy", "C:\\Windows\\System32\\msvcrt.dll"))).toBe(true);
+  });
+
+  it("a frame with neither a function nor a file is runtime; with a file it is the program's", () => {
+    expect(isRuntimeFrame(frame(null, "C:\\app\\server.exe"))).toBe(true);
+    expect(isRuntimeFrame(frame(null, "C:\\app\\server.exe", "C:/src/server.c"))).toBe(false);
+  });
+
+  it("Rust's legacy escapes, closures and LLDB's global-namespace names are normalised", () => {
+    const cases: Array<[string, string]> = [
+      ["app::main::_$u7b$$u7b$closure$u7d$$u7d$::h0123456789abcdef", "app::main::{closure}"],
+      ["app::main::{closure#0}", "app::main::{closure}"],
+      ["app::main::{{closure}}", "app::main::{closure}"],
+      ["_$LT$impl$u20$core..fmt..Debug$u20$for$u20$app..Foo$GT$::fmt::h0123456789abcdef", "<impl core::fmt::Debug for app::Foo>::fmt"],
+      ["_$LT$app..Config$u20$as$u20$core..default..Default$GT$::default", "<app::Config as core::default::Default>::default"],
+      ["::read_field", "read_field"],
+      ["::read_field(char const*)", "read_field"],
+    ];
+    for (const [name, normalised] of cases) expect(normalizeFunctionName(name), name).toBe(normalised);
+    const drop = "_$LT$alloc..vec..Vec$LT$T$C$A$GT$$u20$as$u20$core..ops..drop..Drop$GT$::drop::h0123456789abcdef";
+    expect(normalizeFunctionName(drop)).toBe("<alloc::vec::Vec as core::ops::drop::Drop>::drop");
+    expect(isRuntimeFrame(frame(drop, "/work/app", "/work/src/main.rs"))).toBe(true);
+  });
+
+  it("a Rust program's signature ends where std::rt::lang_start called its main", () => {
+    const app = "/work/target/debug/app";
+    const frames = [
+      frame("core::panicking::panic", app, "/rustc/90b35a6239c3d8bdabc530a6a0816f7ff89a0aaf/library/core/src/panicking.rs"),
+      frame("app::parse_config", app, "src/main.rs"),
+      frame("app::main", app, "src/main.rs"),
+      frame("core::ops::function::FnOnce::call_once<fn(), ()>", app, "/rustc/90b35a6239c3d8bdabc530a6a0816f7ff89a0aaf/library/core/src/ops/function.rs"),
+      frame("std::rt::lang_start::{closure#0}<()>", app, "/rustc/90b35a6239c3d8bdabc530a6a0816f7ff89a0aaf/library/std/src/rt.rs"),
+      frame("std::rt::lang_start_internal", app, null),
+      frame("main", app, null),
+    ];
+    expect(culpritIndex(frames)).toBe(1);
+    expect(crashSignature("null-dereference", frames, 1)).toBe("null-dereference | app::parse_config | app::main");
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { triage } from "../../analyzers/index.js";
+import { triage, triageOptionsOf } from "../../analyzers/index.js";
 import type { DumpInfo } from "../../debuggers/dump.js";
 import type { Probe, Vocabulary } from "../../debuggers/probe.js";
 import { commandKey, type EvidenceStore } from "../../evidence/store.js";
@@ -53,7 +53,7 @@ export async function loadFacts(where: FactsLocation, executor: CommandExecutor,
   const report = readJson(reportFile, warnings, (value) => ReportSchema.parse(value));
   if (report) return { crash: report.crash, document: { report, details: {} }, origin: "report", source: reportFile, warnings, processId };
 
-  const result = await triage(executor.asker("triage"), { stopReason: dump?.facts.stopReason ?? null, platform: dump?.facts.platform ?? null, regions: dump?.facts.regions ?? [] });
+  const result = await triage(executor.asker("triage"), triageOptionsOf(dump, null));
   return { crash: result.crash, document: null, origin: "triage", source: "a triage of the dump (the session has no report)", warnings, processId };
 }
 
