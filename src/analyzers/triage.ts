@@ -106,6 +106,8 @@ const STACK_NEAR_SP = 1n << 16n;
 const MAX_PANIC_SCAN_WORDS = 4096;
 const MAX_PANIC_CANDIDATES = 16;
 const DEADLOCK_FRAMES = 64;
+/** Frames past the culprit whose return addresses are checked on Windows. */
+const UNWIND_CHECKS = 4;
 /** Stack words searched for the critical section a thread waits on, and pointers tried. */
 const CRITICAL_SECTION_SCAN_WORDS = 256;
 const MAX_CRITICAL_SECTION_CANDIDATES = 48;
@@ -174,8 +176,12 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const isOwnCode = ownCode(files);
   const unwound = placeFrames(frames, moduleAt, registers.pc);
   const scan = unwindLost(unwound, files) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt, options.imports ?? null) : null;
-  const placed = scan ?? unwound;
+  // Windows code the debugger has no unwind tables for (mingw's SEH-only runtime under LLDB) sends
+  // its unwind astray past the program's frames: checked there, and redone from the stack if so.
+  const repaired = !scan && os === "windows" ? await repairUnwind(q, unwound, sp, isOwnCode, moduleAt, options.imports ?? null) : null;
+  const placed = scan ?? repaired?.frames ?? unwound;
   if (scan) notes.push(scanNote(scan));
+  if (repaired) notes.push(repaired.note);
   const innermost = placed.filter((frame) => frame.level < limit);
 
   const read = signal !== null && exception === null ? await q.signalInfo() : null;
@@ -405,6 +411,42 @@ async function classifyCall(q: Inspector, target: CallTarget, isOwnCode: (addres
 
 function hex(value: bigint): string {
   return `0x${value.toString(16)}`;
+}
+
+/**
+ * Checks the frames just past the culprit: each return address must follow a call. At the first
+ * that does not, the debugger's unwind has gone wrong; the stack scan's frames replace it from the
+ * culprit on when they include the culprit's own return address, else the frames stop there.
+ */
+async function repairUnwind(
+  q: Inspector,
+  frames: PlacedFrame[],
+  sp: bigint | null,
+  isOwnCode: (address: bigint) => boolean,
+  moduleAt: ModuleLocator,
+  imports: ImportLookup | null,
+): Promise<{ frames: PlacedFrame[]; note: string } | null> {
+  const culprit = culpritIndex(frames);
+  if (culprit === null) return null;
+  let broken: number | null = null;
+  for (let i = culprit + 1; i < Math.min(frames.length, culprit + UNWIND_CHECKS + 1); i++) {
+    const address = toBigInt(frames[i]?.address ?? null);
+    if (address === null || frames[i - 1]?.function === "<signal handler called>") continue;
+    const code = bytesOf(await q.readMemory(hex(address - 16n), 2));
+    if (code.length === 16 && !endsWithCall(code)) {
+      broken = i;
+      break;
+    }
+  }
+  if (broken === null) return null;
+  const culpritAddress = frames[culprit]?.address ?? null;
+  const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
+  const from = scanned?.findIndex((frame) => frame.address !== null && frame.address === culpritAddress) ?? -1;
+  if (scanned && from > 0) {
+    const rest = scanned.slice(from + 1).map((frame, i) => ({ ...frame, level: culprit + 1 + i }));
+    return { frames: [...frames.slice(0, culprit + 1), ...rest], note: `the debugger's unwind went astray past frame ${culprit} (frame ${broken}'s return address follows no call): the frames after it were found by scanning the stack` };
+  }
+  return { frames: frames.slice(0, broken), note: `the debugger's unwind went astray at frame ${broken} (its return address follows no call): the stack is shown up to it` };
 }
 
 function scanNote(frames: PlacedFrame[]): string {

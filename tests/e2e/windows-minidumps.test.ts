@@ -94,6 +94,8 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
       checkVerdict(name, scanned, false);
       // The thread is the one the exception record names (the hang: the first waiter), whichever way it was read.
       expect(scanned.thread.lwp).toBe(full.thread.lwp);
+      // The same three frames of the program's own, unwound or scanned.
+      expect(scanned.signature).toBe(full.signature);
       if (name !== "deadlock") expect(full.thread.lwp).toBeGreaterThan(0);
     }, 180_000);
 
