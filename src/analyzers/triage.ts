@@ -72,6 +72,8 @@ export interface ThreadGroup {
 
 export interface TriageResult {
   crash: Crash;
+  /** The operating system the dump comes from (its locks, its calling convention); null when unknown. */
+  os: Platform["os"] | null;
   /** The crashing thread's frames from the culprit outwards (as many as were fetched). */
   frames: PlacedFrame[];
   /** Runtime and machinery frames above the culprit that `frames` leaves out. */
@@ -268,6 +270,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
 
   return {
     crash,
+    os: os ?? null,
     frames: culprit === null ? threadFrames : threadFrames.slice(culprit),
     hiddenFrames: culprit ?? 0,
     stackDepth: deadlocked === null ? stackDepth : threadFrames.length,

@@ -14,20 +14,32 @@ import { basename } from "./prose.js";
 import { codeOf, functionSpan, grep } from "./source.js";
 import { fieldOf, pointerOf, printed } from "./values.js";
 
-const LOCK_CALL = /\b(pthread_mutex_lock|pthread_mutex_timedlock|mtx_lock|\.lock|->lock)\s*\(\s*&?\s*([^)]*?)\s*\)|\b(lock_guard|unique_lock|scoped_lock)\b[^(]*\(\s*([^)]*?)\s*\)/;
+const LOCK_CALL = /\b(pthread_mutex_lock|pthread_mutex_timedlock|mtx_lock|EnterCriticalSection|AcquireSRWLockExclusive|\.lock|->lock)\s*\(\s*&?\s*([^)]*?)\s*\)|\b(lock_guard|unique_lock|scoped_lock)\b[^(]*\(\s*([^)]*?)\s*\)/;
 
 export function deadlockPlaybook(facts: Facts): Playbook {
   const cycle = facts.crash.deadlock?.cycle ?? [];
   const threads = [...new Set(cycle.map((edge) => edge.thread))];
   const locks = [...new Set(cycle.map((edge) => edge.lock).filter((lock): lock is string => lock !== null))];
   const backtraces: ProbeOf<"thread-backtraces"> = { kind: "thread-backtraces", threads };
-  const mutex = (lock: string) => probes.evaluate(`*(pthread_mutex_t *) ${lock}`);
+  // A Windows CRITICAL_SECTION is read as memory (a minidump cannot evaluate expressions); its
+  // third word, OwningThread, is its owner's thread id.
+  const windows = facts.triage.os === "windows";
+  const mutex = (lock: string): Probe => (windows ? probes.memory(lock, 3) : probes.evaluate(`*(pthread_mutex_t *) ${lock}`));
+  const lockWord = windows ? "critical section" : "mutex";
+  const ownerField = windows ? "OwningThread" : "__owner";
   const info = (evidence: Evidence): ThreadSummary[] => evidence.find(THREADS)?.reading ?? [];
   const ownerOf = (evidence: Evidence, lock: string) => {
     const found = evidence.find(mutex(lock));
-    // glibc's pthread_mutex_t keeps the owner's LWP in __data.__owner.
-    const owner = fieldOf(fieldOf(printed(found), "__data"), "__owner");
-    const lwp = owner !== null && /^\d+$/.test(owner) ? Number(owner) : null;
+    let lwp: number | null = null;
+    if (windows) {
+      const words = found?.ok && found.probe.kind === "memory" ? (found.reading as { words: bigint[] }).words : [];
+      const owner = words[2];
+      lwp = owner !== undefined && owner > 0n && owner < 1n << 32n ? Number(owner) : null;
+    } else {
+      // glibc's pthread_mutex_t keeps the owner's LWP in __data.__owner.
+      const owner = fieldOf(fieldOf(printed(found), "__data"), "__owner");
+      lwp = owner !== null && /^\d+$/.test(owner) ? Number(owner) : null;
+    }
     return { found, lwp, thread: info(evidence).find((t) => t.lwp === lwp) ?? null };
   };
   const threadName = (evidence: Evidence, id: number | null) => {
@@ -39,8 +51,8 @@ export function deadlockPlaybook(facts: Facts): Playbook {
     rule: "lock-cycle",
     statement:
       threads.length > 1
-        ? `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)} deadlocked: each holds a mutex the next one waits for (a lock-order inversion)`
-        : "threads wait for each other's mutexes in a cycle",
+        ? `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)} deadlocked: each holds a ${lockWord} the next one waits for (a lock-order inversion)`
+        : `threads wait for each other's ${lockWord}s in a cycle`,
     plan: [[backtraces, ...locks.slice(0, 2).map(mutex)], locks.slice(2).map(mutex)],
     judge(evidence) {
       const c = new Citations();
@@ -54,7 +66,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       const text = cycle
         .map((edge) => {
           const owner = read.find((r) => r.lock === edge.lock);
-          return `thread ${edge.thread} waits for ${edge.lock}, whose __owner is LWP ${owner?.lwp} = thread ${owner?.thread?.id ?? "?"}${c.cite(owner?.found)}`;
+          return `thread ${edge.thread} waits for ${edge.lock}, whose ${ownerField} is ${windows ? "thread id" : "LWP"} ${owner?.lwp} = thread ${owner?.thread?.id ?? "?"}${c.cite(owner?.found)}`;
         })
         .join("; ");
       if (agree) return verdict("confirmed", `${text}${c.cite(bt, evidence.find(THREADS))}: a closed cycle.`, bt, evidence.find(THREADS), ...read.map((r) => r.found));
@@ -63,29 +75,35 @@ export function deadlockPlaybook(facts: Facts): Playbook {
   };
   const lostUnlock: PlannedHypothesis = {
     rule: "lost-unlock",
-    statement: "a thread that exited (or returned early) without unlocking left a mutex held",
+    statement: `a thread that exited (or returned early) without unlocking left a ${lockWord} held`,
     plan: [[...locks.slice(0, 2).map(mutex), THREADS]],
     judge(evidence) {
       const c = new Citations();
       const read = locks.map((lock) => ({ lock, ...ownerOf(evidence, lock) }));
-      if (read.some((r) => r.lwp === null)) return verdict("inconclusive", "Not every mutex's owner has been read.", ...read.map((r) => r.found));
+      if (read.some((r) => r.lwp === null)) return verdict("inconclusive", `Not every ${lockWord}'s owner has been read.`, ...read.map((r) => r.found));
       const orphaned = read.filter((r) => r.thread === null);
       if (orphaned.length === 0) {
-        return verdict("rejected", `Every mutex in the cycle is owned by a live thread of the process${c.cite(evidence.find(THREADS), ...read.map((r) => r.found))}, and each owner is itself waiting.`, evidence.find(THREADS), ...read.map((r) => r.found));
+        return verdict("rejected", `Every ${lockWord} in the cycle is owned by a live thread of the process${c.cite(evidence.find(THREADS), ...read.map((r) => r.found))}, and each owner is itself waiting.`, evidence.find(THREADS), ...read.map((r) => r.found));
       }
       return verdict("confirmed", `${orphaned.map((r) => `${r.lock} is owned by LWP ${r.lwp}`).join(", ")}, which is no thread of the process${c.cite(...orphaned.map((r) => r.found))}.`, ...orphaned.map((r) => r.found));
     },
   };
   const notLocks: PlannedHypothesis = {
     rule: "condition-wait",
-    statement: "the threads wait on a condition variable, barrier or I/O rather than on each other's mutexes",
+    statement: `the threads wait on a condition variable, barrier or I/O rather than on each other's ${lockWord}s`,
     plan: [[backtraces]],
     judge(evidence) {
       const bt = evidence.find(backtraces);
       const traces = bt?.reading ?? [];
-      const inLock = traces.filter((t) => t.frames.some((f) => f.function && /mutex_lock|lll_lock_wait/.test(f.function)));
+      const inLock = traces.filter((t) => t.frames.some((f) => f.function && /mutex_lock|lll_lock_wait|EnterCriticalSection|WaitForCriticalSection/.test(f.function)));
       if (traces.length > 0 && inLock.length === traces.length) {
-        return verdict("rejected", `Every thread of the cycle is inside pthread_mutex_lock${new Citations().cite(bt)}, not a condition or barrier wait.`, bt);
+        return verdict("rejected", `Every thread of the cycle is inside ${windows ? "EnterCriticalSection" : "pthread_mutex_lock"}${new Citations().cite(bt)}, not a condition or barrier wait.`, bt);
+      }
+      // Without the system DLLs the waits are not on the stacks the debugger unwinds, but each
+      // thread's critical section was found held by the next: that is a lock wait, not a condition.
+      const owners = locks.map((lock) => ownerOf(evidence, lock));
+      if (windows && owners.length > 0 && owners.every((o) => o.thread !== null)) {
+        return verdict("rejected", `Each thread of the cycle waits on a critical section another holds (${owners.map((o) => `thread ${o.thread?.id}`).join(", ")})${new Citations().cite(...owners.map((o) => o.found))}, which is no condition or barrier wait.`, ...owners.map((o) => o.found));
       }
       return verdict("inconclusive", `Not all threads of the cycle are in a mutex lock${new Citations().cite(bt)}.`, bt);
     },
@@ -140,7 +158,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       const sentences = named.map((w) => {
         const holds = w.holds.map((h) => `\`${h.expression}\` (${printed(h.found ?? null)?.replace(/^\([^)]*\)\s*/, "")}, locked at ${file}:${h.line}${c.cite(h.found)})`).join(" and ");
         const waits = w.waitsFor ? `\`${w.waitsFor.expression}\` (${w.edge.lock}${c.cite(w.waitsFor.found)})` : w.edge.lock;
-        return `${threadName(evidence, w.edge.thread)} in \`${w.edge.function}\` holds ${holds || "a mutex"} and waits at ${file}:${w.edge.line} for ${waits}, held by thread ${w.edge.heldByThread}.`;
+        return `${threadName(evidence, w.edge.thread)} in \`${w.edge.function}\` holds ${holds || `a ${lockWord}`} and waits at ${file}:${w.edge.line} for ${waits}, held by thread ${w.edge.heldByThread}.`;
       });
       const sameFunction = new Set(cycle.map((e) => e.function)).size === 1;
       const order = named[0]?.holds[0] && named[0]?.waitsFor ? `\`${named[0].holds[0].expression}\` then \`${named[0].waitsFor.expression}\`` : "one lock then the other";
@@ -149,7 +167,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
         .map((w) => `thread ${w.edge.thread} takes ${printed(w.holds[0]?.found ?? null)?.replace(/^\([^)]*\)\s*/, "")} then ${w.edge.lock}`);
       const listing = named[0]?.expressions.length && named[0].edge.file ? facts.list(Math.min(...named[0].expressions.map((e) => e.line)), Math.max(...named[0].expressions.map((e) => e.line)), named[0].edge.file) : null;
       const lockLines = listing ? evidence.find(listing) : null;
-      const summary = `Deadlock: ${threads.length} threads each hold a mutex the next one waits for${c.cite(evidence.find(backtraces))}. ${sentences.join(" ")}`;
+      const summary = `Deadlock: ${threads.length} threads each hold a ${lockWord} the next one waits for${c.cite(evidence.find(backtraces))}. ${sentences.join(" ")}`;
       const rootCause = [
         sameFunction
           ? `All of them run \`${cycle[0]?.function}\`, which locks ${order}${lockLines?.ok ? ` (${c.cite(lockLines).trim().slice(1, -1)})` : ""}. Called on different objects, the threads take the same mutexes in different orders${orders.length ? ` (${orders.join("; ")})` : ""}: a lock-order inversion.`
@@ -162,8 +180,12 @@ export function deadlockPlaybook(facts: Facts): Playbook {
         confidence: 0.95,
         recommendations: [
           `Take the mutexes in one global order in \`${cycle[0]?.function ?? "the locking code"}\`: e.g. always lock the object with the lower address (or id) first, whatever the direction of the operation.`,
-          "Or hold a single lock for the whole operation, or use pthread_mutex_trylock and back off when the second lock is busy.",
-          "Run the test suite under ThreadSanitizer, which reports lock-order inversions even when no deadlock happens.",
+          windows
+            ? "Or hold a single lock for the whole operation, or use TryEnterCriticalSection and back off when the second lock is busy."
+            : "Or hold a single lock for the whole operation, or use pthread_mutex_trylock and back off when the second lock is busy.",
+          windows
+            ? "Check the lock order with Application Verifier's Locks checks, or run the code under ThreadSanitizer on Linux, which reports lock-order inversions even when no deadlock happens."
+            : "Run the test suite under ThreadSanitizer, which reports lock-order inversions even when no deadlock happens.",
         ],
         evidenceIds: c.ids,
       };
