@@ -5,7 +5,7 @@
  * bytes). When the bad pointer differs from mapped memory by a single bit, it may be a flipped bit
  * (failing RAM, a bad cosmic day): the candidate is named. Pure; x86-64, AT&T operands.
  */
-import { toBigInt, type Instruction, type Register } from "../debuggers/model.js";
+import { toBigInt, type Address, type Instruction, type Register } from "../debuggers/model.js";
 import { NULL_PAGE_LIMIT } from "./classify.js";
 
 export interface Range {
@@ -13,19 +13,31 @@ export interface Range {
   end: bigint;
 }
 
+/**
+ * Plain data (hex strings, not bigints): it is part of the triage result the graph's state
+ * checkpoints.
+ */
 export interface FaultExplanation {
   access: "read" | "write" | "execute";
   /** Bytes accessed; null when neither the mnemonic nor a register operand says. */
   size: number | null;
   /** The memory operand as the instruction spells it (`0x20(%rax)`). */
   operand: string | null;
+  base: { register: string; value: Address } | null;
+  index: { register: string; value: Address; scale: number } | null;
+  /** Signed hex: `0x20`, `-0x18`. */
+  displacement: string;
+  /** A mapped address one bit away from the bad pointer, and which bit. */
+  bitFlip: { pointer: Address; candidate: Address; bit: number } | null;
+  /** One line for a person. */
+  text: string;
+}
+
+interface Operand {
   base: { register: string; value: bigint } | null;
   index: { register: string; value: bigint; scale: number } | null;
   displacement: bigint;
-  /** A mapped address one bit away from the bad pointer, and which bit. */
   bitFlip: { pointer: bigint; candidate: bigint; bit: number } | null;
-  /** One line for a person. */
-  text: string;
 }
 
 const REGISTER_BYTES: [RegExp, number][] = [
@@ -89,7 +101,16 @@ export function explainFault(input: {
 
   const pointer = base?.value ?? faultAddress;
   const bitFlip = pointer !== null && pointer >= NULL_PAGE_LIMIT && !isMapped(pointer, mapped) ? oneBitAway(pointer, mapped) : null;
-  return { access, size, operand, base, index, displacement, bitFlip, text: describe(access, size, faultAddress, operand, base, index, displacement, bitFlip) };
+  return {
+    access,
+    size,
+    operand,
+    base: base && { register: base.register, value: hex(base.value) },
+    index: index && { register: index.register, value: hex(index.value), scale: index.scale },
+    displacement: hex(displacement),
+    bitFlip: bitFlip && { pointer: hex(bitFlip.pointer), candidate: hex(bitFlip.candidate), bit: bitFlip.bit },
+    text: describe(access, size, faultAddress, operand, base, index, displacement, bitFlip),
+  };
 }
 
 function isMapped(address: bigint, mapped: Range[]): boolean {
@@ -122,10 +143,10 @@ function describe(
   size: number | null,
   fault: bigint | null,
   operand: string | null,
-  base: FaultExplanation["base"],
-  index: FaultExplanation["index"],
+  base: Operand["base"],
+  index: Operand["index"],
   displacement: bigint,
-  bitFlip: FaultExplanation["bitFlip"],
+  bitFlip: Operand["bitFlip"],
 ): string {
   const verb = { read: "reading", write: "writing", execute: "executing" }[access];
   const amount = size === null ? "" : ` ${size} byte${size === 1 ? "" : "s"}`;

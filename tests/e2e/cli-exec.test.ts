@@ -122,13 +122,21 @@ describe("bad input", () => {
     { name: "--exe that is not a program", args: () => ["exec", nullDeref.core, "--exe", file("notelf", Buffer.from("#!/bin/sh\n")), "-c", "bt"], code: 3, message: /--exe .* is not an ELF executable/ },
     { name: "a missing --exe", args: () => ["exec", nullDeref.core, "--exe", join(scratch, "gone"), "-c", "bt"], code: 3, message: /executable not found: .*gone/ },
     { name: "a core whose program is gone", args: () => ["exec", movedCore(), "-c", "bt"], code: 3, message: /executable of this core was not found: looked for .*null-deref/ },
-    { name: "a Windows minidump", args: () => ["exec", file("crash.dmp", minidumpHeader()), "-c", "bt"], code: 4, message: /crash\.dmp: reading a minidump needs lldb, and this version of dumpdbg has no lldb backend yet/ },
+    { name: "a minidump that is only a header", args: () => ["exec", file("crash.dmp", minidumpHeader()), "-c", "bt"], code: 4, message: /lldb could not load .*crash\.dmp/ },
     { name: "a minidump with --debugger gdb", args: () => ["exec", file("crash.dmp", minidumpHeader()), "--debugger", "gdb", "-c", "bt"], code: 4, message: /gdb cannot read a minidump/ },
-    { name: "a debugger this version lacks", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--debugger", "lldb", "-c", "bt"], code: 4, message: /the lldb backend is not in this version of dumpdbg yet/ },
+    { name: "a debugger this version lacks", args: () => ["exec", file("crash.dmp", minidumpHeader()), "--debugger", "cdb", "-c", "bt"], code: 4, message: /cdb runs only on win32|the cdb backend is not in this version of dumpdbg yet/ },
     { name: "an unknown debugger", args: () => ["exec", nullDeref.core, "--debugger", "windbg", "-c", "bt"], code: 2, message: /--debugger.*windbg.*(auto, gdb, lldb, cdb|Allowed choices)/ },
-    { name: "a missing gdb named by DUMPDBG_GDB", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "bt"], env: { DUMPDBG_GDB: "/nonexistent/gdb-env" }, code: 4, message: /cannot start \/nonexistent\/gdb-env: not found/ },
-    { name: "a missing gdb", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
+    // With gdb missing, auto falls back to lldb; asked for by name, a missing gdb is an error.
+    { name: "a missing gdb named by DUMPDBG_GDB", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--debugger", "gdb", "-c", "bt"], env: { DUMPDBG_GDB: "/nonexistent/gdb-env" }, code: 4, message: /cannot start \/nonexistent\/gdb-env: not found/ },
+    { name: "a missing gdb", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--debugger", "gdb", "--gdb", "/nonexistent/gdb", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
+    { name: "no debugger at all", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "--lldb", "/nonexistent/lldb-dap", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
   ];
+
+  it("falls back to lldb when gdb is missing and no debugger was asked for", async () => {
+    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "-c", "thread list"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\* thread #1: tid = \d+/);
+  });
 
   for (const c of cases) {
     it(`${c.name}: exit ${c.code} with one line`, async () => {

@@ -5,13 +5,17 @@
  * the tree, gdb and LLDB both find it by the build id the core records. A store that holds another
  * build of the program is not used, and says so.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
+import { breakpadMinidumpFromCore } from "../helpers/breakpad.js";
+import { writeBreakpadSymbols } from "../helpers/breakpad-sym.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine } from "../helpers/cores.js";
+import { breakpadId } from "../../src/debuggers/symbols.js";
 
 async function triage(args: string[]): Promise<{ crash: Crash; stderr: string }> {
   const result = await runCli(["triage", ...args, "--json"]);
@@ -64,4 +68,57 @@ describe("a stripped program's debug information in a build-id tree", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/--symbols \/nonexistent\/symbols is not a folder/);
   }, 120_000);
+});
+
+describe("a Breakpad symbol store", () => {
+  /**
+   * What a Crashpad user holds: a minidump of a stripped program and, apart, the program's .sym files
+   * (written here from its DWARF, since Debian has no dump_syms). dumpdbg adds the .sym whose MODULE
+   * id is the module's id in the dump to LLDB.
+   */
+  async function crashpadCase() {
+    const built = await buildCore("null-deref");
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-breakpad-store-"));
+    const store = path.join(dir, "symbols");
+    const written = await writeBreakpadSymbols(built.exe, store);
+    const stripped = path.join(dir, "null-deref");
+    copyFileSync(built.exe, stripped);
+    execFileSync("strip", ["--strip-all", stripped]);
+    const dump = path.join(dir, "crash.dmp");
+    await breakpadMinidumpFromCore(built.core, built.exe, dump);
+    return { built, dir, store, written, stripped, dump };
+  }
+
+  it("names the stripped program's functions and lines from the .sym filed under the module's id", async () => {
+    const { store, stripped, dump, written } = await crashpadCase();
+    const without = await triage([dump, "--exe", stripped]);
+    expect(without.crash.culprit.line).toBeNull();
+    const withStore = await triage([dump, "--exe", stripped, "--symbols", store]);
+    expect(withStore.crash.kind).toBe("null-dereference");
+    expect(withStore.crash.culprit).toMatchObject({ function: "send_to_client", line: culpritLine("null-deref") });
+    expect(withStore.crash.signature).toBe("null-dereference | send_to_client | broadcast | main");
+    // The id the store files it under is the one dumpdbg computes from the module's build id in the dump.
+    expect(written.id).toMatch(/^[0-9A-F]{33}$/);
+  }, 180_000);
+
+  it("does not use a .sym of another build filed under this build's id, and says so", async () => {
+    const { store, stripped, dump, written } = await crashpadCase();
+    // A .sym whose MODULE line names another build, put where this build's would be.
+    const other = await buildCore("null-deref", { variant: "another-build" });
+    const otherStore = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-other-store-"));
+    const otherWritten = await writeBreakpadSymbols(other.exe, otherStore);
+    expect(otherWritten.id).not.toBe(written.id);
+    writeFileSync(written.file, readFileSync(otherWritten.file));
+    const result = await triage([dump, "--exe", stripped, "--symbols", store]);
+    expect(result.crash.culprit.line).toBeNull();
+    expect(result.stderr).toMatch(/has symbols for null-deref, but not for the build in this dump \(id [0-9A-F]{33}\)/);
+  }, 180_000);
+
+  it("computes the Breakpad id of an ELF module from its build id as Breakpad does", () => {
+    // GUID fields byte-swapped from the build id's first 16 bytes, then age 0.
+    expect(breakpadId({ path: "/usr/bin/prog", start: null, end: null, buildId: "2492a794c85c71d1efee567adb4ce36ca947ed98", symbolsLoaded: null })).toBe("94A792245CC8D171EFEE567ADB4CE36C0");
+    // A PE's id is the dump's CodeView GUID and age as they are.
+    expect(breakpadId({ path: "C:\\app\\server.exe", start: null, end: null, buildId: "3E1C0A9B5D2F4E6A8B7C9D0E1F2A3B4C1", symbolsLoaded: null })).toBe("3E1C0A9B5D2F4E6A8B7C9D0E1F2A3B4C1");
+    expect(breakpadId({ path: "/usr/bin/prog", start: null, end: null, buildId: null, symbolsLoaded: null })).toBeNull();
+  });
 });

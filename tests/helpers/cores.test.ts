@@ -23,6 +23,7 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "bad-jump": { signal: SIGSEGV, culprit: "dispatch_command" },
   "dangling-callback": { signal: SIGSEGV, culprit: "publish" },
   "wild-pointer": { signal: SIGSEGV, culprit: "buffer_length" },
+  "bit-flip": { signal: SIGSEGV, culprit: "total_traffic" },
   "index-out-of-bounds": { signal: SIGSEGV, culprit: "claim_slot" },
   "write-rodata": { signal: SIGSEGV, culprit: "normalize_header_name" },
   "stack-overflow": { signal: SIGSEGV, culprit: "parse_value" },

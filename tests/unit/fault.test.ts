@@ -23,18 +23,53 @@ const MAPPED: Range[] = [
 ];
 const HEAP_POINTER = 0x55555555a2c0n;
 
+/** The explanation with its hex values read back as numbers, for comparing. */
+interface Numeric extends Omit<FaultExplanation, "base" | "index" | "displacement" | "bitFlip"> {
+  base: { register: string; value: bigint } | null;
+  index: { register: string; value: bigint; scale: number } | null;
+  displacement: bigint;
+  bitFlip: { pointer: bigint; candidate: bigint; bit: number } | null;
+}
+
+function signed(hex: string): bigint {
+  return hex.startsWith("-") ? -BigInt(hex.slice(1)) : BigInt(hex);
+}
+
 function explain(
   instruction: Instruction,
   facts: { access?: FaultExplanation["access"]; fault?: bigint | null; registers?: Record<string, bigint>; mapped?: Range[] } = {},
-): FaultExplanation {
-  return explainFault({
+): Numeric {
+  const fault = explainFault({
     instruction,
     access: facts.access ?? "read",
     faultAddress: facts.fault ?? null,
     registers: registers(facts.registers ?? {}),
     mapped: facts.mapped ?? MAPPED,
   });
+  return {
+    ...fault,
+    base: fault.base && { register: fault.base.register, value: BigInt(fault.base.value) },
+    index: fault.index && { register: fault.index.register, value: BigInt(fault.index.value), scale: fault.index.scale },
+    displacement: signed(fault.displacement),
+    bitFlip: fault.bitFlip && { pointer: BigInt(fault.bitFlip.pointer), candidate: BigInt(fault.bitFlip.candidate), bit: fault.bitFlip.bit },
+  };
 }
+
+describe("the explanation is plain data", () => {
+  it("survives JSON (the graph's state checkpoints it), with its numbers in hex", () => {
+    const fault = explainFault({
+      instruction: at("mov", "-0x18(%rax)", "%rdx"),
+      access: "read",
+      faultAddress: HEAP_POINTER ^ (1n << 40n),
+      registers: registers({ rax: (HEAP_POINTER ^ (1n << 40n)) + 0x18n }),
+      mapped: MAPPED,
+    });
+    expect(JSON.parse(JSON.stringify(fault))).toEqual(fault);
+    expect(fault.displacement).toBe("-0x18");
+    expect(fault.base?.value).toMatch(/^0x[0-9a-f]+$/);
+    expect(fault.bitFlip).toEqual({ pointer: `0x${((HEAP_POINTER ^ (1n << 40n)) + 0x18n).toString(16)}`, candidate: `0x${(HEAP_POINTER + 0x18n).toString(16)}`, bit: 40 });
+  });
+});
 
 describe("the memory operand is read as base, index and displacement", () => {
   it("disp(base): the base register's value and the displacement", () => {

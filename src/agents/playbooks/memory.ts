@@ -386,7 +386,8 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
   };
 
   // The faulting pointer is one bit away from mapped memory: a hardware error is a real possibility.
-  const flip = facts.triage.fault?.bitFlip ?? null;
+  const flipped = facts.triage.fault?.bitFlip ?? null;
+  const flip = flipped ? { pointer: BigInt(flipped.pointer), candidate: BigInt(flipped.candidate), bit: flipped.bit } : null;
   const bitFlip: PlannedHypothesis | null = flip
     ? {
         rule: "bit-flip",
