@@ -15,7 +15,7 @@ import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./
 import { describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
-import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type Models } from "./llm/index.js";
+import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
 import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
 import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
@@ -60,6 +60,12 @@ export interface AnalysisResult {
   files: WrittenReport[];
   /** The graph's final state: the route taken, every hypothesis and observation. */
   state: State;
+}
+
+/** "the model at URL stopped answering after 2 calls (why); the rest ran offline". */
+export function modelDownLine(down: ModelDown): string {
+  const after = down.answered === 0 ? "never answered" : `stopped answering after ${down.answered} ${down.answered === 1 ? "call" : "calls"}`;
+  return `the model ${down.provider} ${down.model} at ${down.url} ${after} (${down.reason.replace(/^\S+ \S+: /, "")}); the rest ran offline`;
 }
 
 export async function analyze(issue: string | null, options: AnalysisOptions): Promise<AnalysisResult> {
@@ -189,6 +195,7 @@ async function run(
     // The report's usage, not this process's: a resumed run adds what earlier processes spent.
     const spent = Usage.of(document.report.usage, document.report.timings.llmMs);
     options.progress(`${models.cloud || models.local ? spent.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);
+    for (const down of document.report.usage.modelsDown ?? []) options.progress(modelDownLine(down));
     await options.afterReport?.({ sessionId: id, report: document.report, files, store, executor, transcript, models, redactor: runtime.redactor });
     return { sessionId: id, report: document.report, files, state };
   } catch (error) {

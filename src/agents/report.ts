@@ -7,6 +7,7 @@ import { z } from "zod";
 import { normalizeFunctionName, type TriageResult } from "../analyzers/index.js";
 import type { ThreadSummary as DumpThread } from "../debuggers/model.js";
 import { sourceExcerpt, type ReportDetails, type ThreadSummary } from "../report/index.js";
+import { modelsDown } from "../llm/index.js";
 import { ReportSchema, type Report } from "../report/schema.js";
 import type { Spent, State, Update } from "../state.js";
 import { evidenceOf } from "./evidence.js";
@@ -97,7 +98,9 @@ export async function composeReport(state: State, runtime: Runtime, ownSpend: Sp
       llmCalls: state.spent.llmCalls + ownSpend.llmCalls,
       local: tokens(state.spent.local, ownSpend.local),
       cloud: tokens(state.spent.cloud, ownSpend.cloud),
+      modelsDown: modelsDown(runtime.models),
     },
+    redactions: { count: Object.values(state.redactions).reduce((a, b) => a + b, 0), kinds: state.redactions },
     timings: { totalMs: Math.round(total.ms), debuggerMs: Math.round(total.debuggerMs), llmMs: Math.round(total.llmMs) },
   });
   return { report, details: await detailsOf(state, runtime, triage, conclusion.evidenceIds) };

@@ -52,8 +52,29 @@ const LIGHT_WORK: ReadonlySet<AgentName> = new Set(["tester", "investigator"]);
 
 const RETRY_NOTE = "\n\n(Your previous answer to this request did not follow the required format. Answer again, following it exactly.)";
 
-/** Tiers found unusable during this run under `auto`, and why; later calls skip them at once. */
+/** Tiers found unusable during this run, and why; later calls skip them at once. */
 const unusable = new WeakMap<TierModel, string>();
+/** Answers each tier has given in this run: until its first, it gets the short first-answer limits. */
+const answers = new WeakMap<TierModel, number>();
+
+/** A model that stopped answering during the run: every step after it ran offline. */
+export interface ModelDown {
+  tier: Tier;
+  provider: string;
+  model: string;
+  url: string;
+  /** Answers it gave before it stopped. */
+  answered: number;
+  reason: string;
+}
+
+/** The models of this run that stopped answering, for the report and the closing line. */
+export function modelsDown(models: Models): ModelDown[] {
+  return [models.cloud, models.local].flatMap((tier) => {
+    const reason = tier ? unusable.get(tier) : undefined;
+    return tier && reason !== undefined ? [{ tier: tier.tier, provider: tier.provider, model: tier.model, url: tier.url, answered: answers.get(tier) ?? 0, reason }] : [];
+  });
+}
 
 /** A structured answer parsed into `schema`. */
 export async function callStructured<T extends Record<string, unknown>>(
@@ -101,10 +122,15 @@ async function call<V>(models: Models, agent: AgentName, prompt: PromptSpec, opt
         continue;
       }
       const outcome = await callTier(models, target, agent, prompt, options, exchange);
-      if (outcome.ok) return { ok: true, value: outcome.value, tier: target.tier };
+      if (outcome.ok) {
+        answers.set(target, (answers.get(target) ?? 0) + 1);
+        return { ok: true, value: outcome.value, tier: target.tier };
+      }
       reason = `${target.provider} ${target.model}: ${outcome.failure.message}`;
-      if (outcome.failure.kind !== "fatal") return { ok: false, value: null, reason };
-      if (models.strict) throw new ProviderError(reason);
+      if (outcome.failure.kind === "step") return { ok: false, value: null, reason };
+      if (outcome.failure.kind === "fatal" && models.strict) throw new ProviderError(reason);
+      // Down for good (timeouts, 5xx or 429 through every retry, a refused connection): the rest
+      // of the run does not wait on it again; each later step takes its offline path at once.
       unusable.set(target, reason);
     }
     return { ok: false, value: null, reason };
@@ -128,7 +154,11 @@ async function callTier<V>(
       ["system", system],
       ["human", attempt === 1 ? human : human + RETRY_NOTE],
     ];
-    const answered = await withRetries(target, models, options.signal, (signal) => exchange(chat, target, messages, signal));
+    // A model that has not answered yet in this run gets a short wait and one retry: a server that
+    // accepts requests and says nothing must not hold the analysis for minutes.
+    const proven = (answers.get(target) ?? 0) > 0;
+    const limits = proven ? models : { timeoutMs: Math.min(models.timeoutMs, models.firstAnswerTimeoutMs), maxRetries: Math.min(models.maxRetries, 1) };
+    const answered = await withRetries(target, limits, options.signal, (signal) => exchange(chat, target, messages, signal));
     if (!answered.ok) return answered;
     options.usage.add(target.tier, tokensOf(answered.value.message));
     if (answered.value.value !== null) return { ok: true, value: answered.value.value };

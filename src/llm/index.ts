@@ -3,7 +3,7 @@
  * budgets, prompt files and redaction. Nothing here imports a provider package until a model is
  * used; see providers.ts.
  */
-export { callStructured, callText, CONTEXT_BUDGET, type CallOptions, type CallResult, type PromptSpec } from "./call.js";
+export { callStructured, callText, CONTEXT_BUDGET, modelsDown, type CallOptions, type CallResult, type ModelDown, type PromptSpec } from "./call.js";
 export { budget } from "./budget.js";
 export { ProviderError } from "./errors.js";
 export { leavesMachine, resolveModels, type AgentName, type ModelConfig, type Models, type Provider, type Tier, type TierModel } from "./models.js";

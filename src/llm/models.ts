@@ -26,6 +26,11 @@ export interface ModelConfig {
   timeoutMs?: number;
   /** Retries of a request after a 429, a 5xx, a timeout or a dropped connection. */
   maxRetries?: number;
+  /**
+   * Per attempt, until the model has answered once in this run: a server that accepts requests
+   * and never answers is found out in this long, not in `timeoutMs` times the retries.
+   */
+  firstAnswerTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -51,6 +56,7 @@ export interface Models {
   readonly strict: boolean;
   readonly timeoutMs: number;
   readonly maxRetries: number;
+  readonly firstAnswerTimeoutMs: number;
   /** One line for the progress output and the report, e.g. "openai gpt-4o-mini (cloud, secrets masked)". */
   describe(): string;
 }
@@ -60,6 +66,7 @@ const DEFAULT_URL = { openai: "https://api.openai.com/v1", anthropic: "https://a
 const DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434";
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_FIRST_ANSWER_TIMEOUT_MS = 25_000;
 /** Short: `auto` must not make every run wait on an Ollama that is not there. */
 const OLLAMA_PROBE_MS = 1_500;
 
@@ -70,7 +77,11 @@ export function leavesMachine(models: Models): boolean {
 
 export async function resolveModels(config: ModelConfig): Promise<Models> {
   const env = config.env ?? process.env;
-  const settings = { timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRetries: config.maxRetries ?? DEFAULT_MAX_RETRIES };
+  const settings = {
+    timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: config.maxRetries ?? DEFAULT_MAX_RETRIES,
+    firstAnswerTimeoutMs: config.firstAnswerTimeoutMs ?? DEFAULT_FIRST_ANSWER_TIMEOUT_MS,
+  };
   const strict = config.provider !== "auto";
   const notes: string[] = [];
   const ollama = new OllamaProbe(ollamaHost(env));

@@ -419,6 +419,10 @@ function usageSection({ usage, timings }: Report): string[] {
     `- Tokens, cloud: ${tokens(usage.cloud)}`,
     `- Time: ${seconds(timings.totalMs)} total; ` +
       `debugger ${seconds(timings.debuggerMs)}, models ${seconds(timings.llmMs)}`,
+    ...(usage.modelsDown ?? []).map(
+      (down) =>
+        `- ${text(`${down.provider} ${down.model}`)} at ${text(down.url)} ${down.answered === 0 ? "never answered" : `stopped answering after ${down.answered} ${down.answered === 1 ? "call" : "calls"}`} (${text(down.reason.replace(/^\S+ \S+: /, ""))}): the rest of the analysis ran offline.`,
+    ),
   ];
   return [heading(2, SECTION.usage), lines.join("\n")];
 }

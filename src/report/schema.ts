@@ -112,7 +112,22 @@ export const ReportSchema = z.object({
     llmCalls: z.number().int(),
     local: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
     cloud: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
+    /** Models that stopped answering during the run; every step after that ran offline. Added in a later version. */
+    modelsDown: z
+      .array(
+        z.object({
+          tier: z.enum(["local", "cloud"]),
+          provider: z.string(),
+          model: z.string(),
+          url: z.string(),
+          answered: z.number().int(),
+          reason: z.string(),
+        }),
+      )
+      .optional(),
   }),
+  /** What was masked before any model saw it, by kind (count 0 when nothing left the machine). Added in a later version. */
+  redactions: z.object({ count: z.number().int(), kinds: z.record(z.string(), z.number().int()) }).optional(),
   timings: z.object({
     totalMs: z.number(),
     debuggerMs: z.number(),

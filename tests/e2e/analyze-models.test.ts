@@ -130,9 +130,17 @@ async function run(core: { core: string; exe: string }, models: ModelConfig): Pr
   return { ...result, progress, dir };
 }
 
-async function openai(scripted: Scripted, limits: { timeoutMs?: number; maxRetries?: number } = {}): Promise<ModelConfig> {
+async function openai(scripted: Scripted, limits: { timeoutMs?: number; maxRetries?: number; firstAnswerTimeoutMs?: number } = {}): Promise<ModelConfig> {
   server = await startFakeOpenAI(scripted.script);
-  return { provider: "openai", model: "gpt-test", redact: true, timeoutMs: limits.timeoutMs ?? 10_000, maxRetries: limits.maxRetries ?? 2, env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url } };
+  return {
+    provider: "openai",
+    model: "gpt-test",
+    redact: true,
+    timeoutMs: limits.timeoutMs ?? 10_000,
+    maxRetries: limits.maxRetries ?? 2,
+    ...(limits.firstAnswerTimeoutMs !== undefined ? { firstAnswerTimeoutMs: limits.firstAnswerTimeoutMs } : {}),
+    env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url },
+  };
 }
 
 const sum = (usage: ReplyUsage[]) => ({
@@ -243,29 +251,45 @@ describe("analyze with a model", () => {
     expect(report.usage.cloud).toEqual(sum(scripted.billed));
   });
 
-  it("falls back to the offline path on repeated 500s and still writes the offline report", async () => {
+  it("after repeated 500s takes every step offline at once, writes the offline report, and says the model was down", async () => {
     const core = await buildCore("null-deref");
     const scripted = scriptedModel(() => ({ status: 500, retryAfterMs: 1, message: "overloaded" }));
-    const { report, state } = await run(core, await openai(scripted, { maxRetries: 1 }));
+    const { report, state } = await run(core, await openai(scripted, { maxRetries: 3 }));
+    // One call, its one retry (the model had not answered yet), and never again.
+    expect(modelCalls()).toHaveLength(2);
     expect(state.fallbacks.length).toBeGreaterThanOrEqual(8);
     expect(new Set(state.fallbacks.map((f) => f.agent))).toEqual(new Set(["hypothesis", "tester", "evaluator", "investigator", "reasoner", "critic", "responder", "report"]));
     for (const f of state.fallbacks) expect(f.reason).toMatch(/server error \(HTTP 500\).*after 1 retry/);
     expect(report.usage.llmCalls).toBe(0);
+    expect(report.usage.modelsDown).toEqual([{ tier: "cloud", provider: "openai", model: "gpt-test", url: expect.stringContaining("127.0.0.1"), answered: 0, reason: expect.stringMatching(/HTTP 500/) }]);
     expect(report.hypotheses[0]).toMatchObject({ status: "confirmed", statement: expect.stringMatching(/^`session->client` was NULL/) });
     expect(report.conclusion.rootCause).toMatch(/client_disconnect/);
     expect(report.critique.rounds.map((r) => r.round)).toEqual([1, 2]);
   });
 
-  it("gives up on a call that hangs past the timeout, takes that step offline, and goes on with the model", async () => {
+  it("gives up on a model that hangs on its first call after the short first-answer time, and runs the rest offline", async () => {
     const core = await buildCore("null-deref");
-    const scripted = scriptedModel((schema, attempt) => (schema === "hypothesis" && attempt === 1 ? { hangMs: 20_000 } : null));
-    const { state, report } = await run(core, await openai(scripted, { timeoutMs: 500, maxRetries: 0 }));
-    expect(state.fallbacks).toEqual([{ agent: "hypothesis", reason: expect.stringMatching(/no answer within 0\.5 s/) }]);
-    expect(server?.abandoned()).toBe(1);
-    // The playbook formed the first hypotheses; the model did the rest.
+    const scripted = scriptedModel(() => ({ hangMs: 20_000 }));
+    const { state, report } = await run(core, await openai(scripted, { timeoutMs: 60_000, maxRetries: 3, firstAnswerTimeoutMs: 300 }));
+    expect(state.fallbacks[0]).toEqual({ agent: "hypothesis", reason: expect.stringMatching(/no answer within 0\.3 s, after 1 retry/) });
+    expect(modelCalls()).toHaveLength(2);
+    expect(server?.abandoned()).toBe(2);
+    // The offline engine did the whole analysis, and gave its diagnosis.
     expect(state.hypotheses[0]?.origin).toBe("playbook");
     expect(state.trail.at(-1)).toBe("report");
-    expect(report.usage.llmCalls).toBe(scripted.billed.length);
+    expect(report.usage.llmCalls).toBe(0);
+    expect(report.usage.modelsDown?.[0]).toMatchObject({ answered: 0, reason: expect.stringMatching(/no answer within 0\.3 s/) });
+    expect(report.hypotheses[0]).toMatchObject({ status: "confirmed", statement: expect.stringMatching(/^`session->client` was NULL/) });
+  });
+
+  it("trusts a model that has answered with its full timeout: a later slow step goes offline, the rest goes on", async () => {
+    const core = await buildCore("null-deref");
+    const scripted = scriptedModel((schema, attempt) => (schema === "tester" && attempt === 1 ? { hangMs: 20_000 } : null));
+    const { state, report } = await run(core, await openai(scripted, { timeoutMs: 800, maxRetries: 0, firstAnswerTimeoutMs: 100 }));
+    // The hypothesis step answered first; the tester's hang waited the full 0.8 s, not the first-answer 0.1 s.
+    expect(state.fallbacks[0]).toEqual({ agent: "tester", reason: expect.stringMatching(/no answer within 0\.8 s/) });
+    expect(report.usage.modelsDown?.[0]).toMatchObject({ answered: 1 });
+    expect(state.trail.at(-1)).toBe("report");
   });
 
   it("retries an answer that is not valid JSON once, then takes the step offline", async () => {

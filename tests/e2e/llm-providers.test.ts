@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { callStructured, callText, CONTEXT_BUDGET, Redactor, resolveModels, Usage, type Models, type Tier } from "../../src/llm/index.js";
+import { callStructured, callText, CONTEXT_BUDGET, modelsDown, Redactor, resolveModels, Usage, type Models, type Tier } from "../../src/llm/index.js";
 import { promptText, requestedSchema, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeScript, type FakeServer, type RecordedRequest } from "../helpers/fake-providers.js";
 
 // The agents' prompt files are not this layer's; one test template stands in for them.
@@ -61,7 +61,7 @@ afterEach(async () => {
 });
 
 describe.each(cases)("$provider through its LangChain client", ({ provider, tier, start, env, temperature, modelCall }) => {
-  async function setup(script: FakeScript, limits: { timeoutMs?: number; maxRetries?: number } = {}): Promise<{ models: Models; usage: Usage }> {
+  async function setup(script: FakeScript, limits: { timeoutMs?: number; maxRetries?: number; firstAnswerTimeoutMs?: number } = {}): Promise<{ models: Models; usage: Usage }> {
     server = await start(script);
     const models = await resolveModels({ provider, redact: true, env: env(server.url), ...limits });
     return { models, usage: new Usage() };
@@ -100,14 +100,28 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
     expect(usage[tier]).toEqual({ inputTokens: 100, outputTokens: 20 });
   });
 
-  it("gives up after repeated 500s, within the retry limit and bounded time, and says why", async () => {
-    const { models, usage } = await setup(Array(5).fill({ status: 500 }), { maxRetries: 2 });
+  it("gives a model that has not answered yet one retry, then skips it for the rest of the run", async () => {
+    const { models, usage } = await setup(Array(5).fill({ status: 500 }), { maxRetries: 3 });
     const started = performance.now();
     const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(new RegExp(`^${provider} .*: server error \\(HTTP 500\\).*, after 2 retries$`)) });
-    expect(calls()).toHaveLength(3);
+    expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(new RegExp(`^${provider} .*: server error \\(HTTP 500\\).*, after 1 retry$`)) });
+    expect(calls()).toHaveLength(2);
+    // Down for good: the next step does not ask again, and the run knows why.
+    const next = await callStructured(models, "critic", prompt, Diagnosis, options(usage));
+    expect(next).toEqual(result);
+    expect(calls()).toHaveLength(2);
+    expect(modelsDown(models)).toEqual([expect.objectContaining({ tier, provider, answered: 0, reason: expect.stringMatching(/server error \(HTTP 500\)/) })]);
     expect(usage.llmCalls).toBe(0);
+  });
+
+  it("gives a model that has answered its full retries", async () => {
+    const { models, usage } = await setup([{ json: answer }, ...Array(5).fill({ status: 500 })], { maxRetries: 2 });
+    expect((await callStructured(models, "reasoner", prompt, Diagnosis, options(usage))).ok).toBe(true);
+    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(/server error \(HTTP 500\).*, after 2 retries$/) });
+    expect(calls()).toHaveLength(4);
+    expect(modelsDown(models)).toEqual([expect.objectContaining({ answered: 1 })]);
   });
 
   it("falls back when the server hangs past the timeout, in bounded time", async () => {
@@ -119,6 +133,15 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
     expect(calls()).toHaveLength(2);
     // Each attempt closed its own connection: nothing is left waiting on the model.
     await vi.waitFor(() => expect(server!.abandoned()).toBe(2), { timeout: 1_000 });
+  });
+
+  it("waits on a model that never answered only the short first-answer time, whatever the timeout", async () => {
+    const { models, usage } = await setup([{ hangMs: 60_000 }, { hangMs: 60_000 }], { timeoutMs: 60_000, maxRetries: 3, firstAnswerTimeoutMs: 300 });
+    const started = performance.now();
+    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(/no answer within 0\.3 s, after 1 retry$/) });
+    expect(calls()).toHaveLength(2);
   });
 
   it("retries malformed output once, telling the model, and takes the valid answer", async () => {

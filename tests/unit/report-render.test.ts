@@ -95,7 +95,8 @@ function baseReport(): Report {
         path: path.join("/tmp/dumpdbg-sessions/20250301-101500-a1b2/evidence/e3.txt"),
       },
     ],
-    usage: { llmCalls: 7, local: { inputTokens: 5200, outputTokens: 800 }, cloud: { inputTokens: 12_400, outputTokens: 2100 } },
+    usage: { llmCalls: 7, local: { inputTokens: 5200, outputTokens: 800 }, cloud: { inputTokens: 12_400, outputTokens: 2100 }, modelsDown: [] },
+    redactions: { count: 3, kinds: { token: 2, "aws-key": 1 } },
     timings: { totalMs: 41_250, debuggerMs: 3100, llmMs: 36_900 },
   };
 }
@@ -366,6 +367,17 @@ describe("renderJson", () => {
     const report: Partial<Report["crash"]> = { ...baseReport().crash };
     delete report.signature;
     expect(() => renderJson({ ...baseReport(), crash: report as Report["crash"] })).toThrow(/signature/);
+  });
+
+  it("carries what was masked before any model saw it, by kind", () => {
+    const json = JSON.parse(renderJson(baseReport()));
+    expect(json.redactions).toEqual({ count: 3, kinds: { token: 2, "aws-key": 1 } });
+  });
+
+  it("says in the Markdown when a model stopped answering and the rest ran offline", () => {
+    const report = baseReport();
+    report.usage.modelsDown = [{ tier: "cloud", provider: "openai", model: "gpt-4o-mini", url: "http://127.0.0.1:9/v1", answered: 2, reason: "openai gpt-4o-mini: no answer within 25 s, after 1 retry" }];
+    expect(renderMarkdown({ report, details: {} })).toMatch(/openai gpt-4o-mini at http\\?:\/\/127\.0\.0\.1:9\/v1 stopped answering after 2 calls \(no answer within 25 s, after 1 retry\): the rest of the analysis ran offline\./);
   });
 
   it("orders keys as the schema does, whatever order the report was built in", () => {
