@@ -26,7 +26,7 @@ export async function evaluator(state: State, config: LangGraphRunnableConfig): 
       triage: triageText(state),
       debugger: runtime.session.backend,
     }, Judgement);
-    const judged: Verdict = asked.value ? checked(asked.value, current, runtime) : offlineVerdict(state, current, runtime);
+    const judged: Verdict = asked.value ? floored(checked(asked.value, current, runtime), state, current, runtime) : offlineVerdict(state, current, runtime);
     const updated: Hypothesis = { ...current, status: judged.status, finding: judged.finding, evidenceIds: [...new Set([...judged.evidenceIds, ...current.evidenceIds])] };
     const after = { ...state, hypotheses: state.hypotheses.map((h) => (h.id === updated.id ? updated : h)) };
     return [
@@ -51,6 +51,17 @@ function checked(verdict: Verdict, hypothesis: Hypothesis, runtime: Runtime): Ve
     return { status: "inconclusive", finding: `The model judged it ${verdict.status}, but its judgement ${why}.`, evidenceIds: cited.length > 0 ? cited : hypothesis.evidenceIds };
   }
   return { ...verdict, evidenceIds: cited.length > 0 ? cited : hypothesis.evidenceIds };
+}
+
+/**
+ * The offline rule's verdict is the floor: where the model's (checked) verdict decides nothing but
+ * the rule decides, the rule's stands, and the model's view is kept beside it.
+ */
+function floored(verdict: Verdict, state: State, hypothesis: Hypothesis, runtime: Runtime): Verdict {
+  if (verdict.status !== "inconclusive" || !hypothesis.rule) return verdict;
+  const offline = offlineVerdict(state, hypothesis, runtime);
+  if (offline.status === "inconclusive") return verdict;
+  return { ...offline, finding: `${offline.finding} (The model found it inconclusive: ${verdict.finding.replace(/\.$/, "")}.)` };
 }
 
 function offlineVerdict(state: State, hypothesis: Hypothesis, runtime: Runtime): Verdict {

@@ -45,8 +45,10 @@ export async function hypothesis(state: State, config: LangGraphRunnableConfig):
     const next = (n: number) => `H${state.hypotheses.length + n + 1}`;
     // A model that proposes again what was already tested would loop the graph to its limits.
     const seen = new Set(state.hypotheses.map((h) => sameStatement(h.statement)));
-    const proposals = asked.value?.hypotheses.filter((p) => !seen.has(sameStatement(p.statement))) ?? [];
-    const repeated = asked.value !== null && asked.value.hypotheses.length > 0 && proposals.length === 0;
+    // A statement that says nothing testable ("x", "a bug") is no hypothesis: the playbook's stand.
+    const proposals = asked.value?.hypotheses.filter((p) => !seen.has(sameStatement(p.statement)) && saysSomething(p.statement)) ?? [];
+    const repeated = asked.value !== null && asked.value.hypotheses.some((p) => seen.has(sameStatement(p.statement))) && proposals.length === 0;
+    const empty = asked.value !== null && proposals.length === 0 && !repeated;
     const fresh: Hypothesis[] = proposals.length > 0
       ? proposals.slice(0, wanted).map((proposal, n) => {
           const adopted = candidates.find((h) => h.rule === proposal.rule);
@@ -73,13 +75,21 @@ export async function hypothesis(state: State, config: LangGraphRunnableConfig):
           finding: null,
           evidenceIds: [],
         }));
-    const fallback = asked.fallback ?? (repeated ? { agent: "hypothesis", reason: "the model only proposed hypotheses already tested" } : null);
+    const fallback =
+      asked.fallback ??
+      (repeated ? { agent: "hypothesis", reason: "the model only proposed hypotheses already tested" } : empty ? { agent: "hypothesis", reason: "the model proposed no hypothesis that says something testable" } : null);
     const note = fresh.length === 0 ? "no new hypothesis" : `${fresh.length} hypothes${fresh.length === 1 ? "is" : "es"}: ${fresh.map((h) => `${h.id} ${h.statement}`).join("; ")}`;
     return [
       { hypotheses: fresh, current: fresh[0]?.id ?? null, ...(fallback ? { fallbacks: [fallback] } : {}) },
       note,
     ];
   });
+}
+
+/** Whether a statement claims something: a few words, at least one of them a name or a real word. */
+function saysSomething(statement: string): boolean {
+  const words = statement.trim().split(/\s+/).filter((word) => /[A-Za-z_]{2,}/.test(word));
+  return words.length >= 4;
 }
 
 /** Two statements of the same hypothesis, whatever their case, spacing or final period. */

@@ -35,15 +35,21 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
     }, Answer);
 
     let conclusion: Conclusion;
-    // A conclusion that cites evidence which does not exist cannot be trusted in any of its claims.
-    const invented = asked.value ? unknownCitations([asked.value.summary, asked.value.rootCause, ...asked.value.recommendations], runtime.store) : [];
-    const rejected = invented.length > 0 ? { agent: "reasoner", reason: `the model cited evidence that does not exist (${invented.join(", ")})` } : null;
-    if (rejected) runtime.progress(`[reasoner] ${rejected.reason}; the offline path takes it`);
+    // The offline conclusion is the floor: a model's is kept only when it cites evidence that
+    // exists and says at least as much (the culprit, its line, the kind) as the offline one.
+    const draft = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store, runtime.session.vocabulary));
+    const offline: Conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
+    const why = asked.value ? notTaken(asked.value, offline, state, runtime) : null;
+    const rejected = why ? { agent: "reasoner", reason: `the model's conclusion was not taken: ${why}` } : null;
+    if (rejected) runtime.progress(`[reasoner] ${rejected.reason}; the offline conclusion stands`);
     if (asked.value && !rejected) {
       conclusion = { ...asked.value, evidenceIds: existingIds(asked.value.evidenceIds, runtime.store), confidence: earnedConfidence(asked.value, state, runtime) };
+    } else if (asked.value && why) {
+      // The model's view is kept beside the conclusion, with why it was not taken, unless it invented evidence.
+      const view = /does not exist/.test(why) ? "" : ` A model concluded: “${asked.value.summary.trim().slice(0, 300)}”; not taken, because ${why}.`;
+      conclusion = { ...offline, rootCause: `${offline.rootCause}${view}` };
     } else {
-      const draft = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store, runtime.session.vocabulary));
-      conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
+      conclusion = offline;
     }
     const skipped = untested(state);
     if (skipped.length > 0) {
@@ -57,6 +63,34 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
     const fallback = asked.fallback ?? rejected;
     return [{ conclusion, ...(fallback ? { fallbacks: [fallback] } : {}) }, `confidence ${conclusion.confidence}: ${conclusion.summary}`];
   });
+}
+
+/**
+ * The facts the offline conclusion states, each in words a model would use too: the culprit
+ * function, its file:line, and the expression it blames (`session->client`).
+ */
+function statedFacts(offline: Conclusion, state: State): string[] {
+  const { crash } = requireTriage(state);
+  const culprit = crash.culprit.function?.split("::").at(-1) ?? null;
+  const file = crash.culprit.file?.split("/").at(-1);
+  const location = file && crash.culprit.line !== null ? `${file}:${crash.culprit.line}` : null;
+  const expression = [...offline.summary.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? "").find((name) => name !== culprit && /[A-Za-z_]/.test(name)) ?? null;
+  return [culprit, location, expression].filter((fact): fact is string => fact !== null && offline.summary.includes(fact));
+}
+
+/** Why a model's conclusion is not taken over the offline one, or null when it is. */
+function notTaken(answer: z.infer<typeof Answer>, offline: Conclusion, state: State, runtime: Runtime): string | null {
+  // A conclusion that cites evidence which does not exist cannot be trusted in any of its claims.
+  const invented = unknownCitations([answer.summary, answer.rootCause, ...answer.recommendations], runtime.store);
+  if (invented.length > 0) return `it cited evidence that does not exist (${invented.join(", ")})`;
+  const text = `${answer.summary} ${answer.rootCause}`;
+  const cites = existingIds([...answer.evidenceIds, ...(text.match(/\bE\d+\b/g) ?? [])], runtime.store);
+  if (cites.length === 0) return "it cites no evidence";
+  // Where the offline engine itself could not decide, any grounded conclusion is as good.
+  if (offline.confidence < 0.5) return null;
+  const missing = statedFacts(offline, state).filter((fact) => !text.includes(fact));
+  if (missing.length > 0) return `it says less than the offline diagnosis: it does not name ${missing.map((fact) => `\`${fact}\``).join(", ")}`;
+  return null;
 }
 
 /**

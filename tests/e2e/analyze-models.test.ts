@@ -15,7 +15,7 @@ import { analyze, type AnalysisResult } from "../../src/analysis.js";
 import type { ModelConfig } from "../../src/llm/index.js";
 import { ReportSchema } from "../../src/report/schema.js";
 import { buildCore } from "../helpers/cores.js";
-import { promptText, requestedSchema, startFakeOllama, startFakeOpenAI, type FakeReply, type FakeServer, type ReplyUsage } from "../helpers/fake-providers.js";
+import { promptText, requestedSchema, requestedToolSchema, smallestInstance, startFakeOllama, startFakeOpenAI, type FakeReply, type FakeServer, type ReplyUsage } from "../helpers/fake-providers.js";
 
 /** The route of a complete run: a rejected hypothesis, a pivot to a new one, its confirmation, two critic rounds. */
 const FULL_ROUTE = ["hypothesis", "tester", "evaluator", "hypothesis", "tester", "evaluator", "investigator", "reasoner", "critic", "responder", "reasoner", "critic", "report"];
@@ -354,3 +354,41 @@ int main(void)
   execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${core}`, exe], { stdio: "ignore" });
   return { core, exe };
 }
+
+describe("a weak model", () => {
+  it("does not make the answer worse: the offline diagnosis stands when every answer is the smallest valid one", async () => {
+    const core = await buildCore("null-deref");
+    const weak: Scripted = { billed: [], script: (request) => ({ json: smallestInstance(requestedToolSchema(request)) }) };
+    const { report, progress } = await run(core, await openai(weak));
+    if (process.env.SHOW_PROGRESS) console.log(progress.join("\n"));
+    const offline = await run(core, { provider: "offline", redact: true });
+    // The deterministic facts and the specific, correct diagnosis stand.
+    expect(report.crash).toEqual(offline.report.crash);
+    expect(report.conclusion.summary.replace(/E\d+/g, "E")).toBe(offline.report.conclusion.summary.replace(/E\d+/g, "E"));
+    expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.75);
+    expect(report.hypotheses.some((h) => h.status === "confirmed" && /session->client/.test(h.statement))).toBe(true);
+  });
+});
+
+describe("the offline diagnosis is the floor", () => {
+  it("keeps the offline conclusion over one that contradicts the facts, and shows the model's view with why it was not taken", async () => {
+    const core = await buildCore("null-deref");
+    const contrary = scriptedModel();
+    const script = contrary.script;
+    contrary.script = (request) =>
+      requestedSchema(request) === "reasoner"
+        ? { json: { summary: "A double free in main corrupted the heap (E1).", rootCause: "main frees the sessions twice (E1).", confidence: 0.95, recommendations: ["Free once."], evidenceIds: ["E1"] } }
+        : script(request);
+    const { report, state } = await run(core, await openai(contrary));
+    expect(report.conclusion.summary).toMatch(/^`send_to_client` \(null-deref\.c:27\) read `session->client->fd` through `session->client`, which was NULL/);
+    expect(report.conclusion.rootCause).toMatch(/A model concluded: “A double free in main corrupted the heap \(E1\)\.”; not taken, because it says less than the offline diagnosis: it does not name `send_to_client`, `null-deref\.c:27`, `session->client->fd`\./);
+    expect(state.fallbacks.some((f) => f.agent === "reasoner" && /not taken/.test(f.reason))).toBe(true);
+  });
+
+  it("keeps a good model's conclusion when it says at least what the offline one does and cites real evidence", async () => {
+    const core = await buildCore("null-deref");
+    const { report, state } = await run(core, await openai(scriptedModel()));
+    expect(report.conclusion.summary).toMatch(/^send_to_client \(null-deref\.c:27\) read session->client->fd while session->client was NULL \(E\d+\)\.$/);
+    expect(state.fallbacks.filter((f) => f.agent === "reasoner")).toEqual([]);
+  });
+});

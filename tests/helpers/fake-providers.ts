@@ -228,3 +228,44 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("error", reject);
   });
 }
+
+/** The JSON schema of the tool a request asks the model to call (OpenAI's `parameters`, Anthropic's `input_schema`). */
+export function requestedToolSchema(request: RecordedRequest): unknown {
+  const body = request.body ?? {};
+  const openai = body.tools?.find?.((t: { function?: { name?: string } }) => t.function?.name === (body.tool_choice?.function?.name ?? t.function?.name))?.function?.parameters;
+  return openai ?? body.tools?.[0]?.input_schema ?? null;
+}
+
+/**
+ * The smallest instance a JSON schema accepts: required properties only, empty arrays, the
+ * shortest strings, the lowest numbers, the first enum value. What a weak model often amounts to:
+ * an answer that parses and says nothing.
+ */
+export function smallestInstance(schema: unknown): unknown {
+  const s = (schema ?? {}) as Record<string, unknown>;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  if ("const" in s) return s.const;
+  const anyOf = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
+  if (Array.isArray(anyOf) && anyOf.length > 0) return smallestInstance(anyOf.find((o) => (o as { type?: string }).type === "null") ?? anyOf[0]);
+  const type = Array.isArray(s.type) ? (s.type.includes("null") ? "null" : s.type[0]) : s.type;
+  switch (type) {
+    case "object": {
+      const properties = (s.properties ?? {}) as Record<string, unknown>;
+      const required = (s.required ?? []) as string[];
+      return Object.fromEntries(required.map((name) => [name, smallestInstance(properties[name])]));
+    }
+    case "array":
+      return Array.from({ length: Number(s.minItems ?? 0) }, () => smallestInstance(s.items));
+    case "string":
+      return "x".repeat(Number(s.minLength ?? 0));
+    case "number":
+    case "integer":
+      return Number(s.minimum ?? 0);
+    case "boolean":
+      return false;
+    case "null":
+      return null;
+    default:
+      return null;
+  }
+}
