@@ -12,7 +12,7 @@ import { readEnvironment, triage as runTriage, triageOptionsOf } from "./analyze
 import { CommandExecutor } from "./agents/executor.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
-import { describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
+import { debuggerWarningsLine, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
@@ -74,7 +74,9 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   const opened = await openDump(options.open);
   let session: { id: string } | null = null;
   try {
-    for (const warning of opened.warnings) options.progress(`warning: ${warning}`);
+    for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
+      if (warning) options.progress(`warning: ${warning}`);
+    }
     session = createSession(options.sessionsDir, {
       dump: opened.dump.path,
       executable: opened.executable,
@@ -177,6 +179,7 @@ async function run(
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
       triageOptions: triageOptionsOf(opened.dump, opened.executable),
+      debuggerWarnings: opened.debuggerWarnings,
       unclaimedMs: 0,
       unclaimedUsage: null,
     };

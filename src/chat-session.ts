@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { inspectDump, type DumpInfo } from "./debuggers/dump.js";
-import type { OpenDumpOptions } from "./debuggers/open.js";
+import { debuggerWarningsLine, type OpenDumpOptions } from "./debuggers/open.js";
 import type { Vocabulary } from "./debuggers/probe.js";
 import { reopenDump } from "./session-dump.js";
 import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
@@ -65,7 +65,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
     });
     // A session chatted in is in use: `sessions cleanup --days` goes by this date.
     updateSession(root, id, {});
-    return { meta, dir: paths.dir, store, executor, vocabulary: dump.session.vocabulary, dump: dump.dump, transcript, warnings: dump.warnings, close: closeAll };
+    return { meta, dir: paths.dir, store, executor, vocabulary: dump.session.vocabulary, dump: dump.dump, transcript, warnings: [...dump.warnings, ...[debuggerWarningsLine(dump.session.backend, dump.debuggerWarnings)].filter((line): line is string => line !== null)], close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

@@ -135,6 +135,7 @@ async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, c
     sourceExcerpt: culprit.file && culprit.line !== null ? await sourceExcerpt(culprit.file, culprit.line) : null,
     evidenceExcerpts: excerpts,
     redactions: { count: Object.values(kinds).reduce((a, b) => a + b, 0), kinds },
+    debuggerWarnings: runtime.debuggerWarnings,
   };
 }
 

@@ -61,6 +61,8 @@ export interface Runtime {
   homeThread: number | null;
   /** What the dump file itself records (stop reason, platform, regions, the program's imports), read by dumpdbg: triage's ground truth. */
   triageOptions: TriageOptions;
+  /** What the debugger warned about while loading the dump: for the report, not the terminal. */
+  debuggerWarnings: string[];
   /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */
   unclaimedMs: number;
   /** Model usage a killed run spent but never checkpointed; the first node of a resumed run claims it. */

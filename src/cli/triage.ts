@@ -2,7 +2,7 @@
 import { formatTriage } from "../analyzers/format.js";
 import { triage as runTriage, triageOptionsOf } from "../analyzers/triage.js";
 import { askSession } from "../debuggers/inspector.js";
-import { openDump } from "../debuggers/open.js";
+import { debuggerWarningsLine, openDump } from "../debuggers/open.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 
 export interface TriageFlags extends DumpFlags {
@@ -11,7 +11,9 @@ export interface TriageFlags extends DumpFlags {
 
 export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
   const opened = await openDump(openOptions(dumpPath, flags));
-  for (const warning of opened.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
+  for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
+    if (warning) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
+  }
   try {
     const result = await runTriage(askSession(opened.session), triageOptionsOf(opened.dump, opened.executable));
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);

@@ -35,8 +35,10 @@ export interface OpenedDump {
   session: DebuggerSession;
   dump: DumpInfo;
   executable: string | null;
-  /** One-line warnings for the user (a mismatched executable, the debugger's own load warnings). */
+  /** One-line warnings of dumpdbg's own for the user (a mismatched executable, unused symbols). */
   warnings: string[];
+  /** What the debugger warned about while loading the dump, as it said it: kept for the report, summarised for the user. */
+  debuggerWarnings: string[];
   /** The debugger binary in use. */
   debuggerPath: string;
 }
@@ -80,13 +82,26 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   });
   await session.open();
   const noise = BACKENDS[choice.backend].noise;
+  const debuggerWarnings: string[] = [];
   for (const warning of session.loadWarnings) {
     // Our own build-id check already said this, more precisely.
     if (mismatch && /may not match/.test(warning)) continue;
     if (noise?.test(warning)) continue;
-    warnings.push(warning.replace(/^warning:\s*/, ""));
+    debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
-  return { session, dump, executable, warnings, debuggerPath };
+  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath };
+}
+
+/**
+ * The debugger's load warnings in one line for a terminal (`gdb warned 3 times while loading the
+ * dump: "…"`), or null when it warned about nothing: the lines themselves go to the report.
+ */
+export function debuggerWarningsLine(backend: Backend, warnings: string[]): string | null {
+  if (warnings.length === 0) return null;
+  const first = warnings[0] ?? "";
+  const shown = first.length > 120 ? `${first.slice(0, 117)}...` : first;
+  const times = warnings.length === 1 ? "once" : `${warnings.length} times`;
+  return `${backend} warned ${times} while loading the dump ("${shown}")`;
 }
 
 /** How a report names the debugger that ran: its version line (or name) and the binary. */

@@ -30,6 +30,8 @@ export interface ReportDetails {
   evidenceExcerpts?: Record<string, string>;
   /** What was redacted from evidence before it reached a model. */
   redactions?: Redactions | null;
+  /** What the debugger warned about while loading the dump, as it said it. */
+  debuggerWarnings?: string[];
   chat?: ChatExchange[];
 }
 
@@ -407,8 +409,17 @@ function technicalSection(report: Report, details: ReportDetails): string[] {
     const rows = modules.map((m) => [cellCode(m.path), cellCode(m.from), cellCode(m.to)]);
     blocks.push(heading(3, `Modules (${modules.length})`), table(["Path", "From", "To"], rows));
   }
+  const warnings = details.debuggerWarnings ?? [];
+  if (warnings.length) {
+    const shown = warnings.slice(0, MAX_DEBUGGER_WARNINGS);
+    const more = warnings.length > shown.length ? `\n… ${warnings.length - shown.length} more` : "";
+    blocks.push(heading(3, `Debugger warnings while loading the dump (${warnings.length})`), fence(`${shown.join("\n")}${more}`));
+  }
   return blocks.length ? [heading(2, SECTION.technical), ...blocks] : [];
 }
+
+/** Load warnings listed in a report; the rest are counted. */
+const MAX_DEBUGGER_WARNINGS = 12;
 
 function usageSection({ usage, timings }: Report): string[] {
   const tokens = (t: { inputTokens: number; outputTokens: number }) =>
