@@ -11,7 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { answerQuestion } from "../../src/agents/chat/index.js";
 import { analyze, type AnalysisResult } from "../../src/analysis.js";
+import { Usage } from "../../src/llm/index.js";
 import type { ModelConfig } from "../../src/llm/index.js";
 import { ReportSchema } from "../../src/report/schema.js";
 import { buildCore } from "../helpers/cores.js";
@@ -390,5 +392,34 @@ describe("the offline diagnosis is the floor", () => {
     const { report, state } = await run(core, await openai(scriptedModel()));
     expect(report.conclusion.summary).toMatch(/^send_to_client \(null-deref\.c:27\) read session->client->fd while session->client was NULL \(E\d+\)\.$/);
     expect(state.fallbacks.filter((f) => f.agent === "reasoner")).toEqual([]);
+  });
+});
+
+describe("the chat's offline answer is the floor", () => {
+  it("keeps it when the model's answer cites no evidence of the session, and says so", async () => {
+    const core = await buildCore("null-deref");
+    const scripted = scriptedModel();
+    const base = scripted.script;
+    scripted.script = (request) =>
+      requestedSchema(request) === "chat" ? { json: { needCommands: [], answer: "It probably crashed because of a bad pointer somewhere.", evidenceIds: [] } } : base(request);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-chat-floor-"));
+    let answer: Awaited<ReturnType<typeof answerQuestion>> | null = null;
+    await analyze("the server dies when a client disconnects", {
+      open: { dump: core.core, exe: core.exe, timeoutMs: 30_000 },
+      models: await openai(scripted),
+      sessionsDir: path.join(dir, "sessions"),
+      outDir: path.join(dir, "reports"),
+      unsafe: false,
+      progress: () => undefined,
+      afterReport: async ({ report, store, executor, models, redactor }) => {
+        const facts = { crash: report.crash, document: { report, details: {} }, origin: "document" as const, source: "test", warnings: [], processId: null };
+        answer = await answerQuestion({ executor, store, facts, models, usage: new Usage(), redactor, vocabulary: executor.vocabulary }, "why did it crash?", [], new AbortController().signal);
+      },
+    });
+    const given = answer as unknown as Awaited<ReturnType<typeof answerQuestion>>;
+    expect(given.mode).toBe("offline");
+    expect(given.text).toMatch(/^\(A model answered “It probably crashed because of a bad pointer somewhere\.”, which cites no evidence of this session: this is the offline answer\.\)\n/);
+    expect(given.text).toMatch(/send_to_client/);
+    expect(given.evidenceIds.length).toBeGreaterThan(0);
   });
 });

@@ -33,11 +33,24 @@ export async function answerQuestion(deps: ChatDeps, question: string, history: 
   let fallback = "";
   if (deps.models.cloud !== null || deps.models.local !== null) {
     const answered = await askModelOrExplain(deps, question, history, corrections, signal);
-    if (answered.ok) return compose(corrections, answered.finding, "model");
-    fallback = `(The model could not answer: ${answered.reason}. This is the offline answer.)\n`;
+    // The offline answer is the floor: a model's answer that rests on no evidence of this session,
+    // or says nothing, does not replace it.
+    const weak = answered.ok ? weakness(answered.finding) : null;
+    if (answered.ok && weak === null) return compose(corrections, answered.finding, "model");
+    fallback = answered.ok
+      ? `(A model answered “${answered.finding.text.trim().slice(0, 200)}”, which ${weak}: this is the offline answer.)\n`
+      : `(The model could not answer: ${answered.reason}. This is the offline answer.)\n`;
   }
   const finding = await offline.answer(question, corrections.length > 0);
   return compose(corrections, { ...finding, text: fallback + finding.text }, "offline");
+}
+
+/** Why a model's answer does not stand on its own, or null when it does. */
+function weakness(finding: Finding): string | null {
+  const words = finding.text.trim().split(/\s+/).filter((word) => /[A-Za-z]{2,}/.test(word));
+  if (words.length < 3) return "says nothing";
+  if (finding.evidenceIds.length === 0) return "cites no evidence of this session";
+  return null;
 }
 
 /** A provider the user named that cannot be used ends that answer's model path, not the chat. */
