@@ -70,6 +70,12 @@ const DEFAULT_FIRST_ANSWER_TIMEOUT_MS = 25_000;
 /** Short: `auto` must not make every run wait on an Ollama that is not there. */
 const OLLAMA_PROBE_MS = 1_500;
 
+/** A positive number of seconds from the environment, in milliseconds; else null. */
+function secondsOf(text: string | undefined): number | null {
+  const seconds = Number(text);
+  return text !== undefined && Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : null;
+}
+
 /** Whether any configured tier sends prompts off this machine (a cloud model, or Ollama on another host). */
 export function leavesMachine(models: Models): boolean {
   return [models.cloud, models.local].some((tier) => tier?.leavesMachine === true);
@@ -80,7 +86,7 @@ export async function resolveModels(config: ModelConfig): Promise<Models> {
   const settings = {
     timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: config.maxRetries ?? DEFAULT_MAX_RETRIES,
-    firstAnswerTimeoutMs: config.firstAnswerTimeoutMs ?? DEFAULT_FIRST_ANSWER_TIMEOUT_MS,
+    firstAnswerTimeoutMs: config.firstAnswerTimeoutMs ?? secondsOf(env.DUMPDBG_MODEL_FIRST_ANSWER_SECONDS) ?? DEFAULT_FIRST_ANSWER_TIMEOUT_MS,
   };
   const strict = config.provider !== "auto";
   const notes: string[] = [];
