@@ -135,6 +135,17 @@ export function buildProgram(): Command {
       return report(id, options);
     });
 
+  program
+    .command("mcp")
+    .description("serve dumpdbg to coding agents: a Model Context Protocol server on stdio")
+    .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+    .option("--out <dir>", "where analysis reports are written", "reports")
+    .option("--idle-minutes <n>", "close a session's debugger after this long unused", "30")
+    .action(async (options) => {
+      const { mcp } = await import("./mcp.js");
+      return mcp(options);
+    });
+
   const sessions = program.command("sessions").description("list, show and remove analysis sessions");
   const sessionsDir = (command: Command) =>
     command.option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)").option("--json", "JSON output");

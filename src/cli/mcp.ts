@@ -1,0 +1,17 @@
+/** `dumpdbg mcp`: the MCP server on stdio, its folders and its idle limit from the flags. */
+import { resolve } from "node:path";
+import { serveMcp } from "../mcp/server.js";
+import { ExitCode, ExitError } from "./exit.js";
+import { sessionsRoot } from "./sessions.js";
+
+export interface McpFlags {
+  sessionsDir?: string;
+  out: string;
+  idleMinutes: string;
+}
+
+export async function mcp(flags: McpFlags): Promise<void> {
+  const minutes = Number(flags.idleMinutes);
+  if (!Number.isFinite(minutes) || minutes <= 0) throw new ExitError(ExitCode.usage, `--idle-minutes must be a positive number, got "${flags.idleMinutes}"`);
+  await serveMcp({ sessionsDir: sessionsRoot(flags.sessionsDir), outDir: resolve(flags.out), idleMs: Math.round(minutes * 60_000), maxOutputChars: 8_000 });
+}
