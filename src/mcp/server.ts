@@ -14,6 +14,7 @@ import { z } from "zod";
 import { CommandExecutor } from "../agents/executor.js";
 import { analyze } from "../analysis.js";
 import { triage, triageOptionsOf } from "../analyzers/index.js";
+import { killAllDebuggers } from "../debuggers/live.js";
 import { debuggerWarningsLine, openDump, type OpenedDump } from "../debuggers/open.js";
 import type { SessionContext } from "../debuggers/session.js";
 import { createSession, sessionPaths, Transcript, updateSession } from "../evidence/sessions.js";
@@ -41,6 +42,8 @@ interface OpenSession {
 type ErrorType = "unknown_session" | "bad_input" | "debugger_error" | "not_allowed" | "timeout" | "internal";
 
 const VERSION = "0.1.0";
+/** How long the sessions get to close their debuggers when the client goes away. */
+const SHUTDOWN_GRACE_MS = 2_000;
 
 export async function serveMcp(options: McpOptions): Promise<void> {
   const sessions = new Map<string, OpenSession>();
@@ -274,7 +277,9 @@ export async function serveMcp(options: McpOptions): Promise<void> {
 
   const shutdown = async () => {
     clearInterval(idle);
-    await Promise.all([...sessions.values()].map((session) => close(session)));
+    // Closing politely gets a moment; then no debugger outlives the server, whatever state it is in.
+    await Promise.race([Promise.all([...sessions.values()].map((session) => close(session))), new Promise((done) => setTimeout(done, SHUTDOWN_GRACE_MS).unref())]);
+    killAllDebuggers();
   };
   const transport = new StdioServerTransport();
   await server.connect(transport);

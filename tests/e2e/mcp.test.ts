@@ -87,6 +87,19 @@ describe("dumpdbg mcp", () => {
     expect(gone.structured).toMatchObject({ ok: false, errorType: "unknown_session" });
   });
 
+  it("returns long output as its head and tail, with the evidence id that keeps all of it", async () => {
+    const opened = await call("open_dump", { path: nullDeref.core, exe: nullDeref.exe });
+    const id = opened.structured.sessionId as string;
+    const long = await call("run_command", { sessionId: id, command: "x/3000gx $sp-24000" });
+    expect(long.structured).toMatchObject({ ok: true, truncated: true });
+    expect(long.text).toMatch(/… \(\d+ characters more in E\d+\) …/);
+    expect(long.text.length).toBeLessThan(9_000);
+    // The head and the tail are the output's own first and last lines.
+    expect(long.text.split("\n")[0]).toMatch(/^0x[0-9a-f]+:\t0x[0-9a-f]{16}\t0x[0-9a-f]{16}$/);
+    expect(long.text.trimEnd().split("\n").at(-1)).toMatch(/^0x[0-9a-f]+:\t0x[0-9a-f]{16}\t0x[0-9a-f]{16}$/);
+    await call("close_dump", { sessionId: id });
+  });
+
   it("keeps two dumps open at once, each its own session", async () => {
     const first = await call("open_dump", { path: nullDeref.core, exe: nullDeref.exe });
     const second = await call("open_dump", { path: deadlock.core, exe: deadlock.exe });
@@ -140,5 +153,39 @@ describe("dumpdbg mcp", () => {
     const deadline = Date.now() + 10_000;
     while (debuggers.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(debuggers.filter(alive)).toEqual([]);
+  });
+});
+
+describe("dumpdbg mcp's sessions end", () => {
+  it("after the idle time, closing their debugger; and on SIGTERM, leaving none", async () => {
+    const idle = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--sessions-dir", path.join(dir, "sessions"), "--idle-minutes", "0.01"], stderr: "pipe" });
+    const idleClient = new Client({ name: "dumpdbg-idle-test", version: "1.0.0" });
+    await idleClient.connect(idle);
+    const open = async () => (await idleClient.callTool({ name: "open_dump", arguments: { path: nullDeref.core, exe: nullDeref.exe } })).structuredContent as Structured;
+    const first = await open();
+    const before = debuggersOf(idle.pid ?? undefined);
+    expect(before.length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const late = (await idleClient.callTool({ name: "triage", arguments: { sessionId: first.sessionId } })).structuredContent as Structured;
+    expect(late).toMatchObject({ ok: false, errorType: "unknown_session" });
+    expect(debuggersOf(idle.pid ?? undefined)).toEqual([]);
+
+    await open();
+    const pid = idle.pid as number;
+    const debuggers = debuggersOf(pid).map((line) => Number(line.trim().split(/\s+/)[0]));
+    expect(debuggers.length).toBe(1);
+    process.kill(pid, "SIGTERM");
+    const alive = (p: number) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while ([pid, ...debuggers].some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect([pid, ...debuggers].filter(alive)).toEqual([]);
+    await idleClient.close().catch(() => undefined);
   });
 });
