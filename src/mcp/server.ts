@@ -158,7 +158,9 @@ export async function serveMcp(options: McpOptions): Promise<void> {
           ms: ran.ms,
           context: where(session, ran.context),
         };
-        return result(ran.ok ? shown : `${ran.errorType}: ${ran.error ?? "failed"}`, structured, !ran.ok);
+        // This server has no --unsafe: a refusal is final here.
+        const error = ran.error?.replace(/\s*\(use --unsafe to allow\)/, "") ?? null;
+        return result(ran.ok ? shown : `${ran.errorType}: ${error ?? "failed"}`, { ...structured, error }, !ran.ok);
       } catch (error) {
         return failure("internal", (error as Error).message, session);
       }
