@@ -135,6 +135,19 @@ export function buildProgram(): Command {
       return report(id, options);
     });
 
+  dumpOptions(
+    program
+      .command("batch")
+      .description("triage many dumps in parallel and group them by bug: one report row per bug")
+      .argument("<paths...>", "dumps, or folders of them")
+      .option("--jobs <n>", "debugger sessions at a time (default: the number of cores)")
+      .option("--json", "print the batch document alone on stdout")
+      .option("--out <dir>", "where the batch report is written", "reports"),
+  ).action(async (paths: string[], options) => {
+    const { batch } = await import("./batch.js");
+    return batch(paths, options);
+  });
+
   program
     .command("mcp")
     .description("serve dumpdbg to coding agents: a Model Context Protocol server on stdio")

@@ -1,0 +1,134 @@
+/**
+ * `dumpdbg batch`: every dump under the given paths triaged on a pool of `jobs` debugger sessions
+ * at a time, grouped by bug, and written as one batch report. A file that is not a dump is skipped
+ * and listed; a dump that cannot be read is an error row, never a failed batch.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { triage, triageOptionsOf } from "../analyzers/index.js";
+import { normalizeFunctionName } from "../analyzers/culprit.js";
+import { DumpError, inspectDump } from "../debuggers/dump.js";
+import { askSession } from "../debuggers/inspector.js";
+import { openDump, type OpenDumpOptions } from "../debuggers/open.js";
+import { groupByBug, type Group, type Triaged } from "./grouping.js";
+
+export interface BatchOptions {
+  paths: string[];
+  jobs: number;
+  /** Everything openDump takes but the dump itself. */
+  open: Omit<OpenDumpOptions, "dump">;
+  progress: (done: number, total: number, groups: number, line: string | null) => void;
+  /** Ctrl+C: dumps not started yet are left out. */
+  signal?: AbortSignal;
+}
+
+export interface BatchDocument {
+  groups: { id: string; kind: string; signature: string; culprit: Group["culprit"]; count: number; members: string[]; representative: string; firstModified: string; lastModified: string; analysis: string | null }[];
+  errors: { dump: string; error: string }[];
+  skipped: string[];
+}
+
+/** Folders are walked this deep; files this many at most. */
+const MAX_DEPTH = 8;
+const MAX_FILES = 100_000;
+
+/** The files under the paths, in a stable order. */
+export function filesUnder(paths: string[]): string[] {
+  const files: string[] = [];
+  const walk = (path: string, depth: number) => {
+    if (files.length >= MAX_FILES) return;
+    let info;
+    try {
+      info = statSync(path);
+    } catch {
+      files.push(path);
+      return;
+    }
+    if (info.isDirectory()) {
+      if (depth >= MAX_DEPTH) return;
+      for (const name of readdirSync(path).sort()) walk(join(path, name), depth + 1);
+    } else if (info.isFile()) files.push(path);
+  };
+  for (const path of paths) walk(resolve(path), 0);
+  return [...new Set(files)];
+}
+
+export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
+  const candidates = filesUnder(options.paths);
+  const dumps: string[] = [];
+  const skipped: string[] = [];
+  const errors: BatchDocument["errors"] = [];
+  for (const file of candidates) {
+    try {
+      inspectDump(file);
+      dumps.push(file);
+    } catch (error) {
+      // Not a dump at all (a log, a program) is skipped; a dump that is broken is an error.
+      if (error instanceof DumpError && /not a crash dump|is an ELF program|is empty/.test(error.message)) skipped.push(file);
+      else errors.push({ dump: file, error: oneLine(error) });
+    }
+  }
+  const triaged: Triaged[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (;;) {
+      if (options.signal?.aborted) return;
+      const index = next++;
+      const dump = dumps[index];
+      if (dump === undefined) return;
+      try {
+        triaged.push(await triageOne(dump, options.open));
+        options.progress(++done, dumps.length, groupByBug(triaged).length, null);
+      } catch (error) {
+        errors.push({ dump, error: oneLine(error) });
+        options.progress(++done, dumps.length, groupByBug(triaged).length, `${dump}: ${oneLine(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, dumps.length)) }, worker));
+  const groups = groupByBug(triaged);
+  return {
+    groups: groups.map((group) => {
+      const times = group.members.map((m) => m.modifiedAt).sort();
+      return {
+        id: group.id,
+        kind: group.kind,
+        signature: group.signature,
+        culprit: group.culprit,
+        count: group.members.length,
+        members: group.members.map((m) => m.dump),
+        representative: group.representative.dump,
+        firstModified: times[0] ?? "",
+        lastModified: times.at(-1) ?? "",
+        analysis: null,
+      };
+    }),
+    errors: errors.sort((a, b) => a.dump.localeCompare(b.dump)),
+    skipped,
+  };
+}
+
+async function triageOne(dump: string, open: BatchOptions["open"]): Promise<Triaged> {
+  const opened = await openDump({ ...open, dump });
+  try {
+    const result = await triage(askSession(opened.session), triageOptionsOf(opened.dump, opened.executable));
+    const { crash } = result;
+    const frames = result.frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : "??"));
+    return {
+      dump,
+      kind: crash.kind,
+      signature: crash.signature,
+      frames,
+      culprit: { function: crash.culprit.function, file: crash.culprit.file, line: crash.culprit.line },
+      completeness: (crash.culprit.line !== null ? 10 : 0) + frames.filter((f) => f !== "??").length,
+      modifiedAt: statSync(dump).mtime.toISOString(),
+    };
+  } finally {
+    await opened.session.close();
+  }
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+}

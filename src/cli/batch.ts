@@ -1,0 +1,40 @@
+/** `dumpdbg batch`: many dumps triaged in parallel, grouped by bug, one report. */
+import os from "node:os";
+import { resolve } from "node:path";
+import { runBatch } from "../batch/batch.js";
+import { writeBatchReports } from "../batch/report.js";
+import { openOptions, type DumpFlags } from "./dump-options.js";
+import { ExitCode, ExitError } from "./exit.js";
+
+export interface BatchFlags extends Omit<DumpFlags, "exe"> {
+  jobs?: string;
+  json?: boolean;
+  out: string;
+}
+
+export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
+  const jobs = flags.jobs === undefined ? Math.max(1, os.availableParallelism()) : Number(flags.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new ExitError(ExitCode.usage, `--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
+  const { dump: _unused, ...open } = openOptions("", flags);
+  const controller = new AbortController();
+  process.once("SIGINT", () => controller.abort());
+  const tty = process.stderr.isTTY;
+  const doc = await runBatch({
+    paths,
+    jobs,
+    open: { ...open, onMismatch: "warn" },
+    signal: controller.signal,
+    progress: (done, total, groups, line) => {
+      if (line) process.stderr.write(`${tty ? "\r\x1b[K" : ""}dumpdbg: ${line}\n`);
+      const status = `batch: ${done}/${total} dumps, ${groups} ${groups === 1 ? "group" : "groups"}`;
+      process.stderr.write(tty ? `\r\x1b[K${status}` : `${status}\n`);
+    },
+  });
+  if (tty) process.stderr.write("\n");
+  const id = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  const files = writeBatchReports(doc, id, resolve(flags.out));
+  const read = doc.groups.reduce((n, g) => n + g.count, 0);
+  if (flags.json) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  else process.stdout.write(`${doc.groups.length} bugs in ${read} dumps (${doc.errors.length} unreadable, ${doc.skipped.length} not dumps); report: ${files.join(", ")}\n`);
+  if (read === 0) throw new ExitError(ExitCode.badInput, doc.errors.length ? `no dump could be read (${doc.errors.length} failed)` : "no dump found");
+}

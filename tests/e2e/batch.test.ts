@@ -1,0 +1,95 @@
+/**
+ * `dumpdbg batch` on a folder of real cores: five bugs (two of them null dereferences, two of them
+ * deadlocks), each from two builds of its program, plus a truncated core and a file that is no dump.
+ * It must group exactly by bug: both builds of a bug together, different bugs of one kind apart.
+ */
+import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { groupByBug, stackSimilarity, type Triaged } from "../../src/batch/grouping.js";
+import { runCli } from "../helpers/cli.js";
+import { buildCore, culpritLine } from "../helpers/cores.js";
+
+const BUGS = ["null-deref", "null-write", "div-zero", "deadlock", "deadlock-3"] as const;
+const CULPRITS: Record<(typeof BUGS)[number], string> = {
+  "null-deref": "send_to_client",
+  "null-write": "cache_store",
+  "div-zero": "average_latency",
+  deadlock: "transfer_funds",
+  "deadlock-3": "hand_over_item",
+};
+
+describe("dumpdbg batch", () => {
+  it("groups a folder of dumps exactly by bug, lists what it could not read, and writes its report", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-"));
+    const dumps = path.join(dir, "dumps");
+    mkdirSync(path.join(dumps, "nested"), { recursive: true });
+    const builds = await Promise.all(BUGS.flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
+    const placed = new Map<string, string>();
+    builds.forEach((built, i) => {
+      const file = path.join(i % 2 ? path.join(dumps, "nested") : dumps, `${built.name}-${i}.core`);
+      symlinkSync(built.core, file);
+      placed.set(file, built.name);
+    });
+    writeFileSync(path.join(dumps, "README.txt"), "crash dumps from the nightly run\n");
+    writeFileSync(path.join(dumps, "cut.core"), readFileSync(builds[0]?.core ?? "").subarray(0, 30_000));
+
+    const result = await runCli(["batch", dumps, "--jobs", "2", "--json", "--out", path.join(dir, "reports")]);
+    expect(result.code, result.stderr).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.groups).toHaveLength(BUGS.length);
+    for (const group of doc.groups) {
+      const names = new Set(group.members.map((member: string) => placed.get(member)));
+      expect(names.size, JSON.stringify(group)).toBe(1);
+      const name = [...names][0] as (typeof BUGS)[number];
+      expect(group.count).toBe(2);
+      expect(group.culprit).toMatchObject({ function: CULPRITS[name], line: culpritLine(name) });
+      expect(group.members).toContain(group.representative);
+    }
+    expect(doc.errors).toEqual([{ dump: path.join(dumps, "cut.core"), error: expect.stringMatching(/is truncated/) }]);
+    expect(doc.skipped).toEqual([path.join(dumps, "README.txt")]);
+    const markdown = readFileSync(result.stdout ? path.join(dir, "reports", (await import("node:fs")).readdirSync(path.join(dir, "reports")).find((f) => f.endsWith(".md")) ?? "") : "", "utf8");
+    expect(markdown).toMatch(/^# Batch \S+: 5 bugs in 10 dumps$/m);
+    expect(markdown).toMatch(/\| G\d \| null-dereference \| `send_to_client` at `null-deref\.c:\d+` \| 2 \|/);
+  }, 300_000);
+
+  it("exits 3 when nothing at all could be read", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-empty-"));
+    writeFileSync(path.join(dir, "notes.txt"), "nothing here\n");
+    const result = await runCli(["batch", dir, "--out", path.join(dir, "reports")]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^dumpdbg: no dump found$/m);
+  });
+});
+
+describe("grouping by bug", () => {
+  const dump = (name: string, kind: Triaged["kind"], frames: string[], line: number | null = 10): Triaged => ({
+    dump: name,
+    kind,
+    signature: [kind, ...frames.slice(0, 3)].join(" | "),
+    frames,
+    culprit: { function: frames[0] ?? null, file: "a.c", line },
+    completeness: (line !== null ? 10 : 0) + frames.length,
+    modifiedAt: "2026-01-01T00:00:00.000Z",
+  });
+
+  it("weighs frames near the culprit more than far ones", () => {
+    expect(stackSimilarity(["f", "g", "h"], ["f", "g", "h"])).toBe(1);
+    expect(stackSimilarity(["f", "g", "x"], ["f", "g", "y"])).toBeGreaterThan(stackSimilarity(["x", "g", "h"], ["y", "g", "h"]));
+    expect(stackSimilarity([], [])).toBe(0);
+  });
+
+  it("joins a bug reached from another outer caller, keeps one kind's different culprits apart, and takes the most complete dump", () => {
+    const groups = groupByBug([
+      dump("a", "null-dereference", ["send", "broadcast", "main", "start"], null),
+      dump("b", "null-dereference", ["send", "broadcast", "serve", "start"]),
+      dump("c", "null-dereference", ["store", "main"]),
+      dump("d", "deadlock", ["send", "broadcast", "main", "start"]),
+    ]);
+    // The biggest first; groups of one size by signature.
+    expect(groups.map((g) => g.members.map((m) => m.dump))).toEqual([["a", "b"], ["d"], ["c"]]);
+    expect(groups[0]?.representative.dump).toBe("b");
+    expect(groups[0]?.culprit.line).toBe(10);
+  });
+});
