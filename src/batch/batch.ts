@@ -3,9 +3,11 @@
  * at a time, grouped by bug, and written as one batch report. A file that is not a dump is skipped
  * and listed; a dump that cannot be read is an error row, never a failed batch.
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { analyze } from "../analysis.js";
 import { triage, triageOptionsOf } from "../analyzers/index.js";
+import type { ModelConfig } from "../llm/index.js";
 import { normalizeFunctionName } from "../analyzers/culprit.js";
 import { DumpError, inspectDump } from "../debuggers/dump.js";
 import { askSession } from "../debuggers/inspector.js";
@@ -15,6 +17,8 @@ import { groupByBug, type Group, type Triaged } from "./grouping.js";
 export interface BatchOptions {
   paths: string[];
   jobs: number;
+  /** One full analysis per group, on its representative (`--analyze`). */
+  analyze?: { models: ModelConfig; sessionsDir: string; outDir: string } | null;
   /** Everything openDump takes but the dump itself. */
   open: Omit<OpenDumpOptions, "dump">;
   progress: (done: number, total: number, groups: number, line: string | null) => void;
@@ -88,6 +92,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, dumps.length)) }, worker));
   const groups = groupByBug(triaged);
+  const analyses = options.analyze ? await analyzeGroups(groups, options.analyze, options.open, options.progress, options.signal) : new Map<string, string>();
   return {
     groups: groups.map((group) => {
       const times = group.members.map((m) => m.modifiedAt).sort();
@@ -101,12 +106,69 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
         representative: group.representative.dump,
         firstModified: times[0] ?? "",
         lastModified: times.at(-1) ?? "",
-        analysis: null,
+        analysis: analyses.get(group.id) ?? null,
       };
     }),
     errors: errors.sort((a, b) => a.dump.localeCompare(b.dump)),
     skipped,
   };
+}
+
+/**
+ * One analysis per group, on its representative, in turn (each is a whole graph); one already done
+ * for the same signature and build, in an earlier batch, is reused: the cache is a file in the
+ * sessions folder.
+ */
+async function analyzeGroups(
+  groups: Group[],
+  settings: NonNullable<BatchOptions["analyze"]>,
+  open: BatchOptions["open"],
+  progress: BatchOptions["progress"],
+  signal: AbortSignal | undefined,
+): Promise<Map<string, string>> {
+  const cacheFile = join(settings.sessionsDir, "batch-analyses.json");
+  const cache = readCache(cacheFile);
+  const done = new Map<string, string>();
+  const dumps = groups.reduce((n, group) => n + group.members.length, 0);
+  for (const [index, group] of groups.entries()) {
+    if (signal?.aborted) break;
+    const key = `${group.signature}\u0000${group.representative.buildId ?? group.representative.dump}`;
+    const known = cache[key];
+    if (known && existsSync(known)) {
+      done.set(group.id, known);
+      continue;
+    }
+    try {
+      const analysis = await analyze(null, {
+        open: { ...open, dump: group.representative.dump },
+        models: settings.models,
+        sessionsDir: settings.sessionsDir,
+        outDir: settings.outDir,
+        unsafe: false,
+        progress: () => undefined,
+      });
+      const report = analysis.files.find((file) => file.format === "md")?.file ?? analysis.files[0]?.file ?? null;
+      if (report) {
+        done.set(group.id, report);
+        cache[key] = report;
+        mkdirSync(settings.sessionsDir, { recursive: true });
+        writeFileSync(cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+      }
+      progress(dumps, dumps, groups.length, `${group.id} analysed (${index + 1}/${groups.length}): ${analysis.report.conclusion.summary.slice(0, 160)}`);
+    } catch (error) {
+      progress(dumps, dumps, groups.length, `${group.id} could not be analysed: ${oneLine(error)}`);
+    }
+  }
+  return done;
+}
+
+function readCache(file: string): Record<string, string> {
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    return parsed && typeof parsed === "object" ? (parsed as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
 }
 
 async function triageOne(dump: string, open: BatchOptions["open"]): Promise<Triaged> {
@@ -123,6 +185,7 @@ async function triageOne(dump: string, open: BatchOptions["open"]): Promise<Tria
       culprit: { function: crash.culprit.function, file: crash.culprit.file, line: crash.culprit.line },
       completeness: (crash.culprit.line !== null ? 10 : 0) + frames.filter((f) => f !== "??").length,
       modifiedAt: statSync(dump).mtime.toISOString(),
+      buildId: opened.dump.facts.modules[0]?.buildId ?? null,
     };
   } finally {
     await opened.session.close();

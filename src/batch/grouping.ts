@@ -16,6 +16,8 @@ export interface Triaged {
   /** How complete the dump's reading is: a culprit line, named frames. */
   completeness: number;
   modifiedAt: string;
+  /** The program's build id, when the dump records it: an analysis is reused within one build. */
+  buildId: string | null;
 }
 
 export interface Group {

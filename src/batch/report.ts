@@ -12,11 +12,11 @@ export function batchMarkdown(doc: BatchDocument, id: string): string {
     "",
     doc.errors.length ? `${doc.errors.length} could not be read; ${doc.skipped.length} files were not dumps.` : `${doc.skipped.length} files were not dumps.`,
     "",
-    "| Group | Kind | Culprit | Count | First modified | Last modified | Representative |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| Group | Kind | Culprit | Count | First modified | Last modified | Representative | Analysis |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...doc.groups.map((g) => {
       const culprit = g.culprit.function ? `${code(g.culprit.function)}${g.culprit.file ? ` at ${code(`${basename(g.culprit.file)}:${g.culprit.line ?? "?"}`)}` : ""}` : "—";
-      return `| ${g.id} | ${g.kind} | ${culprit} | ${g.count} | ${g.firstModified.slice(0, 19).replace("T", " ")} | ${g.lastModified.slice(0, 19).replace("T", " ")} | ${cell(g.representative)} |`;
+      return `| ${g.id} | ${g.kind} | ${culprit} | ${g.count} | ${g.firstModified.slice(0, 19).replace("T", " ")} | ${g.lastModified.slice(0, 19).replace("T", " ")} | ${cell(g.representative)} | ${g.analysis ? `[analysis](${g.analysis})` : "—"} |`;
     }),
     "",
     ...doc.groups.flatMap((g) => [`## ${g.id} · ${g.kind} · ${g.count} ${g.count === 1 ? "dump" : "dumps"}`, "", `Signature: ${code(g.signature)}`, "", ...g.members.map((m) => `- ${cell(m)}${m === g.representative ? " (representative)" : ""}`), ""]),
@@ -26,11 +26,67 @@ export function batchMarkdown(doc: BatchDocument, id: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Writes `batch-<id>.md` and `.json` into `outDir`, each atomically; returns their paths. */
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+
+/**
+ * The batch as one self-contained HTML page: the groups' table, sortable by clicking a column and
+ * filtered by a text box, with the little script it needs inside the file (nothing loaded from
+ * anywhere), and the unreadable dumps below.
+ */
+export function batchHtml(doc: BatchDocument, id: string): string {
+  const rows = doc.groups
+    .map((g) => {
+      const culprit = g.culprit.function ? `${g.culprit.function}${g.culprit.file ? ` at ${basename(g.culprit.file)}:${g.culprit.line ?? "?"}` : ""}` : "—";
+      const analysis = g.analysis ? `<a href="${escape(g.analysis.replace(/\.md$/, ".html"))}">analysis</a>` : "";
+      return `<tr><td>${escape(g.id)}</td><td>${escape(g.kind)}</td><td><code>${escape(culprit)}</code></td><td data-n="${g.count}">${g.count}</td><td>${escape(g.firstModified.slice(0, 19).replace("T", " "))}</td><td>${escape(g.lastModified.slice(0, 19).replace("T", " "))}</td><td title="${escape(g.members.join("\n"))}">${escape(basename(g.representative))}</td><td>${analysis}</td></tr>`;
+    })
+    .join("\n");
+  const errors = doc.errors.map((e) => `<li><code>${escape(e.dump)}</code>: ${escape(e.error)}</li>`).join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>dumpdbg batch ${escape(id)}</title>
+<meta name="color-scheme" content="light dark">
+<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem}
+table{border-collapse:collapse;width:100%}th,td{padding:.35rem .6rem;border-bottom:1px solid #8884;text-align:left;vertical-align:top}
+th{cursor:pointer;user-select:none;white-space:nowrap}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+input{font:inherit;padding:.3rem .5rem;margin:.5rem 0 1rem;width:20rem;max-width:100%}code{font-size:.92em}
+</style></head><body>
+<h1>Batch ${escape(id)}: ${doc.groups.length} ${doc.groups.length === 1 ? "bug" : "bugs"} in ${doc.groups.reduce((n, g) => n + g.count, 0)} dumps</h1>
+<label>Filter <input id="filter" type="search" placeholder="kind, function, file…"></label>
+<table id="groups"><thead><tr><th>Group</th><th>Kind</th><th>Culprit</th><th aria-sort="descending">Count</th><th>First modified</th><th>Last modified</th><th>Representative</th><th>Analysis</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+${errors ? `<h2>Could not be read (${doc.errors.length})</h2><ul>${errors}</ul>` : ""}
+${doc.skipped.length ? `<p>${doc.skipped.length} files were not dumps.</p>` : ""}
+<script>
+const table = document.getElementById("groups");
+const body = table.tBodies[0];
+document.getElementById("filter").addEventListener("input", (event) => {
+  const wanted = event.target.value.toLowerCase();
+  for (const row of body.rows) row.hidden = wanted !== "" && !row.textContent.toLowerCase().includes(wanted);
+});
+for (const [index, header] of [...table.tHead.rows[0].cells].entries()) {
+  header.addEventListener("click", () => {
+    const ascending = header.getAttribute("aria-sort") !== "ascending";
+    for (const other of table.tHead.rows[0].cells) other.removeAttribute("aria-sort");
+    header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    const key = (row) => { const cell = row.cells[index]; return cell.dataset.n !== undefined ? Number(cell.dataset.n) : cell.textContent; };
+    const rows = [...body.rows].sort((a, b) => { const x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1); });
+    body.append(...rows);
+  });
+}
+</script>
+</body></html>
+`;
+}
+
+/** Writes `batch-<id>.md`, `.html` and `.json` into `outDir`, each atomically; returns their paths. */
 export function writeBatchReports(doc: BatchDocument, id: string, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
   const files = [
     [join(outDir, `batch-${id}.md`), batchMarkdown(doc, id)],
+    [join(outDir, `batch-${id}.html`), batchHtml(doc, id)],
     [join(outDir, `batch-${id}.json`), `${JSON.stringify(doc, null, 2)}\n`],
   ] as const;
   for (const [file, text] of files) {

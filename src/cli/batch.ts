@@ -5,11 +5,18 @@ import { runBatch } from "../batch/batch.js";
 import { writeBatchReports } from "../batch/report.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
+import type { ModelConfig } from "../llm/index.js";
+import { sessionsRoot } from "./sessions.js";
 
 export interface BatchFlags extends Omit<DumpFlags, "exe"> {
   jobs?: string;
   json?: boolean;
   out: string;
+  analyze?: boolean;
+  sessionsDir?: string;
+  provider: ModelConfig["provider"];
+  model?: string;
+  redact: boolean;
 }
 
 export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
@@ -23,6 +30,9 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
     paths,
     jobs,
     open: { ...open, onMismatch: "warn" },
+    analyze: flags.analyze
+      ? { models: { provider: flags.provider, redact: flags.redact, ...(flags.model ? { model: flags.model } : {}) }, sessionsDir: sessionsRoot(flags.sessionsDir), outDir: resolve(flags.out) }
+      : null,
     signal: controller.signal,
     progress: (done, total, groups, line) => {
       if (line) process.stderr.write(`${tty ? "\r\x1b[K" : ""}dumpdbg: ${line}\n`);

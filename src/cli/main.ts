@@ -142,7 +142,12 @@ export function buildProgram(): Command {
       .argument("<paths...>", "dumps, or folders of them")
       .option("--jobs <n>", "debugger sessions at a time (default: the number of cores)")
       .option("--json", "print the batch document alone on stdout")
-      .option("--out <dir>", "where the batch report is written", "reports"),
+      .option("--out <dir>", "where the batch report is written", "reports")
+      .option("--analyze", "one full analysis per bug, on its most complete dump")
+      .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+      .addOption(new Option("--provider <name>", "model provider for --analyze").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("offline"))
+      .option("--model <name>", "the model for --analyze")
+      .option("--no-redact", "send evidence to a cloud model without masking secrets"),
   ).action(async (paths: string[], options) => {
     const { batch } = await import("./batch.js");
     return batch(paths, options);

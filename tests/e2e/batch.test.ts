@@ -3,7 +3,7 @@
  * deadlocks), each from two builds of its program, plus a truncated core and a file that is no dump.
  * It must group exactly by bug: both builds of a bug together, different bugs of one kind apart.
  */
-import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -49,7 +49,10 @@ describe("dumpdbg batch", () => {
     }
     expect(doc.errors).toEqual([{ dump: path.join(dumps, "cut.core"), error: expect.stringMatching(/is truncated/) }]);
     expect(doc.skipped).toEqual([path.join(dumps, "README.txt")]);
-    const markdown = readFileSync(result.stdout ? path.join(dir, "reports", (await import("node:fs")).readdirSync(path.join(dir, "reports")).find((f) => f.endsWith(".md")) ?? "") : "", "utf8");
+    const markdown = readFileSync(path.join(dir, "reports", readdirSync(path.join(dir, "reports")).find((f) => f.endsWith(".md")) ?? ""), "utf8");
+    const html = readFileSync(path.join(dir, "reports", readdirSync(path.join(dir, "reports")).find((f) => f.endsWith(".html")) ?? ""), "utf8");
+    expect(html).not.toMatch(/<script src=|<link /);
+    expect(html).toMatch(/<input id="filter"/);
     expect(markdown).toMatch(/^# Batch \S+: 5 bugs in 10 dumps$/m);
     expect(markdown).toMatch(/\| G\d \| null-dereference \| `send_to_client` at `null-deref\.c:\d+` \| 2 \|/);
   }, 300_000);
@@ -92,4 +95,29 @@ describe("grouping by bug", () => {
     expect(groups[0]?.representative.dump).toBe("b");
     expect(groups[0]?.culprit.line).toBe(10);
   });
+});
+
+describe("dumpdbg batch --analyze", () => {
+  it("analyses each bug once, on its most complete dump, links the analysis, and reuses it on the next run", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-analyze-"));
+    const dumps = path.join(dir, "dumps");
+    mkdirSync(dumps);
+    const builds = await Promise.all(["null-deref", "div-zero"].flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
+    builds.forEach((built, i) => symlinkSync(built.core, path.join(dumps, `${built.name}-${i}.core`)));
+    const args = ["batch", dumps, "--analyze", "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];
+    const first = await runCli(args);
+    expect(first.code, first.stderr).toBe(0);
+    const doc = JSON.parse(first.stdout);
+    expect(doc.groups).toHaveLength(2);
+    for (const group of doc.groups) {
+      expect(group.analysis).toMatch(/\.md$/);
+      expect(readFileSync(group.analysis, "utf8")).toMatch(new RegExp(`^# .* in \`${group.culprit.function}\``, "m"));
+    }
+    const sessions = () => readdirSync(path.join(dir, "sessions")).filter((name) => !name.endsWith(".json"));
+    expect(sessions()).toHaveLength(2);
+    const second = await runCli(args);
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout).groups.map((g: { analysis: string }) => g.analysis)).toEqual(doc.groups.map((g: { analysis: string }) => g.analysis));
+    expect(sessions()).toHaveLength(2);
+  }, 300_000);
 });
