@@ -3,7 +3,7 @@
  * at a time, grouped by bug, and written as one batch report. A file that is not a dump is skipped
  * and listed; a dump that cannot be read is an error row, never a failed batch.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { analyze } from "../analysis.js";
 import { triage, triageOptionsOf } from "../analyzers/index.js";
@@ -24,12 +24,16 @@ export interface BatchOptions {
   progress: (done: number, total: number, groups: number, line: string | null) => void;
   /** Ctrl+C: dumps not started yet are left out. */
   signal?: AbortSignal;
+  /** Where triage results are kept for the next batch over the same files (the sessions folder). */
+  cacheDir?: string;
 }
 
 export interface BatchDocument {
   groups: { id: string; kind: string; signature: string; culprit: Group["culprit"]; count: number; members: string[]; representative: string; firstModified: string; lastModified: string; analysis: string | null }[];
   errors: { dump: string; error: string }[];
   skipped: string[];
+  /** Dumps not triaged because the batch was stopped (Ctrl+C); a rerun takes them. */
+  notDone: number;
 }
 
 /** Folders are walked this deep; files this many at most. */
@@ -75,6 +79,22 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
   const triaged: Triaged[] = [];
   let next = 0;
   let done = 0;
+  // What an earlier batch over the same files already triaged (same path, size and time) is reused:
+  // a batch stopped with Ctrl+C goes on where it stopped.
+  const cacheFile = options.cacheDir ? join(options.cacheDir, "batch-triage.json") : null;
+  const cache: Record<string, Triaged> = cacheFile ? (readCache(cacheFile) as unknown as Record<string, Triaged>) : {};
+  const keyOf = (dump: string) => {
+    const info = statSync(dump);
+    return `${dump}\u0000${info.size}\u0000${info.mtimeMs}`;
+  };
+  const remember = (dump: string, result: Triaged) => {
+    if (!cacheFile || !options.cacheDir) return;
+    cache[keyOf(dump)] = result;
+    mkdirSync(options.cacheDir, { recursive: true });
+    writeFileSync(`${cacheFile}.tmp`, JSON.stringify(cache));
+    renameSync(`${cacheFile}.tmp`, cacheFile);
+  };
+  let reused = 0;
   const worker = async () => {
     for (;;) {
       if (options.signal?.aborted) return;
@@ -82,7 +102,11 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
       const dump = dumps[index];
       if (dump === undefined) return;
       try {
-        triaged.push(await triageOne(dump, options.open));
+        const known = cache[keyOf(dump)];
+        if (known) reused += 1;
+        const result = known ?? (await triageOne(dump, options.open));
+        if (!known) remember(dump, result);
+        triaged.push(result);
         options.progress(++done, dumps.length, groupByBug(triaged).length, null);
       } catch (error) {
         errors.push({ dump, error: oneLine(error) });
@@ -91,6 +115,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, dumps.length)) }, worker));
+  if (reused > 0) options.progress(done, dumps.length, groupByBug(triaged).length, `${reused} ${reused === 1 ? "dump was" : "dumps were"} triaged by an earlier batch and reused`);
   const groups = groupByBug(triaged);
   const analyses = options.analyze ? await analyzeGroups(groups, options.analyze, options.open, options.progress, options.signal) : new Map<string, string>();
   return {
@@ -111,6 +136,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
     }),
     errors: errors.sort((a, b) => a.dump.localeCompare(b.dump)),
     skipped,
+    notDone: dumps.length - done,
   };
 }
 

@@ -7,6 +7,7 @@ import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
 import type { ModelConfig } from "../llm/index.js";
 import { sessionsRoot } from "./sessions.js";
+import { killAllDebuggers } from "../debuggers/live.js";
 
 export interface BatchFlags extends Omit<DumpFlags, "exe"> {
   jobs?: string;
@@ -24,7 +25,12 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new ExitError(ExitCode.usage, `--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
   const { dump: _unused, ...open } = openOptions("", flags);
   const controller = new AbortController();
-  process.once("SIGINT", () => controller.abort());
+  // The first Ctrl+C lets the dumps in hand finish and writes the report; a second ends at once.
+  process.on("SIGINT", () => {
+    if (!controller.signal.aborted) return controller.abort();
+    killAllDebuggers();
+    process.exit(ExitCode.interrupted);
+  });
   const tty = process.stderr.isTTY;
   const doc = await runBatch({
     paths,
@@ -34,6 +40,7 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
       ? { models: { provider: flags.provider, redact: flags.redact, ...(flags.model ? { model: flags.model } : {}) }, sessionsDir: sessionsRoot(flags.sessionsDir), outDir: resolve(flags.out) }
       : null,
     signal: controller.signal,
+    cacheDir: sessionsRoot(flags.sessionsDir),
     progress: (done, total, groups, line) => {
       if (line) process.stderr.write(`${tty ? "\r\x1b[K" : ""}dumpdbg: ${line}\n`);
       const status = `batch: ${done}/${total} dumps, ${groups} ${groups === 1 ? "group" : "groups"}`;
@@ -46,5 +53,6 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   const read = doc.groups.reduce((n, g) => n + g.count, 0);
   if (flags.json) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   else process.stdout.write(`${doc.groups.length} bugs in ${read} dumps (${doc.errors.length} unreadable, ${doc.skipped.length} not dumps); report: ${files.join(", ")}\n`);
+  if (doc.notDone > 0) throw new ExitError(ExitCode.interrupted, `interrupted: ${doc.notDone} dumps not triaged yet; run the same batch again to go on`);
   if (read === 0) throw new ExitError(ExitCode.badInput, doc.errors.length ? `no dump could be read (${doc.errors.length} failed)` : "no dump found");
 }

@@ -35,7 +35,7 @@ describe("dumpdbg batch", () => {
     writeFileSync(path.join(dumps, "README.txt"), "crash dumps from the nightly run\n");
     writeFileSync(path.join(dumps, "cut.core"), readFileSync(builds[0]?.core ?? "").subarray(0, 30_000));
 
-    const result = await runCli(["batch", dumps, "--jobs", "2", "--json", "--out", path.join(dir, "reports")]);
+    const result = await runCli(["batch", dumps, "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout);
     expect(doc.groups).toHaveLength(BUGS.length);
@@ -55,12 +55,47 @@ describe("dumpdbg batch", () => {
     expect(html).toMatch(/<input id="filter"/);
     expect(markdown).toMatch(/^# Batch \S+: 5 bugs in 10 dumps$/m);
     expect(markdown).toMatch(/\| G\d \| null-dereference \| `send_to_client` at `null-deref\.c:\d+` \| 2 \|/);
+
+    // A second batch over the same files reuses what the first triaged, and groups the same.
+    const again = await runCli(["batch", dumps, "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/10 dumps were triaged by an earlier batch and reused/);
+    expect(JSON.parse(again.stdout).groups).toEqual(doc.groups);
+  }, 300_000);
+
+  it("stops cleanly on Ctrl+C, keeps what is done, and a rerun goes on", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-stop-"));
+    const dumps = path.join(dir, "dumps");
+    mkdirSync(dumps);
+    const builds = await Promise.all(BUGS.flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
+    builds.forEach((built, i) => symlinkSync(built.core, path.join(dumps, `${built.name}-${i}.core`)));
+    const args = ["batch", dumps, "--jobs", "1", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];
+    const stopped = await runCli(args, {
+      onSpawn(child) {
+        let seen = "";
+        let sent = false;
+        child.stderr?.on("data", (chunk: Buffer) => {
+          seen += chunk.toString("utf8");
+          if (!sent && /batch: 2\/10 dumps/.test(seen)) {
+            sent = true;
+            child.kill("SIGINT");
+          }
+        });
+      },
+    });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/interrupted: \d+ dumps not triaged yet; run the same batch again to go on/);
+    expect(readdirSync(path.join(dir, "reports")).some((f) => f.endsWith(".md"))).toBe(true);
+    const resumed = await runCli(args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/[2-9] dumps were triaged by an earlier batch and reused/);
+    expect(resumed.stdout).toMatch(/^5 bugs in 10 dumps/);
   }, 300_000);
 
   it("exits 3 when nothing at all could be read", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-empty-"));
     writeFileSync(path.join(dir, "notes.txt"), "nothing here\n");
-    const result = await runCli(["batch", dir, "--out", path.join(dir, "reports")]);
+    const result = await runCli(["batch", dir, "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^dumpdbg: no dump found$/m);
   });
