@@ -178,11 +178,14 @@ async function serve(
           res.destroy();
         }, reply.hangMs);
         hangs.add(timer);
-        res.on("close", () => {
+        const gone = () => {
           if (!hangs.delete(timer)) return;
           clearTimeout(timer);
           abandoned += 1;
-        });
+        };
+        res.on("close", gone);
+        // The client may have given up while the body was still being read: then "close" has passed.
+        if (res.closed || req.destroyed) gone();
         return;
       }
       answer(request, reply, res);
