@@ -295,7 +295,11 @@ describe("cleanupSessions", () => {
   it("leaves everything outside the root alone", () => {
     const outside = join(base, "precious");
     mkdirSync(outside);
-    const old = { ...loadSession(root, newSession()), updatedAt: "2000-01-01T00:00:00Z" };
+    const id = newSession();
+    const old = { ...loadSession(root, id), updatedAt: "2000-01-01T00:00:00Z" };
+    // Old enough for days: 0 whatever the clock did since it was made (a session made in the same
+    // millisecond as the cleanup is not older than it).
+    writeFileSync(sessionPaths(root, id).meta, JSON.stringify(old));
     writeFileSync(join(outside, "session.json"), JSON.stringify(old));
     symlinkSync(outside, join(root, "20000101-000000-trap-abcd"));
     cleanupSessions(root, { days: 0 });
