@@ -8,8 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema, type CrashKind, type Report } from "../../src/report/schema.js";
-import { spawn } from "node:child_process";
-import { BIN, runCli } from "../helpers/cli.js";
+import { pipeChat, runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
 
 interface Expected {
@@ -55,17 +54,6 @@ const EXPECTED: Record<string, Expected> = {
   "null-arg": { kind: "null-dereference", culprit: "log_line_length", says: [/passed `req->agent` to `strlen`/, /agent = 0x0/] },
 };
 
-/** The chat with its questions piped in, in the folder the analysis ran in. */
-async function pipeChat(args: string[], cwd: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  child.stdin.end(input);
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { code, stdout, stderr };
-}
 
 async function analyzeOffline(name: string, options: BuildOptions = {}): Promise<{ report: Report; stderr: string; dir: string }> {
   const built = await buildCore(name, options);

@@ -10,10 +10,9 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { ReportSchema, type Crash, type CrashKind } from "../../src/report/schema.js";
-import { BIN, runCli } from "../helpers/cli.js";
+import { pipeChat, runCli } from "../helpers/cli.js";
 import { buildMinidump, missingWindowsTools, WINE_DLLS, windowsCulpritLine } from "../helpers/windows.js";
 
 interface Expected {
@@ -127,13 +126,3 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
   });
 });
 
-async function pipeChat(args: string[], cwd: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  child.stdin.end(input);
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { code, stdout, stderr };
-}

@@ -36,3 +36,15 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     options.onSpawn?.(child);
   });
 }
+
+/** The chat with its questions piped in, in the folder the analysis ran in. */
+export async function pipeChat(args: string[], cwd: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stdin.end(input);
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { code, stdout, stderr };
+}

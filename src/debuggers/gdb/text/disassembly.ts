@@ -1,6 +1,7 @@
 /** Parser for `x/i`, `x/Ni` and `disassemble` (x86-64, AT&T syntax: gdb's default). */
 import type { Disassembly, Instruction } from "../../model.js";
 import { lines, normalizeAddress } from "./common.js";
+import { splitOperands } from "../../att-text.js";
 
 export function parseDisassembly(output: string): Disassembly {
   const instructions: Instruction[] = [];
@@ -36,21 +37,3 @@ export function parseDisassembly(output: string): Disassembly {
 }
 
 const PREFIXES = new Set(["rep", "repz", "repe", "repnz", "repne", "lock", "notrack", "bnd", "data16", "addr32", "cs", "ds"]);
-
-/** AT&T operands are comma separated, but `8(%rax,%rbx,4)` has commas of its own. */
-function splitOperands(text: string): string[] {
-  if (text.trim() === "") return [];
-  const operands: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of text) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      operands.push(current.trim());
-      current = "";
-    } else current += ch;
-  }
-  operands.push(current.trim());
-  return operands;
-}

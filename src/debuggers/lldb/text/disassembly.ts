@@ -6,6 +6,7 @@
  */
 import type { Disassembly, Instruction } from "../../model.js";
 import { normalizeAddress } from "../../model.js";
+import { splitOperands } from "../../att-text.js";
 
 const ROW = /^(->)?\s*(0x[0-9a-f]+)(?: <\+(\d+)>)?:\s+(.*)$/;
 const PREFIXES = new Set(["rep", "repz", "repe", "repnz", "repne", "lock", "notrack", "bnd", "data16", "addr32"]);
@@ -118,22 +119,4 @@ function symbolOfComment(comment: string, fn: string | null): string | null {
   if (stub) return `${stub[1]}@plt`;
   // A PE's COFF section-group names: `.rdata$_ZTISt13runtime_error` is that symbol's data.
   return comment.replace(/ at \S+:\d+(?::\d+)?$/, "").replace(/^\.[a-z]+\$(?:\.refptr\.)?(?=\S)/, "");
-}
-
-/** AT&T operands are comma separated, but `0x8(%rax,%rbx,4)` has commas of its own. */
-function splitOperands(text: string): string[] {
-  if (text.trim() === "") return [];
-  const operands: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of text) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      operands.push(current.trim());
-      current = "";
-    } else current += ch;
-  }
-  operands.push(current.trim());
-  return operands;
 }
