@@ -1,26 +1,25 @@
 /**
  * `dumpdbg batch`: every dump under the given paths triaged on a pool of `jobs` debugger sessions
- * at a time, grouped by bug, and written as one batch report. A file that is not a dump is skipped
+ * at a time (or by `dumpdbg worker`s behind a queue), grouped by bug, and written as one batch
+ * report. A file that is not a dump is skipped
  * and listed; a dump that cannot be read is an error row, never a failed batch.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { analyze } from "../analysis.js";
-import { triage, triageOptionsOf } from "../analyzers/index.js";
-import type { ModelConfig } from "../llm/index.js";
-import { normalizeFunctionName } from "../analyzers/culprit.js";
 import { DumpError, inspectDump } from "../debuggers/dump.js";
-import { askSession } from "../debuggers/inspector.js";
-import { openDump, type OpenDumpOptions } from "../debuggers/open.js";
 import { groupByBug, type Group, type Triaged } from "./grouping.js";
+import { NotStarted } from "./queue.js";
+import { analyzeDump, oneLine, triageDump, type AnalysisSettings, type GroupAnalysis, type OpenSettings } from "./work.js";
 
 export interface BatchOptions {
   paths: string[];
+  /** Debugger sessions at a time, on this machine (without a queue). */
   jobs: number;
   /** One full analysis per group, on its representative (`--analyze`). */
-  analyze?: { models: ModelConfig; sessionsDir: string; outDir: string } | null;
-  /** Everything openDump takes but the dump itself. */
-  open: Omit<OpenDumpOptions, "dump">;
+  analyze?: AnalysisSettings | null;
+  open: OpenSettings;
+  /** `redis://HOST:PORT`: the work goes to `dumpdbg worker`s through this queue instead of the local pool. */
+  queue?: string;
   progress: (done: number, total: number, groups: number, line: string | null) => void;
   /** Ctrl+C: dumps not started yet are left out. */
   signal?: AbortSignal;
@@ -34,6 +33,36 @@ export interface BatchDocument {
   skipped: string[];
   /** Dumps not triaged because the batch was stopped (Ctrl+C); a rerun takes them. */
   notDone: number;
+}
+
+/** Where the work is done: this machine's pool of debugger sessions, or workers behind a queue. */
+interface Workforce {
+  /** How many dumps are handed out at once. */
+  width: number;
+  triage(dump: string): Promise<Triaged>;
+  analyze(dump: string): Promise<GroupAnalysis | null>;
+  close(): Promise<void>;
+}
+
+function localWorkforce(options: BatchOptions, dumps: number): Workforce {
+  return {
+    width: Math.max(1, Math.min(options.jobs, dumps)),
+    triage: (dump) => triageDump(dump, options.open),
+    analyze: (dump) => (options.analyze ? analyzeDump(dump, options.open, options.analyze) : Promise.resolve(null)),
+    close: async () => undefined,
+  };
+}
+
+async function queueWorkforce(url: string, options: BatchOptions, dumps: number): Promise<Workforce> {
+  const { RemoteWork } = await import("./queue.js");
+  const remote = await RemoteWork.connect(url);
+  return {
+    // Every dump goes on the queue at once; the workers decide how many run.
+    width: Math.max(1, dumps),
+    triage: (dump) => remote.triage(dump, options.open, options.signal),
+    analyze: (dump) => remote.analyze(dump, options.open, options.signal),
+    close: () => remote.close(),
+  };
 }
 
 /** Folders are walked this deep; files this many at most. */
@@ -94,30 +123,45 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
     writeFileSync(`${cacheFile}.tmp`, JSON.stringify(cache));
     renameSync(`${cacheFile}.tmp`, cacheFile);
   };
-  let reused = 0;
-  const worker = async () => {
-    for (;;) {
-      if (options.signal?.aborted) return;
-      const index = next++;
-      const dump = dumps[index];
-      if (dump === undefined) return;
-      try {
-        const known = cache[keyOf(dump)];
-        if (known) reused += 1;
-        const result = known ?? (await triageOne(dump, options.open));
-        if (!known) remember(dump, result);
-        triaged.push(result);
-        options.progress(++done, dumps.length, groupByBug(triaged).length, null);
-      } catch (error) {
-        errors.push({ dump, error: oneLine(error) });
-        options.progress(++done, dumps.length, groupByBug(triaged).length, `${dump}: ${oneLine(error)}`);
+  const todo = dumps.filter((dump) => !cache[keyOf(dump)]);
+  const workforce = options.queue ? await queueWorkforce(options.queue, options, todo.length) : localWorkforce(options, todo.length);
+  try {
+    for (const dump of dumps) {
+      const known = cache[keyOf(dump)];
+      if (known) {
+        triaged.push(known);
+        done += 1;
       }
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, dumps.length)) }, worker));
-  if (reused > 0) options.progress(done, dumps.length, groupByBug(triaged).length, `${reused} ${reused === 1 ? "dump was" : "dumps were"} triaged by an earlier batch and reused`);
-  const groups = groupByBug(triaged);
-  const analyses = options.analyze ? await analyzeGroups(groups, options.analyze, options.open, options.progress, options.signal) : new Map<string, string>();
+    const reused = done;
+    if (reused > 0) options.progress(done, dumps.length, groupByBug(triaged).length, `${reused} ${reused === 1 ? "dump was" : "dumps were"} triaged by an earlier batch and reused`);
+    const hand = async () => {
+      for (;;) {
+        if (options.signal?.aborted) return;
+        const dump = todo[next++];
+        if (dump === undefined) return;
+        try {
+          const result = await workforce.triage(dump);
+          remember(dump, result);
+          triaged.push(result);
+          options.progress(++done, dumps.length, groupByBug(triaged).length, null);
+        } catch (error) {
+          if (error instanceof NotStarted) continue;
+          errors.push({ dump, error: oneLine(error) });
+          options.progress(++done, dumps.length, groupByBug(triaged).length, `${dump}: ${oneLine(error)}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: workforce.width }, hand));
+    const groups = groupByBug(triaged);
+    const analyses = options.analyze ? await analyzeGroups(groups, options.analyze, workforce, Boolean(options.queue), options.progress, options.signal) : new Map<string, string>();
+    return documentOf(groups, analyses, errors, skipped, dumps.length - done);
+  } finally {
+    await workforce.close();
+  }
+}
+
+function documentOf(groups: Group[], analyses: Map<string, string>, errors: BatchDocument["errors"], skipped: string[], notDone: number): BatchDocument {
   return {
     groups: groups.map((group) => {
       const times = group.members.map((m) => m.modifiedAt).sort();
@@ -136,19 +180,21 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
     }),
     errors: errors.sort((a, b) => a.dump.localeCompare(b.dump)),
     skipped,
-    notDone: dumps.length - done,
+    notDone,
   };
 }
 
 /**
- * One analysis per group, on its representative, in turn (each is a whole graph); one already done
- * for the same signature and build, in an earlier batch, is reused: the cache is a file in the
- * sessions folder.
+ * One analysis per group, on its representative: in turn on this machine (each is a whole graph),
+ * all at once through a queue. One already done for the same signature and build, in an earlier
+ * batch, is reused: the cache is a file in the sessions folder. Through a queue the report is on the
+ * worker's machine, so it is not looked for here.
  */
 async function analyzeGroups(
   groups: Group[],
-  settings: NonNullable<BatchOptions["analyze"]>,
-  open: BatchOptions["open"],
+  settings: AnalysisSettings,
+  workforce: Workforce,
+  remote: boolean,
   progress: BatchOptions["progress"],
   signal: AbortSignal | undefined,
 ): Promise<Map<string, string>> {
@@ -156,35 +202,36 @@ async function analyzeGroups(
   const cache = readCache(cacheFile);
   const done = new Map<string, string>();
   const dumps = groups.reduce((n, group) => n + group.members.length, 0);
-  for (const [index, group] of groups.entries()) {
-    if (signal?.aborted) break;
-    const key = `${group.signature}\u0000${group.representative.buildId ?? group.representative.dump}`;
-    const known = cache[key];
-    if (known && existsSync(known)) {
-      done.set(group.id, known);
-      continue;
-    }
-    try {
-      const analysis = await analyze(null, {
-        open: { ...open, dump: group.representative.dump },
-        models: settings.models,
-        sessionsDir: settings.sessionsDir,
-        outDir: settings.outDir,
-        unsafe: false,
-        progress: () => undefined,
-      });
-      const report = analysis.files.find((file) => file.format === "md")?.file ?? analysis.files[0]?.file ?? null;
-      if (report) {
-        done.set(group.id, report);
-        cache[key] = report;
-        mkdirSync(settings.sessionsDir, { recursive: true });
-        writeFileSync(cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+  let finished = 0;
+  let next = 0;
+  const hand = async () => {
+    for (;;) {
+      if (signal?.aborted) return;
+      const group = groups[next++];
+      if (group === undefined) return;
+      const key = `${group.signature}\u0000${group.representative.buildId ?? group.representative.dump}`;
+      const known = cache[key];
+      if (known && (remote || existsSync(known))) {
+        done.set(group.id, known);
+        continue;
       }
-      progress(dumps, dumps, groups.length, `${group.id} analysed (${index + 1}/${groups.length}): ${analysis.report.conclusion.summary.slice(0, 160)}`);
-    } catch (error) {
-      progress(dumps, dumps, groups.length, `${group.id} could not be analysed: ${oneLine(error)}`);
+      try {
+        const analysis = await workforce.analyze(group.representative.dump);
+        finished += 1;
+        if (analysis) {
+          done.set(group.id, analysis.report);
+          cache[key] = analysis.report;
+          mkdirSync(settings.sessionsDir, { recursive: true });
+          writeFileSync(cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+        }
+        progress(dumps, dumps, groups.length, `${group.id} analysed (${finished} of ${groups.length}): ${(analysis?.summary ?? "no report").slice(0, 160)}`);
+      } catch (error) {
+        if (error instanceof NotStarted) continue;
+        progress(dumps, dumps, groups.length, `${group.id} could not be analysed: ${oneLine(error)}`);
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: remote ? Math.max(1, groups.length) : 1 }, hand));
   return done;
 }
 
@@ -195,29 +242,4 @@ function readCache(file: string): Record<string, string> {
   } catch {
     return {};
   }
-}
-
-async function triageOne(dump: string, open: BatchOptions["open"]): Promise<Triaged> {
-  const opened = await openDump({ ...open, dump });
-  try {
-    const result = await triage(askSession(opened.session), triageOptionsOf(opened.dump, opened.executable));
-    const { crash } = result;
-    const frames = result.frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : "??"));
-    return {
-      dump,
-      kind: crash.kind,
-      signature: crash.signature,
-      frames,
-      culprit: { function: crash.culprit.function, file: crash.culprit.file, line: crash.culprit.line },
-      completeness: (crash.culprit.line !== null ? 10 : 0) + frames.filter((f) => f !== "??").length,
-      modifiedAt: statSync(dump).mtime.toISOString(),
-      buildId: opened.dump.facts.modules[0]?.buildId ?? null,
-    };
-  } finally {
-    await opened.session.close();
-  }
-}
-
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 }

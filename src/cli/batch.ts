@@ -11,6 +11,7 @@ import { killAllDebuggers } from "../debuggers/live.js";
 
 export interface BatchFlags extends Omit<DumpFlags, "exe"> {
   jobs?: string;
+  queue?: string;
   json?: boolean;
   out: string;
   analyze?: boolean;
@@ -23,6 +24,15 @@ export interface BatchFlags extends Omit<DumpFlags, "exe"> {
 export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   const jobs = flags.jobs === undefined ? Math.max(1, os.availableParallelism()) : Number(flags.jobs);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new ExitError(ExitCode.usage, `--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
+  if (flags.queue !== undefined) {
+    const { connectionOf, QueueError } = await import("../batch/queue.js");
+    try {
+      connectionOf(flags.queue);
+    } catch (error) {
+      if (error instanceof QueueError) throw new ExitError(ExitCode.usage, error.message);
+      throw error;
+    }
+  }
   const { dump: _unused, ...open } = openOptions("", flags);
   const controller = new AbortController();
   // The first Ctrl+C lets the dumps in hand finish and writes the report; a second ends at once.
@@ -35,6 +45,7 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   const doc = await runBatch({
     paths,
     jobs,
+    ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     open: { ...open, onMismatch: "warn" },
     analyze: flags.analyze
       ? { models: { provider: flags.provider, redact: flags.redact, ...(flags.model ? { model: flags.model } : {}) }, sessionsDir: sessionsRoot(flags.sessionsDir), outDir: resolve(flags.out) }

@@ -141,6 +141,7 @@ export function buildProgram(): Command {
       .description("triage many dumps in parallel and group them by bug: one report row per bug")
       .argument("<paths...>", "dumps, or folders of them")
       .option("--jobs <n>", "debugger sessions at a time (default: the number of cores)")
+      .option("--queue <url>", "hand the dumps to `dumpdbg worker`s through this Redis queue (redis://HOST:PORT) instead of triaging them here")
       .option("--json", "print the batch document alone on stdout")
       .option("--out <dir>", "where the batch report is written", "reports")
       .option("--analyze", "one full analysis per bug, on its most complete dump")
@@ -152,6 +153,29 @@ export function buildProgram(): Command {
     const { batch } = await import("./batch.js");
     return batch(paths, options);
   });
+
+  program
+    .command("worker")
+    .description("take batch work from a Redis queue: triage and analyse the dumps `dumpdbg batch --queue` puts on it")
+    .requiredOption("--queue <url>", "the queue's Redis (redis://HOST:PORT)")
+    .option("--jobs <n>", "dumps at a time (default: the number of cores)")
+    .option("--stall-seconds <n>", "how long the job of a worker that stopped answering waits before another worker takes it", "30")
+    .option("--out <dir>", "where analysis reports are written", "reports")
+    .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+    .addOption(new Option("--provider <name>", "model provider for analyses").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("offline"))
+    .option("--model <name>", "the model for analyses")
+    .option("--no-redact", "send evidence to a cloud model without masking secrets")
+    .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
+    .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
+    .option("--cdb <path>", "the cdb binary (default: $DUMPDBG_CDB or cdb)")
+    .addHelpText(
+      "after",
+      "\nRuns until Ctrl+C or SIGTERM, then finishes the dumps in hand (a second Ctrl+C ends at once).\nA job whose worker dies is taken by another after --stall-seconds; a dump that kills two workers is an error row.\n\nExample:\n  dumpdbg worker --queue redis://queue.internal:6379 --jobs 4\n\nExit codes: 0 stopped, 2 usage error, 3 queue unreachable, 130 interrupted.",
+    )
+    .action(async (options) => {
+      const { worker } = await import("./worker.js");
+      return worker(options);
+    });
 
   program
     .command("mcp")

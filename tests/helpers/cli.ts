@@ -48,3 +48,38 @@ export async function pipeChat(args: string[], cwd: string, input: string): Prom
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   return { code, stdout, stderr };
 }
+
+/** A long-running command (a worker): its output so far, a wait for a line, and a way to stop it. */
+export interface Running {
+  child: ChildProcess;
+  stderr(): string;
+  /** Resolves when stderr has matched, or rejects after `ms`. */
+  waitFor(pattern: RegExp, ms?: number): Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startCli(args: string[], options: { env?: Record<string, string | undefined> } = {}): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+    for (const waiter of waiters.filter((w) => w.pattern.test(stderr))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  child.stdout.resume();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    stderr: () => stderr,
+    exited,
+    waitFor: (pattern, ms = 30_000) =>
+      new Promise((resolve, reject) => {
+        if (pattern.test(stderr)) return resolve();
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${ms} ms; stderr: ${stderr}`)), ms);
+        waiters.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
+      }),
+  };
+}

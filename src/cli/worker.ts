@@ -1,0 +1,67 @@
+/** `dumpdbg worker`: serves a batch queue until stopped. */
+import os from "node:os";
+import { resolve } from "node:path";
+import { connectionOf, QueueError } from "../batch/queue.js";
+import { startWorker } from "../batch/worker.js";
+import { killAllDebuggers } from "../debuggers/live.js";
+import type { ModelConfig } from "../llm/index.js";
+import { ExitCode, ExitError } from "./exit.js";
+import { sessionsRoot } from "./sessions.js";
+
+export interface WorkerFlags {
+  queue: string;
+  jobs?: string;
+  stallSeconds: string;
+  out: string;
+  sessionsDir?: string;
+  provider: ModelConfig["provider"];
+  model?: string;
+  redact: boolean;
+  gdb?: string;
+  lldb?: string;
+  cdb?: string;
+}
+
+export async function worker(flags: WorkerFlags): Promise<void> {
+  const jobs = flags.jobs === undefined ? Math.max(1, os.availableParallelism()) : Number(flags.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new ExitError(ExitCode.usage, `--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
+  const stallSeconds = Number(flags.stallSeconds);
+  if (!Number.isFinite(stallSeconds) || stallSeconds < 1 || stallSeconds > 86_400) throw new ExitError(ExitCode.usage, `--stall-seconds must be a number of seconds from 1 to 86400, got "${flags.stallSeconds}"`);
+  try {
+    connectionOf(flags.queue);
+  } catch (error) {
+    if (error instanceof QueueError) throw new ExitError(ExitCode.usage, error.message);
+    throw error;
+  }
+  const binaries = { ...(flags.gdb ? { gdb: flags.gdb } : {}), ...(flags.lldb ? { lldb: flags.lldb } : {}), ...(flags.cdb ? { cdb: flags.cdb } : {}) };
+  const log = (line: string) => process.stderr.write(`dumpdbg worker: ${line}\n`);
+  const running = await startWorker({
+    url: flags.queue,
+    jobs,
+    stallSeconds,
+    ...(Object.keys(binaries).length ? { binaries } : {}),
+    analysis: {
+      models: { provider: flags.provider, redact: flags.redact, ...(flags.model ? { model: flags.model } : {}) },
+      sessionsDir: sessionsRoot(flags.sessionsDir),
+      outDir: resolve(flags.out),
+    },
+    log,
+  });
+  // The first Ctrl+C or SIGTERM finishes the dumps in hand and leaves the queue; a second ends at once.
+  const stopped = await new Promise<NodeJS.Signals>((done) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        killAllDebuggers();
+        process.exit(signal === "SIGINT" ? ExitCode.interrupted : 143);
+      }
+      stopping = true;
+      log("stopping: finishing the dumps in hand (Ctrl+C again to stop at once)");
+      void running.close().then(() => done(signal));
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  log("stopped");
+  if (stopped === "SIGINT") throw new ExitError(ExitCode.interrupted, "worker stopped");
+}
