@@ -55,12 +55,12 @@ function localWorkforce(options: BatchOptions, dumps: number): Workforce {
 
 async function queueWorkforce(url: string, options: BatchOptions, dumps: number): Promise<Workforce> {
   const { RemoteWork } = await import("./queue.js");
-  const remote = await RemoteWork.connect(url);
+  const remote = await RemoteWork.connect(url, options.signal);
   return {
     // Every dump goes on the queue at once; the workers decide how many run.
     width: Math.max(1, dumps),
-    triage: (dump) => remote.triage(dump, options.open, options.signal),
-    analyze: (dump) => remote.analyze(dump, options.open, options.signal),
+    triage: (dump) => remote.triage(dump, options.open),
+    analyze: (dump) => remote.analyze(dump, options.open),
     close: () => remote.close(),
   };
 }

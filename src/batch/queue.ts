@@ -74,13 +74,27 @@ export async function ready(client: { waitUntilReady(): Promise<unknown> }, url:
 
 /** The batch's side of the queue: puts jobs on it and waits for their results. */
 export class RemoteWork {
+  /** Resolves when the batch is stopped (one listener for all the jobs waited on). */
+  private readonly stopped: Promise<"stopped"> | null;
+
   private constructor(
     private readonly url: string,
     private readonly queue: Queue<JobData, unknown, JobName>,
     private readonly events: QueueEvents,
-  ) {}
+    signal: AbortSignal | undefined,
+  ) {
+    // Each job waited on listens for the queue's closing: hundreds at once is by design.
+    queue.setMaxListeners(0);
+    events.setMaxListeners(0);
+    this.stopped = signal
+      ? new Promise((resolve) => {
+          if (signal.aborted) resolve("stopped");
+          else signal.addEventListener("abort", () => resolve("stopped"), { once: true });
+        })
+      : null;
+  }
 
-  static async connect(url: string): Promise<RemoteWork> {
+  static async connect(url: string, signal?: AbortSignal): Promise<RemoteWork> {
     const connection = connectionOf(url);
     const { Queue, QueueEvents } = await import("bullmq");
     const queue = new Queue<JobData, unknown, JobName>(QUEUE_NAME, { connection });
@@ -95,22 +109,22 @@ export class RemoteWork {
       await Promise.allSettled([queue.close(), events.close()]);
       throw error;
     }
-    return new RemoteWork(url, queue, events);
+    return new RemoteWork(url, queue, events, signal);
   }
 
-  triage(dump: string, open: OpenSettings, signal?: AbortSignal): Promise<Triaged> {
-    return this.run<Triaged>("triage", dump, open, signal);
+  triage(dump: string, open: OpenSettings): Promise<Triaged> {
+    return this.run<Triaged>("triage", dump, open);
   }
 
-  analyze(dump: string, open: OpenSettings, signal?: AbortSignal): Promise<GroupAnalysis | null> {
-    return this.run<GroupAnalysis | null>("analyze", dump, open, signal);
+  analyze(dump: string, open: OpenSettings): Promise<GroupAnalysis | null> {
+    return this.run<GroupAnalysis | null>("analyze", dump, open);
   }
 
   async close(): Promise<void> {
     await Promise.allSettled([this.events.close(), this.queue.close()]);
   }
 
-  private async run<T>(name: JobName, dump: string, open: OpenSettings, signal: AbortSignal | undefined): Promise<T> {
+  private async run<T>(name: JobName, dump: string, open: OpenSettings): Promise<T> {
     const { binaries: _own, ...portable } = open;
     const data: JobData = { dump, open: portable };
     let job: Job<JobData, unknown, JobName>;
@@ -132,12 +146,8 @@ export class RemoteWork {
       const reason = error instanceof Error ? error.message : String(error);
       throw STALLED.test(reason) ? new Error("a worker died while reading this dump, twice (it crashed or was killed); not tried again") : new Error(reason);
     });
-    if (!signal) return (await finished) as T;
-    const stopped = new Promise<"stopped">((resolve) => {
-      if (signal.aborted) resolve("stopped");
-      else signal.addEventListener("abort", () => resolve("stopped"), { once: true });
-    });
-    const first = await Promise.race([finished, stopped]);
+    if (!this.stopped) return (await finished) as T;
+    const first = await Promise.race([finished, this.stopped]);
     if (first !== "stopped") return first as T;
     // Stopped: a job no worker has taken is taken back; one in hand is waited for, as locally.
     const state = await job.getState().catch(() => "unknown");

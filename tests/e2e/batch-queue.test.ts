@@ -176,6 +176,40 @@ sys.exit(gdb.wait())
     expect(lines).toContain(`triaged ${path.join(dumps, "plain.core")}`);
   }, 300_000);
 
+  it("stops on Ctrl+C, takes back the dumps no worker started, and a rerun goes on without triaging any dump twice", async () => {
+    const dir = path.join(root, "stop");
+    const dumps = path.join(dir, "dumps");
+    mkdirSync(dumps, { recursive: true });
+    const builds = await Promise.all(BUGS.flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
+    builds.forEach((built, i) => symlinkSync(built.core, path.join(dumps, `${built.name}-${i}.core`)));
+    const only = worker("only");
+    await only.waitFor(/waiting for dumps/);
+    const args = ["batch", dumps, "--queue", redis.url, "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];
+    const stopped = await runCli(args, {
+      onSpawn(child) {
+        let seen = "";
+        let sent = false;
+        child.stderr?.on("data", (chunk: Buffer) => {
+          seen += chunk.toString("utf8");
+          if (!sent && /batch: 2\/10 dumps/.test(seen)) {
+            sent = true;
+            child.kill("SIGINT");
+          }
+        });
+      },
+    });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/interrupted: \d+ dumps not triaged yet; run the same batch again to go on/);
+    expect(stopped.stderr).not.toMatch(/MaxListeners/);
+    const resumed = await runCli(args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/[2-9] dumps were triaged by an earlier batch and reused/);
+    expect(resumed.stdout).toMatch(/^5 bugs in 10 dumps/);
+    const triaged = finished(only).filter((line) => line.startsWith("triaged "));
+    expect(new Set(triaged).size).toBe(triaged.length);
+    expect(triaged).toHaveLength(10);
+  }, 300_000);
+
   it("says in one line when the queue cannot be reached or its address is wrong", async () => {
     const dir = path.join(root, "unreachable");
     mkdirSync(dir, { recursive: true });
