@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { freshOut, programs, requireBuild, root } from "./lib.mjs";
 
-requireBuild("cli/main.js");
+requireBuild("dumpdbg.js");
 const wanted = Number(process.env.BENCH_DUMPS ?? 200);
 const out = freshOut("batch");
 const bin = join(root, "bin", "dumpdbg.js");

@@ -9,8 +9,8 @@ import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const lldb = "lldb-16";
-requireBuild(join("debuggers", "lldb", "lldb-session.js"));
-const { LldbSession } = await import(join(root, "dist", "debuggers", "lldb", "lldb-session.js"));
+requireBuild("internals.js");
+const { LldbSession } = await import(join(root, "dist", "internals.js"));
 
 const { exe, core } = crashCore(freshOut("lldb"), "null-deref", join(programs, "null-deref.c"));
 const commands = [

@@ -9,7 +9,7 @@ import http from "node:http";
 import { join } from "node:path";
 import { crashCore, freshOut, programs, requireBuild, root } from "./lib.mjs";
 
-requireBuild("cli/main.js");
+requireBuild("dumpdbg.js");
 const out = freshOut("model-faults");
 const { exe, core } = crashCore(out, "null-deref", join(programs, "null-deref.c"));
 const bin = join(root, "bin", "dumpdbg.js");

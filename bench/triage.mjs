@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { crashCore as crashCoreIn, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-requireBuild(join("analyzers", "triage.js"));
-const { triage } = await import(join(root, "dist", "analyzers", "triage.js"));
-const { GdbSession } = await import(join(root, "dist", "debuggers", "gdb", "gdb-session.js"));
-const { askSession } = await import(join(root, "dist", "debuggers", "inspector.js"));
+requireBuild("internals.js");
+const { triage } = await import(join(root, "dist", "internals.js"));
+const { GdbSession } = await import(join(root, "dist", "internals.js"));
+const { askSession } = await import(join(root, "dist", "internals.js"));
 const out = freshOut("triage");
 const crashCore = (name, source) => crashCoreIn(out, name, source);
 

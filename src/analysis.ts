@@ -25,6 +25,11 @@ import { buildAnalysisGraph } from "./workflows.js";
 export interface AnalysisOptions {
   /** How to open the dump; `dump` is ignored on resume (the session names it). */
   open: OpenDumpOptions;
+  /**
+   * The dump already being opened with `open` (the command line starts the debugger before it
+   * loads this module, so the two overlap); else `analyze` opens it.
+   */
+  opening?: Promise<OpenedDump>;
   models: ModelConfig;
   sessionsDir: string;
   outDir: string;
@@ -70,8 +75,7 @@ export function modelDownLine(down: ModelDown): string {
 
 export async function analyze(issue: string | null, options: AnalysisOptions): Promise<AnalysisResult> {
   const started = performance.now();
-  const models = await resolveModels(options.models);
-  const opened = await openDump(options.open);
+  const [models, opened] = await bothOrClose(resolveModels(options.models), options.opening ?? openDump(options.open));
   let session: { id: string } | null = null;
   try {
     for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
@@ -89,6 +93,14 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
     if (session === null) await opened.session.close();
     throw error;
   }
+}
+
+/** The models and the open dump, found at once; when either fails, the other's debugger is closed. */
+async function bothOrClose(models: Promise<Models>, opening: Promise<OpenedDump>): Promise<[Models, OpenedDump]> {
+  const [m, o] = await Promise.allSettled([models, opening]);
+  if (m.status === "fulfilled" && o.status === "fulfilled") return [m.value, o.value];
+  if (o.status === "fulfilled") await o.value.session.close();
+  throw m.status === "rejected" ? m.reason : (o as PromiseRejectedResult).reason;
 }
 
 export async function resumeAnalysis(id: string, options: AnalysisOptions): Promise<AnalysisResult> {
@@ -184,6 +196,8 @@ async function run(
       unclaimedUsage: null,
     };
     checkpoints = new Database(paths.evidenceDb);
+    // As the evidence store's connection: a checkpoint survives a killed process without an fsync each.
+    checkpoints.pragma("synchronous = NORMAL");
     const graph = buildAnalysisGraph(new SqliteSaver(checkpoints));
     const config: RunConfig = { configurable: { thread_id: id, runtime }, recursionLimit: runtime.limits.recursionLimit, durability: "sync" };
     const input = await start(runtime, graph, config);

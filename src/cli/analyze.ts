@@ -1,9 +1,8 @@
 /** `dumpdbg analyze`: the whole analysis of one dump, reports written, a short verdict printed. */
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { analyze as runAnalysis, type AnalysisOptions, type AnalysisResult } from "../analysis.js";
-import { renderJson } from "../report/index.js";
-import { verdict } from "../report/markdown.js";
+import type { AnalysisOptions, AnalysisResult } from "../analysis.js";
+import { openDump } from "../debuggers/open.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { sessionsRoot } from "./sessions.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -29,12 +28,19 @@ export interface AnalyzeFlags extends AnalysisFlags {
 
 export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<void> {
   const options = analysisOptions(dumpPath, flags);
+  // The debugger starts reading the dump first; the graph, the agents and LangChain load meanwhile.
+  options.opening = openDump(options.open);
+  options.opening.catch(() => undefined);
+  const { analyze: runAnalysis } = await import("../analysis.js").catch(async (error: unknown) => {
+    await options.opening?.then((opened) => opened.session.close(), () => undefined);
+    throw error;
+  });
   if (!flags.chat) {
-    printResult(await runAnalysis(flags.issue ?? null, options), flags);
+    await printResult(await runAnalysis(flags.issue ?? null, options), flags);
     return;
   }
   options.afterReport = async (open) => {
-    printResult({ sessionId: open.sessionId, report: open.report, files: open.files }, flags);
+    await printResult({ sessionId: open.sessionId, report: open.report, files: open.files }, flags);
     const { runChat } = await import("./chat.js");
     await runChat({
       root: options.sessionsDir,
@@ -93,7 +99,8 @@ function writableFolder(path: string, flag: string): string {
 }
 
 /** `--json`: the JSON report alone on stdout; otherwise the verdict, the summary and where the reports are. */
-export function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean; sessionsDir?: string }): void {
+export async function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean; sessionsDir?: string }): Promise<void> {
+  const [{ renderJson }, { verdict }] = await Promise.all([import("../report/index.js"), import("../report/markdown.js")]);
   if (flags.json) {
     process.stdout.write(renderJson(result.report));
     return;

@@ -3,14 +3,9 @@
  * an exit code. Commands are loaded lazily so `--version` and `--help` stay fast.
  */
 import { Command, CommanderError, Option } from "commander";
-import { readFileSync } from "node:fs";
+import { packageVersion } from "../package-root.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { installSignalHandlers } from "./signals.js";
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const seconds = (value: string) => {
@@ -41,7 +36,7 @@ function dumpOptions(command: Command): Command {
 export function buildProgram(): Command {
   const program = new Command("dumpdbg")
     .description("Explains why a program crashed or hung, from its crash dump.")
-    .version(version(), "-V, --version")
+    .version(packageVersion(), "-V, --version")
     .option("--debug", "show stack traces of internal errors")
     .showSuggestionAfterError()
     .exitOverride()

@@ -4,5 +4,5 @@ import { analysisOptions, printResult, type AnalysisFlags } from "./analyze.js";
 
 export async function resume(id: string, flags: AnalysisFlags): Promise<void> {
   // The dump comes from the session; openOptions needs a path, which resumeAnalysis replaces.
-  printResult(await resumeAnalysis(id, analysisOptions("", flags)), flags);
+  await printResult(await resumeAnalysis(id, analysisOptions("", flags)), flags);
 }

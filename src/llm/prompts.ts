@@ -1,8 +1,7 @@
 /** Prompt files (`prompts/<name>.md`) and their named `{placeholders}`. */
 import { readFileSync } from "node:fs";
-
-// Same depth from src/llm/ (vitest) and dist/llm/ (the built CLI): the package root's prompts/.
-const PROMPTS_DIR = new URL("../../prompts/", import.meta.url);
+import { join } from "node:path";
+import { packageRoot } from "../package-root.js";
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -13,7 +12,7 @@ export function loadPrompt(name: string): string {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`invalid prompt name "${name}": lowercase letters, digits and dashes only`);
   let text = loaded.get(name);
   if (text === undefined) {
-    text = readFileSync(new URL(`${name}.md`, PROMPTS_DIR), "utf8");
+    text = readFileSync(join(packageRoot(), "prompts", `${name}.md`), "utf8");
     loaded.set(name, text);
   }
   return text;

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// The build: the CLI bundled with esbuild into dist/ (ESM, split at each command's lazy import so a
+// command loads only what it needs; native better-sqlite3 stays a package), with source maps for
+// --debug. `tsc --noEmit` type-checks first (npm run build runs both).
+import { build } from "esbuild";
+import { rmSync, writeFileSync } from "node:fs";
+
+rmSync("dist", { recursive: true, force: true });
+const result = await build({
+  entryPoints: { dumpdbg: "src/cli/main.ts", internals: "src/internals.ts" },
+  outdir: "dist",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: "linked",
+  // Native addons, loaded from node_modules at run time.
+  external: ["better-sqlite3", "msgpackr-extract"],
+  // CommonJS packages inside an ES module bundle still call require().
+  banner: { js: 'import { createRequire as __dumpdbgCreateRequire } from "node:module"; const require = __dumpdbgCreateRequire(import.meta.url);' },
+  legalComments: "linked",
+  metafile: true,
+  logLevel: "warning",
+});
+writeFileSync("dist/meta.json", JSON.stringify(result.metafile));
