@@ -16,8 +16,9 @@ const result = await build({
   platform: "node",
   target: "node20",
   sourcemap: "linked",
-  // Native addons, loaded from node_modules at run time.
-  external: ["better-sqlite3", "msgpackr-extract"],
+  // Native addons, loaded from node_modules at run time; and BullMQ with its Redis client, loaded
+  // only by `batch --queue` and `worker` (bundled, its classes came out undefined).
+  external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis"],
   // CommonJS packages inside an ES module bundle still call require().
   banner: { js: 'import { createRequire as __dumpdbgCreateRequire } from "node:module"; const require = __dumpdbgCreateRequire(import.meta.url);' },
   legalComments: "linked",
