@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { AnalysisOptions, AnalysisResult } from "../analysis.js";
 import { openDump } from "../debuggers/open.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
-import { sessionsRoot } from "./sessions.js";
+import { sessionsRoot } from "./sessions-root.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { onInterrupt } from "./signals.js";
 

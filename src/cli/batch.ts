@@ -6,7 +6,7 @@ import { writeBatchReports } from "../batch/report.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
 import type { ModelConfig } from "../llm/index.js";
-import { sessionsRoot } from "./sessions.js";
+import { sessionsRoot } from "./sessions-root.js";
 import { killAllDebuggers } from "../debuggers/live.js";
 
 export interface BatchFlags extends Omit<DumpFlags, "exe"> {

@@ -17,7 +17,7 @@ import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type M
 import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ChatExchange, type ReportFormat } from "../report/index.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
-import { sessionsRoot } from "./sessions.js";
+import { sessionsRoot } from "./sessions-root.js";
 
 export interface ChatFlags extends DumpFlags {
   sessionsDir?: string;

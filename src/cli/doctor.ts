@@ -1,5 +1,5 @@
 /** `dumpdbg doctor`: which debuggers and model providers this machine can use, and their versions. */
-import { execa } from "execa";
+import { execFile, type ExecFileException } from "node:child_process";
 
 import { BACKENDS, binaryOf } from "../debuggers/backends.js";
 import type { Backend } from "../debuggers/session.js";
@@ -50,14 +50,13 @@ async function debuggerFinding(backend: Backend, options: DoctorOptions): Promis
 }
 
 async function probe(name: string, binary: string, args: string[]): Promise<Finding> {
-  try {
-    const result = await execa(binary, args, { reject: false, timeout: 10_000 });
-    const first = `${result.stdout}`.split("\n")[0]?.trim() ?? "";
-    if (result.failed && !first) return { name, ok: false, detail: `${binary}: not usable` };
-    return { name, ok: true, detail: `${first} (${binary})` };
-  } catch {
-    return { name, ok: false, detail: `${binary}: not found` };
-  }
+  const { error, stdout } = await new Promise<{ error: ExecFileException | null; stdout: string }>((resolve) =>
+    execFile(binary, args, { timeout: 10_000, maxBuffer: 1 << 20 }, (error, stdout) => resolve({ error, stdout: String(stdout) })),
+  );
+  if (error?.code === "ENOENT" || error?.code === "EACCES") return { name, ok: false, detail: `${binary}: not found` };
+  const first = stdout.split("\n")[0]?.trim() ?? "";
+  if (error && !first) return { name, ok: false, detail: `${binary}: not usable` };
+  return { name, ok: true, detail: `${first} (${binary})` };
 }
 
 function provider(name: string, detail: string | null): Finding {

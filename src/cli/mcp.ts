@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { serveMcp } from "../mcp/server.js";
 import { ExitCode, ExitError } from "./exit.js";
-import { sessionsRoot } from "./sessions.js";
+import { sessionsRoot } from "./sessions-root.js";
 
 export interface McpFlags {
   sessionsDir?: string;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { loadSession, sessionPaths } from "../evidence/sessions.js";
 import { parseReportDocument, REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
-import { sessionsRoot } from "./sessions.js";
+import { sessionsRoot } from "./sessions-root.js";
 
 export interface ReportFlags {
   format: string;

@@ -1,9 +1,9 @@
 /** `dumpdbg sessions list | show | rm | cleanup`: the sessions under one folder, never outside it. */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import { cleanupSessions, listSessions, loadSession, removeSession, sessionPaths } from "../evidence/sessions.js";
 import { EvidenceStore } from "../evidence/store.js";
 import { ExitCode, ExitError } from "./exit.js";
+import { sessionsRoot } from "./sessions-root.js";
 
 export interface SessionsFlags {
   sessionsDir?: string;
@@ -11,9 +11,6 @@ export interface SessionsFlags {
 }
 
 /** `--sessions-dir`, else `DUMPDBG_SESSIONS_DIR`, else `.sessions/` in the working directory. */
-export function sessionsRoot(flag: string | undefined): string {
-  return resolve(flag ?? process.env.DUMPDBG_SESSIONS_DIR ?? ".sessions");
-}
 
 export function list(flags: SessionsFlags): void {
   const sessions = listSessions(sessionsRoot(flags.sessionsDir));

@@ -6,7 +6,7 @@ import { startWorker } from "../batch/worker.js";
 import { killAllDebuggers } from "../debuggers/live.js";
 import type { ModelConfig } from "../llm/index.js";
 import { ExitCode, ExitError } from "./exit.js";
-import { sessionsRoot } from "./sessions.js";
+import { sessionsRoot } from "./sessions-root.js";
 
 export interface WorkerFlags {
   queue: string;

@@ -1,8 +1,10 @@
 /**
  * Spawning a debugger behind a small interface, so session logic does not care which binary or
  * platform it talks to. Every live debugger is tracked so the CLI can end them all on exit.
+ * Node's own spawn: this is on the path of every command, and a process library cost more to load
+ * than the few lines it would save here.
  */
-import { execa, type ResultPromise } from "execa";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
 import { DebuggerMissing } from "./errors.js";
 import { live } from "./live.js";
@@ -32,18 +34,14 @@ export async function spawnDebugger(
   args: string[],
   options: SpawnOptions,
 ): Promise<DebuggerProcess> {
-  let child: ResultPromise;
+  let child: ChildProcessWithoutNullStreams;
   try {
-    child = execa(binary, args, {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: false,
-      reject: false,
+    child = spawn(binary, args, {
+      stdio: ["pipe", "pipe", "pipe"],
       // Its own process group: Ctrl+C in the user's terminal reaches us, not the debugger,
       // and a kill takes anything the debugger started (a shell under --unsafe) with it.
       detached: true,
-      env: { LC_ALL: "C.UTF-8", TERM: "dumb", COLUMNS: "1000" },
+      env: { ...process.env, LC_ALL: "C.UTF-8", TERM: "dumb", COLUMNS: "1000" },
     });
   } catch (error) {
     throw new DebuggerMissing(`cannot start ${binary}: ${(error as Error).message}`);
@@ -51,18 +49,22 @@ export async function spawnDebugger(
 
   const pid = child.pid;
   let alive = pid !== undefined;
+  const exited = new Promise<string>((resolve) => {
+    child.once("close", (code, signal) => resolve(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    // A binary that could not be started never closes.
+    child.once("error", (error) => {
+      if (child.pid === undefined) resolve(error.message);
+    });
+  });
   const proc: DebuggerProcess = {
     pid,
-    exited: child.then(
-      (result) => (result.signal ? `killed by ${result.signal}` : `exited with code ${result.exitCode}`),
-      (error: Error) => error.message,
-    ),
+    exited,
     writeLine(line) {
       return proc.write(`${line}\n`);
     },
     write(data) {
-      if (!alive || child.stdin!.destroyed) return false;
-      child.stdin!.write(data);
+      if (!alive || child.stdin.destroyed) return false;
+      child.stdin.write(data);
       return true;
     },
     interrupt() {
@@ -94,14 +96,14 @@ export async function spawnDebugger(
   }
 
   if ("onLine" in options) {
-    const lines = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
     lines.on("line", options.onLine);
   } else {
-    child.stdout!.on("data", options.onData);
+    child.stdout.on("data", options.onData);
   }
-  child.stderr!.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => options.onStderr?.(chunk.toString("utf8")));
   // A write to a dead debugger must surface as a dead session, not an unhandled EPIPE.
-  child.stdin!.on("error", () => undefined);
+  child.stdin.on("error", () => undefined);
   return proc;
 }
 

@@ -37,6 +37,55 @@ describe("dumpdbg exec", () => {
     for (const result of results) expect(typeof result.ms).toBe("number");
   });
 
+  it("--json stays pure when gdb's stdout lags behind its log (nothing gdb says while switching its output leaks in)", async () => {
+    // On a busy machine gdb's stdout pipe can be read later than the log file the MI stream moves
+    // to. This gdb makes the lag certain: what it prints on stdout while switching reaches us only
+    // once the next command has been sent.
+    const slow = join(scratch, "gdb-with-slow-stdout");
+    writeFileSync(
+      slow,
+      `#!/usr/bin/env python3
+import subprocess, sys, threading, time
+gdb = subprocess.Popen(["gdb"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+held, lock, released = [], threading.Lock(), [False]
+def out(line):
+    sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
+def forward_stdout():
+    for line in gdb.stdout:
+        with lock:
+            if not released[0] and (b"Redirecting output" in line or b"Copying debug output" in line):
+                held.append(line)
+            else:
+                out(line)
+threading.Thread(target=forward_stdout, daemon=True).start()
+for line in sys.stdin.buffer:
+    if b"si_signo" in line:
+        with lock:
+            released[0] = True
+            for h in held:
+                out(h)
+        # The lines are out before gdb even sees the command, and long before it answers.
+        time.sleep(0.2)
+    gdb.stdin.write(line)
+    gdb.stdin.flush()
+gdb.stdin.close()
+sys.exit(gdb.wait())
+`,
+    );
+    chmodSync(slow, 0o755);
+    const lagging = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", slow, "-c", "p $_siginfo.si_signo", "--json"]);
+    expect(lagging.code, lagging.stderr).toBe(0);
+    expect(JSON.parse(lagging.stdout)).toEqual([expect.objectContaining({ ok: true, output: "$1 = 11\n" })]);
+    // And many at once on this machine.
+    const runs = await Promise.all(Array.from({ length: 16 }, () => runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "p $_siginfo.si_signo", "--json"])));
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(0);
+      const results = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
+      expect(results).toEqual([expect.objectContaining({ ok: true, output: "$1 = 11\n" })]);
+    }
+  }, 120_000);
+
   it("never sends a refused command to gdb, and --unsafe lifts the policy with a warning", async () => {
     const marker = join(scratch, "marker");
     const refused = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", `shell touch ${marker}`]);

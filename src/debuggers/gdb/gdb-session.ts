@@ -80,7 +80,12 @@ export class GdbSession implements DebuggerSession {
     const binary = this.options.gdbPath ?? "gdb";
     const args = ["--interpreter=mi3", "-nx", "-q", ...this.settings().flatMap((setting) => ["-iex", setting])];
     this.proc = await spawnDebugger(binary, args, {
-      onLine: (line) => this.onLine(line),
+      // Once the MI stream is read from the log file, stdout carries only what gdb says while
+      // switching ("Redirecting output to …"), and it may arrive after the switch's own result:
+      // it is not a command's output.
+      onLine: (line) => {
+        if (!this.logTail) this.onLine(line);
+      },
       onStderr: (text) => {
         this.stderrTail = (this.stderrTail + text).slice(-2000);
       },
