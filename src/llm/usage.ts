@@ -1,4 +1,5 @@
 /** Token accounting per tier, as the providers report it (never estimated: see design, "Models"). */
+import { thousands } from "../report/numbers.js";
 import type { Tier } from "./models.js";
 
 export interface TokenCount {
@@ -59,5 +60,5 @@ export class Usage {
 }
 
 function count(n: number): string {
-  return n.toLocaleString("en-US");
+  return thousands(n);
 }

@@ -6,6 +6,7 @@
  * fences longer than any backtick run they contain.
  */
 import path from "node:path";
+import { thousands } from "./numbers.js";
 import type { CrashKind, Report } from "./schema.js";
 
 /** What the renderers take: the JSON contract plus what a reader needs that the contract omits. */
@@ -300,12 +301,12 @@ function stackBlock(culpritFrame: number | null, details: ReportDetails): string
   if (recursion) {
     const turn = [...recursion.cycle, ...recursion.cycle.slice(0, 1)].map(code).join(" → ");
     const repeating = turn ? `, repeating ${turn}` : "";
-    blocks.push(`**Recursion:** ${recursion.frames.toLocaleString("en-US")} frames deep${repeating}.`);
+    blocks.push(`**Recursion:** ${thousands(recursion.frames)} frames deep${repeating}.`);
   }
   if (rows.length) blocks.push(table(["#", "Function", "Location", "Module"], rows));
   if (hidden > 0) {
     const why = recursion ? "the recursion above repeats" : "see the backtrace evidence";
-    blocks.push(`… ${hidden.toLocaleString("en-US")} more frames (${why}).`);
+    blocks.push(`… ${thousands(hidden)} more frames (${why}).`);
   }
   return blocks;
 }
@@ -423,7 +424,7 @@ const MAX_DEBUGGER_WARNINGS = 12;
 
 function usageSection({ usage, timings }: Report): string[] {
   const tokens = (t: { inputTokens: number; outputTokens: number }) =>
-    `${t.inputTokens.toLocaleString("en-US")} in / ${t.outputTokens.toLocaleString("en-US")} out`;
+    `${thousands(t.inputTokens)} in / ${thousands(t.outputTokens)} out`;
   const lines = [
     usage.llmCalls === 0 ? "- Model calls: none (offline engine)" : `- Model calls: ${usage.llmCalls}`,
     `- Tokens, local: ${tokens(usage.local)}`,

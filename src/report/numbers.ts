@@ -1,0 +1,11 @@
+/**
+ * Whole numbers with thousands separators ("1,000"), as en-US writes them, without Intl: its first
+ * use loads locale data and cost an analysis about 20 ms.
+ */
+export function thousands(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const sign = n < 0 ? "-" : "";
+  const [whole, fraction] = Math.abs(n).toString().split(".");
+  const grouped = (whole ?? "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${sign}${grouped}${fraction ? `.${fraction}` : ""}`;
+}
