@@ -27,6 +27,9 @@ export interface AnalyzeFlags extends AnalysisFlags {
 }
 
 export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<void> {
+  if (flags.issue !== undefined && flags.issue.trim() === "") {
+    throw new ExitError(ExitCode.usage, '--issue is empty; say what went wrong, e.g. --issue "hangs after login", or leave it out');
+  }
   const options = analysisOptions(dumpPath, flags);
   // The debugger starts reading the dump first; the graph, the agents and LangChain load meanwhile.
   options.opening = openDump(options.open);

@@ -13,7 +13,7 @@ export interface ExecOptions extends DumpFlags {
 
 export async function exec(dumpPath: string, options: ExecOptions): Promise<void> {
   if (options.command.length === 0) {
-    throw new ExitError(ExitCode.usage, 'no commands given; pass one or more with -c, e.g. -c bt -c "info registers"');
+    throw new ExitError(ExitCode.usage, 'no commands given; pass one or more with -ex (or -c), e.g. -ex bt -ex "info registers"');
   }
   if (options.unsafe) {
     process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands may run shells, write files or start processes\n");
@@ -35,6 +35,9 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
     await opened.session.close();
   }
   if (options.json) process.stdout.write(`${JSON.stringify(results.map(toJson), null, 2)}\n`);
+  // As gdb -batch: a script learns from the exit code that something did not run.
+  const failed = results.filter((result) => !result.ok).length;
+  if (failed > 0) throw new ExitError(ExitCode.commandFailed, `${failed} of ${results.length} ${results.length === 1 ? "command" : "commands"} failed or ${failed === 1 ? "was" : "were"} refused`);
 }
 
 /** As gdb would print it: output on stdout, errors on stderr. */

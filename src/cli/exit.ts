@@ -2,6 +2,8 @@
 
 export const ExitCode = {
   ok: 0,
+  /** `exec`: a command failed or was refused (as `gdb -batch` exits 1 when its last command fails). */
+  commandFailed: 1,
   usage: 2,
   badInput: 3,
   debugger: 4,

@@ -3,6 +3,7 @@
  * an exit code. Commands are loaded lazily so `--version` and `--help` stay fast.
  */
 import { Command, CommanderError, Option } from "commander";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { packageVersion } from "../package-root.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { installSignalHandlers } from "./signals.js";
@@ -33,10 +34,52 @@ function dumpOptions(command: Command): Command {
     .option("--timeout <seconds>", "per-command debugger timeout", seconds, 30);
 }
 
+/** The end of a command's --help: examples, the environment it reads, its exit codes. */
+function footer(parts: { examples: string[]; env: string[]; exits: string }): string {
+  return ["", "Examples:", ...parts.examples.map((e) => `  ${e}`), "", "Environment:", ...parts.env.map((e) => `  ${e}`), "", `Exit codes: ${parts.exits}`].join("\n");
+}
+
+/**
+ * What users of gdb and of other CLIs type, read as dumpdbg's own: `-V` for `-v`, and `exec`'s
+ * `-ex CMD` for `-c CMD`. A `-c` given an existing file is gdb's core-file habit: say how to open it.
+ */
+export function conventionalArgs(argv: string[]): string[] {
+  const args = [...argv];
+  if (args[2] === "-V") args[2] = "-v";
+  const exec = args.indexOf("exec", 2);
+  if (exec < 0) return args;
+  for (let i = exec + 1; i < args.length; i++) {
+    if (args[i] === "--") break;
+    if (args[i] === "-ex") args[i] = "-c";
+    if ((args[i] === "-c" || args[i] === "--command") && args[i + 1] !== undefined && looksLikeDump(args[i + 1]!)) {
+      throw new ExitError(ExitCode.usage, `-c runs a debugger command here, not gdb's core file: give the dump first, as in dumpdbg exec ${args[i + 1]} -ex bt`);
+    }
+    if (args[i] === "-c" || args[i] === "--command") i++;
+  }
+  return args;
+}
+
+/** An ELF file or a minidump, by its first bytes: what gdb's `-c` would have been given. */
+function looksLikeDump(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  let fd = -1;
+  try {
+    if (!statSync(value).isFile()) return false;
+    fd = openSync(value, "r");
+    const magic = Buffer.alloc(4);
+    readSync(fd, magic, 0, 4, 0);
+    return magic.toString("latin1") === "\x7fELF" || magic.toString("latin1") === "MDMP";
+  } catch {
+    return false;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command("dumpdbg")
     .description("Explains why a program crashed or hung, from its crash dump.")
-    .version(packageVersion(), "-V, --version")
+    .version(packageVersion(), "-v, --version", "print the version (also -V)")
     .option("--debug", "show stack traces of internal errors")
     .showSuggestionAfterError()
     .exitOverride()
@@ -47,9 +90,17 @@ export function buildProgram(): Command {
       .command("exec")
       .description("run debugger commands on a dump in one persistent session")
       .argument("<dump>", "core file or minidump")
-      .option("-c, --command <cmd>", "a command to run (repeat for more)", collect, [])
+      .option("-c, --command <cmd>", "a command to run, also -ex as in gdb (repeat for more)", collect, [])
       .option("--json", "print one JSON array of results on stdout")
-      .option("--unsafe", "lift the command safety policy (dangerous with untrusted dumps)"),
+      .option("--unsafe", "lift the command safety policy (dangerous with untrusted dumps)")
+      .addHelpText(
+        "after",
+        footer({
+          examples: ["dumpdbg exec core.1234 -ex bt -ex 'info registers'", "dumpdbg exec crash.dmp --json -ex 'thread backtrace all'"],
+          env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols folders"],
+          exits: "0 every command ran, 1 a command failed or was refused, 2 usage, 3 bad dump, 4 debugger failed, 130 interrupted",
+        }),
+      ),
   ).action(async (dump: string, options) => {
     const { exec } = await import("./exec.js");
     return exec(dump, options);
@@ -60,7 +111,15 @@ export function buildProgram(): Command {
       .command("triage")
       .description("the crash verdict in a few lines: kind, where, why (no model, no session)")
       .argument("<dump>", "core file or minidump")
-      .option("--json", "print the crash object of the JSON report"),
+      .option("--json", "print the crash object of the JSON report")
+      .addHelpText(
+        "after",
+        footer({
+          examples: ["dumpdbg triage core.1234", "dumpdbg triage crash.dmp --modules-path ./dlls --json"],
+          env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols folders"],
+          exits: "0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 130 interrupted",
+        }),
+      ),
   ).action(async (dump: string, options) => {
     const { triage } = await import("./triage.js");
     return triage(dump, options);
@@ -83,7 +142,20 @@ export function buildProgram(): Command {
       .description("explain the crash or hang in a dump: hypotheses, tests, conclusion, critique, report")
       .argument("<dump>", "core file or minidump")
       .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)")
-      .option("--chat", "ask follow-up questions after the report, on the same session"),
+      .option("--chat", "ask follow-up questions after the report, on the same session")
+      .addHelpText(
+        "after",
+        footer({
+          examples: ["dumpdbg analyze core.1234 --provider offline", 'dumpdbg analyze core.1234 --issue "hangs after login" --chat', "dumpdbg analyze crash.dmp --symbols ./symbols --json > report.json"],
+          env: [
+            "OPENAI_API_KEY, ANTHROPIC_API_KEY        cloud models (--provider auto picks the one set)",
+            "OLLAMA_HOST                              a local Ollama (default http://127.0.0.1:11434)",
+            "DUMPDBG_SESSIONS_DIR                     where sessions live",
+            "DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries",
+          ],
+          exits: "0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 5 model provider failed, 130 interrupted (resume it)",
+        }),
+      ),
   ).action(async (dump: string, options) => {
     const { analyze } = await import("./analyze.js");
     return analyze(dump, options);
@@ -143,7 +215,15 @@ export function buildProgram(): Command {
       .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
       .addOption(new Option("--provider <name>", "model provider for --analyze").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("offline"))
       .option("--model <name>", "the model for --analyze")
-      .option("--no-redact", "send evidence to a cloud model without masking secrets"),
+      .option("--no-redact", "send evidence to a cloud model without masking secrets")
+      .addHelpText(
+        "after",
+        footer({
+          examples: ["dumpdbg batch ./crashes --jobs 4", "dumpdbg batch ./crashes --analyze --json > batch.json", "dumpdbg batch /srv/crashes --queue redis://queue.internal:6379"],
+          env: ["DUMPDBG_SESSIONS_DIR                     where triage results and analyses are kept", "DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries"],
+          exits: "0 done (unreadable dumps are rows of the report), 2 usage, 3 nothing could be read or the queue is unreachable, 130 interrupted (run it again to go on)",
+        }),
+      ),
   ).action(async (paths: string[], options) => {
     const { batch } = await import("./batch.js");
     return batch(paths, options);
@@ -235,8 +315,13 @@ export async function main(argv: string[]): Promise<number> {
   keepTracingOff();
   const program = buildProgram();
   installSignalHandlers();
+  // No command: the help, where a script's error output goes, and a usage error.
+  if (argv.length <= 2) {
+    process.stderr.write(program.helpInformation());
+    return ExitCode.usage;
+  }
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(conventionalArgs(argv));
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

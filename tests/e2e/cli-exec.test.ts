@@ -26,7 +26,9 @@ describe("dumpdbg exec", () => {
 
   it("--json prints one JSON array of results and nothing else on stdout", async () => {
     const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", "p $_siginfo.si_signo", "-c", "shell id", "-c", "x/4xg 0", "--json"]);
-    expect(run.code).toBe(0);
+    // Like gdb -batch, a failed or refused command makes the exit code 1; stdout stays pure JSON.
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^dumpdbg: 2 of 3 commands failed or were refused$/m);
     const results = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
     expect(results).toHaveLength(3);
     expect(results[0]).toMatchObject({ command: "p $_siginfo.si_signo", ok: true, output: "$1 = 11\n", errorType: null, error: null });
@@ -35,6 +37,34 @@ describe("dumpdbg exec", () => {
     expect(results[1]!.error).toMatch(/shell/);
     expect(results[2]).toMatchObject({ ok: false, errorType: "debugger_error" });
     for (const result of results) expect(typeof result.ms).toBe("number");
+  });
+
+  it("speaks gdb's conventions: -ex runs a command, -c given a core file says how to open it, -v prints the version", async () => {
+    const ex = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-ex", "p 6 * 7", "-c", "p 1 + 1"]);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(ex.stdout).toBe("$1 = 42\n$2 = 2\n");
+    const habit = await runCli(["exec", "-c", nullDeref.core, "-ex", "bt"]);
+    expect(habit.code).toBe(2);
+    expect(habit.stderr).toBe(`dumpdbg: -c runs a debugger command here, not gdb's core file: give the dump first, as in dumpdbg exec ${nullDeref.core} -ex bt\n`);
+    for (const flag of ["-v", "-V", "--version"]) {
+      const version = await runCli([flag]);
+      expect(version.code).toBe(0);
+      expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    }
+    const bare = await runCli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).toMatch(/^Usage: dumpdbg \[options\] \[command\]/);
+    const help = await runCli(["exec", "--help"]);
+    expect(help.stdout).toMatch(/Examples:\n  dumpdbg exec core\.1234 -ex bt/);
+    expect(help.stdout).toMatch(/Environment:\n  DUMPDBG_GDB/);
+    expect(help.stdout).toMatch(/Exit codes: 0 every command ran, 1 a command failed or was refused/);
+    const empty = await runCli(["analyze", nullDeref.core, "--issue", "  ", "--provider", "offline"]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe('dumpdbg: --issue is empty; say what went wrong, e.g. --issue "hangs after login", or leave it out\n');
+    const unknown = await runCli(["exec", nullDeref.core, "--nope"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it("--json stays pure when gdb's stdout lags behind its log (nothing gdb says while switching its output leaks in)", async () => {
@@ -89,7 +119,7 @@ sys.exit(gdb.wait())
   it("never sends a refused command to gdb, and --unsafe lifts the policy with a warning", async () => {
     const marker = join(scratch, "marker");
     const refused = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "-c", `shell touch ${marker}`]);
-    expect(refused.code).toBe(0);
+    expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/refused: shell touch/);
     expect(() => statSync(marker)).toThrow();
 
