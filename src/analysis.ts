@@ -208,7 +208,7 @@ async function run(
     // First, so that `dumpdbg report` can write the reports again should writing them fail here.
     writeJsonAtomically(join(paths.dir, REPORT_DOCUMENT), document);
     const files = await writeReports(document, { outDir: options.outDir });
-    updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt });
+    updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt, reports: files.map((f) => f.file) });
     // The report's usage, not this process's: a resumed run adds what earlier processes spent.
     const spent = Usage.of(document.report.usage, document.report.timings.llmMs);
     options.progress(`${models.cloud || models.local ? spent.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);

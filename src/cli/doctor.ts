@@ -1,8 +1,10 @@
 /** `dumpdbg doctor`: which debuggers and model providers this machine can use, and their versions. */
 import { execFile, type ExecFileException } from "node:child_process";
+import { basename, dirname, join } from "node:path";
 
 import { BACKENDS, binaryOf } from "../debuggers/backends.js";
 import type { Backend } from "../debuggers/session.js";
+import { ExitCode, ExitError } from "./exit.js";
 
 export interface DoctorOptions {
   gdb?: string;
@@ -24,16 +26,18 @@ export async function doctor(options: DoctorOptions): Promise<void> {
   const findings: Finding[] = [
     { name: "node", ok: Number(process.versions.node.split(".")[0]) >= 20, detail: process.version },
     ...(await Promise.all(Object.values(BACKENDS).map((backend) => debuggerFinding(backend.name, options)))),
-    provider("openai", process.env.OPENAI_API_KEY ? `key set${process.env.OPENAI_BASE_URL ? `, base URL ${process.env.OPENAI_BASE_URL}` : ""}` : null),
-    provider("anthropic", process.env.ANTHROPIC_API_KEY ? "key set" : null),
-    provider("ollama", process.env.OLLAMA_HOST ? `host ${process.env.OLLAMA_HOST}` : null),
+    provider("openai", process.env.OPENAI_API_KEY ? `key set${process.env.OPENAI_BASE_URL ? `, base URL ${process.env.OPENAI_BASE_URL}` : ""}` : null, "set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)"),
+    provider("anthropic", process.env.ANTHROPIC_API_KEY ? "key set" : null, "set ANTHROPIC_API_KEY"),
+    provider("ollama", process.env.OLLAMA_HOST ? `host ${process.env.OLLAMA_HOST}` : null, "set OLLAMA_HOST if Ollama is not at http://127.0.0.1:11434"),
     { name: "offline", ok: true, detail: "always available" },
   ];
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
-    return;
+  const debuggers = findings.filter((f) => f.name in BACKENDS);
+  if (options.json) process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
+  else for (const f of findings) process.stdout.write(`${f.ok ? "ok  " : "--  "} ${f.name.padEnd(10)} ${f.detail}\n`);
+  // Nothing can read a dump without a debugger: a setup script learns it from the exit code.
+  if (!debuggers.some((f) => f.ok)) {
+    throw new ExitError(ExitCode.debugger, "no debugger is usable: install gdb (or lldb), or name one with --gdb/--lldb or $DUMPDBG_GDB/$DUMPDBG_LLDB");
   }
-  for (const f of findings) process.stdout.write(`${f.ok ? "ok  " : "--  "} ${f.name.padEnd(10)} ${f.detail}\n`);
 }
 
 /** A debugger's binary and version, and whether this build can use it yet. */
@@ -44,7 +48,13 @@ async function debuggerFinding(backend: Backend, options: DoctorOptions): Promis
   } catch (error) {
     return { name: backend, ok: false, detail: (error as Error).message };
   }
-  const finding = await probe(backend, binary, VERSION_ARGUMENTS[backend]);
+  // LLDB is driven through its DAP server, which prints no version: lldb beside it says it.
+  const dap = backend === "lldb" ? /lldb-(vscode|dap)/.exec(basename(binary)) : null;
+  const finding = dap
+    ? await probe(backend, join(dirname(binary), basename(binary).replace(dap[0], "lldb")), VERSION_ARGUMENTS.lldb).then(async (lldb) =>
+        lldb.ok ? { ...lldb, detail: `${lldb.detail.replace(/ \(.*\)$/, "")} (${binary})` } : probe(backend, binary, ["--help"]),
+      )
+    : await probe(backend, binary, VERSION_ARGUMENTS[backend]);
   if (!BACKENDS[backend].start) return { ...finding, ok: false, detail: `${finding.detail}; no ${backend} backend in this version yet` };
   return finding;
 }
@@ -59,6 +69,6 @@ async function probe(name: string, binary: string, args: string[]): Promise<Find
   return { name, ok: true, detail: `${first} (${binary})` };
 }
 
-function provider(name: string, detail: string | null): Finding {
-  return { name, ok: detail !== null, detail: detail ?? "not configured" };
+function provider(name: string, detail: string | null, howTo: string): Finding {
+  return { name, ok: detail !== null, detail: detail ?? `not configured: ${howTo}` };
 }

@@ -273,7 +273,7 @@ export function buildProgram(): Command {
     (await import("./sessions.js")).show(id, options);
   });
   sessionsDir(sessions.command("rm").description("remove sessions").argument("<id...>")).action(async (ids: string[], options) => {
-    (await import("./sessions.js")).rm(ids, options);
+    await (await import("./sessions.js")).rm(ids, options);
   });
   sessionsDir(
     sessions
@@ -282,7 +282,7 @@ export function buildProgram(): Command {
       .option("--days <n>", "remove sessions not updated for N days")
       .option("--keep <k>", "always keep the K newest"),
   ).action(async (options) => {
-    (await import("./sessions.js")).cleanup(options);
+    await (await import("./sessions.js")).cleanup(options);
   });
 
   program
@@ -315,6 +315,11 @@ export async function main(argv: string[]): Promise<number> {
   keepTracingOff();
   const program = buildProgram();
   installSignalHandlers();
+  // `dumpdbg … | head`: a reader that has seen enough is not an error.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(ExitCode.ok);
+    throw error;
+  });
   // No command: the help, where a script's error output goes, and a usage error.
   if (argv.length <= 2) {
     process.stderr.write(program.helpInformation());

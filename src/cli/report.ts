@@ -1,7 +1,7 @@
 /** `dumpdbg report <session-id>`: re-renders a finished analysis from its session, in any formats. */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { loadSession, sessionPaths } from "../evidence/sessions.js";
+import { join, resolve } from "node:path";
+import { loadSession, sessionPaths, updateSession } from "../evidence/sessions.js";
 import { parseReportDocument, REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions-root.js";
@@ -18,6 +18,8 @@ export async function report(id: string, flags: ReportFlags): Promise<void> {
   const meta = loadSession(root, id);
   const document = readDocument(join(sessionPaths(root, id).dir, REPORT_DOCUMENT), id, meta.state);
   const written = await writeReports(document, { outDir: flags.out, formats });
+  // Kept with the session, so removing it removes these too.
+  updateSession(root, id, { reports: [...new Set([...(meta.reports ?? []), ...written.map(({ file }) => resolve(file))])].slice(-64) });
   for (const { file } of written) process.stdout.write(`${file}\n`);
 }
 

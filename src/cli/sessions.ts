@@ -1,7 +1,9 @@
 /** `dumpdbg sessions list | show | rm | cleanup`: the sessions under one folder, never outside it. */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { cleanupSessions, listSessions, loadSession, removeSession, sessionPaths } from "../evidence/sessions.js";
+import { join } from "node:path";
+import { cleanupSessions, currentState, listSessions, loadSession, removeSession, sessionPaths, type SessionMeta } from "../evidence/sessions.js";
 import { EvidenceStore } from "../evidence/store.js";
+import { REPORT_DOCUMENT, removeReports } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions-root.js";
 
@@ -10,20 +12,36 @@ export interface SessionsFlags {
   json?: boolean;
 }
 
-/** `--sessions-dir`, else `DUMPDBG_SESSIONS_DIR`, else `.sessions/` in the working directory. */
-
 export function list(flags: SessionsFlags): void {
-  const sessions = listSessions(sessionsRoot(flags.sessionsDir));
+  const root = sessionsRoot(flags.sessionsDir);
+  const sessions = listSessions(root).map((meta) => ({ ...meta, state: currentState(root, meta), verdict: verdictOf(root, meta) }));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
     return;
   }
   if (sessions.length === 0) {
-    process.stdout.write(`no sessions in ${sessionsRoot(flags.sessionsDir)}\n`);
+    process.stdout.write(`no sessions in ${root}\n`);
     return;
   }
-  for (const s of sessions) {
-    process.stdout.write(`${s.id}  ${s.state.padEnd(11)}  ${s.dump}${s.issue ? `  "${truncate(s.issue, 60)}"` : ""}\n`);
+  const rows = [["SESSION", "STATE", "VERDICT", "UPDATED", "DUMP"], ...sessions.map((s) => [s.id, s.state, s.verdict ?? "-", s.updatedAt.slice(0, 16).replace("T", " "), s.dump])];
+  process.stdout.write(table(rows));
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")).join("\n") + "\n";
+}
+
+/** "null-dereference in send_to_client", from the session's saved report, when it has one. */
+function verdictOf(root: string, meta: SessionMeta): string | null {
+  try {
+    const document = JSON.parse(readFileSync(join(sessionPaths(root, meta.id).dir, REPORT_DOCUMENT), "utf8")) as { report?: { crash?: { kind?: string; culprit?: { function?: string | null } } } };
+    const crash = document.report?.crash;
+    if (!crash?.kind) return null;
+    return truncate(`${crash.kind}${crash.culprit?.function ? ` in ${crash.culprit.function}` : ""}`, 60);
+  } catch {
+    return null;
   }
 }
 
@@ -40,7 +58,7 @@ export function show(id: string, flags: SessionsFlags): void {
   const rows: Array<[string, string]> = [
     ["session", meta.id],
     ["folder", paths.dir],
-    ["state", meta.state],
+    ["state", currentState(root, meta)],
     ["dump", meta.dump],
     ["executable", meta.executable ?? "-"],
     ["debugger", `${meta.debugger.backend} ${meta.debugger.version ?? ""} (${meta.debugger.path})`.trim()],
@@ -54,15 +72,17 @@ export function show(id: string, flags: SessionsFlags): void {
   for (const [key, value] of rows) process.stdout.write(`${key.padEnd(11)} ${value}\n`);
 }
 
-export function rm(ids: string[], flags: SessionsFlags): void {
+export async function rm(ids: string[], flags: SessionsFlags): Promise<void> {
   const root = sessionsRoot(flags.sessionsDir);
   for (const id of ids) {
+    const meta = loadSession(root, id);
     removeSession(root, id);
-    process.stdout.write(`removed ${id}\n`);
+    const reports = await removeReports(meta.reports ?? []);
+    process.stdout.write(`removed ${id}${reports.length ? ` and its ${reports.length} report ${reports.length === 1 ? "file" : "files"}` : ""}\n`);
   }
 }
 
-export function cleanup(flags: SessionsFlags & { days?: string; keep?: string }): void {
+export async function cleanup(flags: SessionsFlags & { days?: string; keep?: string }): Promise<void> {
   const days = flags.days === undefined ? undefined : Number(flags.days);
   const keep = flags.keep === undefined ? undefined : Number(flags.keep);
   if (days === undefined && keep === undefined) throw new ExitError(ExitCode.usage, "cleanup needs --days N, --keep K, or both");
@@ -70,11 +90,13 @@ export function cleanup(flags: SessionsFlags & { days?: string; keep?: string })
   if (keep !== undefined && !(Number.isInteger(keep) && keep >= 0)) throw new ExitError(ExitCode.usage, `--keep must be a whole number of at least 0, got "${flags.keep}"`);
   const root = sessionsRoot(flags.sessionsDir);
   const { removed, busy } = cleanupSessions(root, { ...(days !== undefined ? { days } : {}), ...(keep !== undefined ? { keep } : {}) });
+  const reports = await removeReports(removed.flatMap((s) => s.reports ?? []));
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ removed: removed.map((s) => s.id), busy: busy.map((s) => s.id) }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ removed: removed.map((s) => s.id), busy: busy.map((s) => s.id), reports }, null, 2)}\n`);
     return;
   }
   for (const s of removed) process.stdout.write(`removed ${s.id}\n`);
+  if (reports.length > 0) process.stdout.write(`removed ${reports.length} report ${reports.length === 1 ? "file" : "files"} of those sessions\n`);
   for (const s of busy) process.stdout.write(`kept ${s.id} (in use)\n`);
   process.stdout.write(`${removed.length} removed, ${listSessions(root).length} left in ${root}\n`);
 }

@@ -43,13 +43,15 @@ export interface SessionMeta {
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
+  /** The report files written for this session (removed with it when they are still ours). */
+  reports?: string[];
 }
 
 /** What the caller knows when a session starts; the rest is filled in here. */
 export type NewSession = Pick<SessionMeta, "dump" | "executable" | "debugger" | "issue">;
 
 /** What may change over a session's life; `updatedAt` is set on every update. */
-export type SessionPatch = Partial<Pick<SessionMeta, "executable" | "debugger" | "issue" | "state" | "finishedAt">>;
+export type SessionPatch = Partial<Pick<SessionMeta, "executable" | "debugger" | "issue" | "state" | "finishedAt" | "reports">>;
 
 export interface SessionPaths {
   dir: string;
@@ -101,6 +103,7 @@ const sessionMetaSchema: z.ZodType<SessionMeta> = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),
+  reports: z.array(z.string()).max(64).optional(),
 });
 
 /** Ids are folder names that stay one path segment: no separators, no `..`, nothing hidden. */
@@ -365,6 +368,15 @@ function readLockPid(lock: string): number | null | undefined {
   }
   const pid = Number(text.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
+ * The state as it is now: a session marked running whose process is gone (killed without a chance
+ * to say so) is interrupted, and `dumpdbg resume` goes on with it.
+ */
+export function currentState(root: string, meta: SessionMeta): SessionState {
+  if (meta.state !== "running") return meta.state;
+  return lockHolder(sessionPaths(root, meta.id).lock) === null ? "interrupted" : "running";
 }
 
 /** The live process that holds the lock, or null when there is none. */

@@ -115,6 +115,27 @@ function reportName(sessionId: string): string {
   return sessionId;
 }
 
+/**
+ * Removes the report files a removed session wrote, each only if it is still a dumpdbg report of
+ * its format (a file the user put there since is kept). Returns the files removed.
+ */
+export async function removeReports(files: readonly string[]): Promise<string[]> {
+  const removed: string[] = [];
+  for (const file of files) {
+    const format = path.extname(file).slice(1) as ReportFormat;
+    if (!REPORT_FORMATS.includes(format)) continue;
+    try {
+      await stat(file);
+      if (!(await isOursOrAbsent(file, format))) continue;
+      await rm(file, { force: true });
+      removed.push(file);
+    } catch {
+      // Unreadable: not ours to remove.
+    }
+  }
+  return removed;
+}
+
 async function isOursOrAbsent(file: string, format: ReportFormat): Promise<boolean> {
   let existing: string;
   try {

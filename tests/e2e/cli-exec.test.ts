@@ -264,9 +264,17 @@ describe("the program", () => {
     expect(byName.gdb).toMatchObject({ ok: true });
     expect(byName.gdb!.detail).toMatch(/GNU gdb .*13/);
     expect(byName.offline).toMatchObject({ ok: true });
-    expect(byName.openai).toMatchObject({ ok: false, detail: "not configured" });
+    expect(byName.openai).toMatchObject({ ok: false, detail: expect.stringMatching(/^not configured: set OPENAI_API_KEY/) });
+    expect(byName.anthropic!.detail).toMatch(/set ANTHROPIC_API_KEY/);
+    expect(byName.ollama!.detail).toMatch(/set OLLAMA_HOST/);
+    expect(byName.lldb).toMatchObject({ ok: true, detail: expect.stringMatching(/^lldb version 16/) });
     const missing = await runCli(["doctor", "--json", "--gdb", "/nonexistent/gdb"]);
+    expect(missing.code).toBe(0);
     expect((JSON.parse(missing.stdout) as Array<{ name: string; ok: boolean }>).find((f) => f.name === "gdb")).toMatchObject({ ok: false });
+    // No debugger at all: nothing can read a dump, and the exit code says so.
+    const none = await runCli(["doctor", "--gdb", "/nonexistent/gdb", "--lldb", "/nonexistent/lldb", "--cdb", "/nonexistent/cdb"]);
+    expect(none.code).toBe(4);
+    expect(none.stderr).toMatch(/^dumpdbg: no debugger is usable: install gdb/m);
   });
 
   it("an unknown command is a usage error", async () => {

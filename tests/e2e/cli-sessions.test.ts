@@ -18,13 +18,27 @@ beforeEach(() => {
 });
 
 describe("dumpdbg sessions", () => {
-  it("list shows every session, oldest first", async () => {
+  it("list is a table, oldest first, with each session's verdict; a run killed without a word is interrupted", async () => {
+    const [done, killed] = [...ids].sort();
+    updateSession(root, done!, { state: "done" });
+    writeFileSync(join(root, done!, "report.json"), JSON.stringify({ report: { crash: { kind: "null-dereference", culprit: { function: "send_to_client" } } } }));
+    // Marked running, and its lock names a process that no longer exists.
+    updateSession(root, killed!, { state: "running" });
+    writeFileSync(join(root, killed!, "lock"), "2147483646\n");
     const run = await runCli(["sessions", "list", "--sessions-dir", root]);
     expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split("\n");
-    expect(lines).toHaveLength(3);
-    expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([...ids].sort());
-    expect(run.stdout).toMatch(/"issue 0"/);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^SESSION +STATE +VERDICT +UPDATED +DUMP$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([...ids].sort());
+    // Aligned: every row's STATE starts where the header's does.
+    const column = lines[0]!.indexOf("STATE");
+    for (const line of lines.slice(1)) expect(line.slice(column)).toMatch(/^(done|interrupted|created) /);
+    expect(lines[1]).toMatch(/ done +null-dereference in send_to_client +\d{4}-\d\d-\d\d \d\d:\d\d +\/var\/crash\//);
+    expect(lines[2]).toMatch(/ interrupted +- /);
+    const json = JSON.parse((await runCli(["sessions", "list", "--json", "--sessions-dir", root])).stdout) as Array<{ id: string; state: string; verdict: string | null }>;
+    expect(json.find((s) => s.id === killed)?.state).toBe("interrupted");
+    expect(json.find((s) => s.id === done)?.verdict).toBe("null-dereference in send_to_client");
   });
 
   it("list --json is machine-readable, and DUMPDBG_SESSIONS_DIR is honoured", async () => {
@@ -41,11 +55,21 @@ describe("dumpdbg sessions", () => {
     expect(run.stdout).toMatch(/^dump +\/var\/crash\/core\.server$/m);
   });
 
-  it("rm removes a session and nothing else", async () => {
+  it("rm removes a session and its reports, and nothing else", async () => {
+    const reports = mkdtempSync(join(tmpdir(), "dumpdbg-sessions-reports-"));
+    const ours = join(reports, `${ids[1]}.md`);
+    const replaced = join(reports, `${ids[1]}.html`);
+    writeFileSync(ours, "<!-- dumpdbg report -->\n\n# Null dereference\n");
+    // A file the user put where the HTML report was: not ours any more, kept.
+    writeFileSync(replaced, "<html>my notes</html>");
+    updateSession(root, ids[1]!, { reports: [ours, replaced, join(reports, "gone.json")] });
     const run = await runCli(["sessions", "rm", ids[1]!, "--sessions-dir", root]);
     expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`removed ${ids[1]} and its 1 report file\n`);
     expect(existsSync(join(root, ids[1]!))).toBe(false);
     expect(existsSync(join(root, ids[0]!))).toBe(true);
+    expect(existsSync(ours)).toBe(false);
+    expect(existsSync(replaced)).toBe(true);
   });
 
   it("rm refuses ids that would leave the sessions folder", async () => {
@@ -68,6 +92,10 @@ describe("dumpdbg sessions", () => {
 
   it("cleanup removes old sessions but keeps the newest K", async () => {
     const old = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    const oldest = [...ids].sort()[0]!;
+    const report = join(mkdtempSync(join(tmpdir(), "dumpdbg-sessions-reports-")), `${oldest}.md`);
+    writeFileSync(report, "<!-- dumpdbg report -->\n\n# Deadlock\n");
+    updateSession(root, oldest, { reports: [report] });
     for (const id of ids) {
       const meta = join(root, id, "session.json");
       const json = JSON.parse((await import("node:fs")).readFileSync(meta, "utf8")) as Record<string, unknown>;
@@ -78,6 +106,8 @@ describe("dumpdbg sessions", () => {
     const run = await runCli(["sessions", "cleanup", "--days", "7", "--keep", "1", "--sessions-dir", root]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/2 removed, 1 left/);
+    expect(run.stdout).toMatch(/^removed 1 report file of those sessions$/m);
+    expect(existsSync(report)).toBe(false);
     expect(existsSync(join(root, [...ids].sort()[2]!))).toBe(true);
     expect(existsSync(join(root, "not-a-session"))).toBe(true);
   });
