@@ -11,7 +11,7 @@ import { readEnvironment } from "../analyzers/index.js";
 import { answerQuestion, loadFacts, reportWithChat, type ChatDeps, type ChatFacts } from "../agents/chat/index.js";
 import { adoptChatSession, openChatSession, previousExchanges, type ChatSession } from "../chat-session.js";
 import type { CommandExecutor } from "../agents/executor.js";
-import { sessionPaths, writeJsonAtomically, type Transcript } from "../evidence/sessions.js";
+import { resolveSessionId, sessionPaths, writeJsonAtomically, type Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type Models } from "../llm/index.js";
 import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ChatExchange, type ReportFormat } from "../report/index.js";
@@ -74,9 +74,10 @@ export async function chat(sessionId: string, flags: ChatFlags): Promise<void> {
     ...(flags.model !== undefined ? { model: flags.model } : {}),
     ...(flags.localModel !== undefined ? { localModel: flags.localModel } : {}),
   });
+  const root = sessionsRoot(flags.sessionsDir);
   await runChat({
-    root: sessionsRoot(flags.sessionsDir),
-    sessionId,
+    root,
+    sessionId: resolveSessionId(root, sessionId),
     dumpFlags: flags,
     unsafe: flags.unsafe ?? false,
     models,

@@ -127,7 +127,7 @@ export function buildProgram(): Command {
 
   const analysisOptions = (command: Command) =>
     dumpOptions(command)
-      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
       .option("--out <dir>", "where the reports are written", "reports")
       .option("--json", "print the JSON report alone on stdout")
       .addOption(new Option("--provider <name>", "model provider").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("auto"))
@@ -176,7 +176,7 @@ export function buildProgram(): Command {
       .command("chat")
       .description("ask follow-up questions about an analysed dump, in its session")
       .argument("<session-id>", "the session (see dumpdbg sessions list)")
-      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
       .option("--out <dir>", "where /report writes the report", "reports")
       .addOption(new Option("--provider <name>", "model provider").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("auto"))
       .option("--model <name>", "the model (the cloud model, or Ollama's with --provider ollama)")
@@ -196,7 +196,7 @@ export function buildProgram(): Command {
     .argument("<session-id>")
     .option("--format <list>", "formats, comma-separated", "md,html,json")
     .option("--out <dir>", "where the reports go", "reports")
-    .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+    .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
     .action(async (id: string, options) => {
       const { report } = await import("./report.js");
       return report(id, options);
@@ -212,7 +212,7 @@ export function buildProgram(): Command {
       .option("--json", "print the batch document alone on stdout")
       .option("--out <dir>", "where the batch report is written", "reports")
       .option("--analyze", "one full analysis per bug, on its most complete dump")
-      .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+      .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
       .addOption(new Option("--provider <name>", "model provider for --analyze").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("offline"))
       .option("--model <name>", "the model for --analyze")
       .option("--no-redact", "send evidence to a cloud model without masking secrets")
@@ -236,7 +236,7 @@ export function buildProgram(): Command {
     .option("--jobs <n>", "dumps at a time (default: the number of cores)")
     .option("--stall-seconds <n>", "how long the job of a worker that stopped answering waits before another worker takes it", "30")
     .option("--out <dir>", "where analysis reports are written", "reports")
-    .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+    .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
     .addOption(new Option("--provider <name>", "model provider for analyses").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("offline"))
     .option("--model <name>", "the model for analyses")
     .option("--no-redact", "send evidence to a cloud model without masking secrets")
@@ -255,7 +255,7 @@ export function buildProgram(): Command {
   program
     .command("mcp")
     .description("serve dumpdbg to coding agents: a Model Context Protocol server on stdio")
-    .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)")
+    .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
     .option("--out <dir>", "where analysis reports are written", "reports")
     .option("--idle-minutes <n>", "close a session's debugger after this long unused", "30")
     .action(async (options) => {
@@ -265,7 +265,7 @@ export function buildProgram(): Command {
 
   const sessions = program.command("sessions").description("list, show and remove analysis sessions");
   const sessionsDir = (command: Command) =>
-    command.option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR or .sessions)").option("--json", "JSON output");
+    command.option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)").option("--json", "JSON output");
   sessionsDir(sessions.command("list").description("the sessions, oldest first")).action(async (options) => {
     (await import("./sessions.js")).list(options);
   });
@@ -286,6 +286,18 @@ export function buildProgram(): Command {
   });
 
   program
+    .command("config")
+    .description("the effective settings (provider, model, debuggers, folders) and where each came from")
+    .option("--json", "print them as JSON")
+    .addHelpText(
+      "after",
+      '\nConfig files (JSON): dumpdbg.config.json or .dumpdbgrc in the project (searched from here upwards), or a\n"dumpdbg" key in package.json; the user\'s in $XDG_CONFIG_HOME/dumpdbg/config.json. Settings: provider, model,\nlocalModel, gdb, lldb, cdb, sessionsDir, reportsDir. Example: { "provider": "offline", "sessionsDir": ".sessions" }',
+    )
+    .action(async (options) => {
+      (await import("./config-command.js")).showConfig(options);
+    });
+
+  program
     .command("doctor")
     .description("show which debuggers and model providers are usable")
     .option("--gdb <path>", "the gdb binary to check")
@@ -297,6 +309,11 @@ export function buildProgram(): Command {
       return doctor(options);
     });
 
+  // Settings from config files fill the options the command line left at their defaults.
+  program.hook("preAction", async (_program, action) => {
+    const { applyConfig } = await import("./apply-config.js");
+    applyConfig(action);
+  });
   return program;
 }
 

@@ -1,7 +1,7 @@
 /** `dumpdbg report <session-id>`: re-renders a finished analysis from its session, in any formats. */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadSession, sessionPaths, updateSession } from "../evidence/sessions.js";
+import { loadSession, resolveSessionId, sessionPaths, updateSession } from "../evidence/sessions.js";
 import { parseReportDocument, REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions-root.js";
@@ -12,9 +12,10 @@ export interface ReportFlags {
   sessionsDir?: string;
 }
 
-export async function report(id: string, flags: ReportFlags): Promise<void> {
+export async function report(given: string, flags: ReportFlags): Promise<void> {
   const formats = parseFormats(flags.format);
   const root = sessionsRoot(flags.sessionsDir);
+  const id = resolveSessionId(root, given);
   const meta = loadSession(root, id);
   const document = readDocument(join(sessionPaths(root, id).dir, REPORT_DOCUMENT), id, meta.state);
   const written = await writeReports(document, { outDir: flags.out, formats });

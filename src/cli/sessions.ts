@@ -1,7 +1,7 @@
 /** `dumpdbg sessions list | show | rm | cleanup`: the sessions under one folder, never outside it. */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupSessions, currentState, listSessions, loadSession, removeSession, sessionPaths, type SessionMeta } from "../evidence/sessions.js";
+import { cleanupSessions, currentState, listSessions, loadSession, removeSession, resolveSessionId, sessionPaths, type SessionMeta } from "../evidence/sessions.js";
 import { EvidenceStore } from "../evidence/store.js";
 import { REPORT_DOCUMENT, removeReports } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -45,8 +45,9 @@ function verdictOf(root: string, meta: SessionMeta): string | null {
   }
 }
 
-export function show(id: string, flags: SessionsFlags): void {
+export function show(given: string, flags: SessionsFlags): void {
   const root = sessionsRoot(flags.sessionsDir);
+  const id = resolveSessionId(root, given);
   const meta = loadSession(root, id);
   const paths = sessionPaths(root, id);
   const evidence = existsSync(paths.evidenceDb) ? countEvidence(paths.evidenceDb) : 0;
@@ -74,7 +75,8 @@ export function show(id: string, flags: SessionsFlags): void {
 
 export async function rm(ids: string[], flags: SessionsFlags): Promise<void> {
   const root = sessionsRoot(flags.sessionsDir);
-  for (const id of ids) {
+  for (const given of ids) {
+    const id = resolveSessionId(root, given);
     const meta = loadSession(root, id);
     removeSession(root, id);
     const reports = await removeReports(meta.reports ?? []);

@@ -13,6 +13,7 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   linkSync,
   lstatSync,
@@ -292,6 +293,27 @@ function sessionId(dump: string, now: Date): string {
       .slice(0, 40)
       .replace(/^-+|-+$/g, "") || "dump";
   return `${stamp}-${name}-${randomBytes(2).toString("hex")}`;
+}
+
+/**
+ * A session id as the user typed it: the whole id, or any prefix of exactly one session's id
+ * (`20261126-1430` for `20261126-143012-core-a1b2`). An unknown one is returned as given, for
+ * `loadSession` to refuse; an ambiguous one is refused here, with the candidates.
+ */
+export function resolveSessionId(root: string, given: string): string {
+  if (!isValidId(given) || existsSync(join(root, given, "session.json"))) return given;
+  let entries: string[];
+  try {
+    entries = readdirSync(root);
+  } catch {
+    return given;
+  }
+  const matches = entries.filter((entry) => entry.startsWith(given) && isValidId(entry) && existsSync(join(root, entry, "session.json"))).sort();
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) {
+    throw new SessionError(`"${given}" is the start of ${matches.length} sessions (${matches.slice(0, 3).join(", ")}${matches.length > 3 ? ", …" : ""}); give more of the id`);
+  }
+  return given;
 }
 
 function isValidId(id: string): boolean {
