@@ -36,8 +36,8 @@ export interface AnalysisOptions {
   /** Lifts the command safety policy for commands models propose. */
   unsafe: boolean;
   limits?: Partial<Limits>;
-  /** One progress line (stderr). */
-  progress: (line: string) => void;
+  /** One progress line (stderr); `detail` marks one command's line, which a terminal collapses. */
+  progress: (line: string, detail?: boolean) => void;
   /** Registers what to do on Ctrl+C (print the token usage, mark the session interrupted). */
   onInterrupt?: (hook: () => void) => void;
   /**

@@ -53,8 +53,8 @@ export interface Runtime {
   usage: Usage;
   redactor: Redactor;
   limits: Limits;
-  /** One progress line (stderr). */
-  progress: (line: string) => void;
+  /** One progress line (stderr); `detail` marks one command's line, which a terminal collapses. */
+  progress: (line: string, detail?: boolean) => void;
   /** For the report's session block. */
   meta: { id: string; dump: string; executable: string | null; debugger: string; startedAt: string };
   /** The thread the debugger selects on opening the dump (the one that got the signal); commands run relative to it. */
@@ -121,7 +121,7 @@ export async function runCommands(
     const command = done.command;
     const how = done.cached ? "cached" : `${Math.round(done.ms)} ms`;
     const failure = done.ok ? "" : ` — ${done.errorType === "not_allowed" ? "refused" : done.errorType}: ${done.error ?? ""}`;
-    runtime.progress(`[${agent}] ${hypothesis ? `${hypothesis}: ` : ""}${command} (${done.evidenceId}, ${how})${failure}`);
+    runtime.progress(`[${agent}] ${hypothesis ? `${hypothesis}: ` : ""}${command} (${done.evidenceId}, ${how})${failure}`, true);
     observations.push(observationOf(done, agent, hypothesis));
   }
   // A command may have moved the selection (`frame 2`, `thread 3`): the agents' commands and the

@@ -3,6 +3,7 @@ import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AnalysisOptions, AnalysisResult } from "../analysis.js";
 import { openDump } from "../debuggers/open.js";
+import { colours, startProgress, widthOf, wrap, type Progress, type Verbosity } from "./terminal.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -18,6 +19,10 @@ export interface AnalysisFlags extends DumpFlags {
   /** `--no-redact` sets it false. */
   redact: boolean;
   unsafe?: boolean;
+  /** The verdict and the report paths only, no progress. */
+  quiet?: boolean;
+  /** Every progress line, also on a terminal. */
+  verbose?: boolean;
 }
 
 export interface AnalyzeFlags extends AnalysisFlags {
@@ -30,19 +35,23 @@ export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<vo
   if (flags.issue !== undefined && flags.issue.trim() === "") {
     throw new ExitError(ExitCode.usage, '--issue is empty; say what went wrong, e.g. --issue "hangs after login", or leave it out');
   }
-  const options = analysisOptions(dumpPath, flags);
+  const progress = await startProgress(verbosityOf(flags));
+  const options = analysisOptions(dumpPath, flags, progress);
   // The debugger starts reading the dump first; the graph, the agents and LangChain load meanwhile.
   options.opening = openDump(options.open);
   options.opening.catch(() => undefined);
   const { analyze: runAnalysis } = await import("../analysis.js").catch(async (error: unknown) => {
+    progress.stop();
     await options.opening?.then((opened) => opened.session.close(), () => undefined);
     throw error;
   });
   if (!flags.chat) {
-    await printResult(await runAnalysis(flags.issue ?? null, options), flags);
+    const result = await runAnalysis(flags.issue ?? null, options).finally(() => progress.stop());
+    await printResult(result, flags);
     return;
   }
   options.afterReport = async (open) => {
+    progress.stop();
     await printResult({ sessionId: open.sessionId, report: open.report, files: open.files }, flags);
     const { runChat } = await import("./chat.js");
     await runChat({
@@ -55,11 +64,16 @@ export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<vo
       unsafe: options.unsafe,
     });
   };
-  await runAnalysis(flags.issue ?? null, options);
+  await runAnalysis(flags.issue ?? null, options).finally(() => progress.stop());
+}
+
+export function verbosityOf(flags: { quiet?: boolean; verbose?: boolean }): Verbosity {
+  if (flags.quiet && flags.verbose) throw new ExitError(ExitCode.usage, "--quiet and --verbose cannot be used together");
+  return flags.quiet ? "quiet" : flags.verbose ? "verbose" : "normal";
 }
 
 /** The options `analysis.ts` takes, from the flags `analyze` and `resume` share. */
-export function analysisOptions(dumpPath: string, flags: AnalysisFlags): AnalysisOptions {
+export function analysisOptions(dumpPath: string, flags: AnalysisFlags, progress: Progress): AnalysisOptions {
   if (flags.unsafe) {
     process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands a model proposes may run shells, write files or start processes\n");
   }
@@ -76,7 +90,7 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags): Analysi
     sessionsDir,
     outDir,
     unsafe: flags.unsafe ?? false,
-    progress: (line) => process.stderr.write(`${line}\n`),
+    progress: (line, detail) => progress.line(line, detail),
     onInterrupt,
   };
 }
@@ -101,21 +115,47 @@ function writableFolder(path: string, flag: string): string {
   return path;
 }
 
-/** `--json`: the JSON report alone on stdout; otherwise the verdict, the summary and where the reports are. */
-export async function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean; sessionsDir?: string }): Promise<void> {
+/**
+ * `--json`: the JSON report alone on stdout. Otherwise the verdict first (kind, where), why in one
+ * sentence, the confidence, then the report paths and the session; `--quiet`: the verdict and the
+ * paths only.
+ */
+export async function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean; sessionsDir?: string; quiet?: boolean }): Promise<void> {
   const [{ renderJson }, { verdict }] = await Promise.all([import("../report/index.js"), import("../report/markdown.js")]);
   if (flags.json) {
     process.stdout.write(renderJson(result.report));
     return;
   }
   const { report, files } = result;
+  const c = colours(process.stdout);
+  const width = process.stdout.isTTY ? widthOf(process.stdout) : Number.POSITIVE_INFINITY;
+  const hang = report.crash.kind === "deadlock";
+  const headline = c.bold((hang ? c.yellow : c.red)(verdict(report, (text) => text)));
+  const paths = files.map((f) => `  ${f.file}`);
+  if (flags.quiet) {
+    process.stdout.write(`${[headline, ...paths].join("\n")}\n`);
+    return;
+  }
+  const { confidence, summary, recommendations } = report.conclusion;
   const lines = [
-    verdict(report, (text) => text),
+    headline,
+    wrap(`${c.bold("Why:")} ${firstSentence(summary)}`, width, "  "),
+    `${c.bold("Confidence:")} ${confidenceWord(confidence)} (${confidence.toFixed(2)})`,
+    ...(recommendations[0] ? [wrap(`${c.bold("First fix:")} ${recommendations[0]}`, width, "  ")] : []),
     "",
-    report.conclusion.summary,
-    "",
-    `Reports: ${files.map((f) => f.file).join(", ")}`,
-    `Session: ${result.sessionId} (dumpdbg chat ${result.sessionId}${sessionsFlag(flags.sessionsDir)} for follow-up questions)`,
+    "Reports:",
+    ...paths.map((p) => c.dim(p)),
+    wrap(`Session: ${result.sessionId} (dumpdbg chat ${result.sessionId}${sessionsFlag(flags.sessionsDir)} for follow-up questions)`, width, "  "),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The summary's first sentence: up to the first full stop that ends one (not one inside a name). */
+function firstSentence(text: string): string {
+  const end = /[.!?](?=\s+[A-Z`(])/.exec(text);
+  return end ? text.slice(0, end.index + 1) : text;
+}
+
+function confidenceWord(value: number): string {
+  return value >= 0.8 ? "high" : value >= 0.5 ? "medium" : "low";
 }

@@ -134,7 +134,9 @@ export function buildProgram(): Command {
       .option("--model <name>", "the model (the cloud model, or Ollama's with --provider ollama)")
       .option("--local-model <name>", "an Ollama model for light work beside a cloud model")
       .option("--no-redact", "send evidence to a cloud model without masking secrets")
-      .option("--unsafe", "lift the command safety policy for the commands models propose");
+      .option("--unsafe", "lift the command safety policy for the commands models propose")
+      .option("-q, --quiet", "print the verdict and the report paths only, no progress")
+      .option("--verbose", "print every progress line, each debugger command too, also on a terminal");
 
   analysisOptions(
     program
