@@ -17,6 +17,7 @@ import { acquireSessionLock, createSession, loadSession, SessionError, sessionPa
 import { EvidenceStore } from "./evidence/store.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
 import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
+import { counted } from "./report/numbers.js";
 import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
 import { reopenDump } from "./session-dump.js";
@@ -124,7 +125,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 /** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
   const triage = await runTriage(runtime.executor.asker("triage"), runtime.triageOptions);
-  runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${triage.commands.length} commands)`);
+  runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${counted(triage.commands.length, "command")})`);
   const triageEvidence = Object.fromEntries(
     triage.commands.flatMap((command) => {
       const id = runtime.executor.evidenceFor(command);

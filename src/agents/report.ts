@@ -2,6 +2,7 @@
  * Writes the report: the JSON contract (validated) and what the renderers show beside it. What the
  * critic's last round still found becomes 3–5 follow-up questions for the user.
  */
+import { counted } from "../report/numbers.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import { normalizeFunctionName, type TriageResult } from "../analyzers/index.js";
@@ -44,7 +45,7 @@ export async function reportWriter(state: State, config: LangGraphRunnableConfig
       questions = followUpQuestions(state, runtime, proposed);
     }
     const document = await composeReport(state, runtime, spentSoFar(), questions);
-    return [{ document, ...(fallback ? { fallbacks: [fallback] } : {}) }, `${document.report.hypotheses.length} hypotheses, ${document.report.evidence.length} evidence, ${questions.length} follow-up questions`];
+    return [{ document, ...(fallback ? { fallbacks: [fallback] } : {}) }, `${counted(document.report.hypotheses.length, "hypothesis", "hypotheses")}, ${counted(document.report.evidence.length, "piece", "pieces")} of evidence, ${counted(questions.length, "follow-up question")}`];
   });
 }
 

@@ -3,6 +3,7 @@
  * findings. The backend reads a command's output into the model; everything here speaks the model.
  * To add one, add an entry to SUMMARIES.
  */
+import { counted } from "../report/numbers.js";
 import type { Disassembly, Frame, Variable } from "../debuggers/model.js";
 import type { Probe, ProbeKind, Readings, Vocabulary } from "../debuggers/probe.js";
 import { keyRegisters } from "./registers.js";
@@ -36,7 +37,7 @@ const SUMMARIES: Summaries = {
     const first = trace.frames[0];
     const findings = trace.frames.slice(0, 8).map((frame) => `#${frame.level} ${describeFrame(frame)}`);
     if (trace.truncated) findings.push("more frames follow (the listing was limited)");
-    return { summary: first ? `${trace.frames.length} frames; innermost: ${describeFrame(first)}` : "no stack", findings };
+    return { summary: first ? `${counted(trace.frames.length, "frame")}; innermost: ${describeFrame(first)}` : "no stack", findings };
   },
   registers: (registers) => {
     const { pc, sp } = keyRegisters(registers);
@@ -59,7 +60,7 @@ const SUMMARIES: Summaries = {
   threads: (threads) => {
     const current = threads.find((thread) => thread.current);
     const findings = current ? [`selected thread ${current.id} (LWP ${current.lwp ?? "?"}) in ${describeFunction(current.frame)}`] : [];
-    return { summary: `${threads.length} threads`, findings };
+    return { summary: counted(threads.length, "thread"), findings };
   },
   mappings: (mappings) => {
     const files = new Set(mappings.map((m) => m.objfile).filter((f): f is string => f !== null));

@@ -3,6 +3,7 @@ import os from "node:os";
 import { resolve } from "node:path";
 import { runBatch } from "../batch/batch.js";
 import { writeBatchReports } from "../batch/report.js";
+import { counted } from "../report/numbers.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
 import type { ModelConfig } from "../llm/index.js";
@@ -63,7 +64,7 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   const files = writeBatchReports(doc, id, resolve(flags.out));
   const read = doc.groups.reduce((n, g) => n + g.count, 0);
   if (flags.json) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-  else process.stdout.write(`${doc.groups.length} bugs in ${read} dumps (${doc.errors.length} unreadable, ${doc.skipped.length} not dumps); report: ${files.join(", ")}\n`);
-  if (doc.notDone > 0) throw new ExitError(ExitCode.interrupted, `interrupted: ${doc.notDone} dumps not triaged yet; run the same batch again to go on`);
+  else process.stdout.write(`${counted(doc.groups.length, "bug")} in ${counted(read, "dump")} (${doc.errors.length} unreadable, ${doc.skipped.length} not ${doc.skipped.length === 1 ? "a dump" : "dumps"}); report: ${files.join(", ")}\n`);
+  if (doc.notDone > 0) throw new ExitError(ExitCode.interrupted, `interrupted: ${counted(doc.notDone, "dump")} not triaged yet; run the same batch again to go on`);
   if (read === 0) throw new ExitError(ExitCode.badInput, doc.errors.length ? `no dump could be read (${doc.errors.length} failed)` : "no dump found");
 }

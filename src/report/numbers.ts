@@ -9,3 +9,8 @@ export function thousands(n: number): string {
   const grouped = (whole ?? "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${sign}${grouped}${fraction ? `.${fraction}` : ""}`;
 }
+
+/** "1 thread", "2 threads", "1,000 frames"; `many` for words that do not just take an s. */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${thousands(n)} ${n === 1 ? one : many}`;
+}

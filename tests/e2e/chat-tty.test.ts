@@ -353,6 +353,19 @@ describe("dumpdbg chat with piped questions", () => {
     expect(limited.code).toBe(0);
     expect(limited.stdout.trim().split("\n\n")[1]).toBe("This chat has reached its limit of 1 question (--max-turns); /report, /history and /exit still work.");
   });
+
+  it("answers how to fix it from the report's recommendations and root cause, offline", async () => {
+    const core = cores["null-deref"]!;
+    const analysed = await runCli(["analyze", core.core, "--exe", core.exe, "--provider", "offline", "--json", "--sessions-dir", sessionsDir, "--out", reportsDir]);
+    expect(analysed.code, analysed.stderr).toBe(0);
+    const id = (JSON.parse(analysed.stdout) as { session: { id: string } }).session.id;
+    const { code, stdout } = await pipe(chatArgs(id, "--provider", "offline"), "how do I fix it?\n");
+    expect(code).toBe(0);
+    const answer = stdout.trim();
+    expect(answer).toMatch(/^What the analysis recommends:\n  1\. .*`send_to_client`/);
+    expect(answer).toMatch(/\nBecause: .*`session->client`.* \[E\d+(, E\d+)*\]$/);
+    expect(answer).not.toMatch(/without a model/);
+  });
 });
 
 describe.skipIf(!hasTmux)("dumpdbg chat in a terminal, with a model", () => {

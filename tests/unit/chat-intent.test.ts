@@ -4,6 +4,11 @@ import { classifyQuestion, type Intent } from "../../src/agents/chat/intent.js";
 
 const CASES: Array<[string, Intent]> = [
   ["show thread 3's stack", { kind: "stack", thread: 3 }],
+  ["how do I fix it?", { kind: "fix" }],
+  ["How should we fix the deadlock?", { kind: "fix" }],
+  ["what should I change to prevent this?", { kind: "fix" }],
+  ["any recommendations?", { kind: "fix" }],
+  ["what does prefix_len hold?", { kind: "unknown" }],
   ["backtrace of the main thread", { kind: "stack", thread: "main" }],
   ["show me the crashing thread's stack", { kind: "stack", thread: "crashed" }],
   ["what was thread #2 doing?", { kind: "stack", thread: 2 }],

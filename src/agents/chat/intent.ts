@@ -24,6 +24,7 @@ export type Intent =
   | { kind: "null-pointer" }
   | { kind: "value"; expression: string; thread: ThreadRef; frame: FrameRef }
   | { kind: "crash" }
+  | { kind: "fix" }
   | { kind: "unknown" };
 
 /** Register names that read as nothing else in a question. */
@@ -45,6 +46,8 @@ export function classifyQuestion(question: string): Intent {
   const thread = threadRef(q);
   const address = ADDRESS.exec(q)?.[0] ?? null;
 
+  // "How do I fix it?", "what should I change?", "how to prevent this": the report's recommendations.
+  if (/\b(fix(es|ed|ing)?|repair|patch|prevent|avoid|remed(y|ies)|recommend(ation)?s?|what (should|do|can) (i|we) (do|change))\b/.test(q)) return { kind: "fix" };
   const aboutOwner = /\b(holds?|held|owner|owns)\b/.test(q) && (/\bwho\b/.test(q) || address !== null);
   if (aboutOwner || /\b(locks?|locked|mutex(es)?|deadlock(s|ed)?)\b/.test(q)) return { kind: "locks", lock: address };
   if (/\bfault(ing)?\s+addr(ess)?\b|\bsi_addr\b|\baddress\b.*\b(fault|crash|segfault)|\b(fault|crash|segfault)\w*\b.*\baddress\b/.test(q)) {

@@ -40,7 +40,7 @@ const MAX_POINTERS = 6;
 const MAX_VALUE_CHARS = 300;
 
 const OFFLINE_TOPICS =
-  "the crash itself, a thread's stack, what all threads were doing, a frame's locals, a register's value, " +
+  "the crash itself, how to fix it, a thread's stack, what all threads were doing, a frame's locals, a register's value, " +
   "the fault address and what an address points into, which pointer was null, the value of an expression " +
   "(in backticks), and who holds which lock";
 
@@ -139,6 +139,8 @@ export class OfflineEngine {
         return this.valueAnswer(intent.expression, intent.thread, intent.frame);
       case "crash":
         return this.crashAnswer();
+      case "fix":
+        return Promise.resolve(this.fixAnswer());
       case "unknown":
         return Promise.resolve(this.cannotAnswer(question));
     }
@@ -451,6 +453,24 @@ export class OfflineEngine {
       }
     }
     return { text: lines.join("\n"), evidenceIds: unique(ids) };
+  }
+
+  /** How to fix it: the report's recommendations, after the root cause they answer, with its evidence. */
+  private fixAnswer(): Finding {
+    const report = this.deps.facts.document?.report;
+    if (!report || report.conclusion.recommendations.length === 0) {
+      return {
+        text: "The analysis has made no recommendation for this dump (its report is not in the session); ask why it crashed, and the chat shows what the dump says.",
+        evidenceIds: [],
+      };
+    }
+    const ids = unique(report.hypotheses.filter((h) => h.status === "confirmed").flatMap((h) => h.evidenceIds));
+    const lines = [
+      `What the analysis recommends${report.conclusion.confidence < 0.5 ? " (its confidence is low: check the root cause first)" : ""}:`,
+      ...report.conclusion.recommendations.map((item, i) => `  ${i + 1}. ${item}`),
+    ];
+    if (report.conclusion.rootCause) lines.push(`Because: ${report.conclusion.rootCause}${ids.length ? ` [${ids.join(", ")}]` : ""}`);
+    return { text: lines.join("\n"), evidenceIds: ids };
   }
 
   private cannotAnswer(question: string): Finding {

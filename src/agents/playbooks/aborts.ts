@@ -329,7 +329,7 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
     },
     openQuestions: [
       { text: "The dump shows the overrun, not whether the over-long input is legitimate.", question: "What is the longest legitimate value for this field, and where should longer ones be rejected?" },
-      { text: "Whether an attacker controls this input cannot be seen in a core.", question: "Can untrusted clients send this input? If so, treat this as a security issue." },
+      { text: "Whether an attacker controls this input cannot be seen in a core.", question: "Can someone outside the program choose this input (a file, the network, a command line)? If so, treat this as a security issue." },
     ],
   };
 }

@@ -84,7 +84,7 @@ export function divisionPlaybook(facts: Facts): Playbook {
         evidenceIds: c.ids,
       };
     },
-    openQuestions: [{ text: "Whether a zero count is valid input is a question about the data, not the dump.", question: "Can this count legitimately be zero (e.g. an endpoint with no requests), and what should be reported then?" }],
+    openQuestions: [{ text: "Whether a zero count is valid input is a question about the data, not the dump.", question: "Can this count legitimately be zero (nothing counted yet), and what should be reported then?" }],
   };
 }
 
@@ -145,6 +145,6 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
         evidenceIds: c.ids,
       };
     },
-    openQuestions: [{ text: "Which peer sent the value is not in the core.", question: "Which client or version sends this value, and should older servers accept or reject it?" }],
+    openQuestions: [{ text: "Where the value came from is not in the core.", question: "Which input or caller supplies this value, and should the program accept or reject it?" }],
   };
 }

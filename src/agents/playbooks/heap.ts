@@ -115,7 +115,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
       };
     },
     openQuestions: [
-      { text: "A core records the second free, not the stack of the first one.", question: "Which error path ran before the cleanup (a failed request, a closed connection)? Its logs would show the first free." },
+      { text: "A core records the second free, not the stack of the first one.", question: "Which error path ran before the cleanup? The program's log from before the crash would show where the first free was." },
       { text: "Whether the freed block was used between the two frees cannot be told from the dump.", question: "Can you reproduce under AddressSanitizer to see the first free's stack and any use after it?" },
     ],
   };

@@ -252,7 +252,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
           : `Which event leaves ${top ? `\`${top.pointer}\`` : "this pointer"} NULL while ${callPath(facts) || "this code"} can still run — is it a normal state (e.g. a disconnect or a lookup miss) that the code must handle?`,
       },
       {
-        text: "A post-mortem cannot tell whether this is the first time the NULL occurred or whether earlier requests were silently affected.",
+        text: "A post-mortem cannot tell whether this is the first time the NULL occurred or whether earlier calls met it and were silently affected.",
         question: "Did this start with a specific release or configuration change, and does it reproduce on demand?",
       },
       ...concurrencyQuestion(facts),
@@ -484,7 +484,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
     openQuestions: [
       {
         text: `The dump shows the bad address, not the input that produced it.`,
-        question: `What input or caller supplied ${list[0] ? `\`${list[0].pointer}\`` : "the pointer"} — can you share the request or data that was being processed?`,
+        question: `What input or caller supplied ${list[0] ? `\`${list[0].pointer}\`` : "the pointer"} — can you share the input that was being processed?`,
       },
       ...concurrencyQuestion(facts),
     ],
@@ -673,7 +673,7 @@ export function badJumpPlaybook(facts: Facts): Playbook {
       jumpedToNull
         ? { text: "The dump shows the NULL handler, not whether it is a missing feature or a registration that failed at run time.", question: `Is the entry behind \`${target ?? "this function pointer"}\` meant to have a handler, or should the request be rejected?` }
         : { text: "The dump shows the garbage pointer, not when the object behind it was freed or overwritten.", question: `Who frees or reuses the object behind \`${calls[0]?.pointer ?? "this pointer"}\`, and can it happen while \`${facts.fn}\` still holds it?` },
-      { text: "Which client sends this request is not in the dump.", question: "Which client or input sends the request that reached this entry, and since when?" },
+      { text: "Which input reached this entry is not in the dump.", question: "Which input or caller reached this entry, and since when?" },
     ],
   };
 

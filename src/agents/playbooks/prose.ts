@@ -1,6 +1,6 @@
 /** Small pieces of the sentences the playbooks write. */
 import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame } from "../../analyzers/index.js";
-import { thousands } from "../../report/numbers.js";
+import { counted } from "../../report/numbers.js";
 import type { Facts } from "./facts.js";
 
 export function basename(file: string): string {
@@ -38,5 +38,5 @@ export function quoteLine(line: string | null): string | null {
 }
 
 export function plural(n: number, word: string): string {
-  return `${thousands(n)} ${word}${n === 1 ? "" : "s"}`;
+  return counted(n, word);
 }
