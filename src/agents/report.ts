@@ -2,6 +2,7 @@
  * Writes the report: the JSON contract (validated) and what the renderers show beside it. What the
  * critic's last round still found becomes 3–5 follow-up questions for the user.
  */
+import { lockText } from "../analyzers/deadlock.js";
 import { counted } from "../report/numbers.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
@@ -148,7 +149,7 @@ function threadSummaries(listed: DumpThread[], triage: TriageResult): ThreadSumm
   return threads.slice(0, MAX_THREADS).map((t) => {
     const fn = t.frame?.function ? normalizeFunctionName(t.frame.function) : null;
     const edge = edges.find((e) => e.thread === t.id);
-    return { id: t.id, name: t.name, function: fn, state: edge ? `waiting for mutex ${edge.lock ?? "?"} held by thread ${edge.heldByThread ?? "?"}` : stateOf(fn, t.id === triage.crash.thread.id) };
+    return { id: t.id, name: t.name, function: fn, state: edge ? `waiting for ${edge.lockName ? "" : "mutex "}${lockText(edge)} held by thread ${edge.heldByThread ?? "?"}` : stateOf(fn, t.id === triage.crash.thread.id) };
   });
 }
 

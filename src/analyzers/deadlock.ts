@@ -66,6 +66,27 @@ export function deadlockCycles(waits: LockWait[], ownerOf: Map<string, number>):
   return cycles.sort((a, b) => (a[0]?.thread ?? 0) - (b[0]?.thread ?? 0));
 }
 
+/** A lock as people say it: `to->lock (0x7ffd…)` when it has a name, else its address. */
+export function lockText(edge: Pick<DeadlockEdge, "lock" | "lockName">): string {
+  if (edge.lock === null) return "an unknown lock";
+  return edge.lockName ? `${edge.lockName} (${edge.lock})` : edge.lock;
+}
+
+/**
+ * The lock a source line passes to a locking call: `pthread_mutex_lock(&to->lock)` → `to->lock`,
+ * `std::lock_guard<std::mutex> g(table_mutex)` → `table_mutex`, `EnterCriticalSection(&cs)` → `cs`.
+ */
+export function lockExpressionIn(line: string): string | null {
+  const call = /\b(?:pthread_mutex_(?:timed|clock)?lock|EnterCriticalSection|mtx_lock|lock_guard\s*<[^>]*>\s*\w+|unique_lock\s*<[^>]*>\s*\w+|scoped_lock(?:\s*<[^>]*>)?\s*\w+)\s*[({]\s*&?\s*([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[\w+\])*)/.exec(line);
+  return call?.[1] ?? null;
+}
+
+/** A global's name from the symbol at an address in data: `audit_log`, `accounts+40`. */
+export function globalName(symbol: { symbol: string; offset: number; section: string | null } | null): string | null {
+  if (!symbol || !/^\.(bss|data|rodata|tbss|tdata)\b|^(\.data\.rel|_DATA|\.data\$)/.test(symbol.section ?? "")) return null;
+  return symbol.offset === 0 ? symbol.symbol : `${symbol.symbol}+${symbol.offset}`;
+}
+
 function edge(wait: LockWait | undefined, thread: number, heldBy: number | null): DeadlockEdge {
   const waiter = wait?.waiter ?? null;
   return {

@@ -1,6 +1,7 @@
 /** The human verdict of `dumpdbg triage`: a few lines saying what, where and why. */
 import type { CrashKind } from "../report/schema.js";
 import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
+import { lockText } from "./deadlock.js";
 import type { TriageResult } from "./triage.js";
 
 const KIND_TEXT: Record<CrashKind, string> = {
@@ -46,7 +47,7 @@ export function formatTriage(result: TriageResult): string {
   }
   for (const edge of crash.deadlock?.cycle ?? []) {
     const at = edge.file !== null ? ` at ${edge.file}:${edge.line ?? "?"}` : "";
-    out.push(`  thread ${edge.thread} in ${edge.function ?? "??"}${at} waits for lock ${edge.lock ?? "?"} held by thread ${edge.heldByThread ?? "?"}`);
+    out.push(`  thread ${edge.thread} in ${edge.function ?? "??"}${at} waits for lock ${lockText(edge)} held by thread ${edge.heldByThread ?? "?"}`);
   }
   const hidden = result.hiddenFrames > 0 ? `, ${result.hiddenFrames} runtime frame${result.hiddenFrames === 1 ? "" : "s"} above hidden` : "";
   out.push(`Stack (${result.stackDepth} frame${result.stackDepth === 1 ? "" : "s"}${hidden}):`);

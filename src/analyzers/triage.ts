@@ -23,7 +23,7 @@ import {
   type ModuleLocator,
   type PlacedFrame,
 } from "./culprit.js";
-import { deadlockCycles, lockWait, type DeadlockEdge, type LockWait } from "./deadlock.js";
+import { deadlockCycles, globalName, lockExpressionIn, lockWait, type DeadlockEdge, type LockWait } from "./deadlock.js";
 import { mutexOwnerExpression } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
 import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
@@ -264,7 +264,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
       frame: culpritFrame?.level ?? null,
       module: culpritFrame?.module ?? null,
     },
-    signature: crashSignature(kind, threadFrames, culprit),
+    // A deadlock is every thread of its cycle, in an order that does not depend on thread numbers.
+    signature: kind === "deadlock" && cycles[0] ? ["deadlock", ...cycles[0].map((edge) => edge.function ?? "??").sort()].join(" | ") : crashSignature(kind, threadFrames, culprit),
     deadlock: kind === "deadlock" ? { cycle: cycles.flat() } : null,
   };
 
@@ -640,7 +641,29 @@ async function findDeadlocks(
     const thread = owner !== null && /^\d+$/.test(owner) ? threadOfLwp.get(Number(owner)) : undefined;
     if (thread !== undefined) ownerOf.set(lock, thread);
   }
-  return { cycles: deadlockCycles(waits, ownerOf), framesOf };
+  const cycles = deadlockCycles(waits, ownerOf);
+  for (const edge of cycles.flat()) edge.lockName = await lockName(q, edge, framesOf.get(edge.thread) ?? []);
+  return { cycles, framesOf };
+}
+
+/**
+ * The name of the lock a thread waits for, where the debugger knows one: a global's symbol, else
+ * the expression its own locking call passed, kept only when it evaluates, in that frame, to the
+ * lock's address.
+ */
+async function lockName(q: Inspector, edge: DeadlockEdge, frames: PlacedFrame[]): Promise<string | null> {
+  if (edge.lock === null) return null;
+  const global = globalName(await q.symbolAt(edge.lock));
+  if (global) return global;
+  const waiter = culpritIndex(frames);
+  const frame = waiter === null ? null : frames[waiter];
+  if (!frame?.file || frame.line === null) return null;
+  const expression = lockExpressionIn((await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "");
+  if (!expression) return null;
+  // Printed as a typed pointer: `(pthread_mutex_t *) 0x7ffd2e8b9bd0`.
+  const printed = (await q.evaluate(`&${expression}`, { thread: edge.thread, frame: frame.level })) ?? "";
+  const address = toBigInt(/0x[0-9a-f]+(?![\s\S]*0x[0-9a-f])/i.exec(printed)?.[0] ?? null);
+  return address !== null && address === BigInt(edge.lock) ? expression : null;
 }
 
 /**

@@ -4,7 +4,7 @@
  * backend renders in its own syntax; whoever supplies `ask` decides where the output goes (the
  * analysis's executor keeps it as evidence; `dumpdbg triage` only reads it).
  */
-import type { Address, Backtrace, Disassembly, Register, SymbolAt, ThreadBacktrace, ThreadSummary, Variable } from "./model.js";
+import type { Address, Backtrace, Disassembly, Register, SourceLine, SymbolAt, ThreadBacktrace, ThreadSummary, Variable } from "./model.js";
 import type { Place, Probe, Reading, SharedLibrary, SignalRecord, TargetFiles, Vocabulary } from "./probe.js";
 import type { CommandErrorType, DebuggerSession } from "./session.js";
 
@@ -109,6 +109,9 @@ export class Inspector {
   }
   async sections(): Promise<TargetFiles> {
     return (await this.read({ kind: "sections" })) ?? { executable: null, core: null, sections: [] };
+  }
+  async source(file: string, from: number, to = from): Promise<SourceLine[]> {
+    return (await this.read({ kind: "source", file, from, to })) ?? [];
   }
   async abortMessage(): Promise<string | null> {
     return (await this.read({ kind: "abort-message" })) ?? null;

@@ -152,12 +152,23 @@ export function verdict(report: Report, literal: (s: string) => string): string 
   const cycle = crash.deadlock ? waitCycle(crash.deadlock.cycle) : [];
   if (crash.kind === "deadlock" && cycle.length > 1) {
     const threads = [...new Set(cycle)].map(String);
-    return `Deadlock between threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)}`;
+    const between = `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)}`;
+    // Named by what the threads were doing and what they wait for, where the dump tells it.
+    const edges = crash.deadlock?.cycle ?? [];
+    const functions = [...new Set(edges.map((e) => e.function).filter((f): f is string => Boolean(f)))];
+    const locks = [...new Set(edges.map((e) => e.lockName).filter((l): l is string => Boolean(l)))];
+    if (functions.length === 0) return `Deadlock between ${between}`;
+    const over = locks.length > 0 ? ` over ${andList(locks.map(literal))}` : "";
+    return `Deadlock in ${andList(functions.map(literal))}${over} (${between})`;
   }
   const { function: fn, file, line } = crash.culprit;
   const where = fn ? ` in ${literal(fn)}` : "";
   const at = file ? ` (${literal(line === null ? basename(file) : `${basename(file)}:${line}`)})` : "";
   return `${KIND_LABEL[crash.kind]}${where}${at}`;
+}
+
+function andList(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
 const KIND_LABEL = {

@@ -44,6 +44,8 @@ const DeadlockEdgeSchema = z.object({
   line: z.number().int().nullable(),
   /** Address of the lock this thread waits for. */
   lock: z.string().nullable(),
+  /** The lock's name where the debugger knows it: a global (`audit_log`) or the waiting call's expression (`to->lock`). */
+  lockName: z.string().nullable().optional(),
   /** The thread that holds that lock. */
   heldByThread: z.number().int().nullable(),
 });

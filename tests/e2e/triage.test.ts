@@ -226,8 +226,12 @@ describe("hard cases", () => {
     for (const edge of cycle) {
       expect(edge).toMatchObject({ function: "transfer_funds", line: culpritLine("deadlock") });
       expect(edge.lock).toMatch(/^0x[0-9a-f]+$/);
+      // Named as the waiting call names it, checked against the lock's address in that frame.
+      expect(edge.lockName).toBe("to->lock");
     }
     expect(crash.thread.id).toBe(a?.thread);
+    // The signature covers every thread of the cycle.
+    expect(crash.signature).toBe("deadlock | transfer_funds | transfer_funds");
   });
 
   it.concurrent.each(["deadlock", "deadlock-3"])("finds the %s cycle without glibc's debug info", async (name) => {

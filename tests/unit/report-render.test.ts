@@ -175,7 +175,7 @@ function deadlock(): ReportDocument {
     signature: "deadlock | transfer | worker | start_thread",
     deadlock: {
       cycle: [
-        { thread: 2, function: "transfer", file: "/src/bank.c", line: 18, lock: "0x5555555580a0", heldByThread: 3 },
+        { thread: 2, function: "transfer", file: "/src/bank.c", line: 18, lock: "0x5555555580a0", lockName: "accounts+0", heldByThread: 3 },
         { thread: 3, function: "transfer", file: "/src/bank.c", line: 18, lock: "0x5555555580e0", heldByThread: 2 },
       ],
     },
@@ -269,7 +269,8 @@ describe("renderMarkdown", () => {
 
   it("shows a deadlock's wait-for cycle as a diagram line and a table", () => {
     const md = renderMarkdown(deadlock());
-    expect(headings(md)[0]).toBe("# Deadlock between threads 2 and 3");
+    // Named by the function and the lock the dump names; the second lock has no name.
+    expect(headings(md)[0]).toBe("# Deadlock in `transfer` over `accounts+0` (threads 2 and 3)");
     expect(md).toContain("**Cycle:** thread 2 → thread 3 → thread 2");
     expect(md).toContain(
       [

@@ -5,6 +5,7 @@
  * evidence that measured it. Probes name their thread and frame, so an answer does not depend on
  * what the user selected with /exec, and the debugger's own selection is left as it was.
  */
+import { lockText } from "../../analyzers/deadlock.js";
 import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
 import { culpritIndex, lockWait, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
 import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
@@ -325,7 +326,7 @@ export class OfflineEngine {
     const ids = [all.id];
     const cycle = this.crash.deadlock?.cycle ?? [];
     if (cycle.length > 1 && only === null) {
-      const members = cycle.map((edge) => `thread ${edge.thread} waits for ${edge.lock ?? "a lock"} held by thread ${edge.heldByThread ?? "?"}`);
+      const members = cycle.map((edge) => `thread ${edge.thread} waits for ${lockText(edge)} held by thread ${edge.heldByThread ?? "?"}`);
       lines.push(`Deadlock: ${members.join("; ")}. None of them can go on.`);
     }
     for (const lock of locks.slice(0, MAX_LOCKS)) {
@@ -344,7 +345,8 @@ export class OfflineEngine {
       const waiting = waiters.length === 0
         ? "no thread waits for it"
         : waiters.map((w) => `thread ${w.thread} waits for it${w.waiter?.function ? ` in \`${normalizeFunctionName(w.waiter.function)}\`${w.waiter.file ? ` at ${w.waiter.file}:${w.waiter.line ?? "?"}` : ""}` : ""}`).join("; ");
-      lines.push(`Lock ${lock} ${held} [${owner.id}]; ${waiting} [${all.id}].`);
+      const named = cycle.find((edge) => edge.lock === lock && edge.lockName);
+      lines.push(`Lock ${named ? lockText(named) : lock} ${held} [${owner.id}]; ${waiting} [${all.id}].`);
     }
     if (locks.length > MAX_LOCKS) lines.push(`... ${locks.length - MAX_LOCKS} more locks have waiters [${all.id}].`);
     ids.push(threadsId);
@@ -432,7 +434,7 @@ export class OfflineEngine {
       lines.push(`The process hung: threads ${members.join(" and ")} are deadlocked, each waiting for a lock another one holds${cited}.`);
       for (const edge of crash.deadlock?.cycle ?? []) {
         const at = edge.file ? ` at ${edge.file}:${edge.line ?? "?"}` : "";
-        lines.push(`  thread ${edge.thread} in \`${edge.function ?? "??"}\`${at} waits for lock ${edge.lock ?? "?"}, held by thread ${edge.heldByThread ?? "?"}`);
+        lines.push(`  thread ${edge.thread} in \`${edge.function ?? "??"}\`${at} waits for lock ${lockText(edge)}, held by thread ${edge.heldByThread ?? "?"}`);
       }
     } else {
       const c = crash.culprit;
