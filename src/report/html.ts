@@ -7,6 +7,7 @@
  */
 import { Marked, type Token, type Tokens } from "marked";
 import { markdownBody, SECTION, slug, verdict, type RenderOptions, type ReportDocument } from "./markdown.js";
+import type { Picture } from "./pictures.js";
 
 /** Marks a file as ours for `writeReports`. */
 export const HTML_MARKER = '<meta name="generator" content="dumpdbg">';
@@ -34,7 +35,7 @@ const marked = new Marked({
   },
 });
 
-export function renderHtml(doc: ReportDocument, options: RenderOptions = {}): string {
+export function renderHtml(doc: ReportDocument, options: RenderOptions & { pictures?: Picture[] } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -49,10 +50,18 @@ ${HTML_MARKER}
 </head>
 <body>
 <main>
-${renderBody(markdownBody(doc, options))}</main>
+${withPictures(renderBody(markdownBody(doc, options)), options.pictures ?? [])}</main>
 </body>
 </html>
 `;
+}
+
+/** The pictures as figures, after the verdict and its summary (before the first section). */
+function withPictures(body: string, pictures: Picture[]): string {
+  if (pictures.length === 0) return body;
+  const figures = pictures.map((p) => `<figure class="picture">${p.svg}<figcaption>${escapeHtml(p.caption)}</figcaption></figure>`).join("\n");
+  const at = body.indexOf("<h2");
+  return at < 0 ? `${body}${figures}\n` : `${body.slice(0, at)}${figures}\n${body.slice(at)}`;
 }
 
 /**
@@ -101,6 +110,9 @@ const CSS = `
   :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --panel: #161b22; --border: #3d444d; --link: #4493f8; }
 }
 * { box-sizing: border-box; }
+figure.picture { margin: 1.2rem 0; padding: 0.8rem; background: #ffffff; border: 1px solid var(--border); border-radius: 8px; overflow-x: auto; }
+figure.picture svg { display: block; margin: 0 auto; max-width: 100%; height: auto; }
+figure.picture figcaption { color: #59636e; font-size: 0.9rem; text-align: center; margin-top: 0.5rem; }
 body {
   margin: 0; background: var(--bg); color: var(--fg);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;

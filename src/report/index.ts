@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { HTML_MARKER, renderHtml } from "./html.js";
+import { drawPictures, type Picture } from "./pictures.js";
 import { renderJson } from "./json.js";
 import { ReportSchema } from "./schema.js";
 import { MARKDOWN_MARKER, renderMarkdown, type ReportDocument, type SourceExcerpt } from "./markdown.js";
@@ -60,11 +61,13 @@ export async function writeReports(
   options: { outDir: string; formats?: readonly ReportFormat[] },
 ): Promise<WrittenReport[]> {
   const formats = [...new Set(options.formats ?? REPORT_FORMATS)];
+  // A picture that cannot be drawn costs the report nothing but the picture.
+  const pictures = formats.includes("html") ? await drawPictures(doc).catch(() => []) : [];
   // Render first: a report that breaks the JSON contract fails before any file is touched.
   const rendered = formats.map((format) => ({
     format,
     file: path.join(options.outDir, `${reportName(doc.report.session.id)}.${format}`),
-    content: render(doc, format, options.outDir),
+    content: render(doc, format, options.outDir, pictures),
   }));
   for (const { format, file } of rendered) {
     if (!(await isOursOrAbsent(file, format))) throw new ReportConflictError(file);
@@ -96,12 +99,12 @@ export async function sourceExcerpt(file: string, line: number, context = 5): Pr
 
 const MAX_SOURCE_BYTES = 8 * 1024 * 1024;
 
-function render(doc: ReportDocument, format: ReportFormat, outDir: string): string {
+function render(doc: ReportDocument, format: ReportFormat, outDir: string, pictures: Picture[]): string {
   switch (format) {
     case "md":
       return renderMarkdown(doc, { linkBase: outDir });
     case "html":
-      return renderHtml(doc, { linkBase: outDir });
+      return renderHtml(doc, { linkBase: outDir, pictures });
     case "json":
       return renderJson(doc.report);
   }

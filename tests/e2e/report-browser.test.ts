@@ -303,4 +303,43 @@ describe.skipIf(!runnable)(title, () => {
     );
     expect(errors).toEqual([]);
   });
+
+  it("draws a deadlock's wait-for graph inline, readable at 1280 px, with planted names shown as text", async () => {
+    const doc = hostileReport("http://127.0.0.1:9");
+    const planted = '"]; evil [URL="http://127.0.0.1:9/x"]; x [label="<script>';
+    doc.report.crash = {
+      ...doc.report.crash,
+      kind: "deadlock",
+      signal: null,
+      signalCode: null,
+      faultAddress: null,
+      access: null,
+      message: null,
+      culprit: { function: "transfer_funds", file: "/src/bank.c", line: 25, frame: 4, module: null },
+      signature: "deadlock | audit_flush | transfer_funds",
+      deadlock: {
+        cycle: [
+          { thread: 2, function: "transfer_funds", file: "/src/bank.c", line: 25, lock: "0x5555555580a0", lockName: "audit_log", heldByThread: 3 },
+          { thread: 3, function: "audit_flush", file: "/src/audit.c", line: 61, lock: "0x5555555580e0", lockName: planted, heldByThread: 2 },
+        ],
+      },
+    };
+    const [written] = await writeReports(doc, { outDir: path.join(dir, "deadlock"), formats: ["html"] });
+    await devtools.send("Emulation.setDeviceMetricsOverride", { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false }, session);
+    const loaded = devtools.waitFor("Page.loadEventFired");
+    await devtools.send("Page.navigate", { url: pathToFileURL(written!.file).href }, session);
+    await loaded;
+    expect(await evaluate("document.querySelector('h1').textContent")).toBe(`Deadlock in transfer_funds and audit_flush over audit_log and ${planted} (threads 2 and 3)`);
+    const box = await evaluate<{ width: number; height: number }>("(() => { const r = document.querySelector('figure.picture svg').getBoundingClientRect(); return { width: r.width, height: r.height }; })()");
+    expect(box.width).toBeGreaterThan(300);
+    expect(box.width).toBeLessThanOrEqual(1280);
+    expect(box.height).toBeGreaterThan(150);
+    const labels = await evaluate<string[]>("[...document.querySelectorAll('figure.picture svg text')].map((t) => t.textContent)");
+    expect(labels).toEqual(expect.arrayContaining(["thread 2", "transfer_funds", "audit_log", "waits for", "held by"]));
+    // The planted label is text in the picture: no element, link or script came of it.
+    expect(labels.some((label) => label.startsWith('"]; evil'))).toBe(true);
+    expect(await evaluate("document.querySelectorAll('svg a, svg script, svg foreignObject, script').length")).toBe(0);
+    expect(await evaluate("document.querySelector('figure.picture figcaption').textContent")).toMatch(/^Who waits for whom/);
+    await screenshot("deadlock-1280.png");
+  });
 });

@@ -1,0 +1,104 @@
+/**
+ * Pictures for the HTML report, where a person would rather look than read: a deadlock's wait-for
+ * graph of threads and locks, and a recursion's shape. Drawn offline by Graphviz compiled to
+ * WebAssembly (loaded only when a report has a picture), inline SVG in the self-contained page.
+ * Labels come from the dump: they are escaped for DOT, and Graphviz escapes them for SVG.
+ */
+import type { ReportDocument } from "./markdown.js";
+import { thousands } from "./numbers.js";
+
+export interface Picture {
+  /** What the picture shows, as the figure's caption. */
+  caption: string;
+  /** The SVG element, as Graphviz drew it (no XML prolog, no script, no link). */
+  svg: string;
+}
+
+/** Labels are cut to this many characters: a picture is for the shape, the text has the rest. */
+const MAX_LABEL = 60;
+/** A graph with more nodes than this is not drawn: the tables say it better. */
+const MAX_NODES = 40;
+
+export function deadlockGraph(doc: ReportDocument): string | null {
+  const cycle = doc.report.crash.deadlock?.cycle ?? [];
+  if (doc.report.crash.kind !== "deadlock" || cycle.length < 2 || cycle.length * 2 > MAX_NODES) return null;
+  const lines = [
+    "digraph deadlock {",
+    // A cycle reads best as a ring.
+    '  graph [layout=circo, bgcolor="transparent", fontname="Helvetica", mindist=0.6, size="7.5,4.5"];',
+    '  node [fontname="Helvetica", fontsize=13];',
+    '  edge [fontname="Helvetica", fontsize=11];',
+  ];
+  for (const edge of cycle) {
+    const where = edge.file ? `${basename(edge.file)}:${edge.line ?? "?"}` : "";
+    lines.push(`  t${edge.thread} [shape=box, style="rounded,filled", fillcolor="#fde2e1", color="#b42318", label=${dot([`thread ${edge.thread}`, edge.function ?? "??", where])}];`);
+  }
+  for (const edge of cycle) {
+    if (edge.lock === null) continue;
+    lines.push(`  ${lockId(edge.lock)} [shape=ellipse, style=filled, fillcolor="#eef2f6", color="#475467", label=${dot([edge.lockName ?? "lock", edge.lock])}];`);
+    lines.push(`  t${edge.thread} -> ${lockId(edge.lock)} [label="waits for", color="#b42318", fontcolor="#b42318", style=dashed];`);
+    if (edge.heldByThread !== null) lines.push(`  ${lockId(edge.lock)} -> t${edge.heldByThread} [label="held by", color="#475467"];`);
+  }
+  lines.push("}");
+  return lines.join("\n");
+}
+
+export function recursionGraph(doc: ReportDocument): string | null {
+  const recursion = doc.details.recursion;
+  if (!recursion || recursion.cycle.length === 0 || recursion.cycle.length > MAX_NODES) return null;
+  const frames = doc.details.frames ?? [];
+  const inCycle = new Set(recursion.cycle);
+  // The first frame outside the cycle, from the innermost out: where the recursion was entered.
+  const entry = frames.find((frame, i) => i > 0 && frame.function && !inCycle.has(frame.function) && frames.slice(0, i).some((f) => f.function && inCycle.has(f.function)));
+  const lines = [
+    "digraph recursion {",
+    '  graph [rankdir=LR, bgcolor="transparent", fontname="Helvetica"];',
+    '  node [shape=box, style="rounded,filled", fillcolor="#eef2f6", color="#475467", fontname="Helvetica", fontsize=13];',
+    '  edge [fontname="Helvetica", fontsize=11, color="#475467"];',
+  ];
+  recursion.cycle.forEach((fn, i) => lines.push(`  c${i} [label=${dot([fn])}];`));
+  if (entry?.function) lines.push(`  entry [label=${dot([entry.function, "entered here"])}, fillcolor="#ffffff"];`, "  entry -> c0;");
+  for (let i = 0; i < recursion.cycle.length; i++) {
+    const next = (i + 1) % recursion.cycle.length;
+    const back = next === 0;
+    lines.push(`  c${i} -> c${next}${back ? ` [label=${dot([`again: ${thousands(recursion.frames)} frames deep`])}, color="#b42318", fontcolor="#b42318"]` : ""};`);
+  }
+  lines.push("}");
+  return lines.join("\n");
+}
+
+/** The pictures a report has, drawn; none when nothing in it is worth a picture. */
+export async function drawPictures(doc: ReportDocument): Promise<Picture[]> {
+  const wanted = [
+    { caption: "Who waits for whom: each thread waits for a lock that the next thread holds.", dot: deadlockGraph(doc) },
+    { caption: "The recursion's shape: one turn of the cycle of calls, repeated until the stack ran out.", dot: recursionGraph(doc) },
+  ].filter((w): w is { caption: string; dot: string } => w.dot !== null);
+  if (wanted.length === 0) return [];
+  const { instance } = await import("@viz-js/viz");
+  const viz = await instance();
+  return wanted.map(({ caption, dot: source }) => ({ caption, svg: svgElement(viz.renderString(source, { format: "svg" })) }));
+}
+
+/** The `<svg>` element alone: Graphviz's output starts with an XML prolog and a doctype. */
+function svgElement(document: string): string {
+  const start = document.indexOf("<svg");
+  return start < 0 ? "" : document.slice(start).trim();
+}
+
+/** A DOT string literal of lines, each cut and escaped. */
+function dot(lines: string[]): string {
+  const text = lines
+    .filter((line) => line !== "")
+    .map((line) => (line.length > MAX_LABEL ? `${line.slice(0, MAX_LABEL - 1)}…` : line))
+    .map((line) => line.replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\\/g, "\\\\").replace(/"/g, '\\"'))
+    .join("\\n");
+  return `"${text}"`;
+}
+
+function lockId(address: string): string {
+  return `l_${address.replace(/[^0-9a-zA-Z]/g, "")}`;
+}
+
+function basename(file: string): string {
+  return file.split(/[\\/]/).pop() ?? file;
+}
