@@ -131,6 +131,7 @@ async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, c
       module: f.module,
     })),
     recursion: triage.recursion ? { frames: triage.recursion.depth, cycle: [...triage.recursion.cycle].reverse() } : null,
+    faultPlace: triage.faultPlace ?? null,
     registers: (registers?.reading ?? []).filter((r) => /^0x/.test(r.value)).map((r) => ({ name: r.name, value: r.value })),
     threads: threads?.reading ? threadSummaries(threads.reading, triage) : [],
     modules: triage.modules.flatMap((m) => (m.from && m.to ? [{ path: m.path, from: m.from, to: m.to }] : [])),

@@ -1,5 +1,8 @@
 /** Where an address lies in the process: code of a module, or a dumped segment such as a stack. */
 import type { TargetFiles, TargetSection } from "../debuggers/probe.js";
+import type { FaultPlace, Stretch } from "../report/markdown.js";
+
+export type { FaultPlace } from "../report/markdown.js";
 
 const CODE_SECTIONS = new Set([".text", ".plt", ".plt.got", ".plt.sec", ".init", ".fini", ".iplt"]);
 
@@ -17,4 +20,36 @@ export function coreSegmentAt(files: TargetFiles, address: bigint): TargetSectio
       (section) => section.source === "core" && BigInt(section.start) <= address && address < BigInt(section.end),
     ) ?? null
   );
+}
+
+
+const NULL_PAGE = 0x1000n;
+const hex = (n: bigint) => `0x${n.toString(16)}`;
+
+/**
+ * Places a fault address among what the dump maps: the null page below 4 KiB, the crashing thread's
+ * stack (the dumped segment holding its stack pointer), a file's section, another dumped segment,
+ * or the unmapped gap between the nearest of them.
+ */
+export function placeFault(files: TargetFiles, address: bigint, sp: bigint | null): FaultPlace {
+  const stretches: Stretch[] = files.sections.map((section) => ({
+    label: labelOf(section, sp),
+    start: section.start,
+    end: section.end,
+  }));
+  if (address < NULL_PAGE) return { address: hex(address), within: { label: "the null page (never mapped)", start: "0x0", end: hex(NULL_PAGE) }, below: null, above: null };
+  const within = stretches.filter((s) => BigInt(s.start) <= address && address < BigInt(s.end)).sort((a, b) => Number(BigInt(a.end) - BigInt(a.start) - (BigInt(b.end) - BigInt(b.start))))[0];
+  if (within) return { address: hex(address), within, below: null, above: null };
+  const below = stretches.filter((s) => BigInt(s.end) <= address).sort((a, b) => (BigInt(b.end) > BigInt(a.end) ? 1 : -1))[0] ?? null;
+  const above = stretches.filter((s) => BigInt(s.start) > address).sort((a, b) => (BigInt(a.start) > BigInt(b.start) ? 1 : -1))[0] ?? null;
+  return { address: hex(address), within: null, below, above };
+}
+
+function labelOf(section: TargetSection, sp: bigint | null): string {
+  if (section.source === "core") {
+    const holdsSp = sp !== null && BigInt(section.start) <= sp && sp < BigInt(section.end);
+    return holdsSp ? "the crashing thread's stack" : "memory of the process (a dumped segment)";
+  }
+  const file = section.source === "exec" ? "the program" : (section.source.split("/").pop() ?? section.source);
+  return `${file} ${section.name}`;
 }

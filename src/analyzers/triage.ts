@@ -10,7 +10,7 @@ import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
-import { coreSegmentAt, isCodeAddress } from "./address-space.js";
+import { coreSegmentAt, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
 import { abortKind, classifyCrash, NULL_PAGE_LIMIT } from "./classify.js";
 import { criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
 import {
@@ -86,6 +86,8 @@ export interface TriageResult {
   instruction: string | null;
   /** What the faulting instruction did with memory, read like an engineer reads it (memory faults). */
   fault: FaultExplanation | null;
+  /** Where the fault address falls in the address space (memory faults). */
+  faultPlace?: FaultPlace | null;
   threads: { count: number; groups: ThreadGroup[] };
   executable: string | null;
   modules: SharedLibrary[];
@@ -279,6 +281,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     registers,
     instruction,
     fault,
+    faultPlace: crash.faultAddress !== null && toBigInt(crash.faultAddress) !== null ? placeFault(files, toBigInt(crash.faultAddress)!, sp) : null,
     threads: { count: threads.length, groups: groupThreads(threads) },
     executable: files.executable,
     modules: libraries,

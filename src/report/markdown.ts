@@ -21,6 +21,8 @@ export interface ReportDetails {
   frames?: StackFrame[];
   /** Set when the stack is one cycle of calls repeated (a stack overflow). */
   recursion?: Recursion | null;
+  /** Where a memory fault's address falls: in a stretch of the address space, or between two. */
+  faultPlace?: FaultPlace | null;
   /** The crashing thread's registers, in the debugger's order. */
   registers?: Register[];
   threads?: ThreadSummary[];
@@ -42,6 +44,23 @@ export interface StackFrame {
   file: string | null;
   line: number | null;
   module: string | null;
+}
+
+/** A stretch of the address space around a fault, as a person names it. */
+export interface Stretch {
+  label: string;
+  start: string;
+  end: string;
+}
+
+/** Where a fault address falls: in a stretch (the null page, a stack, a file's section), or in the gap between two. */
+export interface FaultPlace {
+  address: string;
+  /** The stretch that holds the address; null when it falls in a gap. */
+  within: Stretch | null;
+  /** The nearest stretches below and above, when the address is in a gap. */
+  below: Stretch | null;
+  above: Stretch | null;
 }
 
 export interface Recursion {

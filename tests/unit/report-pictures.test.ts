@@ -1,7 +1,8 @@
 /** The report's pictures: the graphs handed to Graphviz, and what it draws of them. */
 import { describe, expect, it } from "vitest";
 import type { ReportDocument } from "../../src/report/markdown.js";
-import { deadlockGraph, drawPictures, recursionGraph } from "../../src/report/pictures.js";
+import { placeFault } from "../../src/analyzers/address-space.js";
+import { deadlockGraph, drawPictures, faultBar, recursionGraph } from "../../src/report/pictures.js";
 
 function doc(crash: Partial<ReportDocument["report"]["crash"]>, details: ReportDocument["details"] = {}): ReportDocument {
   return {
@@ -78,5 +79,33 @@ describe("the pictures of a report", () => {
     const [picture] = await drawPictures(deadlock);
     expect(picture?.svg).not.toMatch(/<a\b|xlink:href|<b>/);
     expect(picture?.svg).toContain("x&quot;]; evil");
+  });
+});
+
+describe("where a fault address falls", () => {
+  const files = {
+    executable: "/srv/app",
+    core: "/srv/core",
+    sections: [
+      { start: "0x555555554000", end: "0x555555555000", name: ".text", source: "exec" },
+      { start: "0x555555558000", end: "0x555555559000", name: ".data", source: "exec" },
+      { start: "0x7ffffffde000", end: "0x7ffffffff000", name: "load12", source: "core" },
+    ],
+  };
+
+  it("in the null page, on the crashing thread's stack, or in a file's section", () => {
+    expect(placeFault(files, 0x20n, null).within?.label).toBe("the null page (never mapped)");
+    expect(placeFault(files, 0x7fffffffe010n, 0x7fffffffe000n).within).toEqual({ label: "the crashing thread's stack", start: "0x7ffffffde000", end: "0x7ffffffff000" });
+    expect(placeFault(files, 0x555555558010n, null).within?.label).toBe("the program .data");
+  });
+
+  it("between the nearest two stretches when nothing maps it, and draws the distance to each", () => {
+    const place = placeFault(files, 0x555555560000n, null);
+    expect(place.within).toBeNull();
+    expect(place.below?.label).toBe("the program .data");
+    expect(place.above?.label).toBe("memory of the process (a dumped segment)");
+    const bar = faultBar(doc({ kind: "invalid-memory-access" }, { faultPlace: place }));
+    expect(bar?.caption).toBe("The fault address 0x555555560000 is in no mapping: 0x7000 bytes (28.0 KiB) past the end of the program .data, and 0x2aaaaaa7e000 bytes (43690.7 GiB) before memory of the process (a dumped segment).");
+    expect(bar?.svg).toMatch(/^<svg [^>]*role="img"/);
   });
 });
