@@ -2,14 +2,14 @@
  * Writes the report: the JSON contract (validated) and what the renderers show beside it. What the
  * critic's last round still found becomes 3–5 follow-up questions for the user.
  */
-import { lockText } from "../analyzers/deadlock.js";
-import { counted } from "../report/numbers.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
+import { lockText } from "../analyzers/deadlock.js";
 import { normalizeFunctionName, type TriageResult } from "../analyzers/index.js";
 import type { ThreadSummary as DumpThread } from "../debuggers/model.js";
-import { sourceExcerpt, type ReportDetails, type ThreadSummary } from "../report/index.js";
+import { sourceExcerpt, type ReportDetails, type StackFrame, type ThreadSummary } from "../report/index.js";
 import { modelsDown } from "../llm/index.js";
+import { counted } from "../report/numbers.js";
 import { ReportSchema, type Report } from "../report/schema.js";
 import type { Spent, State, Update } from "../state.js";
 import { evidenceOf } from "./evidence.js";
@@ -108,6 +108,22 @@ export async function composeReport(state: State, runtime: Runtime, ownSpend: Sp
   return { report, details: await detailsOf(state, runtime, triage, conclusion.evidenceIds) };
 }
 
+/** The deadlocked threads' stacks, from the backtraces the analysis took of them, without basename paths. */
+function cycleStacksOf(evidence: ReturnType<typeof evidenceOf>, triage: TriageResult): { thread: number; frames: StackFrame[] }[] {
+  const cycle = triage.crash.deadlock?.cycle ?? [];
+  if (cycle.length < 2) return [];
+  const threads = [...new Set(cycle.map((edge) => edge.thread))];
+  const traces = evidence.find({ kind: "thread-backtraces", threads })?.reading ?? [];
+  return threads.flatMap((thread) => {
+    const trace = traces.find((t) => t.thread === thread);
+    if (!trace) return [];
+    const frames = trace.frames.map((f) => ({ level: f.level, function: f.function ? normalizeFunctionName(f.function) : null, file: f.file, line: f.line, module: null }));
+    // From the program's frame that asked for the lock: the lock's own machinery is the same in every column.
+    const waiting = frames.findIndex((f) => f.function !== null && f.function === cycle.find((e) => e.thread === thread)?.function);
+    return [{ thread, frames: frames.slice(Math.max(0, waiting)) }];
+  });
+}
+
 async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, concluded: string[]): Promise<ReportDetails> {
   const evidence = evidenceOf(state, runtime.store, runtime.session.vocabulary);
   const registers = evidence.find(REGISTERS);
@@ -132,6 +148,7 @@ async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, c
     })),
     recursion: triage.recursion ? { frames: triage.recursion.depth, cycle: [...triage.recursion.cycle].reverse() } : null,
     faultPlace: triage.faultPlace ?? null,
+    cycleStacks: cycleStacksOf(evidence, triage),
     registers: (registers?.reading ?? []).filter((r) => /^0x/.test(r.value)).map((r) => ({ name: r.name, value: r.value })),
     threads: threads?.reading ? threadSummaries(threads.reading, triage) : [],
     modules: triage.modules.flatMap((m) => (m.from && m.to ? [{ path: m.path, from: m.from, to: m.to }] : [])),

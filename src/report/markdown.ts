@@ -23,6 +23,8 @@ export interface ReportDetails {
   recursion?: Recursion | null;
   /** Where a memory fault's address falls: in a stretch of the address space, or between two. */
   faultPlace?: FaultPlace | null;
+  /** A deadlock's threads' stacks, innermost first, for showing side by side. */
+  cycleStacks?: { thread: number; frames: StackFrame[] }[];
   /** The crashing thread's registers, in the debugger's order. */
   registers?: Register[];
   threads?: ThreadSummary[];
@@ -250,6 +252,7 @@ function crashSection({ crash }: Report, details: ReportDetails): string[] {
     table(["Fact", "Value"], facts),
     ...sourceBlock(details.sourceExcerpt ?? null),
     ...(crash.deadlock ? deadlockBlock(crash.deadlock.cycle) : []),
+    ...cycleStacksBlock(details.cycleStacks ?? []),
     ...stackBlock(crash.culprit.frame, details),
   ];
 }
@@ -289,7 +292,7 @@ function deadlockBlock(edges: DeadlockEdge[]): string[] {
   const diagram = cycle.length > 1 ? `**Cycle:** ${cycle.map((t) => `thread ${t}`).join(" → ")}` : null;
   const rows = edges.map((e) => [
     `${e.thread}`,
-    orDash(e.lock, cellCode),
+    e.lock === null ? "—" : e.lockName ? `${cellCode(e.lockName)} (${cellCode(e.lock)})` : cellCode(e.lock),
     e.heldByThread === null ? "—" : `thread ${e.heldByThread}`,
     [e.function ? cellCode(e.function) : null, e.file ? cellCode(location(e.file, e.line)) : null]
       .filter((p) => p !== null)
@@ -301,6 +304,23 @@ function deadlockBlock(edges: DeadlockEdge[]): string[] {
     table(["Thread", "Waits for lock", "Held by", "Waiting in"], rows),
   ];
 }
+
+/** The cycle's stacks side by side: one column per thread, innermost frame first. */
+function cycleStacksBlock(stacks: { thread: number; frames: StackFrame[] }[]): string[] {
+  if (stacks.length < 2) return [];
+  const depth = Math.min(CYCLE_STACK_FRAMES, Math.max(...stacks.map((s) => s.frames.length)));
+  const rows = Array.from({ length: depth }, (_, i) =>
+    stacks.map((s) => {
+      const frame = s.frames[i];
+      if (!frame) return "";
+      return [`#${frame.level} ${frame.function ? cellCode(frame.function) : "??"}`, frame.file ? cellCode(location(frame.file, frame.line)) : null].filter(Boolean).join(" at ");
+    }),
+  );
+  return [heading(3, "The cycle's stacks, side by side"), table(stacks.map((s) => `Thread ${s.thread}`), rows)];
+}
+
+/** Frames of each deadlocked thread shown side by side. */
+const CYCLE_STACK_FRAMES = 12;
 
 /** Threads in wait-for order from the first edge, closing on the thread the cycle returns to. */
 function waitCycle(edges: DeadlockEdge[]): number[] {

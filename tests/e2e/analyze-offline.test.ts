@@ -134,6 +134,16 @@ describe("dumpdbg analyze, offline", () => {
       expect(report.followUpQuestions.length).toBeLessThanOrEqual(5);
     }
 
+    // A deadlock shows the cycle's stacks side by side from the waiting frames, and draws its graph.
+    if (expected.kind === "deadlock") {
+      const markdown = readFileSync(path.join(dir, "reports", `${report.session.id}.md`), "utf8");
+      const columns = [...new Set(report.crash.deadlock?.cycle.map((e) => e.thread))].map((t) => `Thread ${t}`);
+      expect(markdown).toContain(`### The cycle's stacks, side by side\n\n| ${columns.join(" | ")} |`);
+      expect(markdown).toMatch(new RegExp(`^\\| #\\d+ \`${expected.culprit}\` at `, "m"));
+      const html = readFileSync(path.join(dir, "reports", `${report.session.id}.html`), "utf8");
+      expect(html).toMatch(/<figure class="picture"><svg [\s\S]*?<\/svg><figcaption>Who waits for whom/);
+    }
+
     // Real measurements, no model.
     expect(report.usage.llmCalls).toBe(0);
     expect(report.timings.totalMs).toBeGreaterThan(0);

@@ -276,8 +276,29 @@ describe("renderMarkdown", () => {
       [
         "| Thread | Waits for lock | Held by | Waiting in |",
         "| --- | --- | --- | --- |",
-        "| 2 | `0x5555555580a0` | thread 3 | `transfer` at `/src/bank.c:18` |",
+        "| 2 | `accounts+0` (`0x5555555580a0`) | thread 3 | `transfer` at `/src/bank.c:18` |",
         "| 3 | `0x5555555580e0` | thread 2 | `transfer` at `/src/bank.c:18` |",
+      ].join("\n"),
+    );
+    expect(md).not.toContain("side by side");
+  });
+
+  it("shows the cycle's stacks side by side, one column per thread", () => {
+    const doc = deadlock();
+    const frame = (level: number, fn: string, line: number) => ({ level, function: fn, file: "/src/bank.c", line, module: null });
+    doc.details.cycleStacks = [
+      { thread: 2, frames: [frame(0, "futex_wait", 1), frame(1, "transfer", 18), frame(2, "worker", 40)] },
+      { thread: 3, frames: [frame(0, "futex_wait", 1), frame(1, "transfer", 18)] },
+    ];
+    expect(renderMarkdown(doc)).toContain(
+      [
+        "### The cycle's stacks, side by side",
+        "",
+        "| Thread 2 | Thread 3 |",
+        "| --- | --- |",
+        "| #0 `futex_wait` at `/src/bank.c:1` | #0 `futex_wait` at `/src/bank.c:1` |",
+        "| #1 `transfer` at `/src/bank.c:18` | #1 `transfer` at `/src/bank.c:18` |",
+        "| #2 `worker` at `/src/bank.c:40` |  |",
       ].join("\n"),
     );
   });
@@ -345,7 +366,7 @@ describe("renderHtml", () => {
 
   it("renders the stack overflow and deadlock samples", () => {
     expect(renderHtml(stackOverflow())).toContain("<strong>Recursion:</strong> 10,000 frames deep, repeating <code>walk</code>");
-    expect(renderHtml(deadlock())).toContain("<td>2</td>\n<td><code>0x5555555580a0</code></td>\n<td>thread 3</td>");
+    expect(renderHtml(deadlock())).toContain("<td>2</td>\n<td><code>accounts+0</code> (<code>0x5555555580a0</code>)</td>\n<td>thread 3</td>");
   });
 });
 
