@@ -24,6 +24,8 @@ export function coreSegmentAt(files: TargetFiles, address: bigint): TargetSectio
 
 
 const NULL_PAGE = 0x1000n;
+/** How far below its stack a thread's stack pointer can have gone: a huge frame of up to 256 MiB. */
+const STACK_REACH = 256n << 20n;
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
 /**
@@ -47,7 +49,10 @@ export function placeFault(files: TargetFiles, address: bigint, sp: bigint | nul
 
 function labelOf(section: TargetSection, sp: bigint | null): string {
   if (section.source === "core") {
-    const holdsSp = sp !== null && BigInt(section.start) <= sp && sp < BigInt(section.end);
+    // The stack holds the stack pointer, or lies just above it when a frame too large for the
+    // stack moved the pointer past its end (a stack overflow by a huge frame).
+    const start = BigInt(section.start);
+    const holdsSp = sp !== null && ((start <= sp && sp < BigInt(section.end)) || (sp < start && start - sp <= STACK_REACH));
     return holdsSp ? "the crashing thread's stack" : "memory of the process (a dumped segment)";
   }
   const file = section.source === "exec" ? "the program" : (section.source.split("/").pop() ?? section.source);

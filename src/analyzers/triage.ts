@@ -281,7 +281,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     registers,
     instruction,
     fault,
-    faultPlace: crash.faultAddress !== null && toBigInt(crash.faultAddress) !== null ? placeFault(files, toBigInt(crash.faultAddress)!, sp) : null,
+    faultPlace: await namedPlace(q, crash.faultAddress === null ? null : toBigInt(crash.faultAddress), files, sp),
     threads: { count: threads.length, groups: groupThreads(threads) },
     executable: files.executable,
     modules: libraries,
@@ -647,6 +647,18 @@ async function findDeadlocks(
   const cycles = deadlockCycles(waits, ownerOf);
   for (const edge of cycles.flat()) edge.lockName = await lockName(q, edge, framesOf.get(edge.thread) ?? []);
   return { cycles, framesOf };
+}
+
+/**
+ * Where a fault address falls, and in a file's data the global it is in, by the debugger's symbol
+ * (`audit_log+8 in the program .bss`): names over addresses.
+ */
+async function namedPlace(q: Inspector, address: bigint | null, files: TargetFiles, sp: bigint | null): Promise<FaultPlace | null> {
+  if (address === null) return null;
+  const place = placeFault(files, address, sp);
+  if (!place.within || !/ \.(bss|data|rodata|tbss|tdata)/.test(place.within.label)) return place;
+  const global = globalName(await q.symbolAt(place.address));
+  return global ? { ...place, within: { ...place.within, label: `${global} in ${place.within.label}` } } : place;
 }
 
 /**

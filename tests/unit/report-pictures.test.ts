@@ -109,3 +109,12 @@ describe("where a fault address falls", () => {
     expect(bar?.svg).toMatch(/^<svg [^>]*role="img"/);
   });
 });
+
+describe("a stack pointer moved past its stack", () => {
+  it("still names the stack the fault fell short of (a huge frame)", () => {
+    const files = { executable: null, core: "/c", sections: [{ start: "0x7ffc00000000", end: "0x7ffc00021000", name: "load9", source: "core" }] };
+    const place = placeFault(files, 0x7ffbfc01fb48n, 0x7ffbfc01fb40n);
+    expect(place.above?.label).toBe("the crashing thread's stack");
+    expect(placeFault(files, 0x7ffb00000000n, 0x7ffb00000000n).above?.label).toBe("memory of the process (a dumped segment)");
+  });
+});
