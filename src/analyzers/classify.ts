@@ -31,11 +31,24 @@ const FPE_INTDIV = 1;
 const FPE_FLTDIV = 3;
 /** A general-protection fault: a non-canonical address, which the kernel reports as 0. */
 const SI_KERNEL = 0x80;
+/** Codes of a signal sent by a process rather than raised by the CPU: kill(), sigqueue(), tgkill(). */
+const SI_USER = 0;
+const SI_QUEUE = -1;
+const SI_TKILL = -6;
+
+/** Whether a signal was sent by a process (another one, or the process itself) instead of a fault. */
+export function sentByProcess(siginfo: { code: number } | null | undefined): boolean {
+  return siginfo !== null && siginfo !== undefined && (siginfo.code === SI_USER || siginfo.code === SI_QUEUE || siginfo.code === SI_TKILL);
+}
 /** The first page(s) are never mapped: an access there came from a NULL pointer (plus offset). */
 export const NULL_PAGE_LIMIT = 0x10000n;
 
 export function classifyCrash(facts: CrashFacts): CrashKind {
   if (facts.deadlocked) return "deadlock";
+  // Sent by a process (kill, sigqueue, tgkill) a fault signal is no fault: no rule may read its
+  // "address", which holds the sender's pid and uid. SIGABRT from abort() itself is read below.
+  if (sentByProcess(facts.siginfo) && facts.signal !== SIGABRT) return "unknown";
+  if (facts.signal === SIGABRT && facts.siginfo && (facts.siginfo.code === SI_USER || facts.siginfo.code === SI_QUEUE)) return "unknown";
   switch (facts.signal) {
     case SIGSEGV:
       return segfaultKind(facts);

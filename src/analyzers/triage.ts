@@ -11,7 +11,7 @@ import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
-import { abortKind, classifyCrash, NULL_PAGE_LIMIT } from "./classify.js";
+import { abortKind, classifyCrash, NULL_PAGE_LIMIT, sentByProcess } from "./classify.js";
 import { criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
 import {
   crashSignature,
@@ -58,6 +58,8 @@ export interface TriageOptions {
   stopReason?: StopReason | null;
   /** The dump's platform: Windows' calling convention differs from System V's. */
   platform?: Platform | null;
+  /** The dumped process's pid, when the dump records it: tells a signal it sent itself from one sent to it. */
+  pid?: number | null;
   /** The dump's memory regions as its file records them (segments of a core, a minidump's memory info). */
   regions?: MemoryRegion[];
   /** Which DLL function a Windows program's import slot holds (from its import table). */
@@ -119,7 +121,7 @@ const MAX_CRITICAL_SECTION_CANDIDATES = 48;
 /** What the dump file says that triage takes as given: its stop reason, platform, regions and the program's imports. */
 export function triageOptionsOf(dump: DumpInfo | null, executable: string | null): TriageOptions {
   if (!dump) return {};
-  return { stopReason: dump.facts.stopReason, platform: dump.facts.platform, regions: dump.facts.regions, imports: importsOf(dump, executable) };
+  return { stopReason: dump.facts.stopReason, platform: dump.facts.platform, regions: dump.facts.regions, imports: importsOf(dump, executable), pid: "pid" in dump.facts ? dump.facts.pid : null };
 }
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
@@ -196,7 +198,10 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   let instruction: string | null = null;
   let faulting: Instruction | null = null;
   let access: Crash["access"] = null;
-  if ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code))) {
+  // A signal a process sent (kill, sigqueue, tgkill) is not a fault: nothing faulted, and the
+  // record's "address" holds the sender's pid and uid.
+  const sent = signal !== null && exception === null && sentByProcess(siginfo);
+  if (!sent && ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code)))) {
     faulting = (await q.instructions(1))?.instructions[0] ?? null;
     if (faulting) {
       instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
@@ -212,7 +217,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const verdict = exception ? readException(exception, { stackExhausted: recursion !== null || ranOffStack(files, exceptionFault(exception), sp), instruction }) : null;
   // The exception record says how memory was touched; the instruction is a guess.
   if (verdict) access = verdict.access;
-  const faultAddress = verdict ? verdict.faultAddress : signal === 11 || signal === 7 ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
+  const faultAddress = verdict ? verdict.faultAddress : !sent && (signal === 11 || signal === 7) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
   const fault =
     faulting && access
       ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(faultAddress), registers: allRegisters, mapped: mappedRanges(files, options.regions ?? []) })
@@ -247,7 +252,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const culprit = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
 
-  const message = verdict?.message ?? (await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
+  const message = verdict?.message ?? (sent && kind === "unknown" && siginfo && signal !== null ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame) : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
   if (kind === "unknown" && signal === null && exception === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
 
   const crash: Crash = {
@@ -255,7 +260,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     signal: exception ? (exceptionName(exception.code) ?? "exception") : signal === null ? null : signalName(signal),
     signalCode: exception ? exception.code : siginfo && signal !== null ? signalCodeName(signal, siginfo.code) : null,
     // The kernel reports 0 for a general-protection fault: that address was never accessed.
-    faultAddress: verdict ? verdict.faultAddress : signal !== null && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
+    faultAddress: verdict ? verdict.faultAddress : signal !== null && !sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
     access,
     message,
     thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
@@ -475,8 +480,25 @@ function exceptionFault(exception: ExceptionStop): SignalRecord | null {
 }
 
 /** The file's record of a signal in the shape the debugger's is read into. */
+/**
+ * What a signal a process sent says: who sent it, or that the process raised it at itself (tgkill,
+ * as raise() and pthread_kill() do) and where; in both cases that nothing faulted.
+ */
+export function sentMessage(signal: number, siginfo: SignalRecord, processPid: number | null, at: PlacedFrame | null): string {
+  const name = signalName(signal);
+  const SI_TKILL = -6;
+  const self = siginfo.pid !== null && processPid !== null ? siginfo.pid === processPid : siginfo.code === SI_TKILL && siginfo.pid === null;
+  if (self) {
+    const where = at?.function ? ` in ${normalizeFunctionName(at.function)}${at.file ? ` (${at.file.split("/").pop()}:${at.line ?? "?"})` : ""}` : "";
+    return `the process raised ${name} at itself${where} (tgkill, as raise() and pthread_kill() do); it was not a fault`;
+  }
+  const how = siginfo.code === -1 ? "sigqueue" : siginfo.code === -6 ? "tgkill" : "kill";
+  const sender = siginfo.pid !== null ? `by pid ${siginfo.pid}${siginfo.uid !== null && siginfo.uid !== undefined ? ` (uid ${siginfo.uid})` : ""}` : "by another process";
+  return `the process was sent ${name} ${sender} with ${how}; it was not a fault: the threads were where the signal found them`;
+}
+
 function signalRecordOf(stop: SignalStop): SignalRecord {
-  return { signo: stop.signo, errno: stop.errno, code: stop.code, address: stop.address, pid: stop.senderPid };
+  return { signo: stop.signo, errno: stop.errno, code: stop.code, address: stop.address, pid: stop.senderPid, uid: stop.senderUid };
 }
 
 /**

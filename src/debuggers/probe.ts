@@ -115,7 +115,9 @@ export interface SignalRecord {
   errno: number;
   code: number;
   address: Address | null;
+  /** The sender of a signal sent by a process (SI_USER, SI_QUEUE, SI_TKILL). */
   pid: number | null;
+  uid?: number | null;
 }
 
 export interface SharedLibrary {

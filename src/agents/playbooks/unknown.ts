@@ -10,19 +10,25 @@ const MAX_THREADS_TO_UNWIND = 64;
 
 export function unknownPlaybook(facts: Facts): Playbook {
   const live = facts.crash.signal === null;
+  // Triage reads si_code first: a signal a process sent (kill, sigqueue, tgkill) is no crash.
+  const sent = !live && /^the process (was sent|raised) /.test(facts.crash.message ?? "") ? (facts.crash.message ?? "") : null;
   const threadsCommand: Probe = facts.triage.threads.count <= MAX_THREADS_TO_UNWIND ? { kind: "thread-backtraces", threads: "all", limit: 8 } : THREADS;
   const exitSignal: Probe = { kind: "exit-signal" };
   const snapshot: PlannedHypothesis = {
     rule: "live-snapshot",
     statement: live
       ? "the process was dumped while alive (no fatal signal): it was waiting or looping, not crashing"
-      : `the process died of ${facts.crash.signal}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}, which no playbook classifies`,
+      : sent
+        ? `${sent.replace(/; it was not a fault.*$/, "")}: nothing faulted`
+        : `the process died of ${facts.crash.signal}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}, which no playbook classifies`,
     plan: [[exitSignal, threadsCommand]],
     judge(evidence) {
       const exit = evidence.find(exitSignal);
       const threads = evidence.find(threadsCommand);
       const c = new Citations();
       if (live) return verdict("confirmed", `There is no terminating signal${c.cite(exit)}; the threads' stacks are a snapshot${c.cite(threads)}.`, exit, threads);
+      const record = evidence.find(SIGNAL_INFO);
+      if (sent) return verdict("confirmed", `The signal record says ${facts.crash.signalCode ?? "a sent signal"}${c.cite(record)}: ${sent.replace(/^the process /, "the process ")}. The threads' stacks show where each one was when it arrived${c.cite(threads)}.`, record, exit, threads);
       return verdict("inconclusive", `The process was killed by ${facts.crash.signal}${c.cite(exit)}.`, exit, threads);
     },
   };
@@ -33,6 +39,24 @@ export function unknownPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       const threads = evidence.find(threadsCommand);
       const groups = facts.triage.threads.groups.slice(0, 3).map((g) => `${plural(g.threads.length, "thread")} in \`${g.function}\``);
+      if (sent) {
+        const self = /^the process raised /.test(sent);
+        const sender = /by pid (\d+)/.exec(sent)?.[1];
+        return {
+          summary: `${sent.charAt(0).toUpperCase()}${sent.slice(1).replace(/; it was not a fault.*$/, "")}${c.cite(evidence.find(SIGNAL_INFO))}: nothing faulted. ${where(facts.culprit)} was running when it arrived; ${groups.join(", ")}${c.cite(threads)}.`,
+          rootCause: self
+            ? `The program raised ${facts.crash.signal} itself${facts.culprit?.function ? ` from \`${facts.culprit.function}\`` : ""}: a deliberate signal, not a memory fault. Why it chose to is in its own code at that line.`
+            : `Another process sent the signal${sender ? ` (pid ${sender})` : ""}: a watchdog, a supervisor, a test harness or a person with kill. The dump shows where the threads were, not why the sender acted.`,
+          confidence: 0.9,
+          recommendations: self
+            ? [`Read the code that raises ${facts.crash.signal} in ${where(facts.culprit)}: it decided to end the process.`, "If the intent is to stop the process, exit with a status or call abort() so the reason is recorded."]
+            : [
+                `Find what runs as pid ${sender ?? "the sender"} (or ran: process accounting, the supervisor's logs, journalctl) and why it signals this program.`,
+                `If it is meant to stop the program, send SIGTERM (or SIGQUIT for a dump of a hang) rather than ${facts.crash.signal}, so nobody mistakes it for a crash.`,
+              ],
+          evidenceIds: c.ids,
+        };
+      }
       const summary = live
         ? `The dump is a snapshot of a live process${c.cite(evidence.find(exitSignal))}: ${groups.join(", ")}${c.cite(evidence.find(THREADS), threads)}. No thread crashed and no lock cycle was found.`
         : `The process died of ${facts.crash.signal}${c.cite(evidence.find(SIGNAL_INFO))} in ${where(facts.culprit)}, a kind of crash the offline engine does not classify.`;

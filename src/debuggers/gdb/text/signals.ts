@@ -13,12 +13,14 @@ export function parseSiginfo(output: string): SignalRecord | null {
   if (signo === null || code === null) return null;
   const address = field("_sigfault.si_addr", "0x[0-9a-f]+");
   const pid = field("_kill.si_pid", "-?\\d+");
+  const uid = field("_kill.si_uid", "\\d+");
   return {
     signo: Number(signo),
     errno: Number(field("si_errno", "-?\\d+") ?? 0),
     code: Number(code),
     address: address ? normalizeAddress(address) : null,
     pid: pid === null ? null : Number(pid),
+    uid: uid === null ? null : Number(uid),
   };
 }
 
