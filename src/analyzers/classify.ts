@@ -67,6 +67,9 @@ export function classifyCrash(facts: CrashFacts): CrashKind {
 
 function segfaultKind(facts: CrashFacts): CrashKind {
   if (facts.siginfo?.code === SI_KERNEL) {
+    // A `ret` that faults popped a return address that is no address at all: it was overwritten,
+    // a stack buffer overflow (without a stack protector to catch it first).
+    if (/^ret[qlw]?\b/.test(facts.instruction ?? "")) return "stack-buffer-overflow";
     // The address in siginfo is not the one accessed, so it says nothing about NULL: a call or
     // jump through a garbage pointer, or a load or store through one.
     if (facts.stackExhausted) return "stack-overflow";

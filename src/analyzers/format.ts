@@ -9,7 +9,7 @@ const KIND_TEXT: Record<CrashKind, string> = {
   "bad-jump": "jump or call to an invalid address",
   "invalid-memory-access": "invalid memory access",
   "stack-overflow": "stack overflow",
-  "stack-buffer-overflow": "stack buffer overflow (stack protector)",
+  "stack-buffer-overflow": "stack buffer overflow",
   "double-free": "double free",
   "heap-corruption": "heap corruption",
   "assertion-failure": "assertion failure",

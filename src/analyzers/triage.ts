@@ -252,7 +252,13 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const culprit = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
 
-  const message = verdict?.message ?? (sent && kind === "unknown" && siginfo && signal !== null ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame) : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
+  const message =
+    verdict?.message ??
+    (sent && kind === "unknown" && siginfo && signal !== null
+      ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame)
+      : kind === "stack-buffer-overflow" && signal === 11 && sp !== null
+        ? smashedReturnMessage(culpritFrame ?? innermost[0] ?? null, (await q.readMemory(`0x${sp.toString(16)}`, 1))[0] ?? null)
+        : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
   if (kind === "unknown" && signal === null && exception === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
 
   const crash: Crash = {
@@ -495,6 +501,19 @@ export function sentMessage(signal: number, siginfo: SignalRecord, processPid: n
   const how = siginfo.code === -1 ? "sigqueue" : siginfo.code === -6 ? "tgkill" : "kill";
   const sender = siginfo.pid !== null ? `by pid ${siginfo.pid}${siginfo.uid !== null && siginfo.uid !== undefined ? ` (uid ${siginfo.uid})` : ""}` : "by another process";
   return `the process was sent ${name} ${sender} with ${how}; it was not a fault: the threads were where the signal found them`;
+}
+
+/**
+ * A `ret` that faulted: the word it popped, and what it looks like. Text bytes ('AAAAAAAA') are
+ * input that ran past a buffer on the stack, and a senior engineer leads with that.
+ */
+export function smashedReturnMessage(frame: PlacedFrame | null, popped: bigint | null): string {
+  const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
+  if (popped === null) return `${fn} returned through a return address that is no address: it was overwritten on the stack`;
+  const word = `0x${popped.toString(16).padStart(16, "0")}`;
+  const bytes = Array.from({ length: 8 }, (_, i) => Number((popped >> BigInt(8 * i)) & 0xffn));
+  const text = bytes.every((b) => b >= 0x20 && b < 0x7f) ? bytes.map((b) => String.fromCharCode(b)).join("") : null;
+  return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${text ? ` with the bytes "${text}", text written past a buffer on the stack (input, not a pointer)` : ""}`;
 }
 
 function signalRecordOf(stop: SignalStop): SignalRecord {

@@ -248,6 +248,59 @@ export function abortPlaybook(facts: Facts): Playbook {
 }
 
 export function stackProtectorPlaybook(facts: Facts): Playbook {
+  // Without a stack protector the overflow shows as a `ret` that faulted on the word it popped.
+  if (facts.crash.signal === "SIGSEGV") return smashedReturnPlaybook(facts);
+  return canaryPlaybook(facts);
+}
+
+/** A `ret` that faulted: the return address on the stack was overwritten. */
+function smashedReturnPlaybook(facts: Facts): Playbook {
+  const popped = facts.inCulprit(probes.memory("$sp", 1));
+  const returned: PlannedHypothesis = {
+    rule: "return-address-overwritten",
+    statement: `${where(facts.culprit)}'s return address on the stack was overwritten, so its \`ret\` jumped to a word that is no address`,
+    plan: [[popped]],
+    judge(evidence) {
+      const found = evidence.find(popped);
+      const word = found?.reading?.words[0] ?? null;
+      const c = new Citations();
+      if (word === null) return verdict("inconclusive", `The word at the stack pointer could not be read${c.cite(found)}.`, found);
+      // x86-64 addresses are canonical: bits 63..47 all equal. A word that is not cannot have been pushed by a call.
+      const high = word >> 47n;
+      const canonical = high === 0n || high === 0x1ffffn;
+      if (canonical) return verdict("inconclusive", `The word \`ret\` popped, 0x${word.toString(16)}${c.cite(found)}, is a canonical address; it may still not be the caller's.`, found);
+      return verdict("confirmed", `The word \`ret\` popped is 0x${word.toString(16).padStart(16, "0")}${c.cite(found)}, not a canonical address: no call pushed it.${facts.crash.message?.includes('"') ? ` ${facts.crash.message.replace(/^.*?(with the bytes ".*?").*$/, "It is $1: text, not a pointer.")}` : ""}`, found);
+    },
+  };
+  return {
+    hypotheses: [returned],
+    investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.arguments())]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "return-address-overwritten");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "what overwrote the return address");
+      const c = new Citations();
+      for (const id of hit.evidenceIds) c.ids.push(id);
+      const args = evidence.find(facts.inCulprit(probes.arguments()));
+      return {
+        summary: `${where(facts.culprit)} returned through an overwritten return address. ${hit.finding ?? ""} A buffer in its frame was written past its end, over the saved return address; no stack protector caught it in this build.`,
+        rootCause: [
+          `${facts.crash.message ?? "The return address was overwritten"}.`,
+          variablesText(args) ? `Its arguments were: ${variablesText(args)}${c.cite(args)}.` : "",
+        ].filter(Boolean).join(" "),
+        confidence: 0.85,
+        recommendations: [
+          `Find the copy into a local buffer of ${where(facts.culprit)} that is not bounded by the buffer's size (strcpy, sprintf, memcpy with an input length) and bound it, or reject longer input.`,
+          "Build with -fstack-protector-strong and -D_FORTIFY_SOURCE=2: the next overflow aborts with its name instead of jumping to input bytes.",
+          "Add a test with an over-long input; AddressSanitizer reports the write at the line that does it.",
+        ],
+        evidenceIds: c.ids,
+      };
+    },
+    openQuestions: [{ text: "Where the over-long input came from is not in the dump.", question: "What input reached this function (a file, a request, a command line), and how long was it?" }],
+  };
+}
+
+function canaryPlaybook(facts: Facts): Playbook {
   const print = (e: string) => facts.inCulprit(probes.evaluate(e));
   const locals = facts.inCulprit(probes.locals());
   const arrays = (evidence: Evidence) => {
