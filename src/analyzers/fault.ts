@@ -162,5 +162,15 @@ function describe(
   if (bitFlip) {
     sentences.push(`${hex(bitFlip.pointer)} is one bit (bit ${bitFlip.bit}) away from mapped memory at ${hex(bitFlip.candidate)}: it may be a flipped bit (failing memory) rather than a software bug`);
   }
+  // A pointer whose bytes are all printable text ('AAAA…', "GET /") is input where an address should be.
+  const text = base ? textBytes(base.value) : null;
+  if (text !== null && base) sentences.unshift(`${base.register} holds the bytes "${text}": text where a pointer should be, input that overwrote it`);
   return sentences.join("; ");
+}
+
+/** The eight bytes of a word as text (little-endian, as memory holds them), when every one is printable. */
+export function textBytes(word: bigint): string | null {
+  if (word < 0n) return null;
+  const bytes = Array.from({ length: 8 }, (_, i) => Number((word >> BigInt(8 * i)) & 0xffn));
+  return bytes.every((b) => b >= 0x20 && b < 0x7f) ? String.fromCharCode(...bytes) : null;
 }

@@ -5,7 +5,7 @@
  */
 import { importsOf, type DumpInfo, type ImportLookup } from "../debuggers/dump.js";
 import type { ExceptionStop, Frame, Instruction, MemoryRegion, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
-import { explainFault, type FaultExplanation, type Range } from "./fault.js";
+import { explainFault, textBytes, type FaultExplanation, type Range } from "./fault.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
@@ -511,8 +511,7 @@ export function smashedReturnMessage(frame: PlacedFrame | null, popped: bigint |
   const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
   if (popped === null) return `${fn} returned through a return address that is no address: it was overwritten on the stack`;
   const word = `0x${popped.toString(16).padStart(16, "0")}`;
-  const bytes = Array.from({ length: 8 }, (_, i) => Number((popped >> BigInt(8 * i)) & 0xffn));
-  const text = bytes.every((b) => b >= 0x20 && b < 0x7f) ? bytes.map((b) => String.fromCharCode(b)).join("") : null;
+  const text = textBytes(popped);
   return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${text ? ` with the bytes "${text}", text written past a buffer on the stack (input, not a pointer)` : ""}`;
 }
 

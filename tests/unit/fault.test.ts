@@ -205,8 +205,11 @@ describe("the sentence a person reads", () => {
 
   it("a wild base (a general-protection fault, no address): the value, never NULL, no flipped bit", () => {
     const fault = explain(at("mov", "0x8(%rax)", "%rdx"), { fault: null, registers: { rax: 0x4141414141414141n } });
-    expect(fault.text).toBe("reading 8 bytes through `0x8(%rax)` = %rax (0x4141414141414141) + 0x8");
+    // Its bytes are text ('AAAAAAAA'): said first, as an engineer would lead with it.
+    expect(fault.text).toBe('%rax holds the bytes "AAAAAAAA": text where a pointer should be, input that overwrote it; reading 8 bytes through `0x8(%rax)` = %rax (0x4141414141414141) + 0x8');
     expect(fault.bitFlip).toBeNull();
+    const garbage = explain(at("mov", "0x8(%rax)", "%rdx"), { fault: null, registers: { rax: 0xdeadbeefdeadbeefn } });
+    expect(garbage.text).toBe("reading 8 bytes through `0x8(%rax)` = %rax (0xdeadbeefdeadbeef) + 0x8");
   });
 
   it("an execute access: where, without a size", () => {

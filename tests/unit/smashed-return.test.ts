@@ -30,3 +30,14 @@ describe("a ret that faulted", () => {
     expect(smashedReturnMessage(null, null)).toBe("the function returned through a return address that is no address: it was overwritten on the stack");
   });
 });
+
+describe("a pointer made of text", () => {
+  it("is read as the bytes memory holds, only when every byte is printable", async () => {
+    const { textBytes } = await import("../../src/analyzers/fault.js");
+    expect(textBytes(0x4141414141414141n)).toBe("AAAAAAAA");
+    expect(textBytes(0x2f20544547n)).toBeNull();
+    expect(textBytes(0x6f6c6c6568202f20n)).toBe(" / hello");
+    expect(textBytes(0x555555554000n)).toBeNull();
+    expect(textBytes(0n)).toBeNull();
+  });
+});
