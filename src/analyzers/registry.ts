@@ -3,9 +3,9 @@
  * findings. The backend reads a command's output into the model; everything here speaks the model.
  * To add one, add an entry to SUMMARIES.
  */
-import { counted } from "../report/numbers.js";
 import type { Disassembly, Frame, Variable } from "../debuggers/model.js";
 import type { Probe, ProbeKind, Readings, Vocabulary } from "../debuggers/probe.js";
+import { counted } from "../report/numbers.js";
 import { keyRegisters } from "./registers.js";
 import { signalCodeName, signalName } from "./signals.js";
 import { memoryAccess } from "./x86-64.js";

@@ -5,8 +5,8 @@
  * evidence that measured it. Probes name their thread and frame, so an answer does not depend on
  * what the user selected with /exec, and the debugger's own selection is left as it was.
  */
-import { lockText } from "../../analyzers/deadlock.js";
 import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
+import { lockText } from "../../analyzers/deadlock.js";
 import { culpritIndex, lockWait, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
 import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
 import { placed, probeKey, probes, type Probe, type ProbeOf, type Reading, type Vocabulary } from "../../debuggers/probe.js";
