@@ -24,6 +24,7 @@ import {
   type PlacedFrame,
 } from "./culprit.js";
 import { deadlockCycles, globalName, lockExpressionIn, lockWait, type DeadlockEdge, type LockWait } from "./deadlock.js";
+import { hangSummary } from "./hang.js";
 import { mutexOwnerExpression } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
 import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
@@ -252,10 +253,15 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const culprit = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
 
+  // Every thread blocked and no cycle: a hang, even when no wait records an owner.
+  const hang = kind === "unknown" && externallyStopped && cycles.length === 0 ? hangSummary(framesOf) : null;
+  const sentText = sent && kind === "unknown" && siginfo && signal !== null ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame) : null;
   const message =
     verdict?.message ??
-    (sent && kind === "unknown" && siginfo && signal !== null
-      ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame)
+    (hang
+      ? `${hang}${sentText ? `; ${sentText.replace(/; it was not a fault.*$/, "")}` : ""}`
+      : sentText
+        ? sentText
       : kind === "stack-buffer-overflow" && signal === 11 && sp !== null
         ? smashedReturnMessage(culpritFrame ?? innermost[0] ?? null, (await q.readMemory(`0x${sp.toString(16)}`, 1))[0] ?? null)
         : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));

@@ -185,6 +185,9 @@ export function verdict(report: Report, literal: (s: string) => string): string 
   const { function: fn, file, line } = crash.culprit;
   const where = fn ? ` in ${literal(fn)}` : "";
   const at = file ? ` (${literal(line === null ? basename(file) : `${basename(file)}:${line}`)})` : "";
+  // A hang without a lock cycle: every thread blocked waiting.
+  const hung = crash.kind === "unknown" ? /^hung: (.*?) blocked waiting/.exec(crash.message ?? "") : null;
+  if (hung) return `Hang: ${hung[1]} blocked waiting`;
   // A signal a process sent is not a crash: the title says who sent it, or that the program did.
   const sent = crash.kind === "unknown" && crash.signal ? /^the process (?:was sent \S+ (by pid \d+|by another process)|(raised) )/.exec(crash.message ?? "") : null;
   if (sent) return sent[2] ? `${crash.signal} raised by the program itself${where}${at}` : `${crash.signal} sent ${sent[1]}, not a crash: it arrived${where}${at}`;

@@ -12,11 +12,15 @@ export function unknownPlaybook(facts: Facts): Playbook {
   const live = facts.crash.signal === null;
   // Triage reads si_code first: a signal a process sent (kill, sigqueue, tgkill) is no crash.
   const sent = !live && /^the process (was sent|raised) /.test(facts.crash.message ?? "") ? (facts.crash.message ?? "") : null;
+  // Triage found every thread blocked in a wait and no lock cycle: a hang whose waits record no owner.
+  const hung = /^hung: /.test(facts.crash.message ?? "") ? (facts.crash.message ?? "") : null;
   const threadsCommand: Probe = facts.triage.threads.count <= MAX_THREADS_TO_UNWIND ? { kind: "thread-backtraces", threads: "all", limit: 8 } : THREADS;
   const exitSignal: Probe = { kind: "exit-signal" };
   const snapshot: PlannedHypothesis = {
     rule: "live-snapshot",
-    statement: live
+    statement: hung
+      ? `the process hung: ${hung.replace(/^hung: /, "").replace(/; no wait records.*$/, "")}`
+      : live
       ? "the process was dumped while alive (no fatal signal): it was waiting or looping, not crashing"
       : sent
         ? `${sent.replace(/; it was not a fault.*$/, "")}: nothing faulted`
@@ -26,6 +30,7 @@ export function unknownPlaybook(facts: Facts): Playbook {
       const exit = evidence.find(exitSignal);
       const threads = evidence.find(threadsCommand);
       const c = new Citations();
+      if (hung) return verdict("confirmed", `Every thread's stack ends in a wait call${c.cite(threads)}, and no lock cycle was found: ${hung.replace(/^hung: /, "").replace(/; no wait records.*$/, "")}.`, threads, exit);
       if (live) return verdict("confirmed", `There is no terminating signal${c.cite(exit)}; the threads' stacks are a snapshot${c.cite(threads)}.`, exit, threads);
       const record = evidence.find(SIGNAL_INFO);
       if (sent) return verdict("confirmed", `The signal record says ${facts.crash.signalCode ?? "a sent signal"}${c.cite(record)}: ${sent.replace(/^the process /, "the process ")}. The threads' stacks show where each one was when it arrived${c.cite(threads)}.`, record, exit, threads);
@@ -39,6 +44,19 @@ export function unknownPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       const threads = evidence.find(threadsCommand);
       const groups = facts.triage.threads.groups.slice(0, 3).map((g) => `${plural(g.threads.length, "thread")} in \`${g.function}\``);
+      if (hung) {
+        const waits = hung.replace(/^hung: /, "").replace(/; no wait records.*$/, "");
+        return {
+          summary: `The process hung: ${waits}${c.cite(threads)}. No lock cycle was found, and these waits record no owner, so the dump cannot say which thread should have woken them.`,
+          rootCause: "A wait that nothing ends: the post, signal, unlock or write that should wake these threads never came — it was skipped on some path, or its own thread exited or is one of the waiters.",
+          confidence: 0.8,
+          recommendations: [
+            "Find every place that should wake these waits (sem_post, pthread_cond_signal/broadcast, the writer of the pipe or socket) and check each path reaches it, errors and early returns included.",
+            "Take two dumps a few seconds apart to confirm nothing moves, and log around the waits to see which wake-up never happens.",
+          ],
+          evidenceIds: c.ids,
+        };
+      }
       if (sent) {
         const self = /^the process raised /.test(sent);
         const sender = /by pid (\d+)/.exec(sent)?.[1];

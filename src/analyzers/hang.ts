@@ -1,0 +1,68 @@
+/**
+ * A hung process without a lock cycle: what each thread is blocked on, read from its stack (the
+ * wait call the program made), and whether every thread is blocked, which makes it a hang even
+ * when no wait records an owner (semaphores, condition variables, Python's locks). Pure.
+ */
+import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "./culprit.js";
+
+/** The wait calls a thread blocks in, innermost first, and what a person calls what it waits for. */
+const WAITS: [RegExp, string][] = [
+  [/^_*pthread_cond_(timed|clock)?wait/, "a condition variable"],
+  [/^_*(new_)?sem_(timed|clock)?wait|^__new_sem_wait/, "a semaphore"],
+  [/^_*pthread_rwlock_(rd|wr|timedrd|timedwr|clockrd|clockwr)lock/, "a read-write lock"],
+  [/^_*pthread_mutex_(timed|clock)?lock|^__lll_lock_wait/, "a mutex"],
+  [/^_*pthread_(timed|try|clock)?join/, "another thread to finish"],
+  [/^_*pthread_barrier_wait/, "a barrier"],
+  [/^_*(poll|ppoll|select|pselect6?|epoll_p?wait|read|recv|recvfrom|recvmsg|accept4?|connect)$/, "I/O"],
+  [/^_*(nanosleep|clock_nanosleep|sleep|usleep)$/, "a sleep to end"],
+  [/^_*(wait4?|waitpid|waitid)$/, "a child process"],
+  [/^_*(pause|sigsuspend|sigtimedwait|sigwaitinfo|sigwait)$/, "a signal"],
+  [/^(futex_wait|__futex_abstimed_wait_common(64)?|futex_abstimed_wait(_cancelable)?|syscall)$/, "a futex"],
+];
+
+export interface BlockedThread {
+  thread: number;
+  /** What it waits for ("a condition variable"). */
+  waitsFor: string;
+  /** The program's own function that made the wait call, when its frames show one. */
+  waiter: string | null;
+}
+
+/** What a thread is blocked on, from its frames; null when it is running (no wait call on top). */
+export function blockedOn(thread: number, frames: PlacedFrame[]): BlockedThread | null {
+  const own = culpritIndex(frames);
+  const top = frames.slice(0, own === null ? frames.length : own);
+  if (top.length === 0) return null;
+  let waitsFor: string | null = null;
+  // The outermost wait call above the program's frame names the wait best (pthread_cond_wait over futex_wait).
+  for (const frame of top) {
+    const name = frame.function ? normalizeFunctionName(frame.function) : "";
+    const found = WAITS.find(([pattern]) => pattern.test(name));
+    if (found) waitsFor = found[1] === "a futex" && waitsFor ? waitsFor : found[1];
+  }
+  if (waitsFor === null) return null;
+  const waiter = own === null ? null : frames[own]?.function ? normalizeFunctionName(frames[own]!.function!) : null;
+  return { thread, waitsFor, waiter };
+}
+
+/**
+ * "hung: all 4 threads blocked waiting: 3 on a condition variable (in worker_main), 1 for another
+ * thread to finish (in main)", when every thread is blocked; null when any one is running.
+ */
+export function hangSummary(framesOf: Map<number, PlacedFrame[]>): string | null {
+  if (framesOf.size === 0) return null;
+  const blocked = [...framesOf].map(([thread, frames]) => blockedOn(thread, frames));
+  if (blocked.some((b) => b === null)) return null;
+  const groups = new Map<string, { count: number; waiters: Set<string> }>();
+  for (const b of blocked as BlockedThread[]) {
+    const group = groups.get(b.waitsFor) ?? { count: 0, waiters: new Set<string>() };
+    group.count += 1;
+    if (b.waiter) group.waiters.add(b.waiter);
+    groups.set(b.waitsFor, group);
+  }
+  const parts = [...groups]
+    .sort((a, b) => b[1].count - a[1].count)
+    .map(([what, g]) => `${g.count} ${what === "another thread to finish" || what === "a sleep to end" || what === "a child process" || what === "a signal" ? "for" : "on"} ${what}${g.waiters.size ? ` (in ${[...g.waiters].slice(0, 3).join(", ")})` : ""}`);
+  const n = framesOf.size;
+  return `hung: ${n === 1 ? "its only thread is" : `all ${n} threads are`} blocked waiting: ${parts.join(", ")}; no wait records an owner, so who should have woken them is not in the dump`;
+}
