@@ -20,6 +20,9 @@ const WAITS: [RegExp, string][] = [
   [/^(futex_wait|__futex_abstimed_wait_common(64)?|futex_abstimed_wait(_cancelable)?|syscall)$/, "a futex"],
 ];
 
+/** What only another thread of the process can end. */
+const SYNCHRONISATION = new Set(["a condition variable", "a semaphore", "a read-write lock", "a mutex", "another thread to finish", "a barrier", "a futex"]);
+
 export interface BlockedThread {
   thread: number;
   /** What it waits for ("a condition variable"). */
@@ -52,7 +55,9 @@ export function blockedOn(thread: number, frames: PlacedFrame[]): BlockedThread 
 export function hangSummary(framesOf: Map<number, PlacedFrame[]>): string | null {
   if (framesOf.size === 0) return null;
   const blocked = [...framesOf].map(([thread, frames]) => blockedOn(thread, frames));
-  if (blocked.some((b) => b === null)) return null;
+  // Only waits another thread must end make a hang: a sleep ends by itself, and a thread waiting
+  // for I/O, a child or a signal may just be idle until something arrives.
+  if (blocked.some((b) => b === null || !SYNCHRONISATION.has(b.waitsFor))) return null;
   const groups = new Map<string, { count: number; waiters: Set<string> }>();
   for (const b of blocked as BlockedThread[]) {
     const group = groups.get(b.waitsFor) ?? { count: 0, waiters: new Set<string>() };

@@ -26,5 +26,10 @@ describe("a hang", () => {
     expect(hangSummary(waiting)).toBe("hung: all 2 threads are blocked waiting: 1 for another thread to finish (in main), 1 on a semaphore (in worker); no wait records an owner, so who should have woken them is not in the dump");
     const running = new Map([...(waiting as Map<number, unknown>), [3, [own(0, "spin")]]]) as never;
     expect(hangSummary(running)).toBeNull();
+    // A thread in a sleep or waiting for I/O may just be idle: no hang is claimed.
+    const sleeping = new Map([[1, [frame(0, "clock_nanosleep"), frame(1, "__GI___nanosleep"), frame(2, "usleep"), own(3, "serve_forever")]]]) as never;
+    expect(hangSummary(sleeping)).toBeNull();
+    const polling = new Map([...(waiting as Map<number, unknown>), [3, [frame(0, "__GI___poll"), own(1, "serve")]]]) as never;
+    expect(hangSummary(polling)).toBeNull();
   });
 });
