@@ -32,9 +32,9 @@ const FPE_FLTDIV = 3;
 /** A general-protection fault: a non-canonical address, which the kernel reports as 0. */
 const SI_KERNEL = 0x80;
 /** Codes of a signal sent by a process rather than raised by the CPU: kill(), sigqueue(), tgkill(). */
-const SI_USER = 0;
-const SI_QUEUE = -1;
-const SI_TKILL = -6;
+export const SI_USER = 0;
+export const SI_QUEUE = -1;
+export const SI_TKILL = -6;
 
 /** Whether a signal was sent by a process (another one, or the process itself) instead of a fault. */
 export function sentByProcess(siginfo: { code: number } | null | undefined): boolean {

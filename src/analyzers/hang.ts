@@ -20,6 +20,9 @@ const WAITS: [RegExp, string][] = [
   [/^(futex_wait|__futex_abstimed_wait_common(64)?|futex_abstimed_wait(_cancelable)?|syscall)$/, "a futex"],
 ];
 
+/** Waits said "for" (a thread to finish) rather than "on" (a semaphore). */
+const WAITED_FOR = new Set(["another thread to finish", "a sleep to end", "a child process", "a signal"]);
+
 /** What only another thread of the process can end. */
 const SYNCHRONISATION = new Set(["a condition variable", "a semaphore", "a read-write lock", "a mutex", "another thread to finish", "a barrier", "a futex"]);
 
@@ -67,7 +70,7 @@ export function hangSummary(framesOf: Map<number, PlacedFrame[]>): string | null
   }
   const parts = [...groups]
     .sort((a, b) => b[1].count - a[1].count)
-    .map(([what, g]) => `${g.count} ${what === "another thread to finish" || what === "a sleep to end" || what === "a child process" || what === "a signal" ? "for" : "on"} ${what}${g.waiters.size ? ` (in ${[...g.waiters].slice(0, 3).join(", ")})` : ""}`);
+    .map(([what, g]) => `${g.count} ${WAITED_FOR.has(what) ? "for" : "on"} ${what}${g.waiters.size ? ` (in ${[...g.waiters].slice(0, 3).join(", ")})` : ""}`);
   const n = framesOf.size;
   return `hung: ${n === 1 ? "its only thread is" : `all ${n} threads are`} blocked waiting: ${parts.join(", ")}; no wait records an owner, so who should have woken them is not in the dump`;
 }

@@ -11,7 +11,7 @@ import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
-import { abortKind, classifyCrash, NULL_PAGE_LIMIT, sentByProcess } from "./classify.js";
+import { abortKind, classifyCrash, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
 import { criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
 import {
   crashSignature,
@@ -498,13 +498,12 @@ function exceptionFault(exception: ExceptionStop): SignalRecord | null {
  */
 export function sentMessage(signal: number, siginfo: SignalRecord, processPid: number | null, at: PlacedFrame | null): string {
   const name = signalName(signal);
-  const SI_TKILL = -6;
   const self = siginfo.pid !== null && processPid !== null ? siginfo.pid === processPid : siginfo.code === SI_TKILL && siginfo.pid === null;
   if (self) {
     const where = at?.function ? ` in ${normalizeFunctionName(at.function)}${at.file ? ` (${at.file.split("/").pop()}:${at.line ?? "?"})` : ""}` : "";
     return `the process raised ${name} at itself${where} (tgkill, as raise() and pthread_kill() do); it was not a fault`;
   }
-  const how = siginfo.code === -1 ? "sigqueue" : siginfo.code === -6 ? "tgkill" : "kill";
+  const how = siginfo.code === SI_QUEUE ? "sigqueue" : siginfo.code === SI_TKILL ? "tgkill" : "kill";
   const sender = siginfo.pid !== null ? `by pid ${siginfo.pid}${siginfo.uid !== null && siginfo.uid !== undefined ? ` (uid ${siginfo.uid})` : ""}` : "by another process";
   return `the process was sent ${name} ${sender} with ${how}; it was not a fault: the threads were where the signal found them`;
 }

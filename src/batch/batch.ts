@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { join, resolve } from "node:path";
 import { DumpError, inspectDump } from "../debuggers/dump.js";
 import { groupByBug, type Group, type Triaged } from "./grouping.js";
-import { NotStarted } from "./queue.js";
+import { NotStarted, RemoteWork } from "./queue.js";
 import { analyzeDump, oneLine, triageDump, type AnalysisSettings, type GroupAnalysis, type OpenSettings } from "./work.js";
 
 export interface BatchOptions {
@@ -37,6 +37,8 @@ export interface BatchDocument {
 
 /** Where the work is done: this machine's pool of debugger sessions, or workers behind a queue. */
 interface Workforce {
+  /** Workers behind a queue: all work is handed out at once, and reports are on their machines. */
+  remote: boolean;
   /** How many dumps are handed out at once. */
   width: number;
   triage(dump: string): Promise<Triaged>;
@@ -46,6 +48,7 @@ interface Workforce {
 
 function localWorkforce(options: BatchOptions, dumps: number): Workforce {
   return {
+    remote: false,
     width: Math.max(1, Math.min(options.jobs, dumps)),
     triage: (dump) => triageDump(dump, options.open),
     analyze: (dump) => (options.analyze ? analyzeDump(dump, options.open, options.analyze) : Promise.resolve(null)),
@@ -54,9 +57,9 @@ function localWorkforce(options: BatchOptions, dumps: number): Workforce {
 }
 
 async function queueWorkforce(url: string, options: BatchOptions, dumps: number): Promise<Workforce> {
-  const { RemoteWork } = await import("./queue.js");
   const remote = await RemoteWork.connect(url, options.signal);
   return {
+    remote: true,
     // Every dump goes on the queue at once; the workers decide how many run.
     width: Math.max(1, dumps),
     triage: (dump) => remote.triage(dump, options.open),
@@ -154,7 +157,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
     };
     await Promise.all(Array.from({ length: workforce.width }, hand));
     const groups = groupByBug(triaged);
-    const analyses = options.analyze ? await analyzeGroups(groups, options.analyze, workforce, Boolean(options.queue), options.progress, options.signal) : new Map<string, string>();
+    const analyses = options.analyze ? await analyzeGroups(groups, options.analyze, workforce, options.progress, options.signal) : new Map<string, string>();
     return documentOf(groups, analyses, errors, skipped, dumps.length - done);
   } finally {
     await workforce.close();
@@ -194,7 +197,6 @@ async function analyzeGroups(
   groups: Group[],
   settings: AnalysisSettings,
   workforce: Workforce,
-  remote: boolean,
   progress: BatchOptions["progress"],
   signal: AbortSignal | undefined,
 ): Promise<Map<string, string>> {
@@ -211,7 +213,7 @@ async function analyzeGroups(
       if (group === undefined) return;
       const key = `${group.signature}\u0000${group.representative.buildId ?? group.representative.dump}`;
       const known = cache[key];
-      if (known && (remote || existsSync(known))) {
+      if (known && (workforce.remote || existsSync(known))) {
         done.set(group.id, known);
         continue;
       }
@@ -231,7 +233,7 @@ async function analyzeGroups(
       }
     }
   };
-  await Promise.all(Array.from({ length: remote ? Math.max(1, groups.length) : 1 }, hand));
+  await Promise.all(Array.from({ length: workforce.remote ? Math.max(1, groups.length) : 1 }, hand));
   return done;
 }
 

@@ -31,6 +31,11 @@ export class QueueError extends Error {
   override name = "QueueError";
 }
 
+/** The queue's address is not one: a usage error, unlike a queue that cannot be reached. */
+export class QueueAddressError extends QueueError {
+  override name = "QueueAddressError";
+}
+
 /** The batch was stopped before any worker took this dump. */
 export class NotStarted extends Error {
   override name = "NotStarted";
@@ -42,9 +47,9 @@ export function connectionOf(url: string): { url: string; maxRetriesPerRequest: 
   try {
     parsed = new URL(url);
   } catch {
-    throw new QueueError(`--queue must be a redis://HOST:PORT address, got "${url}"`);
+    throw new QueueAddressError(`--queue must be a redis://HOST:PORT address, got "${url}"`);
   }
-  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new QueueError(`--queue must be a redis://HOST:PORT address, got "${url}"`);
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new QueueAddressError(`--queue must be a redis://HOST:PORT address, got "${url}"`);
   return { url, maxRetriesPerRequest: null };
 }
 

@@ -1,11 +1,12 @@
 /** `dumpdbg batch`: many dumps triaged in parallel, grouped by bug, one report. */
-import os from "node:os";
 import { resolve } from "node:path";
 import { runBatch } from "../batch/batch.js";
+import { connectionOf } from "../batch/queue.js";
 import { writeBatchReports } from "../batch/report.js";
 import { counted } from "../report/numbers.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
+import { jobsOf } from "./jobs.js";
 import type { ModelConfig } from "../llm/index.js";
 import { sessionsRoot } from "./sessions-root.js";
 import { killAllDebuggers } from "../debuggers/live.js";
@@ -23,17 +24,9 @@ export interface BatchFlags extends Omit<DumpFlags, "exe"> {
 }
 
 export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
-  const jobs = flags.jobs === undefined ? Math.max(1, os.availableParallelism()) : Number(flags.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new ExitError(ExitCode.usage, `--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
-  if (flags.queue !== undefined) {
-    const { connectionOf, QueueError } = await import("../batch/queue.js");
-    try {
-      connectionOf(flags.queue);
-    } catch (error) {
-      if (error instanceof QueueError) throw new ExitError(ExitCode.usage, error.message);
-      throw error;
-    }
-  }
+  const jobs = jobsOf(flags.jobs);
+  // A wrong address is said before any dump is read.
+  if (flags.queue !== undefined) connectionOf(flags.queue);
   const { dump: _unused, ...open } = openOptions("", flags);
   const controller = new AbortController();
   // The first Ctrl+C lets the dumps in hand finish and writes the report; a second ends at once.

@@ -1,5 +1,5 @@
 /** Maps any error to one line on stderr and an exit code of the design's contract. */
-import { QueueError } from "../batch/queue.js";
+import { QueueAddressError, QueueError } from "../batch/queue.js";
 import { DumpError } from "../debuggers/dump.js";
 import { DebuggerError } from "../debuggers/errors.js";
 import { SessionError } from "../evidence/sessions.js";
@@ -21,6 +21,7 @@ function classify(error: unknown): { code: number; message: string } {
   if (error instanceof ReportConflictError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof SessionError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof DebuggerError) return { code: ExitCode.debugger, message: error.message };
+  if (error instanceof QueueAddressError) return { code: ExitCode.usage, message: error.message };
   if (error instanceof QueueError) return { code: ExitCode.badInput, message: error.message };
   const fsProblem = fileSystemProblem(error);
   if (fsProblem) return { code: ExitCode.badInput, message: fsProblem };

@@ -1,11 +1,11 @@
 /** `dumpdbg worker`: serves a batch queue until stopped. */
-import os from "node:os";
 import { resolve } from "node:path";
-import { connectionOf, QueueError } from "../batch/queue.js";
+import { connectionOf } from "../batch/queue.js";
 import { startWorker } from "../batch/worker.js";
 import { killAllDebuggers } from "../debuggers/live.js";
 import type { ModelConfig } from "../llm/index.js";
 import { ExitCode, ExitError } from "./exit.js";
+import { jobsOf } from "./jobs.js";
 import { sessionsRoot } from "./sessions-root.js";
 
 export interface WorkerFlags {
@@ -23,16 +23,10 @@ export interface WorkerFlags {
 }
 
 export async function worker(flags: WorkerFlags): Promise<void> {
-  const jobs = flags.jobs === undefined ? Math.max(1, os.availableParallelism()) : Number(flags.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 64) throw new ExitError(ExitCode.usage, `--jobs must be a whole number from 1 to 64, got "${flags.jobs}"`);
+  const jobs = jobsOf(flags.jobs);
   const stallSeconds = Number(flags.stallSeconds);
   if (!Number.isFinite(stallSeconds) || stallSeconds < 1 || stallSeconds > 86_400) throw new ExitError(ExitCode.usage, `--stall-seconds must be a number of seconds from 1 to 86400, got "${flags.stallSeconds}"`);
-  try {
-    connectionOf(flags.queue);
-  } catch (error) {
-    if (error instanceof QueueError) throw new ExitError(ExitCode.usage, error.message);
-    throw error;
-  }
+  connectionOf(flags.queue);
   const binaries = { ...(flags.gdb ? { gdb: flags.gdb } : {}), ...(flags.lldb ? { lldb: flags.lldb } : {}), ...(flags.cdb ? { cdb: flags.cdb } : {}) };
   const log = (line: string) => process.stderr.write(`dumpdbg worker: ${line}\n`);
   const running = await startWorker({

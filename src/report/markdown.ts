@@ -7,6 +7,7 @@
  */
 import path from "node:path";
 import { thousands } from "./numbers.js";
+import { unknownCrashOf } from "./unknown-crash.js";
 import type { CrashKind, Report } from "./schema.js";
 
 /** What the renderers take: the JSON contract plus what a reader needs that the contract omits. */
@@ -185,12 +186,10 @@ export function verdict(report: Report, literal: (s: string) => string): string 
   const { function: fn, file, line } = crash.culprit;
   const where = fn ? ` in ${literal(fn)}` : "";
   const at = file ? ` (${literal(line === null ? basename(file) : `${basename(file)}:${line}`)})` : "";
-  // A hang without a lock cycle: every thread blocked waiting.
-  const hung = crash.kind === "unknown" ? /^hung: (.*?) blocked waiting/.exec(crash.message ?? "") : null;
-  if (hung) return `Hang: ${hung[1]} blocked waiting`;
-  // A signal a process sent is not a crash: the title says who sent it, or that the program did.
-  const sent = crash.kind === "unknown" && crash.signal ? /^the process (?:was sent \S+ (by pid \d+|by another process)|(raised) )/.exec(crash.message ?? "") : null;
-  if (sent) return sent[2] ? `${crash.signal} raised by the program itself${where}${at}` : `${crash.signal} sent ${sent[1]}, not a crash: it arrived${where}${at}`;
+  // A hang without a lock cycle, or a signal a process sent: neither is a crash, and the title says so.
+  const story = unknownCrashOf(crash);
+  if (story && "hang" in story) return `Hang: ${story.hang.replace(/ blocked waiting:.*$/, "")} blocked waiting`;
+  if (story && crash.signal) return story.self ? `${crash.signal} raised by the program itself${where}${at}` : `${crash.signal} sent ${story.sender}, not a crash: it arrived${where}${at}`;
   return `${KIND_LABEL[crash.kind]}${where}${at}`;
 }
 

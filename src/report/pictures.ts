@@ -4,6 +4,7 @@
  * WebAssembly (loaded only when a report has a picture), inline SVG in the self-contained page.
  * Labels come from the dump: they are escaped for DOT, and Graphviz escapes them for SVG.
  */
+import { basename } from "node:path";
 import type { ReportDocument } from "./markdown.js";
 import { thousands } from "./numbers.js";
 
@@ -162,8 +163,4 @@ function dot(lines: string[]): string {
 
 function lockId(address: string): string {
   return `l_${address.replace(/[^0-9a-zA-Z]/g, "")}`;
-}
-
-function basename(file: string): string {
-  return file.split(/[\\/]/).pop() ?? file;
 }

@@ -8,17 +8,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCli, type Running } from "../helpers/cli.js";
-import { buildCore, culpritLine } from "../helpers/cores.js";
+import { bugFolder, expectGroupedByBug } from "../helpers/bug-folder.js";
+import { buildCore } from "../helpers/cores.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 
-const BUGS = ["null-deref", "null-write", "div-zero", "deadlock", "deadlock-3"] as const;
-const CULPRITS: Record<(typeof BUGS)[number], string> = {
-  "null-deref": "send_to_client",
-  "null-write": "cache_store",
-  "div-zero": "average_latency",
-  deadlock: "transfer_funds",
-  "deadlock-3": "hand_over_item",
-};
 
 let redis: RedisServer;
 const workers: Running[] = [];
@@ -56,17 +49,7 @@ function finished(running: Running): string[] {
 describe("dumpdbg batch --queue", () => {
   it("groups a folder exactly by bug with two workers over Redis, and they analyse each bug once", async () => {
     const dir = path.join(root, "folder");
-    const dumps = path.join(dir, "dumps");
-    mkdirSync(dumps, { recursive: true });
-    const builds = await Promise.all(BUGS.flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
-    const placed = new Map<string, string>();
-    builds.forEach((built, i) => {
-      const file = path.join(dumps, `${built.name}-${i}.core`);
-      symlinkSync(built.core, file);
-      placed.set(file, built.name);
-    });
-    writeFileSync(path.join(dumps, "notes.txt"), "crash dumps from the nightly run\n");
-    writeFileSync(path.join(dumps, "cut.core"), readFileSync(builds[0]?.core ?? "").subarray(0, 30_000));
+    const { dumps, placed } = await bugFolder(path.join(dir, "dumps"), { strays: "notes.txt" });
 
     const first = worker("first");
     const second = worker("second");
@@ -75,14 +58,7 @@ describe("dumpdbg batch --queue", () => {
     const result = await runCli(args);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout);
-    expect(doc.groups).toHaveLength(BUGS.length);
-    for (const group of doc.groups) {
-      const names = new Set(group.members.map((member: string) => placed.get(member)));
-      expect(names.size, JSON.stringify(group)).toBe(1);
-      const name = [...names][0] as (typeof BUGS)[number];
-      expect(group.count).toBe(2);
-      expect(group.culprit).toMatchObject({ function: CULPRITS[name], line: culpritLine(name) });
-    }
+    expectGroupedByBug(doc.groups, placed);
     expect(doc.errors).toEqual([{ dump: path.join(dumps, "cut.core"), error: expect.stringMatching(/is truncated/) }]);
     expect(doc.skipped).toEqual([path.join(dumps, "notes.txt")]);
     // Both workers took dumps, and every dump was triaged exactly once.
@@ -178,10 +154,7 @@ sys.exit(gdb.wait())
 
   it("stops on Ctrl+C, takes back the dumps no worker started, and a rerun goes on without triaging any dump twice", async () => {
     const dir = path.join(root, "stop");
-    const dumps = path.join(dir, "dumps");
-    mkdirSync(dumps, { recursive: true });
-    const builds = await Promise.all(BUGS.flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
-    builds.forEach((built, i) => symlinkSync(built.core, path.join(dumps, `${built.name}-${i}.core`)));
+    const { dumps } = await bugFolder(path.join(dir, "dumps"));
     const only = worker("only");
     await only.waitFor(/waiting for dumps/);
     const args = ["batch", dumps, "--queue", redis.url, "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];

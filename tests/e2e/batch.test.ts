@@ -3,50 +3,24 @@
  * deadlocks), each from two builds of its program, plus a truncated core and a file that is no dump.
  * It must group exactly by bug: both builds of a bug together, different bugs of one kind apart.
  */
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { groupByBug, stackSimilarity, type Triaged } from "../../src/batch/grouping.js";
 import { runCli } from "../helpers/cli.js";
-import { buildCore, culpritLine } from "../helpers/cores.js";
+import { bugFolder, expectGroupedByBug } from "../helpers/bug-folder.js";
 
-const BUGS = ["null-deref", "null-write", "div-zero", "deadlock", "deadlock-3"] as const;
-const CULPRITS: Record<(typeof BUGS)[number], string> = {
-  "null-deref": "send_to_client",
-  "null-write": "cache_store",
-  "div-zero": "average_latency",
-  deadlock: "transfer_funds",
-  "deadlock-3": "hand_over_item",
-};
 
 describe("dumpdbg batch", () => {
   it("groups a folder of dumps exactly by bug, lists what it could not read, and writes its report", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-"));
-    const dumps = path.join(dir, "dumps");
-    mkdirSync(path.join(dumps, "nested"), { recursive: true });
-    const builds = await Promise.all(BUGS.flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
-    const placed = new Map<string, string>();
-    builds.forEach((built, i) => {
-      const file = path.join(i % 2 ? path.join(dumps, "nested") : dumps, `${built.name}-${i}.core`);
-      symlinkSync(built.core, file);
-      placed.set(file, built.name);
-    });
-    writeFileSync(path.join(dumps, "README.txt"), "crash dumps from the nightly run\n");
-    writeFileSync(path.join(dumps, "cut.core"), readFileSync(builds[0]?.core ?? "").subarray(0, 30_000));
+    const { dumps, placed } = await bugFolder(path.join(dir, "dumps"), { nested: true, strays: "README.txt" });
 
     const result = await runCli(["batch", dumps, "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout);
-    expect(doc.groups).toHaveLength(BUGS.length);
-    for (const group of doc.groups) {
-      const names = new Set(group.members.map((member: string) => placed.get(member)));
-      expect(names.size, JSON.stringify(group)).toBe(1);
-      const name = [...names][0] as (typeof BUGS)[number];
-      expect(group.count).toBe(2);
-      expect(group.culprit).toMatchObject({ function: CULPRITS[name], line: culpritLine(name) });
-      expect(group.members).toContain(group.representative);
-    }
+    expectGroupedByBug(doc.groups, placed);
     expect(doc.errors).toEqual([{ dump: path.join(dumps, "cut.core"), error: expect.stringMatching(/is truncated/) }]);
     expect(doc.skipped).toEqual([path.join(dumps, "README.txt")]);
     const markdown = readFileSync(path.join(dir, "reports", readdirSync(path.join(dir, "reports")).find((f) => f.endsWith(".md")) ?? ""), "utf8");
@@ -65,10 +39,7 @@ describe("dumpdbg batch", () => {
 
   it("stops cleanly on Ctrl+C, keeps what is done, and a rerun goes on", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-stop-"));
-    const dumps = path.join(dir, "dumps");
-    mkdirSync(dumps);
-    const builds = await Promise.all(BUGS.flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
-    builds.forEach((built, i) => symlinkSync(built.core, path.join(dumps, `${built.name}-${i}.core`)));
+    const { dumps } = await bugFolder(path.join(dir, "dumps"));
     const args = ["batch", dumps, "--jobs", "1", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];
     const stopped = await runCli(args, {
       onSpawn(child) {
@@ -110,6 +81,7 @@ describe("grouping by bug", () => {
     culprit: { function: frames[0] ?? null, file: "a.c", line },
     completeness: (line !== null ? 10 : 0) + frames.length,
     modifiedAt: "2026-01-01T00:00:00.000Z",
+    buildId: null,
   });
 
   it("weighs frames near the culprit more than far ones", () => {
@@ -135,10 +107,7 @@ describe("grouping by bug", () => {
 describe("dumpdbg batch --analyze", () => {
   it("analyses each bug once, on its most complete dump, links the analysis, and reuses it on the next run", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-analyze-"));
-    const dumps = path.join(dir, "dumps");
-    mkdirSync(dumps);
-    const builds = await Promise.all(["null-deref", "div-zero"].flatMap((name) => [buildCore(name), buildCore(name, { variant: "second-build" })]));
-    builds.forEach((built, i) => symlinkSync(built.core, path.join(dumps, `${built.name}-${i}.core`)));
+    const { dumps } = await bugFolder(path.join(dir, "dumps"), { bugs: ["null-deref", "div-zero"] });
     const args = ["batch", dumps, "--analyze", "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];
     const first = await runCli(args);
     expect(first.code, first.stderr).toBe(0);
