@@ -85,12 +85,17 @@ function segfaultKind(facts: CrashFacts): CrashKind {
   return "invalid-memory-access";
 }
 
+/** Rust's SIGSEGV handler for a guard-page hit (`std::sys::pal::unix::stack_overflow::imp::signal_handler`). */
+export const RUST_STACK_OVERFLOW_HANDLER = /^std::sys::(pal::)?unix::stack_overflow::(imp::)?signal_handler$/;
+
 /** What made the program abort: the machinery on its stack, or glibc's message. */
 export function abortKind(frames: PlacedFrame[], message: string | null): CrashKind {
   const names = frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : ""));
   const has = (pattern: RegExp) => names.some((name) => pattern.test(name));
   const says = (pattern: RegExp) => message !== null && pattern.test(message);
   // glibc's __assert_fail; the Windows C runtimes' _assert and _wassert.
+  // Rust's guard-page handler reports "has overflowed its stack" and aborts: the fault was the overflow.
+  if (has(RUST_STACK_OVERFLOW_HANDLER)) return "stack-overflow";
   if (has(/^_*assert(_perror)?_fail/) || has(/^_w?assert$/) || says(/Assertion `.*' failed/s)) return "assertion-failure";
   if (has(/^_*stack_chk_fail/) || says(/stack smashing detected/)) return "stack-buffer-overflow";
   if (has(/^_*(fortify_fail|chk_fail)$/) || says(/buffer overflow detected/)) return "fortify-failure";

@@ -71,7 +71,7 @@ const RUNTIME_FUNCTION = new RegExp(
 );
 
 /** Source files of code that is not the program's own even when inlined into it. */
-const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
+const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|^\/rust\/deps\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
 
 /** Whether a module (a path in either system's spelling) is a system or language runtime library. */
 export function isRuntimeModule(path: string): boolean {

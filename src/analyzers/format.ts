@@ -49,7 +49,9 @@ export function formatTriage(result: TriageResult): string {
     const at = edge.file !== null ? ` at ${edge.file}:${edge.line ?? "?"}` : "";
     out.push(`  thread ${edge.thread} in ${edge.function ?? "??"}${at} waits for lock ${lockText(edge)} held by thread ${edge.heldByThread ?? "?"}`);
   }
-  const hidden = result.hiddenFrames > 0 ? `, ${result.hiddenFrames} runtime frame${result.hiddenFrames === 1 ? "" : "s"} above hidden` : "";
+  // A stack overflow's listing starts at the recursive call: above it, where the stack ran out.
+  const above = crash.kind === "stack-overflow" && result.recursion ? "" : "runtime ";
+  const hidden = result.hiddenFrames > 0 ? `, ${result.hiddenFrames} ${above}frame${result.hiddenFrames === 1 ? "" : "s"} above hidden` : "";
   out.push(`Stack (${result.stackDepth} frame${result.stackDepth === 1 ? "" : "s"}${hidden}):`);
   for (const frame of result.frames.slice(0, LISTED_FRAMES)) out.push(`  ${describeFrame(frame)}`);
   if (result.frames.length > LISTED_FRAMES) out.push(`  ... ${result.stackDepth - LISTED_FRAMES - result.hiddenFrames} more`);

@@ -4,7 +4,7 @@
  * one turn of the cycle takes, instead of making the debugger unwind every frame.
  */
 import type { Frame } from "../debuggers/model.js";
-import { normalizeFunctionName } from "./culprit.js";
+import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame } from "./culprit.js";
 
 export interface Recursion {
   /** Number of frames on the stack (an estimate when `estimated`). */
@@ -25,7 +25,8 @@ export interface Cycle {
 /** A stack at least this deep that repeats a cycle is taken as runaway recursion. */
 const RECURSION_DEPTH = 1000;
 const MAX_PERIOD = 8;
-const MAX_SKIP = 12;
+// A Rust overflow ends in its handler, abort and a dozen frames of std and hashbrown above the cycle.
+const MAX_SKIP = 24;
 
 /** The cycle the frames repeat to the end of the listing, at least three times; else null. */
 export function repeatingCycle(frames: Frame[]): Cycle | null {
@@ -45,4 +46,19 @@ export function recursionOf(cycle: Cycle | null, depth: number, estimated: boole
   if (cycle === null || depth < RECURSION_DEPTH) return null;
   const repeats = Math.floor((depth - cycle.skip) / cycle.functions.length);
   return { depth, estimated, cycle: cycle.functions, repeats };
+}
+
+/**
+ * The frame of a stack overflow to blame: the recursive call, whose line repeats in the deeper
+ * frames, not the innermost frame, which stopped wherever the stack happened to run out (a
+ * prologue, a library call). From `from` (the culprit) on; null when no line repeats.
+ */
+export function recursiveCallIndex(frames: PlacedFrame[], from: number): number | null {
+  const key = (frame: PlacedFrame) => (frame.function && frame.line !== null ? `${normalizeFunctionName(frame.function)}:${frame.file ?? ""}:${frame.line}` : null);
+  for (let index = from; index < frames.length; index++) {
+    const frame = frames[index];
+    const own = frame && !isRuntimeFrame(frame) ? key(frame) : null;
+    if (own !== null && frames.slice(index + 1).some((deeper) => key(deeper) === own)) return index;
+  }
+  return null;
 }

@@ -11,7 +11,7 @@ import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
-import { abortKind, classifyCrash, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
+import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
 import { criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
 import {
   crashSignature,
@@ -27,7 +27,7 @@ import { deadlockCycles, globalName, lockExpressionIn, lockWait, type DeadlockEd
 import { hangSummary } from "./hang.js";
 import { mutexOwnerExpression } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
-import { recursionOf, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
+import { recursionOf, recursiveCallIndex, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
 import {
   bytesOf,
   callTarget,
@@ -250,7 +250,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const deadlocked = kind === "deadlock" ? (cycles[0]?.[0]?.thread ?? null) : null;
   const thread = deadlocked === null ? selected : (threads.find((t) => t.id === deadlocked) ?? null);
   const threadFrames = deadlocked === null ? placed : (framesOf.get(deadlocked) ?? []);
-  const culprit = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
+  const first = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
+  const culprit = kind === "stack-overflow" && recursion !== null && first !== null ? (recursiveCallIndex(threadFrames, first) ?? first) : first;
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
 
   // Every thread blocked and no cycle: a hang, even when no wait records an owner.
@@ -574,6 +575,10 @@ async function crashMessage(
       return null;
     case "assertion-failure":
       return abortMessage ?? windowsAssertion(frames);
+    case "stack-overflow":
+      return frames.some((frame) => RUST_STACK_OVERFLOW_HANDLER.test(normalizeFunctionName(frame.function ?? "")))
+        ? "the thread ran into its stack's guard page and Rust's handler aborted the process (\"has overflowed its stack\")"
+        : abortMessage;
     default:
       return abortMessage;
   }

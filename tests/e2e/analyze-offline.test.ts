@@ -48,6 +48,7 @@ const EXPECTED: Record<string, Expected> = {
   "pure-virtual": { kind: "pure-virtual-call", culprit: "OutputStream::close", says: [/being destroyed/, /vtable for|vtable pointer is that of `OutputStream`/, /~ConsoleStream/] },
   "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", says: [/`this`/, /nullptr/, /manager\.find\(id\)/, /id = 3/] },
   "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", says: [/`\(\*node\)\.value`/, /index = 3/] },
+  "rust-stack-overflow": { kind: "stack-overflow", culprit: "rust_stack_overflow::load", says: [/recursed about [\d,]+ times/, /rust-stack-overflow\.rs:28/] },
   "index-out-of-bounds": { kind: "invalid-memory-access", culprit: "claim_slot", says: [/`user_id` = 400000000/, /index far past the end of the block `table->owner_of_slot`/, /import_users/] },
   "dangling-callback": { kind: "bad-jump", culprit: "publish", says: [/held 0x[0-9a-f]+, not even a valid address/, /freed and reused/, /`bus->subscribers\[i\]->on_event`/] },
   "huge-frame": { kind: "stack-overflow", culprit: "render_scanline", says: [/64\.0 MiB stack frame/, /alloca\(width \* 4\)/, /no recursion/] },

@@ -57,6 +57,7 @@ const EXPECTED: Record<string, Expected> = {
   "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", access: "read" },
   "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", message: /^every SKU in an order has a price in the catalog$/ },
   "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", access: "read" },
+  "rust-stack-overflow": { kind: "stack-overflow", culprit: "rust_stack_overflow::load", message: /Rust's handler aborted the process \("has overflowed its stack"\)/ },
 };
 
 const noDebugFiles = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-no-debug-"));

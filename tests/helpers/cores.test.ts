@@ -48,6 +48,7 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "cpp-null-deref": { signal: SIGSEGV, culprit: "Session::idle_seconds" },
   "rust-panic": { signal: SIGABRT, culprit: "rust_panic::price_of" },
   "rust-null": { signal: SIGSEGV, culprit: "rust_null::nth_value" },
+  "rust-stack-overflow": { signal: SIGABRT, culprit: "rust_stack_overflow::load" },
 };
 
 async function gdb(exe: string, core: string, commands: string[]): Promise<string> {

@@ -15,7 +15,7 @@ import { parseMappings, parseTargetFiles } from "../../src/debuggers/gdb/text/ma
 import { parseMemoryString, parseMemoryWords } from "../../src/debuggers/gdb/text/memory.js";
 import { keyRegisters } from "../../src/analyzers/registers.js";
 import { parseRegisters } from "../../src/debuggers/gdb/text/registers.js";
-import { repeatingCycle } from "../../src/analyzers/recursion.js";
+import { recursiveCallIndex, repeatingCycle } from "../../src/analyzers/recursion.js";
 import { analyzeOutput as analyzeProbe } from "../../src/analyzers/registry.js";
 import { gdbVocabulary } from "../../src/debuggers/gdb/vocabulary.js";
 import { parseSharedLibraries } from "../../src/debuggers/gdb/text/shared-libraries.js";
@@ -64,9 +64,10 @@ let rustNull: Captured;
 let badJump: Captured;
 let nullWrite: Captured;
 let stackOverflow: Captured;
+let rustOverflow: Captured;
 
 beforeAll(async () => {
-  [nullDeref, threadCrash, deadlock, assertCore, abortCore, exception, exceptionO2, rustNull, badJump, nullWrite, stackOverflow] =
+  [nullDeref, threadCrash, deadlock, assertCore, abortCore, exception, exceptionO2, rustNull, badJump, nullWrite, stackOverflow, rustOverflow] =
     await Promise.all([
       capture("null-deref", BASIC),
       capture("thread-crash", ["info threads", "thread apply all bt", "bt"]),
@@ -79,6 +80,7 @@ beforeAll(async () => {
       capture("bad-jump", ["bt", "x/i $pc", "info files", "p $_siginfo"]),
       capture("null-write", ["x/i $pc", "x/4gx $sp", "x/s *(char **)&__progname"]),
       capture("stack-overflow", ["bt 40", "x/i $pc"]),
+      capture("rust-stack-overflow", ["bt 40"]),
     ]);
 });
 
@@ -120,6 +122,16 @@ describe("backtraces", () => {
     expect(trace.truncated).toBe(true);
     expect(trace.frames).toHaveLength(40);
     expect(repeatingCycle(trace.frames)).toEqual({ skip: 0, functions: ["parse_value"] });
+  });
+
+  it("blames a stack overflow on the recursive call, whose line repeats, not on where the stack ran out", () => {
+    const frames = placeFrames(parseBacktrace(stackOverflow["bt 40"] ?? "").frames, () => null, null);
+    const call = recursiveCallIndex(frames, 0);
+    expect(call).toBe(1);
+    expect(frames[0]?.line).not.toBe(frames[1]?.line);
+    expect(frames[call ?? 0]?.line).toBe(culpritLine("stack-overflow"));
+    // No line repeats (a single huge frame): no recursive call to blame.
+    expect(recursiveCallIndex(frames.slice(0, 1), 0)).toBeNull();
   });
 
   it("parses `thread apply all bt` into one backtrace per thread", () => {
@@ -280,6 +292,17 @@ describe("names, culprit, signature, kind", () => {
     expect(classifyCrash({ ...facts, frames: [], abortMessage: "free(): double free detected in tcache 2" })).toBe("double-free");
     expect(classifyCrash({ ...facts, frames: [], abortMessage: "malloc(): corrupted top size" })).toBe("heap-corruption");
     expect(classifyCrash({ ...facts, frames: [], abortMessage: null })).toBe("abort");
+  });
+
+  it("reads Rust's guard-page handler under abort as a stack overflow, blamed on the recursive call", () => {
+    const trace = parseBacktrace(rustOverflow["bt 40"] ?? "");
+    const frames = placeFrames(trace.frames, () => null, null);
+    expect(classifyCrash({ signal: 6, siginfo: null, pc: null, pcInCode: null, frames, stackExhausted: false, abortMessage: null, deadlocked: false })).toBe("stack-overflow");
+    const cycle = repeatingCycle(trace.frames);
+    expect(cycle?.functions).toEqual(["rust_stack_overflow::load"]);
+    const first = culpritIndex(frames);
+    const call = recursiveCallIndex(frames, first ?? 0);
+    expect(frames[call ?? 0]).toMatchObject({ function: "rust_stack_overflow::load", line: culpritLine("rust-stack-overflow") });
   });
 });
 
