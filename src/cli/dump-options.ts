@@ -12,6 +12,8 @@ export interface DumpFlags {
   modulesPath?: string[];
   /** Where debug information is kept: Breakpad stores, build-id trees, folders of debug files. */
   symbols?: string[];
+  /** cdb's symbol path; may name a symbol server (`srv*C:\\symbols*https://...`). */
+  symbolPath?: string;
   debugger?: DebuggerChoice;
   gdb?: string;
   lldb?: string;
@@ -29,6 +31,7 @@ export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   if (flags.modulesPath?.length) options.modulesPath = flags.modulesPath;
   const symbols = [...(flags.symbols ?? []), ...(process.env.DUMPDBG_SYMBOLS ?? "").split(delimiter).filter(Boolean)];
   if (symbols.length) options.symbols = symbols;
+  if (flags.symbolPath !== undefined) options.symbolPath = flags.symbolPath;
   if (flags.debugger !== undefined) options.debugger = flags.debugger;
   const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}) };
   if (Object.keys(binaries).length > 0) options.binaries = binaries;

@@ -31,6 +31,7 @@ function dumpOptions(command: Command): Command {
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
     .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
     .option("--cdb <path>", "the cdb binary (default: $DUMPDBG_CDB or cdb)")
+    .option("--symbol-path <path>", "cdb's symbol path (default: $_NT_SYMBOL_PATH, else the dump's and the program's folders; no symbol server unless named here)")
     .option("--timeout <seconds>", "per-command debugger timeout", seconds, 30);
 }
 

@@ -8,6 +8,7 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 
 import type { DumpFormat } from "./dump.js";
+import { CdbSession } from "./cdb/cdb-session.js";
 import { DebuggerMissing } from "./errors.js";
 import { GdbSession } from "./gdb/gdb-session.js";
 import { resolveAdapter } from "./lldb/adapter.js";
@@ -31,6 +32,8 @@ export interface SessionOptions {
   modulesPath?: string[];
   /** Breakpad `.sym` files matched to the dump's modules (LLDB reads them). */
   symbolFiles?: string[];
+  /** cdb's symbol path (`--symbol-path`), which may name a symbol server. */
+  symbolPath?: string;
 }
 
 export interface BackendDefinition {
@@ -41,7 +44,11 @@ export interface BackendDefinition {
   environment: string;
   /** The dump formats it reads. */
   reads: readonly DumpFormat[];
-  /** The hosts it runs on (`process.platform` values); all when absent. */
+  /**
+   * The hosts `auto` chooses it on (`process.platform` values); all when absent. An explicit
+   * `--debugger` with the binary named (a flag or the environment variable) is honoured on any host:
+   * the user says that binary speaks this debugger's protocol (a wrapper, a remote bridge, a stand-in).
+   */
   hosts?: readonly NodeJS.Platform[];
   /** The program to run for the binary a flag or the environment named (undefined: none named). */
   resolve?: (named: string | undefined) => string;
@@ -95,6 +102,15 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
     environment: "DUMPDBG_CDB",
     reads: ["minidump"],
     hosts: ["win32"],
+    start: (options) =>
+      new CdbSession({
+        dump: options.dump,
+        executable: options.executable,
+        binary: options.binary,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
+        ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
+      }),
   },
 };
 
@@ -114,6 +130,11 @@ export function binaryOf(backend: Backend, flags: Partial<Record<Backend, string
   return definition.resolve ? definition.resolve(named) : (named ?? definition.defaultBinary);
 }
 
+/** Whether the user named a backend's binary, by its flag or its environment variable. */
+export function isNamed(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(flags[backend] ?? env[BACKENDS[backend].environment]);
+}
+
 /** Whether a backend's binary can be run here. */
 export function isInstalled(backend: Backend, flags: Partial<Record<Backend, string>>): boolean {
   try {
@@ -129,6 +150,8 @@ export interface ChoiceInput {
   host: NodeJS.Platform;
   /** Whether a backend's binary can be run here. */
   installed(backend: Backend): boolean;
+  /** Whether the user named a backend's binary (`--cdb`, `DUMPDBG_CDB`); false when absent. */
+  named?(backend: Backend): boolean;
 }
 
 export type Choice = { backend: Backend } | { error: string };
@@ -148,7 +171,9 @@ export function chooseBackend(input: ChoiceInput): Choice {
       return { error: `${input.requested} cannot read ${FORMAT_NAMES[input.format]}${readers ? `; use --debugger ${readers}` : ""}` };
     }
     if (!definition.start) return { error: notBuilt(input.requested) };
-    if (definition.hosts && !definition.hosts.includes(input.host)) return { error: `${input.requested} runs only on ${definition.hosts.join(", ")}` };
+    if (definition.hosts && !definition.hosts.includes(input.host) && !input.named?.(input.requested)) {
+      return { error: `${input.requested} runs only on ${definition.hosts.join(", ")}; name a binary that speaks its protocol with --${input.requested} to use it here` };
+    }
     return { backend: input.requested };
   }
   const candidates = preference(input.format).filter((b) => !BACKENDS[b].hosts || BACKENDS[b].hosts?.includes(input.host));

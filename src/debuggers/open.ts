@@ -3,7 +3,7 @@
  * choose the backend, load it. Everything that can be wrong with the input is reported here,
  * before any analysis starts.
  */
-import { BACKENDS, binaryOf, chooseBackend, isInstalled, startSession, type DebuggerChoice } from "./backends.js";
+import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, startSession, type DebuggerChoice } from "./backends.js";
 import { DebuggerError } from "./errors.js";
 import { findSymbols } from "./symbols.js";
 import { buildIdMismatch, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
@@ -24,6 +24,8 @@ export interface OpenDumpOptions {
   modulesPath?: string[];
   /** Where debug information is kept (`--symbols`): matched to the dump's modules by their ids. */
   symbols?: string[];
+  /** cdb's symbol path (`--symbol-path`, else `_NT_SYMBOL_PATH`): only it may name a symbol server. */
+  symbolPath?: string;
   /**
    * An executable whose build-id differs from the core's gives wrong symbols and lines. `exec` only
    * warns (a script may know what it does); an analysis refuses, rather than explain the wrong code.
@@ -51,6 +53,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     requested: options.debugger ?? "auto",
     host: process.platform,
     installed: (backend) => isInstalled(backend, binaries),
+    named: (backend) => isNamed(backend, binaries),
   });
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   const executable = resolveExecutable(dump, options.exe);
@@ -78,6 +81,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     ...(options.solibSearchPath !== undefined ? { solibSearchPath: options.solibSearchPath } : {}),
     ...(debugDirectories.length ? { debugFileDirectory: debugDirectories.join(":") } : {}),
     ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
+    ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
     ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles.map((s) => s.file) } : {}),
   });
   await session.open();

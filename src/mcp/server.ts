@@ -92,9 +92,10 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         debugger: z.enum(["auto", "gdb", "lldb", "cdb"]).optional(),
         modulesPath: z.array(z.string()).optional(),
         symbols: z.array(z.string()).optional(),
+        symbolPath: z.string().optional().describe("cdb's symbol path; a symbol server only when it names one"),
       },
     },
-    async ({ path, exe, debugger: choice, modulesPath, symbols }) => {
+    async ({ path, exe, debugger: choice, modulesPath, symbols, symbolPath }) => {
       let opened: OpenedDump;
       try {
         opened = await openDump({
@@ -103,6 +104,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
           ...(choice ? { debugger: choice } : {}),
           ...(modulesPath?.length ? { modulesPath } : {}),
           ...(symbols?.length ? { symbols } : {}),
+          ...(symbolPath ? { symbolPath } : {}),
           onMismatch: "warn",
         });
       } catch (error) {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-import { BACKENDS, binaryOf, canRun, chooseBackend, type ChoiceInput } from "../../src/debuggers/backends.js";
+import { BACKENDS, binaryOf, canRun, chooseBackend, isNamed, type ChoiceInput } from "../../src/debuggers/backends.js";
 import type { Backend } from "../../src/debuggers/session.js";
 
 const installed = (...names: Backend[]) => (backend: Backend) => names.includes(backend);
@@ -47,6 +47,24 @@ describe("chooseBackend", () => {
     const choice = choose({ format: "minidump", host: "linux", installed: installed("cdb", "lldb") });
     if (BACKENDS.lldb.start) expect(choice).toEqual({ backend: "lldb" });
     else expect("error" in choice && choice.error).toBe("reading a minidump needs lldb, and this version of dumpdbg has no lldb backend yet");
+  });
+
+  it("refuses cdb off Windows unless its binary is named, and says how to name one", () => {
+    const choice = choose({ requested: "cdb", format: "minidump", host: "linux", installed: installed("cdb", "lldb") });
+    expect("error" in choice && choice.error).toBe("cdb runs only on win32; name a binary that speaks its protocol with --cdb to use it here");
+  });
+
+  it("honours an explicit cdb on any host when the user named its binary (a stand-in, a wrapper)", () => {
+    const named = (backend: Backend) => backend === "cdb";
+    expect(choose({ requested: "cdb", format: "minidump", host: "linux", named })).toEqual({ backend: "cdb" });
+    // auto never picks it off Windows, named or not.
+    expect(choose({ format: "minidump", host: "linux", installed: installed("cdb", "lldb"), named })).toEqual({ backend: "lldb" });
+  });
+
+  it("says whether a binary was named by its flag or its environment variable", () => {
+    expect(isNamed("cdb", { cdb: "/opt/cdb" }, {})).toBe(true);
+    expect(isNamed("cdb", {}, { DUMPDBG_CDB: "C:\\Debuggers\\cdb.exe" })).toBe(true);
+    expect(isNamed("cdb", { gdb: "/opt/gdb" }, {})).toBe(false);
   });
 
   it("prefers cdb for a minidump on Windows when it is built and installed", () => {

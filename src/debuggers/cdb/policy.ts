@@ -1,9 +1,13 @@
 /**
  * cdb's part of the command safety policy. Commands are case-insensitive; ";" chains commands, so
  * it is refused outright rather than split, as are alias expansions that could turn into anything.
+ * The one extension that may be loaded is SOS, for .NET dumps, from a local path; its read-only
+ * commands are allowed. dumpdbg's own `[thread T, frame F]` / `[source "FILE"]` prefix (`place.ts`)
+ * only says where a command runs: the command after it is what is checked.
  */
 
 import { expressionProblem, type ExpressionLanguage } from "../policy/expression.js";
+import { parsePlaced } from "./place.js";
 import {
   ALLOWED,
   CALLS_FUNCTION,
@@ -36,11 +40,20 @@ const CDB_EXPRESSIONS: ExpressionLanguage = {
 const CDB_ALLOWED = new Set([
   "?", "??", "r", "d", "da", "db", "dc", "dd", "df", "dp", "dq", "du", "dw", "dyb", "dyd", "dds", "dps", "dqs",
   "dda", "ddp", "ddu", "dpa", "dpp", "dpu", "dqa", "dqp", "dqu", "ds", "dv", "dt", "dx", "dl", "ln", "u", "ub",
-  "uf", "x", "s", "vertarget", "version",
+  "uf", "x", "s", "vertarget", "version", "ls", "lsa", "lsc", "lsp", "lsf",
   ".ecxr", ".exr", ".cxr", ".lastevent", ".frame", ".time", ".echo", ".chain", ".formats",
   "!analyze", "!address", "!peb", "!teb", "!locks", "!cs", "!gle", "!error", "!heap", "!runaway",
   "!uniqstack", "!handle", "!findstack", "!exchain", "!dh", "!dlls", "!lmi", "!vprot",
 ]);
+
+/** SOS's commands that read the managed heap, stacks and runtime state, and nothing else. */
+const SOS_READ_ONLY = new Set([
+  "threads", "clrstack", "pe", "printexception", "syncblk", "dumpheap", "dumpobj", "do", "dso", "dumpstackobjects",
+  "eeheap", "dumpstack", "eestack", "ip2md", "name2ee", "gcroot", "dumpmt", "dumpclass", "dumpmd", "dumparray", "da",
+  "dumpvc", "dumpdomain", "dumpmodule", "dumpassembly", "threadpool", "finalizequeue", "gchandles", "gcwhere", "objsize",
+  "threadstate", "clrthreads", "dumpil", "u", "ehinfo", "gcinfo", "verifyheap", "dumpruntimetypes", "dumpsig", "help", "soshelp",
+]);
+
 
 /** Turns [reason, "name name ..."] groups into a name -> reason table. */
 const byName = (groups: ReadonlyArray<readonly [string, string]>): ReadonlyMap<string, string> =>
@@ -53,9 +66,10 @@ const CDB_REFUSALS = byName([
   [CALLS_FUNCTION, ".call"],
   [WRITES_FILE, ".write_cmd_hist .logopen .logappend .dump .writemem"],
   ["writes a file's contents into the program's memory", ".readmem"],
-  ["loads an extension into the debugger", ".load .loadby !load"],
+  ["loads an extension into the debugger", "!load"],
   ["runs a script", ".scriptload .scriptrun"],
-  [CHANGES_TARGET, ".opendump .symfix .sympath .srcpath .srcfix .lsrcpath .lsrcfix .exepath .extpath"],
+  [CHANGES_TARGET, ".opendump .sympath .srcpath .srcfix .lsrcpath .lsrcfix .exepath .extpath"],
+  ["points the symbol path at Microsoft's symbol server on the network; name a symbol path with --symbol-path instead", ".symfix"],
   ["reloads symbols, possibly from a symbol server on the network", ".reload"],
   [RUNS_BLOCK, ".block .for .foreach .if .while .do j z"],
   ["defines an alias, which can stand for any command", "as ad"],
@@ -65,6 +79,13 @@ const CDB_REFUSALS = byName([
   ["lists this host's processes, not the dump's", ".tlist"],
   [ENDS_SESSION, "q qq qd"],
   ["writes the program's memory", "a e ea eb ed ef ep eq eu ew eza ezu f fp m"],
+]);
+
+/** SOS's commands that write files, set breakpoints, change settings or reach the network. */
+const SOS_REFUSALS = byName([
+  [WRITES_FILE, "savemodule dumplog createdump"],
+  [SETS_BREAKPOINTS, "bpmd"],
+  [CHANGES_SETTINGS, "stoponexception setclrpath setsymbolserver sosflush"],
 ]);
 
 // Options of otherwise read-only extensions that write files, load files, continue the program or
@@ -77,8 +98,8 @@ const EXTENSION_OPTION_REFUSALS = new Map([
   ["!heap", byName([[SETS_BREAKPOINTS, "-b"]])],
 ]);
 
-export function checkCdbCommand(command: string): PolicyVerdict {
-  const text = command.trim();
+export function checkCdbCommand(placed: string): PolicyVerdict {
+  const text = parsePlaced(placed).command.trim();
   if (text.includes(";")) return refuse("the command", "chains several commands with \";\"");
   if (/\$\{|\$u\d/i.test(text)) return refuse("the command", "expands an alias, which could stand for any command");
   if (text.startsWith("~")) return checkCdbThreads(text);
@@ -86,6 +107,13 @@ export function checkCdbCommand(command: string): PolicyVerdict {
   if (script) return refuse(quoted(script[0]), "runs a script file");
   const name = /^(?:\?\?|\?|[.!][\w.]*|[A-Za-z]+)/.exec(text)?.[0].toLowerCase() ?? "";
   let args = text.slice(name.length);
+  if (name === ".load" || name === ".loadby") return checkLoad(name, args.trim());
+  const sos = /^!(?:sos\.)?(\w+)$/.exec(name)?.[1];
+  if (sos !== undefined && !CDB_ALLOWED.has(name)) {
+    const refusal = SOS_REFUSALS.get(sos);
+    if (refusal) return refuse(quoted(name), refusal);
+    if (SOS_READ_ONLY.has(sos)) return ALLOWED;
+  }
   // The stack commands combine letters: k, kb, kp, kv, kn, kbn, kpn, kf, kc, kd, kl, km.
   const stack = /^k[bpvndfclm]{0,3}$/.test(name);
   const allowed = CDB_ALLOWED.has(name) || stack || /^lm[a-z]*$/.test(name);
@@ -104,6 +132,17 @@ export function checkCdbCommand(command: string): PolicyVerdict {
   if (stack) args = args.replace(/^[ \t]*=/, "");
   const problem = expressionProblem(args, CDB_EXPRESSIONS);
   return problem ? refuse(`${quoted(name)} argument`, problem) : ALLOWED;
+}
+
+/**
+ * `.load` and `.loadby` only for SOS: `.loadby sos coreclr` (beside the runtime the dump ran), `.load
+ * sos`, `.load C:\\tools\\sos.dll`. A network path (`\\\\server\\share`) is refused as network access.
+ */
+function checkLoad(name: string, args: string): PolicyVerdict {
+  if (/^\\\\|^\/\/|https?:/i.test(args)) return refuse(quoted(`${name} ${args}`), "loads an extension from the network");
+  const file = args.replace(/^"(.*)"$/, "$1");
+  const sos = name === ".loadby" ? /^sos\s+(?:coreclr|clr|mscorwks)$/i.test(args) : /^sos(?:\.dll)?$/i.test(file.split(/[\\/]/).at(-1) ?? "");
+  return sos ? ALLOWED : refuse(quoted(name), "loads an extension into the debugger; only SOS may be loaded");
 }
 
 /** "~" lists threads, "~Ns" selects one, "~N cmd" and "~Ne cmd" run cmd per thread. */
