@@ -11,7 +11,8 @@ import type { Issue, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { evidenceIndex, evidenceOf, type Evidence } from "./evidence.js";
 import { untested } from "./flow.js";
-import { factsOf, playbookFor, type Facts } from "./playbooks/index.js";
+import { factsOf, type Facts } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
 import { ask, COMMANDS_PER_TEST, requireTriage, step } from "./runtime.js";
 
 const Review = z.object({

@@ -8,7 +8,9 @@ import type { Hypothesis, State, Update } from "../state.js";
 import { existingIds, supportingIds, triageText, unknownCitations } from "./context.js";
 import { evidenceOf, outputsOf } from "./evidence.js";
 import { nextToTest } from "./flow.js";
-import { factsOf, playbookFor, type Verdict } from "./playbooks/index.js";
+import { factsOf } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
+import type { Verdict } from "./playbooks/kit.js";
 import { ask, hypothesisById, requireTriage, step, type Runtime } from "./runtime.js";
 
 const Judgement = z.object({

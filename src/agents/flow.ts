@@ -4,7 +4,8 @@
  * Pure functions of the state and the run's limits, so the routing can be read (and tested) apart.
  */
 import type { Hypothesis, State } from "../state.js";
-import { playbookFor, factsOf } from "./playbooks/index.js";
+import { factsOf } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
 import type { Runtime } from "./runtime.js";
 
 /** Nodes from the evaluator to a finished report: reasoner, critic, responder, reasoner, critic, report. */

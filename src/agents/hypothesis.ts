@@ -6,7 +6,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
-import { factsOf, playbookFor } from "./playbooks/index.js";
+import { factsOf } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
 import { ask, COMMANDS_PER_TEST, INITIAL_HYPOTHESES, requireTriage, step } from "./runtime.js";
 
 const Proposal = z.object({

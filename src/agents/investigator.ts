@@ -8,7 +8,8 @@ import type { Observation, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
 import { awaitingInvestigation } from "./flow.js";
-import { factsOf, playbookFor } from "./playbooks/index.js";
+import { factsOf } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
 import { ask, COMMANDS_PER_STEP, requireTriage, runCommands, step } from "./runtime.js";
 
 const Commands = z.object({ commands: z.array(z.string()).min(1) });

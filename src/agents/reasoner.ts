@@ -9,7 +9,8 @@ import type { Conclusion, State, Update } from "../state.js";
 import { existingIds, hypothesesText, supportingIds, triageText, unknownCitations } from "./context.js";
 import { evidenceIndex, evidenceOf, outputsOf } from "./evidence.js";
 import { untested } from "./flow.js";
-import { factsOf, playbookFor } from "./playbooks/index.js";
+import { factsOf } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
 import { ask, requireTriage, step, type Runtime } from "./runtime.js";
 
 const Answer = z.object({

@@ -13,7 +13,9 @@ import { counted } from "../report/numbers.js";
 import { ReportSchema, type Report } from "../report/schema.js";
 import type { Spent, State, Update } from "../state.js";
 import { evidenceOf } from "./evidence.js";
-import { factsOf, playbookFor, REGISTERS, THREADS } from "./playbooks/index.js";
+import { factsOf } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
+import { REGISTERS, THREADS } from "./playbooks/kit.js";
 import { unknownCitations } from "./context.js";
 import { ask, requireTriage, step, type Runtime } from "./runtime.js";
 

@@ -7,7 +7,8 @@ import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
 import { cleanCommands, distinctProbes } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
-import { factsOf, playbookFor } from "./playbooks/index.js";
+import { factsOf } from "./playbooks/facts.js";
+import { playbookFor } from "./playbooks/index.js";
 import { ask, COMMANDS_PER_STEP, requireTriage, runCommands, step } from "./runtime.js";
 
 const Commands = z.object({ commands: z.array(z.string()) });

@@ -6,8 +6,8 @@ import { normalizeFunctionName } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { ABORT_MESSAGE, alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { callerFacts, concurrencyQuestion, undetermined } from "./memory.js";
+import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion, concurrencyQuestion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, location, where } from "./prose.js";
 import { codeOf, dereferences, enclosingFunction, escape, functionSpan, grep, identifiers } from "./source.js";
@@ -133,20 +133,14 @@ export function assertionPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       const messageFound = evidence.find(ABORT_MESSAGE);
       const summary = `The assertion \`${expression ?? "?"}\` in ${where(facts.culprit)} failed${c.cite(messageFound)}: ${hit.finding ?? ""}`;
-      for (const id of hit.evidenceIds) if (!c.ids.includes(id)) c.ids.push(id);
       const guardFound = guard ? evidence.find(facts.list(guard.line, guard.line, facts.caller?.file)) : null;
       const guardText = guard && guardFound?.ok
         ? `The caller ${where(facts.caller)} guarded the call with \`if (${guard.condition})\` at ${basename(facts.caller?.file ?? "")}:${guard.line}${c.cite(guardFound)}, and that check let these values through: the caller's guard and the assertion disagree about what is allowed${guardCallee(guard.condition)}.`
         : "";
-      const rootCause = [
-        `${where(facts.culprit)} was reached on the path ${callPath(facts)} with values that break its precondition.`,
-        guardText,
-        callerFacts(facts, evidence, c),
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [`${where(facts.culprit)} was reached on the path ${callPath(facts)} with values that break its precondition.`, guardText],
+        withCaller: true,
         confidence: guardText ? 0.85 : 0.75,
         recommendations: [
           guard
@@ -154,8 +148,7 @@ export function assertionPlaybook(facts: Facts): Playbook {
             : `Find where the operands of \`${expression}\` get these values on the path ${callPath(facts)} and stop the call there.`,
           "Add a test with these exact values; keep the assertion, it caught a real bug.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "The dump holds the values at the assertion, not the sequence of calls that produced them.", question: "Which sequence of operations leads here (e.g. after a wrap-around or a particular input size), and does it reproduce?" },
@@ -217,28 +210,24 @@ export function abortPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "deliberate-abort");
       if (!hit) return undetermined(facts, hypotheses, evidence, "why abort() was called");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const ownerFound = owner ? evidence.find(print(`*${owner}`)) : null;
       const block = evidence.find(listBlock);
       const said = block?.ok ? /"([^"]{6,})"/.exec(sourceTextOf(block) ?? "")?.[1]?.replace(/(\\n|%\w)+$/g, "").replace(/[,:]?\s*(got|was)?\s*$/, "").trim() : undefined;
       const summary = `${where(facts.culprit)} aborted on purpose: ${hit.finding ?? ""}`;
-      const rootCause = [
-        guard ? `The check \`${guard.condition}\` held${ownerFound?.ok ? `; the object it checks is ${printed(ownerFound)}${c.cite(ownerFound)}` : ""}.` : "",
-        said ? `Just before aborting it prints a message starting "${said}"${c.cite(block)}: look for it on the process's stderr.` : "",
-        `The value reached the check on the path ${callPath(facts)}.`,
-        callerFacts(facts, evidence, c),
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          guard ? `The check \`${guard.condition}\` held${ownerFound?.ok ? `; the object it checks is ${printed(ownerFound)}${c.cite(ownerFound)}` : ""}.` : "",
+          said ? `Just before aborting it prints a message starting "${said}"${c.cite(block)}: look for it on the process's stderr.` : "",
+          `The value reached the check on the path ${callPath(facts)}.`,
+        ],
+        withCaller: true,
         confidence: 0.85,
         recommendations: [
           guard ? `Find where \`${conditionOperands[0] ?? guard.condition}\` gets its value and reject the bad value there with an error message, rather than aborting deep inside ${facts.fn ? `\`${facts.fn}\`` : "the program"}.` : "Replace the abort with an error the caller can report.",
           "Keep the check, but make the failure say what was wrong and where the value came from.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "The dump shows the rejected value, not the input it came from.", question: `Where does the rejected value come from in this deployment (configuration file, environment, request), and what was it supposed to be?` },
@@ -279,22 +268,17 @@ function smashedReturnPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "return-address-overwritten");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what overwrote the return address");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const args = evidence.find(facts.inCulprit(probes.arguments()));
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary: `${where(facts.culprit)} returned through an overwritten return address. ${hit.finding ?? ""} A buffer in its frame was written past its end, over the saved return address; no stack protector caught it in this build.`,
-        rootCause: [
-          `${facts.crash.message ?? "The return address was overwritten"}.`,
-          variablesText(args) ? `Its arguments were: ${variablesText(args)}${c.cite(args)}.` : "",
-        ].filter(Boolean).join(" "),
+        cause: [`${facts.crash.message ?? "The return address was overwritten"}.`, variablesText(args) ? `Its arguments were: ${variablesText(args)}${c.cite(args)}.` : ""],
         confidence: 0.85,
         recommendations: [
           `Find the copy into a local buffer of ${where(facts.culprit)} that is not bounded by the buffer's size (strcpy, sprintf, memcpy with an input length) and bound it, or reject longer input.`,
           "Build with -fstack-protector-strong and -D_FORTIFY_SOURCE=2: the next overflow aborts with its name instead of jumping to input bytes.",
           "Add a test with an over-long input; AddressSanitizer reports the write at the line that does it.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "Where the over-long input came from is not in the dump.", question: "What input reached this function (a file, a request, a command line), and how long was it?" }],
   };
@@ -359,26 +343,22 @@ function canaryPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "local-array-overflow");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which local buffer overflowed");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const writes = arrays(evidence).flatMap((a) => writesInto(facts, a.name).map((n) => ({ name: a.name, n }))).slice(0, 3);
       const quoted = writes.map((w) => ({ ...w, found: evidence.find(facts.list(w.n)) })).filter((w) => w.found?.ok);
       const args = evidence.find(facts.inCulprit(probes.arguments()));
       const summary = `${where(facts.culprit)} overran a local buffer; the stack protector found its canary overwritten when the function returned${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
-      const rootCause = [
-        quoted.length ? `The writes into it: ${quoted.map((w) => `\`${listedCode(w.found)}\` at ${basename(facts.culprit?.file ?? "")}:${w.n}${c.cite(w.found)}`).join("; ")} — none is bounded by the array's size.` : "",
-        variablesText(args) ? `The input was: ${variablesText(args)}${c.cite(args)}.` : "",
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          quoted.length ? `The writes into it: ${quoted.map((w) => `\`${listedCode(w.found)}\` at ${basename(facts.culprit?.file ?? "")}:${w.n}${c.cite(w.found)}`).join("; ")} — none is bounded by the array's size.` : "",
+          variablesText(args) ? `The input was: ${variablesText(args)}${c.cite(args)}.` : "",
+        ],
         confidence: 0.85,
         recommendations: [
           `Bound the copy into the array by its size (and reserve room for the NUL), or reject input longer than it; snprintf/strlcpy-style copies make the limit explicit.`,
           "Add a test with an over-long value; AddressSanitizer reports such a write at the line that does it.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "The dump shows the overrun, not whether the over-long input is legitimate.", question: "What is the longest legitimate value for this field, and where should longer ones be rejected?" },
@@ -464,24 +444,17 @@ export function fortifyPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "fortified-overflow");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which write the fortify check stopped");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const line = evidence.find(facts.list(facts.culprit?.line ?? 0));
       const summary = `_FORTIFY_SOURCE stopped a buffer overflow in ${where(facts.culprit)}${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
-      const rootCause = [
-        line?.ok ? `The call is \`${listedCode(line)}\`${c.cite(line)}: it copies without a bound.` : "",
-        `The long value arrives on the path ${callPath(facts)}.`,
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [line?.ok ? `The call is \`${listedCode(line)}\`${c.cite(line)}: it copies without a bound.` : "", `The long value arrives on the path ${callPath(facts)}.`],
         confidence: 0.85,
         recommendations: [
           `Size \`${destBase ?? "the destination"}\` for the longest legitimate value, and copy with an explicit bound (snprintf, or check the length first and reject).`,
           "Keep building with -D_FORTIFY_SOURCE: it turned a silent overflow into this crash.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "The core cannot say whether such long values are legitimate.", question: "What is the longest value this field must hold?" }],
   };

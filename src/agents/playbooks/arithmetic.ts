@@ -3,8 +3,8 @@ import { fullRegister } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, FAULTING_INSTRUCTION, notYetRun, REGISTERS, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { callerFacts, undetermined } from "./memory.js";
+import { Citations, confirmed, FAULTING_INSTRUCTION, notYetRun, REGISTERS, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { callPath, quoteLine, where } from "./prose.js";
 import { codeOf, enclosingFunction, grep } from "./source.js";
@@ -63,26 +63,22 @@ export function divisionPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "zero-divisor");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what the divisor was");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const record = owner ? evidence.find(facts.inCulprit(probes.evaluate(`*${owner}`))) : null;
       const summary = `${where(facts.culprit)} divided by ${expression ? `\`${expression}\`` : "a value"}, which was 0${c.cite(print ? evidence.find(print) : null)}: ${quoteLine(facts.line) ?? "the division"} raised SIGFPE (integer divide by zero)${c.cite(evidence.find(SIGNAL_INFO))}.`;
-      const rootCause = [
-        hit.finding ?? "",
-        record?.ok ? `The record being processed is ${printed(record)}${c.cite(record)}.` : "",
-        `Nothing on the path ${callPath(facts)} checks for a zero divisor.`,
-        callerFacts(facts, evidence, c),
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          hit.finding ?? "",
+          record?.ok ? `The record being processed is ${printed(record)}${c.cite(record)}.` : "",
+          `Nothing on the path ${callPath(facts)} checks for a zero divisor.`,
+        ],
+        withCaller: true,
         confidence: 0.9,
         recommendations: [
           `Check ${expression ? `\`${expression}\`` : "the divisor"} for 0 in \`${facts.fn}\` and decide what the result means then (skip, report 0, or "n/a").`,
           "Add a test with an empty record (a count of zero).",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "Whether a zero count is valid input is a question about the data, not the dump.", question: "Can this count legitimately be zero (nothing counted yet), and what should be reported then?" }],
   };
@@ -130,20 +126,18 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "trap-reached");
       if (!hit) return undetermined(facts, hypotheses, evidence, "why an illegal instruction ran");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const value = print ? printed(evidence.find(print)) : null;
       const summary = `${where(facts.culprit)} executed a deliberate trap (\`ud2\`)${value !== null ? `: \`${switchExpr}\` was ${value}${c.cite(print ? evidence.find(print) : null)}, a value its switch has no case for, and the default branch traps` : ""}.`;
-      const rootCause = [hit.finding ?? "", `The input reached it on the path ${callPath(facts)}.`, callerFacts(facts, evidence, c), alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [hit.finding ?? "", `The input reached it on the path ${callPath(facts)}.`],
+        withCaller: true,
         confidence: 0.9,
         recommendations: [
           `Handle unknown values in \`${facts.fn}\` (reject the message with an error) instead of trapping: input from outside the program is never "unreachable".`,
           "If newer peers may send new types, version the protocol or ignore unknown types explicitly.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "Where the value came from is not in the core.", question: "Which input or caller supplies this value, and should the program accept or reject it?" }],
   };

@@ -3,8 +3,8 @@ import { normalizeFunctionName } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { ABORT_MESSAGE, alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { callerFacts, undetermined } from "./memory.js";
+import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
 import { grep, readSource, type SourceFile } from "./source.js";
@@ -74,30 +74,26 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "no-handler");
       if (!hit) return undetermined(facts, hypotheses, evidence, "where the exception came from");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const args = evidence.find(facts.inCulprit(probes.arguments()));
       const values = variablesOf(args).map((v) => ({ name: v.name, text: stringOf(v.value) })).filter((v) => v.text !== null);
       const handlers = catches().map((h) => ({ ...h, found: evidence.find(facts.list(h.line, h.line, h.file.path)) }));
       const api = libraryThrower(machinery(evidence, facts).names);
       const summary = `${where(facts.culprit)} ${api ? `called \`${api}\`, which threw` : "threw"} ${thrown}${c.cite(evidence.find(ABORT_MESSAGE))}${values.length ? ` (with ${values.map((v) => `${v.name} = "${v.text}"`).join(", ")}${c.cite(args)})` : ""}, and nothing on the path ${callPath(facts)} catches it, so std::terminate aborted the process.`;
-      const rootCause = [
-        hit.finding ?? "",
-        handlers.length === 0
-          ? `There is no \`catch\` in ${files.map((f) => basename(f.path)).join(", ") || "the program's files on the stack"}.`
-          : `The \`catch\` clauses in the program (${handlers.map((h) => `${basename(h.file.path)}:${h.line}${c.cite(h.found)}`).join(", ")}) are not on this path or do not match ${thrown}.`,
-        callerFacts(facts, evidence, c),
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          hit.finding ?? "",
+          handlers.length === 0
+            ? `There is no \`catch\` in ${files.map((f) => basename(f.path)).join(", ") || "the program's files on the stack"}.`
+            : `The \`catch\` clauses in the program (${handlers.map((h) => `${basename(h.file.path)}:${h.line}${c.cite(h.found)}`).join(", ")}) are not on this path or do not match ${thrown}.`,
+        ],
+        withCaller: true,
         confidence: 0.9,
         recommendations: [
           `Catch ${thrown} where the failure can be handled — the caller that can skip or reject the input (on the path ${callPath(facts)}) — and report which input caused it.`,
           `Or make the condition that throws an expected outcome (e.g. return an optional/error) if callers must deal with it anyway.`,
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "The exception object's message is not recoverable from this core without libstdc++ debug info.", question: "Does the program's stderr show the exception's what() text (\"terminate called after throwing...\")?" },
@@ -155,20 +151,17 @@ export function pureVirtualPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "called-during-destruction") ?? confirmed(hypotheses, "called-during-construction");
       if (!hit) return undetermined(facts, hypotheses, evidence, "why a pure virtual function was called");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
       const destroying = hit.rule === "called-during-destruction";
       const summary = `${where(facts.culprit)} called a pure virtual function${code?.ok ? ` (\`${listedCode(code)}\`${c.cite(code)})` : ""} ${destroying ? "while the object was being destroyed" : "while it was being constructed"}, and libstdc++ aborted with "pure virtual method called".`;
-      const rootCause = [
-        hit.finding ?? "",
-        destroying
-          ? "By the time a base-class destructor runs, the derived class's destructor has finished and the object's dynamic type is the base again: a virtual call from there cannot reach the derived override."
-          : "While a base-class constructor runs, the object's dynamic type is the base: a virtual call from there cannot reach the derived override.",
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          hit.finding ?? "",
+          destroying
+            ? "By the time a base-class destructor runs, the derived class's destructor has finished and the object's dynamic type is the base again: a virtual call from there cannot reach the derived override."
+            : "While a base-class constructor runs, the object's dynamic type is the base: a virtual call from there cannot reach the derived override.",
+        ],
         confidence: 0.9,
         recommendations: [
           destroying
@@ -176,8 +169,7 @@ export function pureVirtualPlaybook(facts: Facts): Playbook {
             : "Do not call virtual functions from a constructor; use a separate init step or a factory.",
           "Compile with -Wall; clang's -Wcall-to-pure-virtual-from-ctor-dtor catches the direct case.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "Which code released the object is outside the stack once it returns.", question: "Who owns and destroys this object — is destruction expected at that point (shutdown, reset)?" }],
   };

@@ -8,8 +8,8 @@ import type { ThreadSummary } from "../../debuggers/model.js";
 import { placed, probes, type Probe, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, confirmed, notYetRun, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { undetermined } from "./memory.js";
+import { Citations, confirmed, notYetRun, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion, undetermined } from "./conclusions.js";
 import { basename } from "./prose.js";
 import { codeOf, functionSpan, grep } from "./source.js";
 import { fieldOf, pointerOf, printed } from "./values.js";
@@ -143,7 +143,6 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "lock-cycle");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what the threads wait for");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const named = waiters(evidence).map((w) => {
         const held = w.expressions.map((e) => {
           const probe = e.expression ? w.at(probes.evaluate(`&${e.expression}`)) : null;
@@ -168,15 +167,13 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       const listing = named[0]?.expressions.length && named[0].edge.file ? facts.list(Math.min(...named[0].expressions.map((e) => e.line)), Math.max(...named[0].expressions.map((e) => e.line)), named[0].edge.file) : null;
       const lockLines = listing ? evidence.find(listing) : null;
       const summary = `Deadlock: ${threads.length} threads each hold a ${lockWord} the next one waits for${c.cite(evidence.find(backtraces))}. ${sentences.join(" ")}`;
-      const rootCause = [
-        sameFunction
-          ? `All of them run \`${cycle[0]?.function}\`, which locks ${order}${lockLines?.ok ? ` (${c.cite(lockLines).trim().slice(1, -1)})` : ""}. Called on different objects, the threads take the same mutexes in different orders${orders.length ? ` (${orders.join("; ")})` : ""}: a lock-order inversion.`
-          : "The threads take the same mutexes in different orders in different functions: a lock-order inversion.",
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          sameFunction
+            ? `All of them run \`${cycle[0]?.function}\`, which locks ${order}${lockLines?.ok ? ` (${c.cite(lockLines).trim().slice(1, -1)})` : ""}. Called on different objects, the threads take the same mutexes in different orders${orders.length ? ` (${orders.join("; ")})` : ""}: a lock-order inversion.`
+            : "The threads take the same mutexes in different orders in different functions: a lock-order inversion.",
+        ],
         confidence: 0.95,
         recommendations: [
           `Take the mutexes in one global order in \`${cycle[0]?.function ?? "the locking code"}\`: e.g. always lock the object with the lower address (or id) first, whatever the direction of the operation.`,
@@ -187,8 +184,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
             ? "Check the lock order with Application Verifier's Locks checks, or run the code under ThreadSanitizer on Linux, which reports lock-order inversions even when no deadlock happens."
             : "Run the test suite under ThreadSanitizer, which reports lock-order inversions even when no deadlock happens.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "A dump of a hung process cannot show how long the threads had been waiting.", question: "How often does the hang happen, and does it need two operations in opposite directions at the same moment (e.g. two transfers between the same accounts)?" },

@@ -6,8 +6,8 @@ import { chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, MAIN_ARE
 import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { ABORT_MESSAGE, alternativesText, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { callerFacts, undetermined } from "./memory.js";
+import { ABORT_MESSAGE, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
 import { codeOf, enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
@@ -89,30 +89,26 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "freed-twice");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which free released the block first");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const earlier = otherFrees()
         .map((n) => ({ n, found: evidence.find(facts.list(n)), fn: enclosingFunction(facts.source, n)?.name ?? null }))
         .filter((e) => e.found?.ok);
       const file = basename(facts.culprit?.file ?? "");
       const summary = `${where(facts.culprit)} freed \`${freed ?? "a block"}\` a second time: ${hit.finding ?? ""}`;
-      const rootCause = [
-        earlier.length
-          ? `The other free of it: ${earlier.map((e) => `\`${listedCode(e.found)}\` at ${file}:${e.n}${e.fn ? ` in \`${e.fn}\`` : ""}${c.cite(e.found)}`).join("; ")}. That path frees the block and keeps the pointer, so the cleanup at ${file}:${facts.culprit?.line} frees it again.`
-          : `No other free of \`${member ?? "it"}\` is in ${file}; the first free happened in code outside this file or through an alias.`,
-        `The second free is on the path ${callPath(facts)}.`,
-        callerFacts(facts, evidence, c),
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          earlier.length
+            ? `The other free of it: ${earlier.map((e) => `\`${listedCode(e.found)}\` at ${file}:${e.n}${e.fn ? ` in \`${e.fn}\`` : ""}${c.cite(e.found)}`).join("; ")}. That path frees the block and keeps the pointer, so the cleanup at ${file}:${facts.culprit?.line} frees it again.`
+            : `No other free of \`${member ?? "it"}\` is in ${file}; the first free happened in code outside this file or through an alias.`,
+          `The second free is on the path ${callPath(facts)}.`,
+        ],
+        withCaller: true,
         confidence: earlier.length ? 0.9 : 0.7,
         recommendations: [
           `Set \`${freed ?? "the pointer"}\` to NULL right after every free of it${earlier[0] ? ` (first at ${file}:${earlier[0].n})` : ""}; free(NULL) is then harmless.`,
           "Give the block one owner that frees it, and run the test suite under AddressSanitizer, which reports both frees' stacks.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "A core records the second free, not the stack of the first one.", question: "Which error path ran before the cleanup? The program's log from before the crash would show where the first free was." },
@@ -177,29 +173,25 @@ function invalidFreePlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "interior-pointer");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what was wrong with the freed pointer");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const moved = producer
         ? producer.lines.map((n) => ({ n, found: evidence.find(facts.list(n, n, producer.file.path)) })).filter((m) => m.found?.ok)
         : [];
       const summary = `${where(facts.culprit)} passed free() a pointer into the middle of a block, and malloc aborted with "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))}.`;
-      const rootCause = [
-        hit.finding ?? "",
-        moved.length && producer
-          ? `The pointer comes from \`${producer.name}\`, which moves it before returning it: ${moved.map((m) => `\`${listedCode(m.found)}\` at ${basename(producer.file.path)}:${m.n}${c.cite(m.found)}`).join("; ")}. The start of the allocation is lost there.`
-          : "",
-        callerFacts(facts, evidence, c),
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          hit.finding ?? "",
+          moved.length && producer
+            ? `The pointer comes from \`${producer.name}\`, which moves it before returning it: ${moved.map((m) => `\`${listedCode(m.found)}\` at ${basename(producer.file.path)}:${m.n}${c.cite(m.found)}`).join("; ")}. The start of the allocation is lost there.`
+            : "",
+        ],
+        withCaller: true,
         confidence: moved.length ? 0.9 : 0.75,
         recommendations: [
           producer ? `Keep the pointer malloc returned in \`${producer.name}\` and free that one; advance a second pointer (or return an offset) instead of the owner.` : "Free only the exact pointer malloc returned.",
           "AddressSanitizer reports such a free with the allocation's stack.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "The dump shows the bad free, not every caller that might do the same.", question: "Do other callers free pointers obtained from the same function?" }],
   };
@@ -277,7 +269,6 @@ function overflowPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "heap-overflow");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which write corrupted the heap");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const start = pointerOf(printed(evidence.find(base)));
       const end = pointerOf(printed(evidence.find(top)));
       const walk = start !== null && end !== null ? walkHeap(evidence, start, end) : null;
@@ -294,10 +285,9 @@ function overflowPlaybook(facts: Facts): Playbook {
         ? `That text is written by ${writers.map((w) => `\`${listedCode(w.found)}\` at ${basename(w.file.path)}:${w.line}${w.fn ? ` in \`${w.fn}\`` : ""}${c.cite(w.found)}`).join("; ")}.`
         : "";
       const summary = `Heap corruption: malloc found its metadata overwritten ("${facts.crash.message}")${c.cite(evidence.find(ABORT_MESSAGE))} when ${where(facts.culprit)} allocated. ${hit.finding ?? ""}`;
-      const rootCause = [overflowText, writerText, alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ") || (hit.finding ?? "");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [overflowText, writerText],
         confidence: writerText ? 0.85 : overflowText ? 0.75 : 0.6,
         recommendations: [
           writers[0]
@@ -305,8 +295,7 @@ function overflowPlaybook(facts: Facts): Playbook {
             : "Find the write that overflows a heap block: run the same input under AddressSanitizer, which stops at the first byte written out of bounds.",
           `Do not look for the bug in ${where(facts.culprit)}: it is where malloc noticed the damage.`,
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "A core shows the damage, not the moment of the out-of-bounds write.", question: "Can you run the failing input under AddressSanitizer (or valgrind) to catch the write as it happens?" },

@@ -6,87 +6,21 @@
  * A playbook is rebuilt from the same facts whenever an agent needs it, so the graph's state keeps
  * only each hypothesis' `rule` name and the closures never need to be checkpointed.
  */
-import type { Frame } from "../../debuggers/model.js";
-import type { Probe } from "../../debuggers/probe.js";
 import type { CrashKind } from "../../report/schema.js";
-import type { Hypothesis, HypothesisStatus } from "../../state.js";
-import type { Evidence, Found } from "../evidence.js";
 import { abortPlaybook, assertionPlaybook, fortifyPlaybook, stackProtectorPlaybook } from "./aborts.js";
 import { divisionPlaybook, illegalInstructionPlaybook } from "./arithmetic.js";
+import { badJumpPlaybook } from "./bad-jump.js";
+import { busErrorPlaybook } from "./bus-error.js";
 import { pureVirtualPlaybook, uncaughtExceptionPlaybook } from "./cpp.js";
 import { deadlockPlaybook } from "./deadlock.js";
 import type { Facts } from "./facts.js";
-import { unknownPlaybook } from "./unknown.js";
 import { doubleFreePlaybook, heapCorruptionPlaybook } from "./heap.js";
-import { badJumpPlaybook, busErrorPlaybook, invalidAccessPlaybook, nullDereferencePlaybook } from "./memory.js";
+import { invalidAccessPlaybook } from "./invalid-access.js";
+import type { Playbook } from "./kit.js";
+import { nullDereferencePlaybook } from "./null-dereference.js";
 import { panicPlaybook } from "./panic.js";
 import { stackOverflowPlaybook } from "./stack-overflow.js";
-
-export { factsOf, type Facts } from "./facts.js";
-
-/** The crashing thread's backtrace every playbook reads (40 frames, which triage already asked for). */
-export const BACKTRACE = { kind: "backtrace", limit: 40 } as const satisfies Probe;
-/** The signal's record: code, fault address, sender. */
-export const SIGNAL_INFO = { kind: "signal-info" } as const satisfies Probe;
-/** The selected frame's registers. */
-export const REGISTERS = { kind: "registers" } as const satisfies Probe;
-/** The instruction at the selected frame's pc: the faulting one. */
-export const FAULTING_INSTRUCTION = { kind: "instructions", count: 1 } as const satisfies Probe;
-/** The C library's message when abort was called with one (assert, malloc's checks, the stack protector). */
-export const ABORT_MESSAGE = { kind: "abort-message" } as const satisfies Probe;
-/** Every thread with its innermost frame. */
-export const THREADS = { kind: "threads" } as const satisfies Probe;
-
-/** That backtrace read, and the frame right above the culprit (what the culprit called last). */
-export function backtraceOf(evidence: Evidence, facts: Facts): { found: Found | null; frames: Frame[]; above: Frame | null } {
-  const found = evidence.find(BACKTRACE);
-  const frames = found?.reading?.frames ?? [];
-  const above = frames.find((f) => f.level === (facts.culprit?.level ?? 0) - 1) ?? null;
-  return { found, frames, above };
-}
-
-export interface Verdict {
-  status: Exclude<HypothesisStatus, "untested">;
-  /** One or two sentences saying why, citing the evidence ids. */
-  finding: string;
-  evidenceIds: string[];
-}
-
-export interface PlannedHypothesis {
-  /** Names the hypothesis within its playbook; stored in the state as `Hypothesis.rule`. */
-  rule: string;
-  statement: string;
-  /** Rounds of probes: the first tests it, the next gather more when the first was inconclusive. */
-  plan: Probe[][];
-  judge(evidence: Evidence): Verdict;
-}
-
-export interface Draft {
-  summary: string;
-  rootCause: string;
-  confidence: number;
-  recommendations: string[];
-  evidenceIds: string[];
-}
-
-/** Something a post-mortem of this kind cannot settle, and what to ask whoever knows the program. */
-export interface OpenQuestion {
-  text: string;
-  question: string;
-}
-
-export interface Playbook {
-  /** In the order worth testing; the first few are formed at once, the rest on a pivot. */
-  hypotheses: PlannedHypothesis[];
-  /**
-   * Probes that go deeper once `rule` is confirmed. Called again after they ran, with their
-   * outputs in `evidence`, until it returns nothing new: a step may depend on what the last printed.
-   */
-  investigate(rule: string, evidence: Evidence): Probe[];
-  /** The offline reasoner's conclusion. */
-  conclude(hypotheses: Hypothesis[], evidence: Evidence): Draft;
-  openQuestions: OpenQuestion[];
-}
+import { unknownPlaybook } from "./unknown.js";
 
 const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
   "null-dereference": nullDereferencePlaybook,
@@ -111,49 +45,4 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
 
 export function playbookFor(facts: Facts): Playbook {
   return PLAYBOOKS[facts.crash.kind](facts);
-}
-
-/**
- * Collects the evidence a piece of prose cites: `cite(found)` returns " (E4)" and remembers E4, so a
- * conclusion's `evidenceIds` are exactly the ids its text names.
- */
-export class Citations {
-  readonly ids: string[] = [];
-
-  cite(...found: (Found | null | undefined)[]): string {
-    const ids = found.filter((f): f is Found => f != null).map((f) => f.id);
-    for (const id of ids) if (!this.ids.includes(id)) this.ids.push(id);
-    return ids.length === 0 ? "" : ` (${ids.join(", ")})`;
-  }
-}
-
-export function verdict(status: Verdict["status"], finding: string, ...found: (Found | null | undefined)[]): Verdict {
-  const ids = [...new Set(found.filter((f): f is Found => f != null).map((f) => f.id))];
-  return { status, finding, evidenceIds: ids };
-}
-
-/** The evidence of the first of `probes` that ran and succeeded. */
-export function firstOk<P extends Probe>(evidence: Evidence, ...probes: (P | null)[]): Found<P> | null {
-  for (const probe of probes) {
-    if (probe === null) continue;
-    const found = evidence.find(probe);
-    if (found?.ok) return found;
-  }
-  return null;
-}
-
-/** Probes of `wanted` that have not run yet in this analysis. */
-export function notYetRun(evidence: Evidence, wanted: (Probe | null)[]): Probe[] {
-  return wanted.filter((probe): probe is Probe => probe !== null && evidence.find(probe) === null);
-}
-
-/** The hypothesis confirmed for `rule`, if any. */
-export function confirmed(hypotheses: Hypothesis[], rule: string): Hypothesis | null {
-  return hypotheses.find((h) => h.rule === rule && h.status === "confirmed") ?? null;
-}
-
-/** "H2 (use-after-free) was rejected: ..." sentences for the alternatives, for conclusions. */
-export function alternativesText(hypotheses: Hypothesis[], except: string | null): string {
-  const others = hypotheses.filter((h) => h.id !== except && h.status !== "untested" && h.finding);
-  return others.map((h) => `${h.id} (${h.statement}) is ${h.status}: ${h.finding}`).join(" ");
 }

@@ -4,10 +4,13 @@
  * into the field; the caller's line that passed it. Each becomes a probe of that source line, so
  * the conclusion quotes evidence rather than the file on disk.
  */
+import { isRuntimeFrame, normalizeFunctionName } from "../../analyzers/index.js";
 import type { SourceLine } from "../../debuggers/model.js";
 import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
+import type { Citations } from "./kit.js";
+import { basename } from "./prose.js";
 import { enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
 
 export type OriginKind = "assignment" | "callee-return" | "null-store" | "caller";
@@ -100,4 +103,45 @@ export function quotedOrigins(origins: OriginLine[], evidence: Evidence): Quoted
     if (found && code) quoted.push({ ...origin, code, evidence: found });
   }
   return quoted;
+}
+
+/** The call lines of the callers further out (the caller's own caller), where an argument is often a literal. */
+export function outerCallers(facts: Facts): OriginLine[] {
+  return facts.triage.frames.slice(1, 4).flatMap((frame) =>
+    frame.file !== null && frame.line !== null && frame.function !== null && !isRuntimeFrame(frame)
+      ? [{ kind: "caller" as const, file: frame.file, line: frame.line, function: normalizeFunctionName(frame.function) }]
+      : [],
+  );
+}
+
+/** Sentences that walk the origin lines: assignment, callee's return, stores of NULL, caller. */
+export function originStory(origins: QuotedOrigin[], c: Citations, nullish = true): string {
+  const sentences: string[] = [];
+  const seen = new Set<string>();
+  for (const origin of origins) {
+    if (seen.has(`${origin.file}:${origin.line}`)) continue;
+    seen.add(`${origin.file}:${origin.line}`);
+    const at = `${basename(origin.file)}:${origin.line}`;
+    const fn = origin.function ? ` in \`${origin.function}\`` : "";
+    const quoted = `\`${origin.code}\``;
+    switch (origin.kind) {
+      case "assignment":
+        sentences.push(`It was assigned at ${at}: ${quoted}${c.cite(origin.evidence)}.`);
+        break;
+      case "callee-return":
+        sentences.push(
+          nullish
+            ? `That function can return NULL: ${quoted} at ${at}${fn}${c.cite(origin.evidence)}.`
+            : `That function returns \`${origin.code.replace(/^return\s+/, "").replace(/;$/, "")}\` (${at}${fn})${c.cite(origin.evidence)}.`,
+        );
+        break;
+      case "null-store":
+        sentences.push(`The program stores NULL into it at ${at}${fn}: ${quoted}${c.cite(origin.evidence)}.`);
+        break;
+      case "caller":
+        sentences.push(`${origin.function ? `\`${origin.function}\`` : "The caller"} called it at ${at}: ${quoted}${c.cite(origin.evidence)}.`);
+        break;
+    }
+  }
+  return sentences.join(" ");
 }

@@ -3,8 +3,8 @@ import { normalizeFunctionName } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { callerFacts, undetermined } from "./memory.js";
+import { BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { callPath, where } from "./prose.js";
 import { variablesOf, variablesText } from "./values.js";
@@ -70,24 +70,22 @@ export function panicPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "own-call-panicked");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what panicked");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const { what } = entry(evidence);
       const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
       const argsFound = evidence.find(args);
       // Without debug info the debugger lists no arguments at all.
       const argText = variablesText(argsFound);
       const summary = `${where(facts.culprit)} ${what ?? "panicked"}${facts.crash.message ? ` with the message "${facts.crash.message}"` : ""}${code?.ok ? ` at \`${listedCode(code)}\`${c.cite(code)}` : ""}${argText ? `, with ${argText}${c.cite(argsFound)}` : ""}; with panic=abort the panic aborted the process.`;
-      const rootCause = [hit.finding ?? "", `It was called on the path ${callPath(facts)}.`, callerFacts(facts, evidence, c), alternativesText(hypotheses, hit.id)].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [hit.finding ?? "", `It was called on the path ${callPath(facts)}.`],
+        withCaller: true,
         confidence: 0.9,
         recommendations: [
           `Handle the missing case in \`${facts.fn}\` instead of panicking: return an error (or a default) that the caller can report, naming the input${argText ? ` (${argText})` : ""}.`,
           "If the value can never legitimately be missing, validate it where it enters the program so the panic cannot be reached.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "Why the input lacked the expected value is outside the dump.", question: "Where does this input come from, and is a missing entry a data error to report or a case the code must support?" }],
   };

@@ -6,8 +6,8 @@ import { toBigInt } from "../../debuggers/model.js";
 import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, BACKTRACE, Citations, confirmed, notYetRun, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { undetermined } from "./memory.js";
+import { BACKTRACE, Citations, confirmed, notYetRun, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, plural, where } from "./prose.js";
 import { functionSpan, grep } from "./source.js";
@@ -61,7 +61,6 @@ function hugeFrameConclusion(
   largest: { level: number; bytes: bigint },
 ) {
   const c = new Citations();
-  for (const id of hit.evidenceIds) c.ids.push(id);
   const frame = facts.triage.frames.find((f) => f.level === largest.level) ?? facts.culprit;
   // The allocation that made the frame huge: an alloca or a variable-length array in the function.
   const span = frame?.level === facts.culprit?.level && facts.fn ? functionSpan(facts.source, facts.fn, facts.culprit?.line ?? undefined) : null;
@@ -71,22 +70,19 @@ function hugeFrameConclusion(
   const by = sized ? (sized[1] ?? sized[2] ?? "").trim() : null;
   const args = evidence.find(facts.inCulprit(probes.arguments()));
   const summary = `Stack overflow: ${where(frame)} set up a ${mebibytes(largest.bytes)} stack frame${by ? ` (\`${sized?.[1] !== undefined ? `alloca(${by})` : `[${by}]`}\`)` : ""}${c.cite(evidence.find(probes.frameInfo(largest.level)))}, more than the thread's stack, and faulted writing into it at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}.`;
-  const rootCause = [
-    hit.finding ?? "",
-    line ? `The frame is sized at ${basename(facts.culprit?.file ?? "")}:${allocation}: \`${line.replace(/\/\/.*$/, "").trim()}\`.` : "",
-    args?.reading?.length ? `Its arguments: ${args.reading.map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(args)}.` : "",
-    alternativesText(hypotheses, hit.id),
-  ].filter(Boolean).join(" ");
-  return {
+  return conclusion({ facts, evidence, hypotheses, hit }, c, {
     summary,
-    rootCause,
+    cause: [
+      hit.finding ?? "",
+      line ? `The frame is sized at ${basename(facts.culprit?.file ?? "")}:${allocation}: \`${line.replace(/\/\/.*$/, "").trim()}\`.` : "",
+      args?.reading?.length ? `Its arguments: ${args.reading.map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(args)}.` : "",
+    ],
     confidence: 0.85,
     recommendations: [
       `Allocate the buffer in \`${frame?.function ? frame.function.split("::").at(-1) : "this function"}\` on the heap (malloc/new, or a std::vector), not on the stack${by ? `, or bound \`${by}\` first` : ""}.`,
       "Build with -Wstack-usage=65536 (or -Walloca-larger-than) to be told about frames like this at compile time.",
     ],
-    evidenceIds: c.ids,
-  };
+  });
 }
 
 export function stackOverflowPlaybook(facts: Facts): Playbook {
@@ -153,29 +149,25 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
       const hit = confirmed(hypotheses, "runaway-recursion");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what exhausted the stack");
       const c = new Citations();
-      for (const id of hit.evidenceIds) c.ids.push(id);
       const listing = recursiveCall === null ? null : facts.list(recursiveCall);
       const call = listing ? evidence.find(listing) : null;
       const state = pointerArgs.map((name) => ({ name, found: evidence.find(at(probes.evaluate(`*${name}`))) })).filter((s) => printed(s.found) !== null);
       const locals = evidence.find(at(probes.locals()));
       const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find(BACKTRACE))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}.`;
-      const rootCause = [
-        call?.ok ? `It recurses at ${basename(facts.culprit?.file ?? "")}:${recursiveCall}: \`${listedCode(call)}\`${c.cite(call)}, once per level of nesting in its input.` : "",
-        state.length ? `At the fault its input state was ${state.map((s) => `\`*${s.name}\` = ${printed(s.found)}${c.cite(s.found)}`).join("; ")}.` : "",
-        locals?.reading?.length ? `An inner frame's locals: ${locals.reading.slice(0, 4).map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(locals)}.` : "",
-        span ? (limits.length === 0 ? `Nothing in \`${facts.fn}\` limits the depth: its body has no depth or limit variable, so the input alone decides how deep it goes.` : `\`${facts.fn}\` mentions a depth/limit at line ${limits[0]}, yet the recursion went ${plural(depth, "frame")} deep: check that limit.`) : "",
-        alternativesText(hypotheses, hit.id),
-      ].filter(Boolean).join(" ");
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
-        rootCause,
+        cause: [
+          call?.ok ? `It recurses at ${basename(facts.culprit?.file ?? "")}:${recursiveCall}: \`${listedCode(call)}\`${c.cite(call)}, once per level of nesting in its input.` : "",
+          state.length ? `At the fault its input state was ${state.map((s) => `\`*${s.name}\` = ${printed(s.found)}${c.cite(s.found)}`).join("; ")}.` : "",
+          locals?.reading?.length ? `An inner frame's locals: ${locals.reading.slice(0, 4).map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(locals)}.` : "",
+          span ? (limits.length === 0 ? `Nothing in \`${facts.fn}\` limits the depth: its body has no depth or limit variable, so the input alone decides how deep it goes.` : `\`${facts.fn}\` mentions a depth/limit at line ${limits[0]}, yet the recursion went ${plural(depth, "frame")} deep: check that limit.`) : "",
+        ],
         confidence: 0.9,
         recommendations: [
           `Bound the recursion in \`${facts.fn ?? cycle[0]}\`: pass a depth and reject input nested deeper than a fixed limit (a few hundred levels is plenty for real data).`,
           "Or replace the recursion with an explicit stack on the heap, so nesting costs memory, not the thread's stack.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [
       { text: "The dump cannot show whether such deeply nested input is legitimate or hostile.", question: "Where did the deeply nested input come from, and is it from an untrusted client?" },

@@ -2,8 +2,8 @@
 import { probes, type Probe } from "../../debuggers/probe.js";
 import { unknownCrashOf } from "../../report/unknown-crash.js";
 import type { Facts } from "./facts.js";
-import { alternativesText, Citations, notYetRun, SIGNAL_INFO, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./index.js";
-import { callerFacts } from "./memory.js";
+import { Citations, notYetRun, SIGNAL_INFO, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { conclusion } from "./conclusions.js";
 import { plural, where } from "./prose.js";
 
 /** Beyond this many threads a per-thread backtrace costs more than it tells; the thread list groups them. */
@@ -79,16 +79,16 @@ export function unknownPlaybook(facts: Facts): Playbook {
       const summary = live
         ? `The dump is a snapshot of a live process${c.cite(evidence.find(exitSignal))}: ${groups.join(", ")}${c.cite(evidence.find(THREADS), threads)}. No thread crashed and no lock cycle was found.`
         : `The process died of ${facts.crash.signal}${c.cite(evidence.find(SIGNAL_INFO))} in ${where(facts.culprit)}, a kind of crash the offline engine does not classify.`;
-      return {
+      return conclusion({ facts, evidence, hypotheses, hit: null }, c, {
         summary,
-        rootCause: [callerFacts(facts, evidence, c), alternativesText(hypotheses, null)].filter(Boolean).join(" ") || "Not determined from the dump alone.",
+        cause: [],
+        withCaller: true,
         confidence: 0.3,
         recommendations: [
           live ? "Take two dumps a few seconds apart: threads that have not moved are stuck, the others are busy." : "Reproduce with debug info (-g) and analyse the new dump.",
           "Describe the symptom with --issue (hang, high CPU, memory growth) so the analysis can focus on it.",
         ],
-        evidenceIds: c.ids,
-      };
+      });
     },
     openQuestions: [{ text: "The dump alone does not say what was expected of the process.", question: "What was the process supposed to be doing when it was dumped, and what did it do instead?" }],
   };

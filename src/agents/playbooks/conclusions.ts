@@ -1,0 +1,124 @@
+/**
+ * How a playbook's conclusion is written: one builder that ends every root cause the same way (what
+ * the caller's frame held, then what became of the other hypotheses), the conclusion when nothing
+ * was confirmed, and the sentences and open questions several kinds of crash share.
+ */
+import type { Variable } from "../../debuggers/model.js";
+import { probes, type Probe } from "../../debuggers/probe.js";
+import type { Hypothesis } from "../../state.js";
+import type { Evidence, Found } from "../evidence.js";
+import type { Facts } from "./facts.js";
+import { BACKTRACE, Citations, firstOk, SIGNAL_INFO, THREADS, type Draft, type OpenQuestion } from "./kit.js";
+import { callPath, where } from "./prose.js";
+
+/** What a conclusion rests on. */
+export interface Grounds {
+  facts: Facts;
+  evidence: Evidence;
+  hypotheses: Hypothesis[];
+  /** The confirmed hypothesis; null when the conclusion rests on none. */
+  hit: Hypothesis | null;
+}
+
+/** What a playbook says in its conclusion; the builder adds the ending every conclusion shares. */
+export interface Findings {
+  summary: string;
+  /** The root cause's own sentences (empty ones are dropped). */
+  cause: string[];
+  /** The caller frame's locals and arguments belong in the root cause. */
+  withCaller?: boolean;
+  /** What the other threads were doing belongs in it (they might have touched the data). */
+  withOtherThreads?: boolean;
+  confidence: number;
+  recommendations: string[];
+}
+
+/**
+ * The conclusion: the root cause is `cause`, then what the caller held and what the other threads
+ * did (when asked for), then what became of the alternatives; it cites what `c` collected and the
+ * evidence of the hypothesis it rests on.
+ */
+export function conclusion({ facts, evidence, hypotheses, hit }: Grounds, c: Citations, findings: Findings): Draft {
+  const rootCause = [
+    ...findings.cause,
+    findings.withCaller ? callerFacts(facts, evidence, c) : "",
+    findings.withOtherThreads ? otherThreads(facts, evidence, c) : "",
+    alternativesText(hypotheses, hit?.id ?? null),
+  ].filter(Boolean).join(" ");
+  c.include(hit?.evidenceIds ?? []);
+  return {
+    summary: findings.summary,
+    rootCause: rootCause || (hit ? (hit.finding ?? "") : "Not determined from the dump alone."),
+    confidence: findings.confidence,
+    recommendations: findings.recommendations,
+    evidenceIds: c.ids,
+  };
+}
+
+/** "H2 (use-after-free) was rejected: ..." sentences for the alternatives. */
+function alternativesText(hypotheses: Hypothesis[], except: string | null): string {
+  const others = hypotheses.filter((h) => h.id !== except && h.status !== "untested" && h.finding);
+  return others.map((h) => `${h.id} (${h.statement}) is ${h.status}: ${h.finding}`).join(" ");
+}
+
+/** The caller frame's locals and arguments, as one sentence. */
+function callerFacts(facts: Facts, evidence: Evidence, c: Citations): string {
+  const locals = firstOk(evidence, facts.inCaller(probes.locals()));
+  const args = firstOk(evidence, facts.inCaller(probes.arguments()));
+  const text = (found: Found<Probe & { kind: "locals" | "arguments" }> | null) => (found?.reading ? variables(found.reading) : null);
+  const parts = [text(locals) && `${text(locals)}${c.cite(locals)}`, text(args) && `arguments ${text(args)}${c.cite(args)}`].filter(Boolean);
+  return parts.length && facts.caller ? `In ${where(facts.caller)}: ${parts.join("; ")}.` : "";
+}
+
+/** Variables as one `name = value` phrase; long values (C++ containers, big structs) are elided. */
+function variables(list: Variable[]): string {
+  return list
+    .slice(0, 6)
+    .map(({ name, value }) => {
+      const line = `${name} = ${value}`;
+      return line.length > 90 ? `${name} = {…}` : line;
+    })
+    .join(", ");
+}
+
+/** The conclusion when no hypothesis was confirmed: what is known, stated as such. */
+export function undetermined(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, open: string): Draft {
+  const c = new Citations();
+  const bt = evidence.find(BACKTRACE);
+  const info = evidence.find(SIGNAL_INFO);
+  const summary = `The process died with ${facts.crash.signal ?? "no signal"}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}${c.cite(info)} in ${where(facts.culprit)}${c.cite(bt)}; the analysis could not establish ${open}.`;
+  const tested = alternativesText(hypotheses, null);
+  return {
+    summary,
+    rootCause: tested ? `Tested: ${tested}` : `No hypothesis could be tested against the dump.`,
+    confidence: 0.3,
+    recommendations: [
+      `Reproduce with a build that has debug info (-g) and, for memory errors, AddressSanitizer, then analyse the new dump.`,
+      `Start from ${where(facts.culprit)} on the path ${callPath(facts) || "shown in the backtrace"}.`,
+    ],
+    evidenceIds: c.ids,
+  };
+}
+
+/** What the process's other threads were doing, from triage's grouping of the thread list. */
+function otherThreads(facts: Facts, evidence: Evidence, c: Citations): string {
+  const others = facts.triage.threads.count - 1;
+  if (others < 1) return "";
+  const groups = facts.triage.threads.groups
+    .map((g) => ({ ...g, threads: g.threads.filter((t) => t !== facts.crash.thread.id) }))
+    .filter((g) => g.threads.length > 0)
+    .slice(0, 3)
+    .map((g) => `${g.threads.length} in \`${g.function}\``);
+  return `The other ${others} thread${others === 1 ? " was" : "s were"} elsewhere: ${groups.join(", ")}${c.cite(evidence.find(THREADS))}; none was running the crashing code.`;
+}
+
+/** In a process with other threads, whether one of them changed the data is a fair question. */
+export function concurrencyQuestion(facts: Facts): OpenQuestion[] {
+  if (facts.triage.threads.count <= 1) return [];
+  return [
+    {
+      text: `The process had ${facts.triage.threads.count} threads; the dump cannot show whether another one changed the data shortly before the crash.`,
+      question: "Is the data involved shared between threads, and which lock protects it?",
+    },
+  ];
+}
