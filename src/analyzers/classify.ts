@@ -20,6 +20,10 @@ export interface CrashFacts {
   deadlocked: boolean;
   /** The faulting instruction (`call *%rax`), when it could be read. */
   instruction?: string | null;
+  /** The pc was popped off the stack by a `ret`: the return address there had been overwritten. */
+  poppedReturn?: boolean;
+  /** A write ran off the top of the crashing thread's stack, from a buffer on it. */
+  overranStackTop?: boolean;
 }
 
 const SIGILL = 4;
@@ -75,6 +79,8 @@ function segfaultKind(facts: CrashFacts): CrashKind {
     if (facts.stackExhausted) return "stack-overflow";
     return /^(call|jmp)\w*\s+\*/.test(facts.instruction ?? "") ? "bad-jump" : "invalid-memory-access";
   }
+  // Both overwrote the stack from a buffer on it: a stack buffer overflow, with no protector to stop it.
+  if (facts.poppedReturn || facts.overranStackTop) return "stack-buffer-overflow";
   const fault = facts.siginfo?.address != null ? BigInt(facts.siginfo.address) : null;
   const pc = facts.pc;
   if (pc === null || pc < NULL_PAGE_LIMIT || (fault !== null && fault === pc) || facts.pcInCode === false) {

@@ -172,5 +172,20 @@ function describe(
 export function textBytes(word: bigint): string | null {
   if (word < 0n) return null;
   const bytes = Array.from({ length: 8 }, (_, i) => Number((word >> BigInt(8 * i)) & 0xffn));
-  return bytes.every((b) => b >= 0x20 && b < 0x7f) ? String.fromCharCode(...bytes) : null;
+  return bytes.every(printable) ? String.fromCharCode(...bytes) : null;
 }
+
+/**
+ * The end of a C string in a word: at least four printable bytes then only NULs (`"BBBBBB\0\0"`,
+ * what strcpy leaves where it stopped). Only for a word known to be no pointer: a user-space
+ * pointer's top bytes are NULs too.
+ */
+export function stringEndBytes(word: bigint): string | null {
+  if (word < 0n) return null;
+  const bytes = Array.from({ length: 8 }, (_, i) => Number((word >> BigInt(8 * i)) & 0xffn));
+  const length = bytes.findIndex((b) => b === 0);
+  if (length < 4 || !bytes.slice(length).every((b) => b === 0)) return null;
+  return bytes.slice(0, length).every(printable) ? String.fromCharCode(...bytes.slice(0, length)) : null;
+}
+
+const printable = (byte: number) => byte >= 0x20 && byte < 0x7f;

@@ -5,7 +5,8 @@
  */
 import { importsOf, type DumpInfo, type ImportLookup } from "../debuggers/dump.js";
 import type { ExceptionStop, Frame, Instruction, MemoryRegion, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
-import { explainFault, textBytes, type FaultExplanation, type Range } from "./fault.js";
+import { explainFault, stringEndBytes, textBytes, type FaultExplanation, type Range } from "./fault.js";
+import { thousands } from "../report/numbers.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
@@ -118,6 +119,8 @@ const UNWIND_CHECKS = 4;
 /** Stack words searched for the critical section a thread waits on, and pointers tried. */
 const CRITICAL_SECTION_SCAN_WORDS = 256;
 const MAX_CRITICAL_SECTION_CANDIDATES = 48;
+/** Words below the stack pointer searched for the last call of a function that returned through a smashed address. */
+const STALE_RETURN_WORDS = 64;
 
 /** What the dump file says that triage takes as given: its stop reason, platform, regions and the program's imports. */
 export function triageOptionsOf(dump: DumpInfo | null, executable: string | null): TriageOptions {
@@ -186,22 +189,29 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // Windows code the debugger has no unwind tables for (mingw's SEH-only runtime under LLDB) sends
   // its unwind astray past the program's frames: checked there, and redone from the stack if so.
   const repaired = !scan && os === "windows" ? await repairUnwind(q, unwound, sp, isOwnCode, moduleAt, options.imports ?? null) : null;
-  const placed = scan ?? repaired?.frames ?? unwound;
-  if (scan) notes.push(scanNote(scan));
-  if (repaired) notes.push(repaired.note);
-  const innermost = placed.filter((frame) => frame.level < limit);
-
   const read = signal !== null && exception === null ? await q.signalInfo() : null;
   const siginfo = recorded ? signalRecordOf(recorded) : read;
   if (recorded && read && (read.code !== recorded.code || (recorded.address !== null && read.address !== recorded.address))) {
     notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
   }
+  const sent = signal !== null && exception === null && sentByProcess(siginfo);
+  // A `ret` popped an overwritten return address that is canonical but maps nothing: the pc is the
+  // popped word, still just below the stack pointer, and the function that returned is gone from the unwind.
+  const popped =
+    signal === 11 && !sent && pc !== null && sp !== null && toBigInt(siginfo?.address ?? null) === pc && files.sections.length > 0 && !isCodeAddress(files, pc)
+      ? (await q.readMemory(hex(sp - 8n), 1))[0] === pc
+      : false;
+  const returner = popped && sp !== null ? await returningFrame(q, sp, isOwnCode, moduleAt) : null;
+  const placed = returner ? [{ ...(unwound[0] as PlacedFrame), level: 0 }, returner] : (scan ?? repaired?.frames ?? unwound);
+  if (scan) notes.push(scanNote(scan));
+  if (repaired) notes.push(repaired.note);
+  if (popped) notes.push(returner ? `the function that returned is no longer on the unwound stack: ${returner.function ?? "it"} was found from the last call it made, whose return address is still below the stack pointer` : "the function that returned is no longer on the stack, and no call it made was found below the stack pointer");
+  const innermost = placed.filter((frame) => frame.level < limit);
   let instruction: string | null = null;
   let faulting: Instruction | null = null;
   let access: Crash["access"] = null;
   // A signal a process sent (kill, sigqueue, tgkill) is not a fault: nothing faulted, and the
   // record's "address" holds the sender's pid and uid.
-  const sent = signal !== null && exception === null && sentByProcess(siginfo);
   if (!sent && ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code)))) {
     faulting = (await q.instructions(1))?.instructions[0] ?? null;
     if (faulting) {
@@ -232,6 +242,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os, notes, options.imports ?? null)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
+  const overran = access === "write" && overranStackTop(files, faultAddress, sp);
+  if (overran) notes.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
   const classified = classifyCrash({
     signal,
     siginfo,
@@ -242,6 +254,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     abortMessage,
     deadlocked: cycles.length > 0,
     instruction,
+    poppedReturn: popped,
+    overranStackTop: overran,
   });
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
   const kind = exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null));
@@ -249,7 +263,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // For a deadlock, the crash's thread is the first thread of the first cycle.
   const deadlocked = kind === "deadlock" ? (cycles[0]?.[0]?.thread ?? null) : null;
   const thread = deadlocked === null ? selected : (threads.find((t) => t.id === deadlocked) ?? null);
-  const threadFrames = deadlocked === null ? placed : (framesOf.get(deadlocked) ?? []);
+  const threadFrames = deadlocked === null ? (overran ? placed.slice(0, (culpritIndex(placed) ?? 0) + 1) : placed) : (framesOf.get(deadlocked) ?? []);
   const first = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
   const culprit = kind === "stack-overflow" && recursion !== null && first !== null ? (recursiveCallIndex(threadFrames, first) ?? first) : first;
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
@@ -263,8 +277,10 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
       ? `${hang}${sentText ? `; ${sentText.replace(/; it was not a fault.*$/, "")}` : ""}`
       : sentText
         ? sentText
+      : overran && sp !== null
+        ? await overrunMessage(q, culpritFrame, toBigInt(faultAddress), sp, fault)
       : kind === "stack-buffer-overflow" && signal === 11 && sp !== null
-        ? smashedReturnMessage(culpritFrame ?? innermost[0] ?? null, (await q.readMemory(`0x${sp.toString(16)}`, 1))[0] ?? null)
+        ? smashedReturnMessage(culpritFrame ?? innermost[0] ?? null, popped ? pc : ((await q.readMemory(`0x${sp.toString(16)}`, 1))[0] ?? null))
         : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
   if (kind === "unknown" && signal === null && exception === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
 
@@ -294,7 +310,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     os: os ?? null,
     frames: culprit === null ? threadFrames : threadFrames.slice(culprit),
     hiddenFrames: culprit ?? 0,
-    stackDepth: deadlocked === null ? stackDepth : threadFrames.length,
+    stackDepth: deadlocked === null && !overran && !returner ? stackDepth : threadFrames.length,
     recursion,
     registers,
     instruction,
@@ -518,7 +534,13 @@ export function smashedReturnMessage(frame: PlacedFrame | null, popped: bigint |
   if (popped === null) return `${fn} returned through a return address that is no address: it was overwritten on the stack`;
   const word = `0x${popped.toString(16).padStart(16, "0")}`;
   const text = textBytes(popped);
-  return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${text ? ` with the bytes "${text}", text written past a buffer on the stack (input, not a pointer)` : ""}`;
+  const end = text ? null : stringEndBytes(popped);
+  const what = text
+    ? ` with the bytes "${text}", text written past a buffer on the stack (input, not a pointer)`
+    : end
+      ? ` with the bytes "${end}" and the NUL that ends a string: a string copied past a buffer on the stack (input, not a pointer)`
+      : "";
+  return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${what}`;
 }
 
 function signalRecordOf(stop: SignalStop): SignalRecord {
@@ -540,6 +562,64 @@ async function estimateDepth(q: Inspector, files: TargetFiles, frames: Frame[], 
   if (stack === null) return null;
   const turns = (BigInt(stack.end) - outer) / (outer - inner);
   return deepest + 1 + Number(turns) * cycle.functions.length;
+}
+
+/**
+ * A fault just past the top of the crashing thread's stack, far above its stack pointer: a copy
+ * into a buffer on the stack ran upwards through every frame above it and off the stack's end.
+ */
+function overranStackTop(files: TargetFiles, faultAddress: string | null, sp: bigint | null): boolean {
+  const fault = toBigInt(faultAddress);
+  const stack = sp === null ? null : coreSegmentAt(files, sp);
+  if (fault === null || stack === null) return false;
+  const top = BigInt(stack.end);
+  return fault >= top && fault - top < STACK_NEAR_SP;
+}
+
+/** What a write that ran off the stack's top did, from where the buffer started (the access's base on the stack). */
+async function overrunMessage(q: Inspector, frame: PlacedFrame | null, fault: bigint | null, sp: bigint, explained: FaultExplanation | null): Promise<string> {
+  const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
+  const base = toBigInt(explained?.base?.value ?? null);
+  const start = base !== null && base >= sp && fault !== null && base < fault ? base : null;
+  const span = start !== null && fault !== null ? ` ${thousands(Number(fault - start))} bytes past the start of a buffer at ${hex(start)} (the stack pointer${start === sp ? "" : ` + ${thousands(Number(start - sp))}`}), and` : "";
+  // The word at the top of the stack held the environment's pointers: now what was copied.
+  const last = fault === null ? null : ((await q.readMemory(hex(fault - 8n), 1))[0] ?? null);
+  const text = last === null ? null : textBytes(last);
+  return `${fn} wrote${span} ran off the top of the stack at ${fault === null ? "its end" : hex(fault)}: every frame above ${fn} was overwritten${text ? ` with the bytes "${text}" (input, not pointers)` : ""}; a copy into a buffer on the stack with no bound`;
+}
+
+/**
+ * The function whose `ret` popped an overwritten return address: its frame was just below the
+ * stack pointer, and the last call it made left a return address into it there. The nearest such
+ * word (right after a call instruction, in the program's own code) names it; the frame is placed
+ * at its `ret`, where it returned, as a stack protector's report would be.
+ */
+async function returningFrame(q: Inspector, sp: bigint, isOwnCode: (address: bigint) => boolean, moduleAt: ModuleLocator): Promise<PlacedFrame | null> {
+  const below = sp - BigInt(STALE_RETURN_WORDS * 8);
+  const words = await q.readMemory(hex(below), STALE_RETURN_WORDS);
+  for (let i = words.length - 1; i >= 0; i--) {
+    const word = words[i];
+    if (word === undefined || !isOwnCode(word)) continue;
+    const code = bytesOf(await q.readMemory(hex(word - 16n), 2));
+    if (code.length < 16 || !endsWithCall(code)) continue;
+    const caller = await q.symbolAt(hex(word - 1n));
+    if (!caller?.symbol) continue;
+    const body = await q.disassemble(hex(word - 1n));
+    const ret = body?.instructions.find((instruction) => /^ret[qlw]?$/.test(instruction.mnemonic) && toBigInt(instruction.address) !== null && (toBigInt(instruction.address) ?? 0n) > word - 1n);
+    const at = ret ? await q.sourceLine(ret.address) : null;
+    return {
+      level: 1,
+      address: ret?.address ?? hex(word),
+      function: caller.symbol,
+      args: "",
+      file: at?.file ?? caller.file ?? null,
+      line: at?.line ?? null,
+      from: null,
+      found: "scan",
+      module: moduleAt(word),
+    };
+  }
+  return null;
 }
 
 /** A fault at the lower end of the crashing thread's stack: the stack ran into its guard. */

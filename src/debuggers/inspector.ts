@@ -95,6 +95,9 @@ export class Inspector {
   async readString(address: string): Promise<string | null> {
     return (await this.read({ kind: "string", address })) ?? null;
   }
+  async sourceLine(address: Address): Promise<{ file: string; line: number } | null> {
+    return (await this.read({ kind: "source-line", address })) ?? null;
+  }
   async symbolAt(address: Address, indirect = false): Promise<SymbolAt | null> {
     return (await this.read({ kind: "symbol", address, ...(indirect ? { indirect } : {}) })) ?? null;
   }

@@ -53,6 +53,8 @@ export type Probe =
   | { kind: "strings"; address: string; count: number }
   /** The symbol at `address`; with `indirect`, at the address stored there. */
   | { kind: "symbol"; address: Address; indirect?: boolean }
+  /** The source file and line of the code at `address`. */
+  | { kind: "source-line"; address: Address }
   /** Lines `from`..`to` of a source file. */
   | { kind: "source"; file: string; from: number; to: number }
   /** The signal that ended the process (none for a dump of a live process). */
@@ -97,6 +99,7 @@ export interface Readings {
   strings: (string | null)[];
   symbol: SymbolAt | null;
   source: SourceLine[];
+  "source-line": { file: string; line: number } | null;
   "exit-signal": number | null;
   "signal-info": SignalRecord | null;
   "shared-libraries": SharedLibrary[];

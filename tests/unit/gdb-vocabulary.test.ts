@@ -38,6 +38,7 @@ describe("gdb renders each probe as the command a user would type", () => {
     [probes.symbol("0x4010"), "info symbol 0x4010"],
     [probes.symbol("0x4010", true), "info symbol *(void **) 0x4010"],
     [probes.source("server.c", 20, 24), "list server.c:20,24"],
+    [{ kind: "source-line", address: "0x1186" }, "info line *0x1186"],
     [{ kind: "exit-signal" }, "p $_exitsignal"],
     [{ kind: "signal-info" }, "p $_siginfo"],
     [{ kind: "shared-libraries" }, "info sharedlibrary"],

@@ -684,6 +684,7 @@ describe("lldb renders each probe as the command a user would type", () => {
       [probes.symbol("0x4010", true), 'image lookup --address "*(void **)0x4010"'],
       [probes.source("server.c", 20, 24), "source list --file server.c --line 20 --count 5"],
       [probes.source("server.c", 20), "source list --file server.c --line 20 --count 1"],
+      [{ kind: "source-line", address: "0x1186" }, "image lookup --address 0x1186"],
     ]);
   });
   it("lists the modules, their sections and the memory regions", () => {

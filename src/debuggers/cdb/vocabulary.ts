@@ -64,6 +64,8 @@ function render(probe: Probe): string {
       return `da ${masm(probe.address)}`;
     case "symbol":
       return `ln ${probe.indirect ? `poi(${probe.address})` : probe.address}`;
+    case "source-line":
+      return `ln ${probe.address}`;
     case "source":
       return sourceCommand(probe.file, `ls 0n${probe.from}, 0n${Math.max(1, probe.to - probe.from + 1)}`);
     case "exit-signal":
@@ -110,6 +112,11 @@ const READERS: Readers = {
   string: parseMemoryString,
   strings: (output) => [parseMemoryString(output)],
   symbol: parseNearestSymbol,
+  // With -lines, `ln` puts the address's `[file @ line]` above the symbol.
+  "source-line": (output) => {
+    const found = parseNearestSymbol(output);
+    return found?.file && found.line ? { file: found.file, line: found.line } : null;
+  },
   source: (output, probe) => parseSourceListing(output, probe.from, probe.to),
   "exit-signal": () => null,
   "signal-info": () => null,

@@ -59,6 +59,8 @@ function render(probe: Probe): string {
       return `info symbol ${probe.indirect ? `*(void **) ${probe.address}` : probe.address}`;
     case "source":
       return `list ${probe.file}:${probe.from},${probe.to}`;
+    case "source-line":
+      return `info line *${probe.address}`;
     case "exit-signal":
       return "p $_exitsignal";
     case "signal-info":
@@ -106,6 +108,11 @@ const READERS: Readers = {
   strings: (output) => output.split("\n").filter((line) => /^0x[0-9a-f]+/.test(line)).map((line) => parseMemoryString(line)),
   symbol: parseSymbol,
   source: parseSource,
+  // `Line 11 of "greet.c" starts at address 0x1186 <greet+61> and ends at 0x1188.`
+  "source-line": (output) => {
+    const row = /^Line (\d+) of "(.+?)"/m.exec(output.trim());
+    return row ? { file: row[2] ?? "", line: Number(row[1]) } : null;
+  },
   "exit-signal": parseExitSignal,
   "signal-info": parseSiginfo,
   "shared-libraries": parseSharedLibraries,

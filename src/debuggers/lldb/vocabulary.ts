@@ -85,6 +85,8 @@ function render(probe: Probe, reading: LldbReading): string {
       return `memory read --format s --count ${probe.count} ${argument(probe.address)}`;
     case "symbol":
       return `image lookup --address ${probe.indirect ? argument(`*(void **)${probe.address}`) : probe.address}`;
+    case "source-line":
+      return `image lookup --address ${probe.address}`;
     case "source":
       return `source list --file ${argument(probe.file)} --line ${probe.from} --count ${Math.max(1, probe.to - probe.from + 1)}`;
     case "shared-libraries":
@@ -123,6 +125,10 @@ const READERS: Readers = {
   string: (output) => parseMemoryStrings(output)[0] ?? null,
   strings: parseMemoryStrings,
   symbol: parseLookup,
+  "source-line": (output) => {
+    const found = parseLookup(output);
+    return found?.file && found.line ? { file: found.file, line: found.line } : null;
+  },
   source: (output, probe): SourceLine[] => parseSourceListing(output, probe.from, probe.to),
   "exit-signal": parseStopSignal,
   "signal-info": parseStopSignalRecord,
