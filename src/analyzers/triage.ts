@@ -99,6 +99,11 @@ export interface TriageResult {
   commands: string[];
   /** What triage could not establish, said plainly. */
   notes: string[];
+  /**
+   * How a stack buffer overflow without a protector showed: a `ret` faulted on the word it popped,
+   * a `ret` returned to an address that maps nothing, or a write ran off the top of the stack.
+   */
+  smashed?: "faulting-ret" | "returned" | "ran-off-top" | null;
 }
 
 const SIGABRT = 6;
@@ -225,7 +230,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     if (siginfo?.code === SI_KERNEL && /^(call|jmp)\w*\s+\*/.test(instruction ?? "")) access = "execute";
     if (signal !== 11 && signal !== 7) access = null;
   }
-  const verdict = exception ? readException(exception, { stackExhausted: recursion !== null || ranOffStack(files, exceptionFault(exception), sp), instruction }) : null;
+  const verdict = exception ? readException(exception, { stackExhausted: recursion !== null || ranOffStack(stackOf(files, options.regions ?? [], sp), exceptionFault(exception), sp), instruction }) : null;
   // The exception record says how memory was touched; the instruction is a guess.
   if (verdict) access = verdict.access;
   const faultAddress = verdict ? verdict.faultAddress : !sent && (signal === 11 || signal === 7) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
@@ -242,7 +247,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os, notes, options.imports ?? null)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
-  const overran = access === "write" && overranStackTop(files, faultAddress, sp);
+  const overran = access === "write" && overranStackTop(stackOf(files, options.regions ?? [], sp), faultAddress);
   if (overran) notes.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
   const classified = classifyCrash({
     signal,
@@ -250,7 +255,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     pc,
     pcInCode: pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc),
     frames: innermost,
-    stackExhausted: recursion !== null || ranOffStack(files, siginfo, sp),
+    stackExhausted: recursion !== null || ranOffStack(stackOf(files, options.regions ?? [], sp), siginfo, sp),
     abortMessage,
     deadlocked: cycles.length > 0,
     instruction,
@@ -321,6 +326,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     modules: libraries,
     commands,
     notes,
+    smashed: kind !== "stack-buffer-overflow" || signal !== 11 ? null : overran ? "ran-off-top" : popped ? "returned" : "faulting-ret",
   };
 }
 
@@ -568,11 +574,10 @@ async function estimateDepth(q: Inspector, files: TargetFiles, frames: Frame[], 
  * A fault just past the top of the crashing thread's stack, far above its stack pointer: a copy
  * into a buffer on the stack ran upwards through every frame above it and off the stack's end.
  */
-function overranStackTop(files: TargetFiles, faultAddress: string | null, sp: bigint | null): boolean {
+function overranStackTop(stack: Range | null, faultAddress: string | null): boolean {
   const fault = toBigInt(faultAddress);
-  const stack = sp === null ? null : coreSegmentAt(files, sp);
   if (fault === null || stack === null) return false;
-  const top = BigInt(stack.end);
+  const top = stack.end;
   return fault >= top && fault - top < STACK_NEAR_SP;
 }
 
@@ -622,13 +627,24 @@ async function returningFrame(q: Inspector, sp: bigint, isOwnCode: (address: big
   return null;
 }
 
+/**
+ * The memory that holds the stack pointer: the core segment the debugger lists, else the region the
+ * dump file records (LLDB lists no core segments).
+ */
+function stackOf(files: TargetFiles, regions: MemoryRegion[], sp: bigint | null): Range | null {
+  if (sp === null) return null;
+  const segment = coreSegmentAt(files, sp);
+  if (segment) return { start: BigInt(segment.start), end: BigInt(segment.end) };
+  const region = regions.find((r) => BigInt(r.start) <= sp && sp < BigInt(r.end));
+  return region ? { start: BigInt(region.start), end: BigInt(region.end) } : null;
+}
+
 /** A fault at the lower end of the crashing thread's stack: the stack ran into its guard. */
-function ranOffStack(files: TargetFiles, siginfo: SignalRecord | null, sp: bigint | null): boolean {
+function ranOffStack(stack: Range | null, siginfo: SignalRecord | null, sp: bigint | null): boolean {
   const fault = toBigInt(siginfo?.address ?? null);
   if (siginfo?.signo !== 11 || fault === null || sp === null || fault < NULL_PAGE_LIMIT) return false;
-  const stack = coreSegmentAt(files, sp);
   if (stack === null) return fault + STACK_NEAR_SP >= sp && fault <= sp + STACK_NEAR_SP;
-  const low = BigInt(stack.start);
+  const low = stack.start;
   return fault < low && low - fault <= STACK_GUARD_REACH;
 }
 

@@ -1,8 +1,12 @@
 /**
- * A stack buffer overflow without a stack protector (issue: real-world accuracy, class 3): the
- * function's `ret` faults on the return address the overflow wrote, here input text ('AAAA…').
- * It is a stack buffer overflow, not "a pointer that was never valid", and the verdict leads with
- * the text bytes. A real program compiled at test time, its core written by gdb at the fault.
+ * Stack buffer overflows without a stack protector (issue: real-world accuracy, class 3), each a
+ * real program compiled at test time, its core written by gdb at the fault:
+ * - the function's `ret` faults on the return address the overflow wrote, here input text ('AAAA…');
+ * - the overflow wrote six bytes and a NUL over the return address, a canonical address that maps
+ *   nothing: the `ret` completes, the function is gone from the unwind, and the fault is at the pc;
+ * - a copy with no bound runs from a buffer on the stack up through every frame and off the stack.
+ * Each is a stack buffer overflow, not "a pointer that was never valid" or a jump to a bad
+ * address, in the function that had the buffer, and the verdict leads with the bytes written.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -30,15 +34,64 @@ int main(int argc, char **argv)
 }
 `;
 
+// Six bytes of the name and strcpy's NUL land on the return address: 0x0000424242424242.
+const RETURN_SOURCE = SOURCE.replace('"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"', '"AAAAAAAAAAAAAAAAAAAAAAAABBBBBB"');
+
+const HEADER_SOURCE = `/* Reads the first header line of a request into a fixed buffer, stopping only at a newline. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__attribute__((noinline)) static size_t read_header(const char *request, char *name_out)
+{
+    char line[128];
+    size_t length = 0;
+    while (request[length] != '\\n' && request[length] != '\\0') {
+        line[length] = request[length];
+        length++;
+    }
+    line[length] = '\\0';
+    strncpy(name_out, line, 31);
+    return length;
+}
+
+static int handle_request(const char *request)
+{
+    char name[32];
+    size_t length = read_header(request, name);
+    printf("header %s (%zu bytes)\\n", name, length);
+    return 0;
+}
+
+int main(void)
+{
+    /* A request of a megabyte with no newline in it. */
+    size_t size = 1 << 20;
+    char *request = malloc(size);
+    memset(request, 'x', size - 1);
+    request[size - 1] = '\\0';
+    return handle_request(request);
+}
+`;
+
+/** Compiles a program, runs it under gdb to its fault, and writes the core there. */
+function crash(name: string, source: string, flags: string[]): { exe: string; core: string } {
+  const file = path.join(dir, `${name}.c`);
+  const built = { exe: path.join(dir, name), core: path.join(dir, `${name}.core`) };
+  writeFileSync(file, source);
+  execFileSync("gcc", [...flags, "-fno-stack-protector", "-o", built.exe, file]);
+  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${built.core}`, built.exe], { stdio: "ignore" });
+  return built;
+}
+
 let exe: string;
 let core: string;
+let returned: { exe: string; core: string };
+let header: { exe: string; core: string };
 beforeAll(() => {
-  const source = path.join(dir, "greet.c");
-  exe = path.join(dir, "greet");
-  core = path.join(dir, "greet.core");
-  writeFileSync(source, SOURCE);
-  execFileSync("gcc", ["-g", "-O0", "-fno-stack-protector", "-o", exe, source]);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${core}`, exe], { stdio: "ignore" });
+  ({ exe, core } = crash("greet", SOURCE, ["-g", "-O0"]));
+  returned = crash("welcome", RETURN_SOURCE, ["-g", "-O0"]);
+  header = crash("header", HEADER_SOURCE, ["-g", "-O2"]);
 });
 
 describe("a return address overwritten by input", () => {
@@ -59,5 +112,50 @@ describe("a return address overwritten by input", () => {
     expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.8);
     expect(report.conclusion.recommendations.join(" ")).toMatch(/-fstack-protector-strong/);
     expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
+  }, 120_000);
+});
+
+describe("a return address overwritten with a canonical address that maps nothing", () => {
+  it.each(["gdb", "lldb"])("is a stack buffer overflow in the function that returned, found below the stack pointer (%s)", async (debuggerName) => {
+    const run = await runCli(["triage", returned.core, "--exe", returned.exe, "--json", "--debugger", debuggerName]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout);
+    // Not a bad jump: the pc is the word `ret` popped, still just below the stack pointer.
+    expect(crash).toMatchObject({ kind: "stack-buffer-overflow", signal: "SIGSEGV", signalCode: "SEGV_MAPERR", faultAddress: "0x424242424242", culprit: { function: "greet", file: expect.stringMatching(/welcome\.c$/) } });
+    // Placed at its `ret`, the closing brace, as a stack protector's report would be.
+    expect(crash.culprit.line).toBe(10);
+    expect(crash.message).toBe('greet returned to 0x0000424242424242, which is no address: its return address on the stack was overwritten with the bytes "BBBBBB" and the NUL that ends a string: a string copied past a buffer on the stack (input, not a pointer)');
+  }, 60_000);
+
+  it("the offline analysis confirms it from the pc and the word below the stack pointer", async () => {
+    const run = await runCli(["analyze", returned.core, "--exe", returned.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.conclusion.summary).toMatch(/^`greet` \(welcome\.c:10\) returned through an overwritten return address\. The pc 0x0000424242424242 \(E\d+\) is the word just below the stack pointer \(E\d+\): `ret` popped it, and it maps nothing\. It is "BBBBBB"/);
+    expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.8);
+    expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
+  }, 120_000);
+});
+
+describe("a copy that runs off the top of the stack", () => {
+  it.each(["gdb", "lldb"])("is a stack buffer overflow in the function that wrote, with how far it went and what it wrote (%s)", async (debuggerName) => {
+    const run = await runCli(["triage", header.core, "--exe", header.exe, "--json", "--debugger", debuggerName]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout);
+    expect(crash).toMatchObject({ kind: "stack-buffer-overflow", signal: "SIGSEGV", access: "write", culprit: { function: "read_header", line: 11 } });
+    expect(crash.message).toMatch(/^read_header wrote [\d,]+ bytes past the start of a buffer at 0x[0-9a-f]+ \(the stack pointer( \+ [\d,]+)?\), and ran off the top of the stack at 0x[0-9a-f]+000: every frame above read_header was overwritten with the bytes "xxxxxxxx"/);
+    // Past the frame that wrote, a debugger unwinds the data written: not listed.
+    const text = await runCli(["triage", header.core, "--exe", header.exe, "--debugger", debuggerName]);
+    expect(text.stdout).toMatch(/Stack \(1 frame\):/);
+  }, 60_000);
+
+  it("the offline analysis confirms the fault is the stack's top, from the stack's extent and the stack pointer", async () => {
+    const run = await runCli(["analyze", header.core, "--exe", header.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.conclusion.summary).toMatch(/^`read_header` \(header\.c:11\) wrote past the end of a buffer on its stack and kept going up to the top of the stack\. The stack pointer 0x[0-9a-f]+ \(E\d+\) lies in the stack segment/);
+    expect(report.conclusion.summary).not.toMatch(/returned through/);
+    expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
+    expect(report.conclusion.recommendations[0]).toMatch(/bound it by the buffer's size/);
   }, 120_000);
 });

@@ -3,11 +3,12 @@
  * string function. The check is known; the question is which values broke it and where they came from.
  */
 import { normalizeFunctionName } from "../../analyzers/index.js";
-import { probes } from "../../debuggers/probe.js";
+import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
 import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { conclusion, concurrencyQuestion, undetermined } from "./conclusions.js";
+import { thousands } from "../../report/numbers.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, location, where } from "./prose.js";
 import { codeOf, dereferences, enclosingFunction, escape, functionSpan, grep, identifiers } from "./source.js";
@@ -242,10 +243,41 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
   return canaryPlaybook(facts);
 }
 
-/** A `ret` that faulted: the return address on the stack was overwritten. */
+/** A `ret` that faulted, or returned to no address, or a write that ran off the stack: the stack was overwritten from a buffer on it. */
 function smashedReturnPlaybook(facts: Facts): Playbook {
+  const hypothesis = facts.triage.smashed === "ran-off-top" ? ranOffTop(facts) : facts.triage.smashed === "returned" ? returnedToNoAddress(facts) : faultingReturn(facts);
+  return {
+    hypotheses: [hypothesis],
+    investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.arguments())]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, hypothesis.rule);
+      if (!hit) return undetermined(facts, hypotheses, evidence, "what overwrote the stack");
+      const c = new Citations();
+      const args = evidence.find(facts.inCulprit(probes.arguments()));
+      const ranOff = hypothesis.rule === "write-ran-off-stack";
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+        summary: ranOff
+          ? `${where(facts.culprit)} wrote past the end of a buffer on its stack and kept going up to the top of the stack. ${hit.finding ?? ""} Every frame above it, return addresses included, was overwritten; no bound stopped the copy.`
+          : `${where(facts.culprit)} returned through an overwritten return address. ${hit.finding ?? ""} A buffer in its frame was written past its end, over the saved return address; no stack protector caught it in this build.`,
+        cause: [`${facts.crash.message ?? "The stack was overwritten"}.`, variablesText(args) ? `Its arguments were: ${variablesText(args)}${c.cite(args)}.` : ""],
+        confidence: 0.85,
+        recommendations: [
+          ranOff
+            ? `Find the loop or copy in ${where(facts.culprit)} that writes into a local buffer until the input ends (a delimiter that never came, a length taken from the input) and bound it by the buffer's size.`
+            : `Find the copy into a local buffer of ${where(facts.culprit)} that is not bounded by the buffer's size (strcpy, sprintf, memcpy with an input length) and bound it, or reject longer input.`,
+          "Build with -fstack-protector-strong and -D_FORTIFY_SOURCE=2: the next overflow aborts with its name instead of jumping to input bytes.",
+          "Add a test with an over-long input; AddressSanitizer reports the write at the line that does it.",
+        ],
+      });
+    },
+    openQuestions: [{ text: "Where the over-long input came from is not in the dump.", question: "What input reached this function (a file, a request, a command line), and how long was it?" }],
+  };
+}
+
+/** A `ret` that faulted on a word that is no canonical address. */
+function faultingReturn(facts: Facts): PlannedHypothesis {
   const popped = facts.inCulprit(probes.memory("$sp", 1));
-  const returned: PlannedHypothesis = {
+  return {
     rule: "return-address-overwritten",
     statement: `${where(facts.culprit)}'s return address on the stack was overwritten, so its \`ret\` jumped to a word that is no address`,
     plan: [[popped]],
@@ -258,29 +290,57 @@ function smashedReturnPlaybook(facts: Facts): Playbook {
       const high = word >> 47n;
       const canonical = high === 0n || high === 0x1ffffn;
       if (canonical) return verdict("inconclusive", `The word \`ret\` popped, 0x${word.toString(16)}${c.cite(found)}, is a canonical address; it may still not be the caller's.`, found);
-      return verdict("confirmed", `The word \`ret\` popped is 0x${word.toString(16).padStart(16, "0")}${c.cite(found)}, not a canonical address: no call pushed it.${facts.crash.message?.includes('"') ? ` ${facts.crash.message.replace(/^.*?(with the bytes ".*?").*$/, "It is $1: text, not a pointer.")}` : ""}`, found);
+      return verdict("confirmed", `The word \`ret\` popped is 0x${word.toString(16).padStart(16, "0")}${c.cite(found)}, not a canonical address: no call pushed it.${bytesSaid(facts)}`, found);
     },
   };
+}
+
+/** What the crash message says the overwriting bytes were, as a sentence; empty when it names none. */
+function bytesSaid(facts: Facts): string {
+  const bytes = /with the bytes ("[^"]*")/.exec(facts.crash.message ?? "")?.[1];
+  return bytes ? ` It is ${bytes}: text, not a pointer.` : "";
+}
+
+/** A `ret` that completed, to a canonical address that maps nothing: the word it popped is still just below the stack pointer. */
+function returnedToNoAddress(facts: Facts): PlannedHypothesis {
+  const below = facts.at(0, probes.memory("$sp - 8", 1));
+  const pc = facts.at(0, probes.register("pc"));
   return {
-    hypotheses: [returned],
-    investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.arguments())]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "return-address-overwritten");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "what overwrote the return address");
+    rule: "return-address-overwritten",
+    statement: `${where(facts.culprit)}'s return address on the stack was overwritten, so its \`ret\` jumped to an address that maps nothing`,
+    plan: [[below, pc]],
+    judge(evidence) {
+      const word = evidence.find(below);
+      const counter = evidence.find(pc);
+      const popped = word?.reading?.words[0] ?? null;
+      const at = counter?.reading ? BigInt(counter.reading) : null;
       const c = new Citations();
-      const args = evidence.find(facts.inCulprit(probes.arguments()));
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
-        summary: `${where(facts.culprit)} returned through an overwritten return address. ${hit.finding ?? ""} A buffer in its frame was written past its end, over the saved return address; no stack protector caught it in this build.`,
-        cause: [`${facts.crash.message ?? "The return address was overwritten"}.`, variablesText(args) ? `Its arguments were: ${variablesText(args)}${c.cite(args)}.` : ""],
-        confidence: 0.85,
-        recommendations: [
-          `Find the copy into a local buffer of ${where(facts.culprit)} that is not bounded by the buffer's size (strcpy, sprintf, memcpy with an input length) and bound it, or reject longer input.`,
-          "Build with -fstack-protector-strong and -D_FORTIFY_SOURCE=2: the next overflow aborts with its name instead of jumping to input bytes.",
-          "Add a test with an over-long input; AddressSanitizer reports the write at the line that does it.",
-        ],
-      });
+      if (popped === null || at === null) return verdict("inconclusive", `The pc and the word below the stack pointer could not both be read${c.cite(word, counter)}.`, word, counter);
+      if (popped !== at) return verdict("rejected", `The word below the stack pointer, 0x${popped.toString(16)}${c.cite(word)}, is not the pc 0x${at.toString(16)}${c.cite(counter)}: no \`ret\` popped it.`, word, counter);
+      return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and it maps nothing.${bytesSaid(facts)}`, word, counter);
     },
-    openQuestions: [{ text: "Where the over-long input came from is not in the dump.", question: "What input reached this function (a file, a request, a command line), and how long was it?" }],
+  };
+}
+
+/** A write that faulted just past the top of the stack that holds the stack pointer. */
+function ranOffTop(facts: Facts): PlannedHypothesis {
+  const sections: ProbeOf<"sections"> = { kind: "sections" };
+  const sp = facts.at(0, probes.register("sp"));
+  return {
+    rule: "write-ran-off-stack",
+    statement: `a write from a buffer on ${where(facts.culprit)}'s stack ran upwards off the top of the stack`,
+    plan: [[sections, sp]],
+    judge(evidence) {
+      const files = evidence.find(sections);
+      const pointer = evidence.find(sp);
+      const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
+      const at = pointer?.reading ? BigInt(pointer.reading) : null;
+      const c = new Citations();
+      const stack = at === null ? undefined : files?.reading?.sections.find((s) => s.source === "core" && BigInt(s.start) <= at && at < BigInt(s.end));
+      if (fault === null || at === null || !stack) return verdict("inconclusive", `The stack's extent could not be read${c.cite(files, pointer)}.`, files, pointer);
+      if (fault !== BigInt(stack.end)) return verdict("rejected", `The fault at 0x${fault.toString(16)} is not the top of the stack, which ends at ${stack.end}${c.cite(files)}.`, files, pointer);
+      return verdict("confirmed", `The stack pointer ${pointer?.reading}${c.cite(pointer)} lies in the stack segment ${stack.start}–${stack.end}${c.cite(files)}, and the write faulted at ${stack.end}, its top, ${thousands(Number(fault - at))} bytes above the stack pointer.`, files, pointer);
+    },
   };
 }
 
