@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { readEnvironment, triage as runTriage, triageOptionsOf } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
+import { crashSiteOf } from "./agents/playbooks/crash-site.js";
 import { composeReport, followUpQuestions } from "./agents/report.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
 import { debuggerWarningsLine, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
@@ -122,7 +123,10 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   });
 }
 
-/** The graph's input: the issue and the triage, run through the executor so its commands are evidence. */
+/**
+ * The graph's input: the issue, the triage (run through the executor so its commands are evidence)
+ * and its crash site, whose sources are read here and nowhere else.
+ */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
   const triage = await runTriage(runtime.executor.asker("triage"), runtime.triageOptions);
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${counted(triage.commands.length, "command")})`);
@@ -132,7 +136,7 @@ async function startingState(runtime: Runtime, issue: string | null): Promise<Up
       return id ? [[command, id]] : [];
     }),
   );
-  return { issue, triage, triageEvidence };
+  return { issue, triage, crashSite: crashSiteOf(triage, runtime.homeThread), triageEvidence };
 }
 
 type Graph = ReturnType<typeof buildAnalysisGraph>;
@@ -239,7 +243,7 @@ async function runGraph(graph: Graph, input: Update | null, config: RunConfig, r
     if (!(error instanceof GraphRecursionError)) throw error;
     const state = (await graph.getState(config)).values as State;
     runtime.progress(`[report] the step limit (${config.recursionLimit}) stopped the graph; reporting what was established`);
-    return { ...state, document: await composeReport(state, runtime, NOTHING_SPENT, followUpQuestions(state, runtime, [])) };
+    return { ...state, document: await composeReport(state, runtime, NOTHING_SPENT, followUpQuestions(state, [])) };
   }
 }
 

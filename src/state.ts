@@ -5,6 +5,7 @@
  * run's configurable, see agents/runtime.ts).
  */
 import { Annotation } from "@langchain/langgraph";
+import type { CrashSite } from "./agents/playbooks/crash-site.js";
 import type { TriageResult } from "./analyzers/index.js";
 import type { Probe } from "./debuggers/probe.js";
 import type { CommandErrorType } from "./debuggers/session.js";
@@ -104,6 +105,8 @@ export const AnalysisState = Annotation.Root({
   issue: Annotation<string | null>({ reducer: (_, next) => next, default: () => null }),
   /** The deterministic verdict the graph starts from; set once, before the first node. */
   triage: Annotation<TriageResult | null>({ reducer: (_, next) => next, default: () => null }),
+  /** The source files the playbooks read, taken from disk once with the triage. */
+  crashSite: Annotation<CrashSite | null>({ reducer: (_, next) => next, default: () => null }),
   /** Evidence id of each command triage ran, for citing its facts. */
   triageEvidence: Annotation<Record<string, string>>({ reducer: (_, next) => next, default: () => ({}) }),
   /** Every hypothesis formed so far; an update replaces the hypotheses with the same id. */

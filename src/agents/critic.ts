@@ -11,9 +11,9 @@ import type { Issue, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { evidenceIndex, evidenceOf, type Evidence } from "./evidence.js";
 import { untested } from "./flow.js";
-import { factsOf, type Facts } from "./playbooks/facts.js";
+import { crashFacts, type Facts } from "./playbooks/facts.js";
 import { playbookFor } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_TEST, requireTriage, step } from "./runtime.js";
+import { ask, COMMANDS_PER_TEST, step } from "./runtime.js";
 
 const Review = z.object({
   issues: z.array(
@@ -41,7 +41,7 @@ export async function critic(state: State, config: LangGraphRunnableConfig): Pro
       syntax: runtime.session.vocabulary.syntax,
     }, Review);
 
-    const facts = factsOf(requireTriage(state), runtime.homeThread);
+    const facts = crashFacts(state);
     const checks = mechanicalChecks(state, facts, evidenceOf(state, runtime.store, runtime.session.vocabulary));
     // The mechanical checks always run; beyond them a model raises its own issues, and the offline
     // critic what no dump of this kind can show.

@@ -8,10 +8,9 @@ import type { Hypothesis, State, Update } from "../state.js";
 import { existingIds, supportingIds, triageText, unknownCitations } from "./context.js";
 import { evidenceOf, outputsOf } from "./evidence.js";
 import { nextToTest } from "./flow.js";
-import { factsOf } from "./playbooks/facts.js";
-import { playbookFor } from "./playbooks/index.js";
+import { playbookOf } from "./playbooks/index.js";
 import type { Verdict } from "./playbooks/kit.js";
-import { ask, hypothesisById, requireTriage, step, type Runtime } from "./runtime.js";
+import { ask, hypothesisById, step, type Runtime } from "./runtime.js";
 
 const Judgement = z.object({
   status: z.enum(["confirmed", "rejected", "inconclusive"]),
@@ -67,7 +66,7 @@ function floored(verdict: Verdict, state: State, hypothesis: Hypothesis, runtime
 }
 
 function offlineVerdict(state: State, hypothesis: Hypothesis, runtime: Runtime): Verdict {
-  const planned = hypothesis.rule ? playbookFor(factsOf(requireTriage(state), runtime.homeThread)).hypotheses.find((h) => h.rule === hypothesis.rule) : undefined;
+  const planned = hypothesis.rule ? playbookOf(state).hypotheses.find((h) => h.rule === hypothesis.rule) : undefined;
   if (!planned) {
     return { status: "inconclusive", finding: "No offline rule judges this hypothesis, and the model could not; its evidence is listed for a human to read.", evidenceIds: hypothesis.evidenceIds };
   }

@@ -4,8 +4,7 @@
  * Pure functions of the state and the run's limits, so the routing can be read (and tested) apart.
  */
 import type { Hypothesis, State } from "../state.js";
-import { factsOf } from "./playbooks/facts.js";
-import { playbookFor } from "./playbooks/index.js";
+import { playbookOf } from "./playbooks/index.js";
 import type { Runtime } from "./runtime.js";
 
 /** Nodes from the evaluator to a finished report: reasoner, critic, responder, reasoner, critic, report. */
@@ -49,5 +48,5 @@ export function canFormMore(state: State, runtime: Runtime): boolean {
   if (state.hypotheses.length >= runtime.limits.maxHypotheses || state.triage === null) return false;
   if (hasModel(runtime)) return true;
   const formed = new Set(state.hypotheses.map((h) => h.rule));
-  return playbookFor(factsOf(state.triage, runtime.homeThread)).hypotheses.some((h) => !formed.has(h.rule));
+  return playbookOf(state).hypotheses.some((h) => !formed.has(h.rule));
 }

@@ -6,9 +6,8 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
-import { factsOf } from "./playbooks/facts.js";
-import { playbookFor } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_TEST, INITIAL_HYPOTHESES, requireTriage, step } from "./runtime.js";
+import { playbookOf } from "./playbooks/index.js";
+import { ask, COMMANDS_PER_TEST, INITIAL_HYPOTHESES, step } from "./runtime.js";
 
 const Proposal = z.object({
   hypotheses: z
@@ -25,11 +24,10 @@ const Proposal = z.object({
 
 export async function hypothesis(state: State, config: LangGraphRunnableConfig): Promise<Update> {
   return step(config, "hypothesis", async (runtime) => {
-    const triage = requireTriage(state);
     const room = runtime.limits.maxHypotheses - state.hypotheses.length;
     if (room <= 0) return [{}, "no room for more hypotheses"];
     const wanted = Math.min(room, state.hypotheses.length === 0 ? INITIAL_HYPOTHESES : 1);
-    const playbook = playbookFor(factsOf(triage, runtime.homeThread));
+    const playbook = playbookOf(state);
     const formed = new Set(state.hypotheses.map((h) => h.rule));
     const candidates = playbook.hypotheses.filter((h) => !formed.has(h.rule));
 

@@ -8,9 +8,8 @@ import type { Observation, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
 import { awaitingInvestigation } from "./flow.js";
-import { factsOf } from "./playbooks/facts.js";
-import { playbookFor } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_STEP, requireTriage, runCommands, step } from "./runtime.js";
+import { playbookOf } from "./playbooks/index.js";
+import { ask, COMMANDS_PER_STEP, runCommands, step } from "./runtime.js";
 
 const Commands = z.object({ commands: z.array(z.string()).min(1) });
 
@@ -31,7 +30,7 @@ export async function investigator(state: State, config: LangGraphRunnableConfig
     if (asked.value) {
       observations.push(...(await runCommands(runtime, "investigator", cleanCommands(asked.value.commands, COMMANDS_PER_STEP))));
     } else if (target.rule) {
-      const playbook = playbookFor(factsOf(requireTriage(state), runtime.homeThread));
+      const playbook = playbookOf(state);
       // Each round sees what the previous printed: a heap walk reads one chunk header at a time.
       while (observations.length < COMMANDS_PER_STEP) {
         const evidence = evidenceOf({ ...state, observations: [...state.observations, ...observations] }, runtime.store, runtime.session.vocabulary);

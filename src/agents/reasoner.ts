@@ -9,8 +9,7 @@ import type { Conclusion, State, Update } from "../state.js";
 import { existingIds, hypothesesText, supportingIds, triageText, unknownCitations } from "./context.js";
 import { evidenceIndex, evidenceOf, outputsOf } from "./evidence.js";
 import { untested } from "./flow.js";
-import { factsOf } from "./playbooks/facts.js";
-import { playbookFor } from "./playbooks/index.js";
+import { playbookOf } from "./playbooks/index.js";
 import { ask, requireTriage, step, type Runtime } from "./runtime.js";
 
 const Answer = z.object({
@@ -23,7 +22,6 @@ const Answer = z.object({
 
 export async function reasoner(state: State, config: LangGraphRunnableConfig): Promise<Update> {
   return step(config, "reasoner", async (runtime) => {
-    const triage = requireTriage(state);
     const last = state.critique.at(-1);
     const cited = state.hypotheses.flatMap((h) => h.evidenceIds);
     const asked = await ask(runtime, "reasoner", "reasoner", {
@@ -38,7 +36,7 @@ export async function reasoner(state: State, config: LangGraphRunnableConfig): P
     let conclusion: Conclusion;
     // The offline conclusion is the floor: a model's is kept only when it cites evidence that
     // exists and says at least as much (the culprit, its line, the kind) as the offline one.
-    const draft = playbookFor(factsOf(triage, runtime.homeThread)).conclude(state.hypotheses, evidenceOf(state, runtime.store, runtime.session.vocabulary));
+    const draft = playbookOf(state).conclude(state.hypotheses, evidenceOf(state, runtime.store, runtime.session.vocabulary));
     const offline: Conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
     const why = asked.value ? notTaken(asked.value, offline, state, runtime) : null;
     const rejected = why ? { agent: "reasoner", reason: `the model's conclusion was not taken: ${why}` } : null;

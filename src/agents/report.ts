@@ -13,8 +13,7 @@ import { counted } from "../report/numbers.js";
 import { ReportSchema, type Report } from "../report/schema.js";
 import type { Spent, State, Update } from "../state.js";
 import { evidenceOf } from "./evidence.js";
-import { factsOf } from "./playbooks/facts.js";
-import { playbookFor } from "./playbooks/index.js";
+import { playbookOf } from "./playbooks/index.js";
 import { REGISTERS, THREADS } from "./playbooks/kit.js";
 import { unknownCitations } from "./context.js";
 import { ask, requireTriage, step, type Runtime } from "./runtime.js";
@@ -45,7 +44,7 @@ export async function reportWriter(state: State, config: LangGraphRunnableConfig
       fallback = asked.fallback;
       // A question that cites evidence which does not exist would send the user looking for it.
       const proposed = (asked.value?.questions ?? []).filter((q) => unknownCitations([q], runtime.store).length === 0);
-      questions = followUpQuestions(state, runtime, proposed);
+      questions = followUpQuestions(state, proposed);
     }
     const document = await composeReport(state, runtime, spentSoFar(), questions);
     return [{ document, ...(fallback ? { fallbacks: [fallback] } : {}) }, `${counted(document.report.hypotheses.length, "hypothesis", "hypotheses")}, ${counted(document.report.evidence.length, "piece", "pieces")} of evidence, ${counted(questions.length, "follow-up question")}`];
@@ -53,9 +52,9 @@ export async function reportWriter(state: State, config: LangGraphRunnableConfig
 }
 
 /** 3–5 questions: the model's, else the unresolved issues' own, topped up from the playbook. */
-export function followUpQuestions(state: State, runtime: Runtime, proposed: string[]): string[] {
+export function followUpQuestions(state: State, proposed: string[]): string[] {
   const unresolved = state.critique.at(-1)?.issues ?? [];
-  const playbook = state.triage ? playbookFor(factsOf(state.triage, runtime.homeThread)).openQuestions.map((q) => q.question) : [];
+  const playbook = state.triage && state.crashSite ? playbookOf(state).openQuestions.map((q) => q.question) : [];
   const all = [...proposed, ...unresolved.map((i) => i.question), ...playbook, ...GENERAL_QUESTIONS].map((q) => q.trim()).filter(Boolean);
   const unique = [...new Set(all)];
   return unique.slice(0, Math.max(MIN_QUESTIONS, Math.min(MAX_QUESTIONS, proposed.length || unresolved.length)));

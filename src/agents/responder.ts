@@ -7,9 +7,8 @@ import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
 import { cleanCommands, distinctProbes } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
-import { factsOf } from "./playbooks/facts.js";
-import { playbookFor } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_STEP, requireTriage, runCommands, step } from "./runtime.js";
+import { playbookOf } from "./playbooks/index.js";
+import { ask, COMMANDS_PER_STEP, runCommands, step } from "./runtime.js";
 
 const Commands = z.object({ commands: z.array(z.string()) });
 
@@ -30,7 +29,7 @@ export async function responder(state: State, config: LangGraphRunnableConfig): 
 
     // An alternative the critic asked for has now been tested by these commands: judge it.
     const after = { ...state, observations: [...state.observations, ...observations] };
-    const playbook = playbookFor(factsOf(requireTriage(state), runtime.homeThread));
+    const playbook = playbookOf(state);
     const now = evidenceOf(after, runtime.store, runtime.session.vocabulary);
     const judged: Hypothesis[] = [];
     const testable = (h: Hypothesis) => h.status === "untested" && h.rule !== null && (h.plan[0] ?? []).length > 0 && (h.plan[0] ?? []).every((c) => now.find(c) !== null);

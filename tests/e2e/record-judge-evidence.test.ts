@@ -13,8 +13,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { evidenceOf, type Evidence } from "../../src/agents/evidence.js";
-import { factsOf } from "../../src/agents/playbooks/facts.js";
-import { playbookFor } from "../../src/agents/playbooks/index.js";
+import { playbookOf } from "../../src/agents/playbooks/index.js";
 import { gdbVocabulary } from "../../src/debuggers/gdb/vocabulary.js";
 import { EvidenceStore } from "../../src/evidence/store.js";
 import type { State } from "../../src/state.js";
@@ -37,9 +36,6 @@ describe.runIf(process.env.DUMPDBG_RECORD_EVIDENCE)("recording the judges' evide
     const store = EvidenceStore.open(dbPath);
     try {
       const state = (await new SqliteSaver(db).getTuple({ configurable: { thread_id: id } }))?.checkpoint.channel_values as unknown as State;
-      const triage = state.triage!;
-      // gdb selects the crashing thread when it opens a core.
-      const homeThread = triage.crash.thread.id;
       const evidence = evidenceOf(state, store, gdbVocabulary);
       const looked = new Map<string, { id: string; command: string; ok: boolean; output: string }>();
       const recording: Evidence = {
@@ -50,11 +46,11 @@ describe.runIf(process.env.DUMPDBG_RECORD_EVIDENCE)("recording the judges' evide
           return found;
         },
       };
-      for (const planned of playbookFor(factsOf(triage, homeThread)).hypotheses) {
+      for (const planned of playbookOf(state).hypotheses) {
         const ran = state.hypotheses.find((h) => h.rule === planned.rule);
         if (ran && ran.status !== "untested") expect(planned.judge(recording).status, planned.rule).toBe(ran.status);
       }
-      const recorded = { homeThread, triage, evidence: [...looked.values()].sort((a, b) => Number(a.id.slice(1)) - Number(b.id.slice(1))) };
+      const recorded = { homeThread: state.crashSite?.homeThread ?? null, triage: state.triage, evidence: [...looked.values()].sort((a, b) => Number(a.id.slice(1)) - Number(b.id.slice(1))) };
       const text = JSON.stringify(recorded, null, 2).split(PROGRAMS_DIR).join("<programs>").split(built.dir).join("<build>");
       writeFileSync(path.join(EVIDENCE_DIR, `${program}.json`), `${text}\n`);
     } finally {

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Evidence, Found } from "../../src/agents/evidence.js";
+import { crashSiteOf } from "../../src/agents/playbooks/crash-site.js";
 import { factsOf } from "../../src/agents/playbooks/facts.js";
 import { playbookFor } from "../../src/agents/playbooks/index.js";
 import type { TriageResult } from "../../src/analyzers/index.js";
@@ -106,7 +107,7 @@ const VERDICTS: Record<string, Record<string, Judged | [Judged, RegExp]>> = {
 describe("playbook judges on recorded gdb evidence", () => {
   describe.each(Object.entries(VERDICTS))("%s", (program, expected) => {
     const { triage, homeThread, evidence } = recording(program);
-    const playbook = playbookFor(factsOf(triage, homeThread));
+    const playbook = playbookFor(factsOf(triage, crashSiteOf(triage, homeThread)));
     const judged = recordedEvidence(evidence);
 
     it.each(Object.entries(expected))("%s", (rule, verdict) => {

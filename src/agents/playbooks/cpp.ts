@@ -7,7 +7,7 @@ import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun,
 import { conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
-import { grep, readSource, type SourceFile } from "./source.js";
+import { grep, type SourceFile } from "./source.js";
 import { printed, stringOf, variablesOf } from "./values.js";
 
 
@@ -180,7 +180,7 @@ function ownFiles(facts: Facts): SourceFile[] {
   const files = new Map<string, SourceFile>();
   for (const frame of facts.triage.frames) {
     if (!frame.file || files.has(frame.file) || /^\/usr\/include|^\/rustc|^\.\//.test(frame.file)) continue;
-    const file = frame.file === facts.source?.path ? facts.source : readSource(frame.file);
+    const file = facts.sourceOf(frame.file);
     if (file) files.set(frame.file, file);
   }
   return [...files.values()];

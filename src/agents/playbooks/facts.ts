@@ -1,14 +1,15 @@
 /**
  * What the playbooks reason from: triage's verdict, the culprit frame and its caller, their source
- * lines, and how to address a probe to a frame of the crashing thread (the backend does it without
- * moving the debugger's selection, so the store's cache stays valid and a resumed run finds its evidence).
+ * lines from the crash site, and how to address a probe to a frame of the crashing thread (the
+ * backend does it without moving the debugger's selection, so the store's cache stays valid and a
+ * resumed run finds its evidence).
  */
-import { existsSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
 import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame, type TriageResult } from "../../analyzers/index.js";
 import { placed, type Probe, type ProbeOf } from "../../debuggers/probe.js";
 import type { Crash } from "../../report/schema.js";
-import { lineOf, readSource, type SourceFile } from "./source.js";
+import type { State } from "../../state.js";
+import type { CrashSite } from "./crash-site.js";
+import { lineOf, type SourceFile } from "./source.js";
 
 export interface Facts {
   triage: TriageResult;
@@ -36,17 +37,25 @@ export interface Facts {
   list(from: number, to?: number, file?: string | null): ProbeOf<"source"> | null;
   /** The culprit's arguments as the debugger printed them in the backtrace. */
   args: Map<string, string>;
+  /** The crash site's source of a file of the crashing stack, by the name the debug info gives it. */
+  sourceOf(file: string | null): SourceFile | null;
 }
 
-/** `homeThread`: the thread the debugger selects on opening the dump. */
-export function factsOf(triage: TriageResult, homeThread: number | null): Facts {
+/** The facts of the analysis' crash site; a node of a graph started without them cannot go on. */
+export function crashFacts(state: State): Facts {
+  if (!state.triage || !state.crashSite) throw new Error("the analysis graph was started without a triage result and its crash site");
+  return factsOf(state.triage, state.crashSite);
+}
+
+export function factsOf(triage: TriageResult, site: CrashSite): Facts {
   const { crash } = triage;
   const culprit = crash.culprit.frame === null ? null : (triage.frames[0] ?? null);
   const caller = triage.frames.slice(1).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
-  const source = readSource(sourcePath(culprit?.file ?? null, triage.executable));
-  const callerSource = caller?.file === culprit?.file ? source : readSource(sourcePath(caller?.file ?? null, triage.executable));
+  const sourceOf = (file: string | null) => (file === null ? null : (site.sources[file] ?? null));
+  const source = sourceOf(culprit?.file ?? null);
+  const callerSource = sourceOf(caller?.file ?? null);
   const thread = crash.thread.id;
-  const elsewhere = thread !== null && homeThread !== null && thread !== homeThread;
+  const elsewhere = thread !== null && site.homeThread !== null && thread !== site.homeThread;
   const at = <P extends Probe>(level: number, probe: P): P => placed(probe, { thread: elsewhere ? thread : null, frame: level });
   return {
     triage,
@@ -65,17 +74,8 @@ export function factsOf(triage: TriageResult, homeThread: number | null): Facts 
       return file === null ? null : { kind: "source", file, from, to };
     },
     args: parseArgs(culprit?.args ?? ""),
+    sourceOf,
   };
-}
-
-/**
- * Debug info often names sources relative to the build directory (`gcc -g w.c`); when that path
- * does not resolve from here, try it next to the executable, where small builds keep their sources.
- */
-function sourcePath(file: string | null, executable: string | null): string | null {
-  if (file === null || isAbsolute(file) || existsSync(file) || executable === null) return file;
-  const beside = join(dirname(executable), file);
-  return existsSync(beside) ? beside : file;
 }
 
 /** `ns::Class::method(int)` → `method`; `crate::module::function` → `function`. */

@@ -3,17 +3,19 @@
  * test each, the rules that judge them from what the commands printed, the commands that go
  * deeper once one is confirmed, and the conclusion a senior engineer would write from it all.
  *
- * A playbook is rebuilt from the same facts whenever an agent needs it, so the graph's state keeps
- * only each hypothesis' `rule` name and the closures never need to be checkpointed.
+ * A playbook is rebuilt from the same facts whenever an agent needs it (the triage and the crash
+ * site, both in the graph's state), so the state keeps only each hypothesis' `rule` name and the
+ * closures never need to be checkpointed.
  */
 import type { CrashKind } from "../../report/schema.js";
+import type { State } from "../../state.js";
 import { abortPlaybook, assertionPlaybook, fortifyPlaybook, stackProtectorPlaybook } from "./aborts.js";
 import { divisionPlaybook, illegalInstructionPlaybook } from "./arithmetic.js";
 import { badJumpPlaybook } from "./bad-jump.js";
 import { busErrorPlaybook } from "./bus-error.js";
 import { pureVirtualPlaybook, uncaughtExceptionPlaybook } from "./cpp.js";
 import { deadlockPlaybook } from "./deadlock.js";
-import type { Facts } from "./facts.js";
+import { crashFacts, type Facts } from "./facts.js";
 import { doubleFreePlaybook, heapCorruptionPlaybook } from "./heap.js";
 import { invalidAccessPlaybook } from "./invalid-access.js";
 import type { Playbook } from "./kit.js";
@@ -45,4 +47,9 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
 
 export function playbookFor(facts: Facts): Playbook {
   return PLAYBOOKS[facts.crash.kind](facts);
+}
+
+/** The playbook of the analysis' crash, from its crash site. */
+export function playbookOf(state: State): Playbook {
+  return playbookFor(crashFacts(state));
 }

@@ -1,0 +1,47 @@
+/**
+ * The crash site is read once: a resumed run reasons from the sources as they were when the
+ * analysis started, so the rules its checkpointed hypotheses name still exist after an edit.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { crashSiteOf } from "../../src/agents/playbooks/crash-site.js";
+import { factsOf } from "../../src/agents/playbooks/facts.js";
+import { playbookFor } from "../../src/agents/playbooks/index.js";
+import type { TriageResult } from "../../src/analyzers/index.js";
+
+const PROGRAMS_DIR = fileURLToPath(new URL("../fixtures/programs", import.meta.url));
+
+/** The null-deref triage recorded for the judges' tests, its sources in `dir`. */
+function triageIn(dir: string): TriageResult {
+  const text = readFileSync(new URL("../fixtures/evidence/null-deref.json", import.meta.url), "utf8");
+  return (JSON.parse(text.split("<programs>").join(dir)) as { triage: TriageResult }).triage;
+}
+
+describe("the crash site", () => {
+  it("keeps the sources as they were read, so an edit since changes no rule", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-crash-site-"));
+    const source = path.join(dir, "null-deref.c");
+    copyFileSync(path.join(PROGRAMS_DIR, "null-deref.c"), source);
+    const triage = triageIn(dir);
+    const site = crashSiteOf(triage, 1);
+    const rules = () => playbookFor(factsOf(triage, site)).hypotheses.map((h) => h.rule);
+    const before = rules();
+    expect(before).toContain("null:session->client");
+
+    writeFileSync(source, "int main(void) { return 0; }\n");
+
+    expect(rules()).toEqual(before);
+    expect(factsOf(triage, site).line).toMatch(/session->client->fd/);
+    expect(JSON.parse(JSON.stringify(site))).toEqual(site);
+  });
+
+  it("holds no source it could not read", () => {
+    const triage = triageIn(path.join(os.tmpdir(), "dumpdbg-no-such-folder"));
+    const site = crashSiteOf(triage, 1);
+    expect(site.sources).toEqual({});
+    expect(playbookFor(factsOf(triage, site)).hypotheses.map((h) => h.rule)).not.toContain("corrupted-owner");
+  });
+});
