@@ -283,7 +283,8 @@ export class CdbSession implements DebuggerSession {
 
   /** What came before the marker's line, and the prompt on that line, once it comes; null past the time given. */
   private waitFor(running: Running, marker: string, timeoutMs: number): Promise<{ output: string; prompt: string } | null> {
-    const line = new RegExp(`(?:^|\\n)((?:\\d+:\\d+(?::\\w+)?> )*)${marker}\\r?\\n`);
+    // Output that does not end its last line (`.printf "x"`) puts the prompt and the marker after it.
+    const line = new RegExp(`((?:\\d+:\\d+(?::\\w+)?> )*)${marker}\\r?\\n`);
     return new Promise<{ output: string; prompt: string } | null>((resolve, reject) => {
       const timer = setTimeout(() => finish(() => resolve(null)), timeoutMs);
       const finish = (settle: () => void) => {
@@ -300,8 +301,9 @@ export class CdbSession implements DebuggerSession {
           return;
         }
         if (running.exited !== null) {
-          const stderr = this.stderrTail.trim().split("\n").pop();
-          finish(() => reject(new SessionDead(`cdb ${running.exited}${stderr ? ` (${stderr})` : ""}`)));
+          // cdb says why it gave up on stdout (`Could not open dump file [...]`), other programs on stderr.
+          const said = [this.stderrTail, running.buffer.replace(PROMPT, "")].flatMap((text) => text.trim().split(/\r?\n/)).filter((l) => l.trim() !== "").pop();
+          finish(() => reject(new SessionDead(`cdb ${running.exited}${said ? ` (${said.trim().slice(0, 300)})` : ""}`)));
         }
       };
       running.wake = check;
