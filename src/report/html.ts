@@ -6,7 +6,8 @@
  * outside even if that escaping ever failed.
  */
 import { Marked, type Token, type Tokens } from "marked";
-import { markdownBody, SECTION, slug, verdict, type RenderOptions, type ReportDocument } from "./markdown.js";
+import type { ReportDocument } from "./document.js";
+import { markdownBody, SECTION, slug, verdict, type RenderOptions } from "./markdown.js";
 import type { Picture } from "./pictures.js";
 
 /** Marks a file as ours for `writeReports`. */

@@ -6,24 +6,14 @@ import { HTML_MARKER, renderHtml } from "./html.js";
 import { drawPictures, type Picture } from "./pictures.js";
 import { renderJson } from "./json.js";
 import { ReportSchema } from "./schema.js";
-import { MARKDOWN_MARKER, renderMarkdown, type ReportDocument, type SourceExcerpt } from "./markdown.js";
+import type { ReportDocument, SourceExcerpt } from "./document.js";
+import { MARKDOWN_MARKER, renderMarkdown } from "./markdown.js";
 
 export { renderHtml } from "./html.js";
 export { renderJson } from "./json.js";
 export { renderMarkdown } from "./markdown.js";
-export type {
-  ChatExchange,
-  LoadedModule,
-  Recursion,
-  Redactions,
-  Register,
-  RenderOptions,
-  ReportDetails,
-  ReportDocument,
-  SourceExcerpt,
-  StackFrame,
-  ThreadSummary,
-} from "./markdown.js";
+export type { ChatExchange, LoadedModule, Recursion, Redactions, Register, ReportDetails, ReportDocument, SourceExcerpt, StackFrame, ThreadSummary } from "./document.js";
+export type { RenderOptions } from "./markdown.js";
 
 export const REPORT_FORMATS = ["md", "html", "json"] as const;
 

@@ -5,7 +5,7 @@
  * Labels come from the dump: they are escaped for DOT, and Graphviz escapes them for SVG.
  */
 import { basename } from "node:path";
-import type { ReportDocument } from "./markdown.js";
+import type { ReportDocument } from "./document.js";
 import { thousands } from "./numbers.js";
 
 export interface Picture {

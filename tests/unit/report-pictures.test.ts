@@ -1,6 +1,6 @@
 /** The report's pictures: the graphs handed to Graphviz, and what it draws of them. */
 import { describe, expect, it } from "vitest";
-import type { ReportDocument } from "../../src/report/markdown.js";
+import type { ReportDocument } from "../../src/report/document.js";
 import { placeFault } from "../../src/analyzers/address-space.js";
 import { deadlockGraph, drawPictures, faultBar, recursionGraph } from "../../src/report/pictures.js";
 
