@@ -47,9 +47,9 @@ export function placeFrames(frames: Frame[], moduleAt: ModuleLocator, pc: string
 const RUNTIME_MODULE =
   /^system-supplied DSO|^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|ld|ld64|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind|libasan|libubsan|libtsan|liblsan|linux-vdso|linux-gate)([.-].*)?\.so(\.\d+)*$|^linux-vdso/;
 
-/** Windows' system DLLs and the C and C++ runtimes' (MSVC's, mingw's). */
+/** Windows' system DLLs, the C and C++ runtimes' (MSVC's, mingw's) and .NET's (the CLR, its JIT and hosts). */
 const WINDOWS_RUNTIME_MODULE =
-  /^(ntdll|kernel32|kernelbase|ucrtbased?|msvcrt|msvcp\d*d?|vcruntime\d*d?(_\d)?|concrt\d*|libstdc\+\+-\d+|libgcc_s_\w+-\d+|libwinpthread-\d+|dbghelp|user32|win32u|gdi32|combase|rpcrt4|ole32|ws2_32|mswsock|sechost|advapi32|wow64\w*)\.dll$/i;
+  /^(ntdll|kernel32|kernelbase|ucrtbased?|msvcrt|msvcp\d*d?|vcruntime\d*d?(_\d)?|concrt\d*|libstdc\+\+-\d+|libgcc_s_\w+-\d+|libwinpthread-\d+|dbghelp|user32|win32u|gdi32|combase|rpcrt4|ole32|ws2_32|mswsock|sechost|advapi32|wow64\w*|coreclr|clr|clrjit|mscorwks|mscoree|mscoreei|hostfxr|hostpolicy)\.dll$/i;
 
 /** Functions of those runtimes that may also be linked into the executable itself. */
 const RUNTIME_FUNCTION = new RegExp(

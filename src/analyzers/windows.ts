@@ -13,6 +13,8 @@ const EXCEPTION_IN_PAGE_ERROR = "0xc0000006";
 const STATUS_STACK_BUFFER_OVERRUN = "0xc0000409";
 const STATUS_FATAL_APP_EXIT = "0x40000015";
 const MSVC_CXX_EXCEPTION = "0xe06d7363";
+/** The CLR raises every unhandled .NET exception with this code; parameter 0 is its HRESULT. */
+const CLR_EXCEPTION = "0xe0434352";
 const NON_CANONICAL = 0xffffffffffffffffn;
 /** The customer bit of an NTSTATUS: set in the codes programs raise themselves with RaiseException. */
 const CUSTOMER_CODE = 0x20000000n;
@@ -36,6 +38,7 @@ const NAMES: Record<string, string> = {
   "0x80000002": "EXCEPTION_DATATYPE_MISALIGNMENT",
   "0xc000008c": "EXCEPTION_ARRAY_BOUNDS_EXCEEDED",
   "0xe06d7363": "C++ exception (MSVC)",
+  "0xe0434352": "CLR exception (.NET)",
 };
 
 /** `__fastfail` codes (winnt.h FAST_FAIL_*) worth naming. */
@@ -141,6 +144,11 @@ export function readException(exception: ExceptionStop, context: { stackExhauste
       return verdict("abort", "breakpoint (EXCEPTION_BREAKPOINT): __debugbreak() or a debug build's assertion");
     case MSVC_CXX_EXCEPTION:
       return verdict("uncaught-exception");
+    case CLR_EXCEPTION: {
+      // The record holds only the HRESULT (sign-extended); the type and message are SOS's to read (`!pe`).
+      const hresult = parameter(0);
+      return verdict("uncaught-exception", `unhandled .NET exception${hresult === null ? "" : ` (HRESULT 0x${(hresult & 0xffffffffn).toString(16).padStart(8, "0")})`}`);
+    }
     default:
       if (BigInt(exception.code) & CUSTOMER_CODE) {
         return verdict("uncaught-exception", `unhandled exception ${exception.code} raised by the program (RaiseException)`);

@@ -13,7 +13,7 @@ import { parseExceptionRecord } from "../../src/debuggers/cdb/text/exception.js"
 import { managedDeadlocks, parseClrStacks, parsePrintException, parseSyncBlocks } from "../../src/debuggers/cdb/text/sos.js";
 import { DebuggerError } from "../../src/debuggers/errors.js";
 import { askSession } from "../../src/debuggers/inspector.js";
-import { NATIVE } from "../helpers/cdb-transcripts.js";
+import { MANAGED_CRASH, NATIVE } from "../helpers/cdb-transcripts.js";
 import { FAKE_CDB, fakeDump, managedCrashScript, managedDeadlockScript, nativeCrashScript, type FakeCdbScript } from "../helpers/fake-cdb.js";
 
 const sessions: CdbSession[] = [];
@@ -206,6 +206,17 @@ describe("CdbSession on .NET dumps", () => {
     expect(session.loadWarnings).toEqual([]);
     const exception = await session.run("!pe");
     expect(parsePrintException(exception.output)).toMatchObject({ type: "System.NullReferenceException", message: "Object reference not set to an instance of an object." });
+  });
+
+  it("triages a .NET crash: an uncaught exception, what the runtime died with from !pe, and no culprit in the CLR", async () => {
+    const { session } = await open(managedCrashScript(true));
+    const exception = parseExceptionRecord(MANAGED_CRASH.analyze);
+    const result = await triage(askSession(session), { stopReason: exception, platform: { os: "windows", arch: "x86_64", pointerSize: 8 } });
+    expect(result.crash).toMatchObject({ kind: "uncaught-exception", signal: "CLR exception (.NET)", signalCode: "0xe0434352", message: "unhandled .NET exception (HRESULT 0x80004003)" });
+    // JIT-compiled code has no symbols for cdb; the CLR's own frames are never the culprit.
+    expect(result.crash.culprit).toEqual({ function: null, file: null, line: null, frame: null, module: null });
+    const died = await askSession(session)({ kind: "abort-message" });
+    expect(died).toMatchObject({ command: "!pe", reading: "System.NullReferenceException: Object reference not set to an instance of an object." });
   });
 
   it("says so when SOS cannot be loaded, after trying the extension path too", async () => {

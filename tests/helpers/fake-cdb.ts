@@ -89,7 +89,25 @@ export function managedCrashScript(sos: boolean): FakeCdbScript {
     eventThread: 0,
     threadIds: [0, 4],
     ecxr: "rax=0000000000000000",
+    exception: {
+      // JIT-compiled frames have no symbols for cdb: SOS's !clrstack names them.
+      "kn 0x29": ` # Child-SP          RetAddr               Call Site
+00 00000000\`0014ee30 00007ffa\`1a1c4d2e     KERNELBASE!RaiseException+0x69
+01 00000000\`0014ef10 00007ffa\`1a1c3b4f     coreclr!RaiseTheExceptionInternalOnly+0x26b
+02 00000000\`0014f020 00007ffa\`1b2c3d4e     coreclr!IL_Throw+0xb7
+03 00000000\`0014f2b0 00007ffa\`1b2c3c10     0x00007ffa\`1b2c3d4e
+04 00000000\`0014f300 00007ffa\`1a2f1d83     0x00007ffa\`1b2c3c10
+05 00000000\`0014f5e8 00007ffb\`12347614     coreclr!CallDescrWorkerInternal+0x83
+06 00000000\`0014f620 00007ffb\`134226a1     KERNEL32!BaseThreadInitThunk+0x14
+07 00000000\`0014f650 00000000\`00000000     ntdll!RtlUserThreadStart+0x21`,
+      "!pe": MANAGED_CRASH.printException,
+    },
     commands: {
+      lmf: `start             end                 module name
+00000000\`6f2a0000 00000000\`6f2b2000   OrderService C:\\app\\OrderService.dll
+00007ffa\`1a000000 00007ffa\`1a4e6000   coreclr  C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll
+00007ffb\`11a90000 00007ffb\`11d58000   KERNELBASE C:\\Windows\\System32\\KERNELBASE.dll
+00007ffb\`13400000 00007ffb\`135f8000   ntdll    C:\\Windows\\SYSTEM32\\ntdll.dll`,
       "~": `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen\n   4  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`0035e000 Unfrozen ".NET Finalizer"`,
       lm: MANAGED_CRASH.modules,
       ".loadby sos coreclr": sos ? "" : failed,

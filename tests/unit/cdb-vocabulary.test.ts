@@ -11,7 +11,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { readException } from "../../src/analyzers/windows.js";
-import { cdbVocabulary } from "../../src/debuggers/cdb/vocabulary.js";
+import { exceptionName } from "../../src/analyzers/windows.js";
+import { isRuntimeModule } from "../../src/analyzers/culprit.js";
+import { cdbManagedVocabulary, cdbVocabulary } from "../../src/debuggers/cdb/vocabulary.js";
 import { parsePlaced } from "../../src/debuggers/cdb/place.js";
 import { parseAnalyze, parseExceptionRecord } from "../../src/debuggers/cdb/text/exception.js";
 import { clrModule, parseModuleList } from "../../src/debuggers/cdb/text/modules.js";
@@ -337,7 +339,23 @@ describe("the exception: `.exr -1`, `.lastevent` and `!analyze -v`", () => {
     expect(report.culprit.function).toBe("OrderService.Pricing.Discount");
     expect(report.bucket).toMatch(/^CLR_EXCEPTION_System\.NullReferenceException_80004003_/);
     const verdict = report.exception && readException(report.exception, { stackExhausted: false, instruction: null });
-    expect(verdict?.kind).toBe("uncaught-exception");
+    expect(verdict).toMatchObject({ kind: "uncaught-exception", message: "unhandled .NET exception (HRESULT 0x80004003)" });
+    expect(exceptionName("0xe0434352")).toBe("CLR exception (.NET)");
+  });
+
+  it("asks SOS what the runtime died with on a .NET dump, and reads the managed exception's type and message", () => {
+    expect(cdbManagedVocabulary.render({ kind: "abort-message" })).toBe("!pe");
+    expect(cdbManagedVocabulary.read({ kind: "abort-message" }, MANAGED_CRASH.printException)).toBe("System.NullReferenceException: Object reference not set to an instance of an object.");
+    expect(cdbManagedVocabulary.read({ kind: "abort-message" }, MANAGED_CRASH.noException)).toBeNull();
+    // Everything else is said the same way.
+    expect(cdbManagedVocabulary.render(probes.backtrace(40))).toBe(render(probes.backtrace(40)));
+  });
+
+  it("takes the CLR, its JIT and its hosts for runtime code, never the culprit", () => {
+    for (const module of ["C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll", "clrjit.dll", "C:\\Windows\\Microsoft.NET\\Framework64\\v4.0.30319\\clr.dll", "hostpolicy.dll"]) {
+      expect(isRuntimeModule(module), module).toBe(true);
+    }
+    expect(isRuntimeModule("C:\\app\\OrderService.dll")).toBe(false);
   });
 
   it("takes the managed type from the bucket when !analyze printed no SOS lines", () => {

@@ -10,11 +10,12 @@ import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
 import { CommandTimeout, DebuggerError, SessionDead } from "../errors.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
+import type { Vocabulary } from "../probe.js";
 import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
 import { parsePlaced, type CdbPlace } from "./place.js";
 import { clrModule, parseModuleList } from "./text/modules.js";
 import { parseSelectedFrame, parseThreads } from "./text/stack.js";
-import { cdbVocabulary } from "./vocabulary.js";
+import { cdbManagedVocabulary, cdbVocabulary } from "./vocabulary.js";
 
 export interface CdbSessionOptions {
   dump: string;
@@ -67,7 +68,6 @@ interface Running {
 
 export class CdbSession implements DebuggerSession {
   readonly backend = "cdb" as const;
-  readonly vocabulary = cdbVocabulary;
   loadWarnings: string[] = [];
   private running: Running | null = null;
   /** Commands wait here so that exactly one is in flight. */
@@ -98,6 +98,10 @@ export class CdbSession implements DebuggerSession {
   /** Whether SOS is loaded for a .NET dump (null: the process ran no CLR). */
   get managed(): boolean | null {
     return this.sosLoaded;
+  }
+
+  get vocabulary(): Vocabulary {
+    return this.sosLoaded ? cdbManagedVocabulary : cdbVocabulary;
   }
 
   /** cdb's arguments: the dump, source lines, no `.shell`, the symbol and image paths. */

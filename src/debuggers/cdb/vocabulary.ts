@@ -3,13 +3,15 @@
  * and its output read back into the model (instructions in AT&T spelling, values in gdb's one-line
  * C form). Counts are written in hex with `0x` (cdb's default radix is 16), line numbers with `0n`.
  * A probe addressed to another thread or frame carries the session's `[thread T, frame F]` prefix
- * (`place.ts`), so the selection and the exception context never move.
+ * (`place.ts`), so the selection and the exception context never move. On a .NET dump with SOS
+ * loaded, what the runtime died with (the probe for an abort's message) is SOS's `!pe`.
  */
 import type { Place, Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
 import { placedCommand, parsePlaced, sourceCommand } from "./place.js";
 import { cdbNumber } from "./text/common.js";
 import { parseDisassembly } from "./text/disassembly.js";
 import { parseLastEvent } from "./text/exception.js";
+import { parsePrintException } from "./text/sos.js";
 import { parseMemoryString, parseMemoryWords, parseNearestSymbol, parseRegions, parseSourceListing } from "./text/memory.js";
 import { parseModuleFiles, parseModuleList } from "./text/modules.js";
 import { parseRegisters } from "./text/registers.js";
@@ -30,7 +32,12 @@ function masm(address: string): string {
 /** The model's register roles in cdb's pseudo-registers, which mean the same on x86 and x64. */
 const ROLES: Record<string, string> = { pc: "$ip", sp: "$csp" };
 
-function render(probe: Probe): string {
+/** How the dump is read: with SOS, the managed exception is the runtime's last word. */
+interface CdbReading {
+  managed: boolean;
+}
+
+function render(probe: Probe, reading: CdbReading): string {
   switch (probe.kind) {
     case "threads":
       return "~*kn 1";
@@ -79,7 +86,7 @@ function render(probe: Probe): string {
     case "mappings":
       return "!address";
     case "abort-message":
-      return ".lastevent";
+      return reading.managed ? "!pe" : ".lastevent";
     case "select":
       return "thread" in probe ? `~${probe.thread}s` : `.frame ${hex(probe.frame)}`;
     case "command":
@@ -123,7 +130,11 @@ const READERS: Readers = {
   "shared-libraries": parseModuleList,
   sections: parseModuleFiles,
   mappings: parseRegions,
-  "abort-message": parseLastEvent,
+  "abort-message": (output) => {
+    const managed = parsePrintException(output);
+    if (!managed) return parseLastEvent(output);
+    return managed.message ? `${managed.type}: ${managed.message}` : managed.type;
+  },
   select: (output) => output,
   command: (output) => output,
 };
@@ -181,11 +192,18 @@ const SYNTAX = [
 /** cdb's commands that move the selected thread, frame or register context. */
 const SELECTION_CHANGE = /^\s*(?:~(?:\d+|[.#]|~\[[^\]]*\])s\s*$|\.frame\s+(?:\/\w+\s+)*\S|\.ecxr\b|\.cxr\b|\.thread\b)/i;
 
-export const cdbVocabulary: Vocabulary = {
-  debugger: "cdb",
-  render,
-  read,
-  recognise,
-  movesSelection: (command) => SELECTION_CHANGE.test(command),
-  syntax: SYNTAX,
-};
+function vocabulary(reading: CdbReading): Vocabulary {
+  return {
+    debugger: "cdb",
+    render: (probe) => render(probe, reading),
+    read,
+    recognise,
+    movesSelection: (command) => SELECTION_CHANGE.test(command),
+    syntax: SYNTAX,
+  };
+}
+
+/** cdb's language on a native dump. */
+export const cdbVocabulary: Vocabulary = vocabulary({ managed: false });
+/** On a .NET dump with SOS loaded. */
+export const cdbManagedVocabulary: Vocabulary = vocabulary({ managed: true });
