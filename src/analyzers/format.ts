@@ -66,10 +66,16 @@ export function formatTriage(result: TriageResult): string {
 function whyLine(result: TriageResult): string | null {
   const { crash } = result;
   if (crash.message) return crash.message;
-  if (result.fault) return `${result.fault.text}${result.instruction ? ` (${result.instruction})` : ""}`;
-  if (crash.faultAddress !== null && crash.access !== null) {
-    const verb = { read: "reading", write: "writing", execute: "executing" }[crash.access];
-    return `${verb} address ${crash.faultAddress}${result.instruction ? ` (${result.instruction})` : ""}`;
+  const inside = result.faultIn
+    ? `inside ${result.faultIn.function}${result.faultIn.module ? ` (${result.faultIn.module.split(/[\\/]/).at(-1)})` : ""}${crash.culprit.function ? `, called by ${crash.culprit.function}` : ""}: `
+    : "";
+  const argument = result.faultIn?.argument ?? null;
+  const passed =
+    argument === null ? "" : result.fault?.base?.register === argument.register ? `; ${argument.register} is its first argument` : `; its first argument, ${argument.register}, is ${argument.value}`;
+  if (result.fault) return `${inside}${result.fault.text}${result.instruction ? ` (${result.instruction})` : ""}${passed}`;
+  if (crash.faultAddress !== null) {
+    const verb = crash.access === null ? "a fault at" : { read: "reading", write: "writing", execute: "executing" }[crash.access];
+    return `${inside}${verb} address ${crash.faultAddress}${result.instruction ? ` (${result.instruction})` : ""}${passed}`;
   }
   if (result.instruction !== null) return `faulting instruction: ${result.instruction}`;
   return null;

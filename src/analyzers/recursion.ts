@@ -51,14 +51,17 @@ export function recursionOf(cycle: Cycle | null, depth: number, estimated: boole
 /**
  * The frame of a stack overflow to blame: the recursive call, whose line repeats in the deeper
  * frames, not the innermost frame, which stopped wherever the stack happened to run out (a
- * prologue, a library call). From `from` (the culprit) on; null when no line repeats.
+ * prologue, a library call). From `from` (the culprit) on, in the culprit's own function first (so
+ * that a mutual recursion keeps its name and signature); null when no line repeats.
  */
 export function recursiveCallIndex(frames: PlacedFrame[], from: number): number | null {
-  const key = (frame: PlacedFrame) => (frame.function && frame.line !== null ? `${normalizeFunctionName(frame.function)}:${frame.file ?? ""}:${frame.line}` : null);
-  for (let index = from; index < frames.length; index++) {
+  const name = (frame: PlacedFrame | undefined) => (frame?.function ? normalizeFunctionName(frame.function) : null);
+  const key = (frame: PlacedFrame) => (frame.function && frame.line !== null ? `${name(frame)}:${frame.file ?? ""}:${frame.line}` : null);
+  const repeats = (index: number) => {
     const frame = frames[index];
     const own = frame && !isRuntimeFrame(frame) ? key(frame) : null;
-    if (own !== null && frames.slice(index + 1).some((deeper) => key(deeper) === own)) return index;
-  }
-  return null;
+    return own !== null && frames.slice(index + 1).some((deeper) => key(deeper) === own);
+  };
+  const indices = frames.map((_, index) => index).filter((index) => index >= from);
+  return indices.find((index) => name(frames[index]) === name(frames[from]) && repeats(index)) ?? indices.find(repeats) ?? null;
 }

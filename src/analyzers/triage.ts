@@ -3,8 +3,9 @@
  * evidence-storing executor) with a fixed, cheap set of read-only commands and returns the
  * `crash` object of the JSON report plus what a report shows next to it. No model, no store.
  */
-import { importsOf, type DumpInfo, type ImportLookup } from "../debuggers/dump.js";
-import type { ExceptionStop, Frame, Instruction, MemoryRegion, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
+import { abortMessageAddress, fileBuildId, importsOf, type DumpInfo, type ImportLookup } from "../debuggers/dump.js";
+import type { Address, ExceptionStop, Frame, Register, Instruction, MemoryRegion, Module, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
+import { foreignAt, foreignLibraries, foreignNote, type BuildIdReader, type ForeignLibrary } from "./libraries.js";
 import { explainFault, stringEndBytes, textBytes, type FaultExplanation, type Range } from "./fault.js";
 import { thousands } from "../report/numbers.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
@@ -66,6 +67,12 @@ export interface TriageOptions {
   regions?: MemoryRegion[];
   /** Which DLL function a Windows program's import slot holds (from its import table). */
   imports?: ImportLookup | null;
+  /** The modules the dump maps, with the build ids its copies of their first pages hold. */
+  modules?: Module[];
+  /** Reads a local file's build id: tells a library found here from the build the process ran. */
+  buildIdOf?: BuildIdReader;
+  /** Finds glibc's abort message in the dump's memory without symbols (the address of its text). */
+  findAbortMessage?: () => Address | null;
 }
 
 export interface ThreadGroup {
@@ -104,10 +111,16 @@ export interface TriageResult {
    * a `ret` returned to an address that maps nothing, or a write ran off the top of the stack.
    */
   smashed?: "faulting-ret" | "returned" | "ran-off-top" | null;
+  /**
+   * The library function a memory fault happened in, called by the culprit (`strlen` in libc), with
+   * its first argument's register when that holds the faulting address (or a NULL for a fault there).
+   */
+  faultIn?: { function: string; module: string | null; argument: { register: string; value: string } | null } | null;
 }
 
 const SIGABRT = 6;
 const SIGSTOP = 19;
+const MEMORY_FAULTS = new Set<CrashKind>(["null-dereference", "invalid-memory-access", "bus-error"]);
 const SI_KERNEL = 0x80;
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 /** Exceptions raised by an instruction (access violation, in-page error, illegal instruction, division). */
@@ -130,7 +143,14 @@ const STALE_RETURN_WORDS = 64;
 /** What the dump file says that triage takes as given: its stop reason, platform, regions and the program's imports. */
 export function triageOptionsOf(dump: DumpInfo | null, executable: string | null): TriageOptions {
   if (!dump) return {};
-  return { stopReason: dump.facts.stopReason, platform: dump.facts.platform, regions: dump.facts.regions, imports: importsOf(dump, executable), pid: "pid" in dump.facts ? dump.facts.pid : null };
+  return {
+    stopReason: dump.facts.stopReason,
+    platform: dump.facts.platform,
+    regions: dump.facts.regions,
+    imports: importsOf(dump, executable),
+    pid: "pid" in dump.facts ? dump.facts.pid : null,
+    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump) } : {}),
+  };
 }
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
@@ -167,6 +187,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const registers = keyRegisters(allRegisters);
   const pc = toBigInt(registers.pc);
   const sp = toBigInt(registers.sp);
+  // A core from another machine: libraries missing here, or here in another build.
+  const foreign = options.modules && options.buildIdOf ? foreignLibraries(options.modules, libraries, files.executable, options.buildIdOf) : [];
+  const foreignSaid = foreignNote(foreign);
+  if (foreignSaid) notes.push(foreignSaid);
+  const pcForeign = foreignAt(foreign, pc);
 
   const moduleAt = moduleLocator(files, libraries);
   const top = await q.backtrace(limit);
@@ -190,7 +215,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   }
   const isOwnCode = ownCode(files);
   const unwound = placeFrames(frames, moduleAt, registers.pc);
-  const scan = unwindLost(unwound, files) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt, options.imports ?? null) : null;
+  const scan = unwindLost(unwound, files, foreign) ? await scanStack(q, unwound, sp, isOwnCode, moduleAt, options.imports ?? null) : null;
   // Windows code the debugger has no unwind tables for (mingw's SEH-only runtime under LLDB) sends
   // its unwind astray past the program's frames: checked there, and redone from the stack if so.
   const repaired = !scan && os === "windows" ? await repairUnwind(q, unwound, sp, isOwnCode, moduleAt, options.imports ?? null) : null;
@@ -208,7 +233,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
       : false;
   const returner = popped && sp !== null ? await returningFrame(q, sp, isOwnCode, moduleAt) : null;
   const placed = returner ? [{ ...(unwound[0] as PlacedFrame), level: 0 }, returner] : (scan ?? repaired?.frames ?? unwound);
-  if (scan) notes.push(scanNote(scan));
+  if (scan) notes.push(scanNote(scan, pcForeign));
   if (repaired) notes.push(repaired.note);
   if (popped) notes.push(returner ? `the function that returned is no longer on the unwound stack: ${returner.function ?? "it"} was found from the last call it made, whose return address is still below the stack pointer` : "the function that returned is no longer on the stack, and no call it made was found below the stack pointer");
   const innermost = placed.filter((frame) => frame.level < limit);
@@ -217,7 +242,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   let access: Crash["access"] = null;
   // A signal a process sent (kill, sigqueue, tgkill) is not a fault: nothing faulted, and the
   // record's "address" holds the sender's pid and uid.
-  if (!sent && ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code)))) {
+  // The code of a library from elsewhere is not in the dump (or is another build's): no instruction to read.
+  if (!sent && pcForeign === null && ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code)))) {
     faulting = (await q.instructions(1))?.instructions[0] ?? null;
     if (faulting) {
       instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
@@ -239,7 +265,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
       ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(faultAddress), registers: allRegisters, mapped: mappedRanges(files, options.regions ?? []) })
       : null;
 
-  const abortMessage = signal === SIGABRT ? await q.abortMessage() : null;
+  const abortMessage = signal === SIGABRT ? ((await q.abortMessage()) ?? (foreign.length > 0 ? await abortMessageWithoutSymbols(q, options.findAbortMessage, notes) : null)) : null;
 
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
   const externallyStopped = (signal === null && exception === null) || (siginfo !== null && siginfo.code === 0);
@@ -253,7 +279,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     signal,
     siginfo,
     pc,
-    pcInCode: pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc),
+    pcInCode: pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc) || pcForeign !== null,
     frames: innermost,
     stackExhausted: recursion !== null || ranOffStack(stackOf(files, options.regions ?? [], sp), siginfo, sp),
     abortMessage,
@@ -315,7 +341,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     os: os ?? null,
     frames: culprit === null ? threadFrames : threadFrames.slice(culprit),
     hiddenFrames: culprit ?? 0,
-    stackDepth: deadlocked === null && !overran && !returner ? stackDepth : threadFrames.length,
+    stackDepth: deadlocked === null && !overran && !returner && !scan ? stackDepth : threadFrames.length,
     recursion,
     registers,
     instruction,
@@ -327,6 +353,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     commands,
     notes,
     smashed: kind !== "stack-buffer-overflow" || signal !== 11 ? null : overran ? "ran-off-top" : popped ? "returned" : "faulting-ret",
+    faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(threadFrames.slice(0, culprit), allRegisters, toBigInt(crash.faultAddress), os, pcForeign?.path ?? null) : null,
   };
 }
 
@@ -335,10 +362,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
  * (no symbol, no line) in a module, typically a system DLL a minidump's machine had and this one
  * lacks. What it shows past such a frame is a guess.
  */
-function unwindLost(frames: PlacedFrame[], files: TargetFiles): boolean {
+function unwindLost(frames: PlacedFrame[], files: TargetFiles, foreign: ForeignLibrary[] = []): boolean {
   const top = frames[0];
   const pc = toBigInt(top?.address ?? null);
   if (!top || pc === null || top.function !== null || top.file !== null) return false;
+  if (foreignAt(foreign, pc) !== null) return true;
   return files.sections.some((section) => section.loaded === false && BigInt(section.start) <= pc && pc < BigInt(section.end));
 }
 
@@ -405,20 +433,21 @@ async function scanStack(
   // The innermost caller called out through an import: its slot names the function it called
   // (`__imp__assert`), another module's code the dump does not unwind.
   const first = best[0]?.call;
-  const imported = first?.kind === "import" && first.slot !== null ? (imports?.(first.slot) ?? null) : null;
+  const imported = first?.kind === "import" && first.slot !== null ? (imports?.(first.slot) ?? null) : first?.kind === "import" && first.target !== undefined ? await pltImport(q, first.target) : null;
   if (imported) {
     found.push({ level: 1, address: null, function: imported.name, args: "", file: null, line: null, from: imported.dll, found: "scan", module: imported.dll });
   }
   for (const call of best) {
     // The call itself, one byte back, is on the caller's line.
     const symbol = await symbolOf(call.address);
+    const line = symbol && !symbol.line ? await q.sourceLine(hex(call.address - 1n)) : null;
     found.push({
       level: found.length + 1,
       address: hex(call.address),
       function: symbol?.symbol ?? null,
       args: "",
-      file: symbol?.file ?? null,
-      line: symbol?.line ?? null,
+      file: symbol?.file ?? line?.file ?? null,
+      line: symbol?.line ?? line?.line ?? null,
       from: null,
       found: "scan",
       module: moduleAt(call.address),
@@ -427,12 +456,18 @@ async function scanStack(
   return [{ ...top, level: 0 }, ...found];
 }
 
+/** The function an ELF program called through its PLT (`strlen@plt`): the library is not known from the stub. */
+async function pltImport(q: Inspector, stub: bigint): Promise<{ dll: string | null; name: string } | null> {
+  const name = /^(.+)@plt$/.exec((await q.symbolAt(hex(stub)))?.symbol ?? "")?.[1];
+  return name ? { dll: null, name } : null;
+}
+
 interface ScannedCall extends ReturnCandidate {
   call: CallKind;
 }
 
 /** What a call instruction calls: a known function, a function in another module (an import), or a pointer it held. */
-type CallKind = { kind: "direct"; target: bigint } | { kind: "import"; slot: bigint | null } | { kind: "indirect" };
+type CallKind = { kind: "direct"; target: bigint } | { kind: "import"; slot: bigint | null; target?: bigint } | { kind: "indirect" };
 
 /** Whether a call could have called the function that starts at `start` (in the program's own code). */
 function callsInto(call: CallKind, start: bigint | null): boolean {
@@ -446,7 +481,7 @@ async function classifyCall(q: Inspector, target: CallTarget, isOwnCode: (addres
   if (target === null) return { kind: "indirect" };
   const slot = "slot" in target ? target.slot : null;
   let address: bigint | null = "direct" in target ? target.direct : ((await q.readMemory(hex(target.slot), 1))[0] ?? null);
-  if (address === null || !isOwnCode(address)) return { kind: "import", slot };
+  if (address === null || !isOwnCode(address)) return { kind: "import", slot, ...(address !== null ? { target: address } : {}) };
   const thunk = thunkSlot(bytesOf(await q.readMemory(hex(address), 1)), address);
   if (thunk !== null) {
     // An import thunk (`jmp *__imp_f`): the call goes to another module.
@@ -496,8 +531,21 @@ async function repairUnwind(
   return { frames: frames.slice(0, broken), note: `the debugger's unwind went astray at frame ${broken} (its return address follows no call): the stack is shown up to it` };
 }
 
-function scanNote(frames: PlacedFrame[]): string {
-  return `the debugger could not unwind past frame 0 (${frames[0]?.module?.split(/[\\/]/).at(-1) ?? "a system module"}, whose unwind information this machine lacks): frames 1–${frames.length - 1} were found by scanning the stack for return addresses into the program's code; --modules-path DIR with the dump's system modules gives the exact stack`;
+function scanNote(frames: PlacedFrame[], foreign: ForeignLibrary | null): string {
+  const module = foreign?.path ?? frames[0]?.module ?? null;
+  return `the debugger could not unwind past frame 0 (${module?.split(/[\\/]/).at(-1) ?? "a system module"}, whose unwind information this machine lacks): frames 1–${frames.length - 1} were found by scanning the stack for return addresses into the program's code; ${foreign ? "--solib-search-path DIR with that machine's libraries" : "--modules-path DIR with the dump's system modules"} gives the exact stack`;
+}
+
+/**
+ * glibc's abort message found in the dump's memory without libc's symbols, read back through the
+ * debugger so that it is evidence like any other.
+ */
+async function abortMessageWithoutSymbols(q: Inspector, find: (() => Address | null) | undefined, notes: string[]): Promise<string | null> {
+  const address = find?.() ?? null;
+  if (address === null) return null;
+  const text = (await q.readString(address))?.replace(/\n$/, "") ?? null;
+  if (text) notes.push(`glibc's abort message was found in the process's memory at ${address}, without libc's symbols`);
+  return text || null;
 }
 
 /** Memory the process had: the debugger's sections and segments, and the regions the dump file records. */
@@ -568,6 +616,28 @@ async function estimateDepth(q: Inspector, files: TargetFiles, frames: Frame[], 
   if (stack === null) return null;
   const turns = (BigInt(stack.end) - outer) / (outer - inner);
   return deepest + 1 + Number(turns) * cycle.functions.length;
+}
+
+/**
+ * The library function the thread faulted in, above the culprit: the innermost named frame of a
+ * library (`__strlen_evex` is strlen), or the function the culprit called through its PLT when the
+ * library's frames are unknown. Its first argument register is named when it holds the faulting
+ * address (or, for a NULL-page fault, a pointer into the NULL page): the caller passed it.
+ */
+function libraryFault(above: PlacedFrame[], registers: Register[], fault: bigint | null, os: Platform["os"] | undefined, foreignModule: string | null): TriageResult["faultIn"] {
+  const frame = above.find((f) => f.function !== null && f.function !== "<signal handler called>");
+  if (!frame?.function) return null;
+  const name = libraryFunctionName(frame.function);
+  const register = argumentRegisters(os)[0] ?? "rdi";
+  const value = toBigInt(registers.find((r) => r.name === register)?.value ?? null);
+  const passed = value !== null && fault !== null && (value === fault || (fault < NULL_PAGE_LIMIT && value < NULL_PAGE_LIMIT));
+  return { function: name, module: frame.module ?? frame.from ?? foreignModule, argument: passed ? { register: `%${register}`, value: hex(value) } : null };
+}
+
+/** glibc's internal and CPU-specific names as the program called them: `__strlen_evex` → strlen, `__GI___libc_free` → free. */
+export function libraryFunctionName(name: string): string {
+  const plain = normalizeFunctionName(name).replace(/^_+(libc_)?/, "");
+  return plain.replace(/_(sse2|ssse3|sse4_[12]|avx2?|avx512\w*|evex\w*|erms|unaligned\w*)(_\w+)?$/, "");
 }
 
 /**

@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from "node:path";
 
 import { readPeImports, type PeImport } from "./dumpfile/pe.js";
 import { toBigInt } from "./model.js";
-import { DumpFile, DumpFileError, ET_CORE, isElf, programBuildId, readElfCore, readElfHeader, readMinidump, type DumpFileFacts, type MappedFile } from "./dumpfile/index.js";
+import { DumpFile, DumpFileError, ET_CORE, findAbortMessage, isElf, programBuildId, readElfCore, readElfHeader, readMinidump, type DumpFileFacts, type MappedFile } from "./dumpfile/index.js";
 
 export type { MappedFile } from "./dumpfile/index.js";
 export type DumpFormat = DumpFileFacts["format"];
@@ -148,6 +148,35 @@ export function buildIdMismatch(dump: DumpInfo, exe: string): string | null {
   const coreId = coreBuildId(dump, exe);
   if (!exeId || !coreId || exeId === coreId) return null;
   return `${exe} does not match the core (build-id ${exeId}, the core's program has ${coreId}); symbols and source lines may be wrong`;
+}
+
+/** Where glibc's abort message lies in a core's memory, found without symbols; null when none is found or the core cannot be read. */
+export function abortMessageAddress(dump: DumpInfo): string | null {
+  if (dump.format !== "elf-core") return null;
+  try {
+    const file = DumpFile.open(dump.path);
+    try {
+      return findAbortMessage(file);
+    } finally {
+      file.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** A local ELF file's build id; null when it has none or cannot be read (never throws). */
+export function fileBuildId(path: string): string | null {
+  try {
+    const file = DumpFile.open(path);
+    try {
+      return programBuildId(file);
+    } finally {
+      file.close();
+    }
+  } catch {
+    return null;
+  }
 }
 
 function executableBuildId(exe: string): string | null {

@@ -345,6 +345,38 @@ function regionsOf(loads: ProgramHeader[], mappings: SortedRanges<MappedFile>): 
   });
 }
 
+/** Pages of anonymous memory searched for glibc's abort message (1 GiB of 4 KiB pages). */
+const MAX_ABORT_MESSAGE_PAGES = 262_144;
+const PAGE = 4096;
+
+/**
+ * Where glibc kept the message it aborted with, found without its symbols: `__libc_message` maps
+ * anonymous pages for it, their total size (a page multiple) first, then the text, ending in a
+ * newline. For a core whose libc is not on this machine, where `__abort_msg` cannot be looked up.
+ * The address of the text; null when no page holds one.
+ */
+export function findAbortMessage(file: DumpFile): Address | null {
+  const header = readElfHeader(file.read(0, Math.min(64, file.size), "the ELF header"));
+  const segments = readProgramHeaders(file, header);
+  const notes = readCoreNotes(file, header, segments.filter((s) => s.type === PT_NOTE), []);
+  const mapped = notes.fileNote ? readFileNote(notes.fileNote, header) : [];
+  const files = new SortedRanges(mapped, (m) => m.start, (m) => m.end);
+  let pages = 0;
+  for (const load of segments) {
+    if (load.type !== PT_LOAD || !(load.flags & PF_W) || load.filesz === 0 || files.at(load.vaddr) !== null) continue;
+    for (let skip = 0; skip + 8 <= load.filesz && load.offset + skip + 8 <= file.size; skip += PAGE) {
+      if (++pages > MAX_ABORT_MESSAGE_PAGES) return null;
+      const head = file.read(load.offset + skip, Math.min(PAGE, load.filesz - skip, file.size - load.offset - skip), "an anonymous page");
+      const size = head.readUInt32LE(0);
+      if (size === 0 || size % PAGE !== 0 || size > 16 * PAGE) continue;
+      const end = head.indexOf(0, 4);
+      const text = head.subarray(4, end < 0 ? head.length : end).toString("latin1");
+      if (text.length >= 8 && text.endsWith("\n") && /^[\x20-\x7e\n\t]+$/.test(text)) return hex(load.vaddr + BigInt(skip) + 4n);
+    }
+  }
+  return null;
+}
+
 /** The process memory the core holds: the bytes of PT_LOAD segments that were dumped. */
 class CoreMemory {
   private readonly dumped: SortedRanges<ProgramHeader>;
