@@ -56,6 +56,12 @@ async function debuggerFinding(backend: Backend, options: DoctorOptions): Promis
       )
     : await probe(backend, binary, VERSION_ARGUMENTS[backend]);
   if (!BACKENDS[backend].start) return { ...finding, ok: false, detail: `${finding.detail}; no ${backend} backend in this version yet` };
+  // A debugger of another host (cdb off Windows) runs here only when asked for by name.
+  const hosts = BACKENDS[backend].hosts;
+  if (hosts && !hosts.includes(process.platform)) {
+    const where = finding.ok ? `--debugger ${backend} only (auto chooses it on ${hosts.join(", ")})` : `auto chooses it only on ${hosts.join(", ")}`;
+    return { ...finding, detail: `${finding.detail}; ${where}` };
+  }
   return finding;
 }
 

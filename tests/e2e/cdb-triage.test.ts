@@ -159,7 +159,9 @@ describe("--debugger cdb off Windows", () => {
   it("doctor says which debuggers there are, cdb among them when it is named", async () => {
     const result = await runCli(["doctor", "--json", "--cdb", FAKE_CDB]);
     const findings = JSON.parse(result.stdout) as { name: string; ok: boolean; detail: string }[];
-    expect(findings.find((f) => f.name === "cdb")).toEqual({ name: "cdb", ok: true, detail: `cdb version 10.0.22621.2428 (stand-in) (${FAKE_CDB})` });
+    expect(findings.find((f) => f.name === "cdb")).toEqual({ name: "cdb", ok: true, detail: `cdb version 10.0.22621.2428 (stand-in) (${FAKE_CDB}); --debugger cdb only (auto chooses it on win32)` });
+    const unnamed = JSON.parse((await runCli(["doctor", "--json"], { env: { DUMPDBG_CDB: undefined, PATH: path.dirname(process.execPath) } })).stdout) as { name: string; ok: boolean; detail: string }[];
+    expect(unnamed.find((f) => f.name === "cdb")).toEqual({ name: "cdb", ok: false, detail: "cdb: not found; auto chooses it only on win32" });
     expect(findings.map((f) => f.name)).toEqual(expect.arrayContaining(["gdb", "lldb", "cdb"]));
   });
 });
