@@ -116,6 +116,8 @@ export interface TriageResult {
    * its first argument's register when that holds the faulting address (or a NULL for a fault there).
    */
   faultIn?: { function: string; module: string | null; argument: { register: string; value: string } | null } | null;
+  /** Libraries of the dumped process that are not here as they were (a core from another machine). */
+  foreignLibraries?: { path: string; status: "missing" | "different"; found: string | null }[];
 }
 
 const SIGABRT = 6;
@@ -352,6 +354,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     modules: libraries,
     commands,
     notes,
+    foreignLibraries: foreign.map((lib) => ({ path: lib.path, status: lib.status, found: lib.found })),
     smashed: kind !== "stack-buffer-overflow" || signal !== 11 ? null : overran ? "ran-off-top" : popped ? "returned" : "faulting-ret",
     faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(threadFrames.slice(0, culprit), allRegisters, toBigInt(crash.faultAddress), os, pcForeign?.path ?? null) : null,
   };

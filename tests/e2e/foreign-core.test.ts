@@ -123,6 +123,16 @@ describe("a core whose C library is not on this machine", () => {
     expect(text.stdout).not.toMatch(/add +%al,\(%rax\)/);
   }, 60_000);
 
+  it("the offline analysis says first to get that machine's libraries, and never to rebuild a program that has debug info", async () => {
+    const run = await runCli(["analyze", tokens.core, "--exe", tokens.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.crash).toMatchObject({ kind: "heap-corruption", message: "free(): invalid pointer", culprit: { function: "release_token", line: 18 } });
+    const advice = report.conclusion.recommendations.join("\n");
+    expect(advice).toMatch(/The core comes from another machine: libc\.so\.6, ld-linux-x86-64\.so\.2 are missing from this one\..*--solib-search-path DIR/);
+    expect(advice).not.toMatch(/debug info \(-g\)/);
+  }, 120_000);
+
   it("with that machine's libraries named by --solib-search-path, the debugger unwinds and no warning is left", async () => {
     const run = await runCli(["triage", tokens.core, "--exe", tokens.exe, "--solib-search-path", copied]);
     expect(run.code, run.stderr).toBe(0);

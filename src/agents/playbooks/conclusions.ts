@@ -50,7 +50,7 @@ export function conclusion({ facts, evidence, hypotheses, hit }: Grounds, c: Cit
     summary: findings.summary,
     rootCause: rootCause || (hit ? (hit.finding ?? "") : "Not determined from the dump alone."),
     confidence: findings.confidence,
-    recommendations: findings.recommendations,
+    recommendations: [...findings.recommendations, ...foreignLibrariesAdvice(facts)],
     evidenceIds: c.ids,
   };
 }
@@ -93,11 +93,24 @@ export function undetermined(facts: Facts, hypotheses: Hypothesis[], evidence: E
     rootCause: tested ? `Tested: ${tested}` : `No hypothesis could be tested against the dump.`,
     confidence: 0.3,
     recommendations: [
-      `Reproduce with a build that has debug info (-g) and, for memory errors, AddressSanitizer, then analyse the new dump.`,
+      ...foreignLibrariesAdvice(facts),
+      facts.culprit?.file
+        ? `Reproduce with AddressSanitizer (the program already has debug info), then analyse the new dump.`
+        : `Reproduce with a build that has debug info (-g) and, for memory errors, AddressSanitizer, then analyse the new dump.`,
       `Start from ${where(facts.culprit)} on the path ${callPath(facts) || "shown in the backtrace"}.`,
     ],
     evidenceIds: c.ids,
   };
+}
+
+/** For a core from another machine: get its libraries first, since what the debugger shows inside them here is not what ran. */
+function foreignLibrariesAdvice(facts: Facts): string[] {
+  const foreign = facts.triage.foreignLibraries ?? [];
+  if (foreign.length === 0) return [];
+  const names = foreign.slice(0, 3).map((lib) => lib.path.split("/").at(-1)).join(", ");
+  return [
+    `The core comes from another machine: ${names}${foreign.length > 3 ? " and more" : ""} ${foreign.length === 1 ? "is" : "are"} ${foreign.some((lib) => lib.status === "different") ? "another build on" : "missing from"} this one. Copy that machine's libraries (or its whole root) here and analyse again with --solib-search-path DIR (or --sysroot DIR), or give their debug files with --debug-file-directory DIR: the stack through them, and their own checks, become readable.`,
+  ];
 }
 
 /** What the process's other threads were doing, from triage's grouping of the thread list. */
