@@ -86,6 +86,16 @@ describe("CdbSession on a native crash dump", () => {
     expect((await session.run("r")).output).toBe(NATIVE.registers);
   });
 
+  it("takes a long output whole, arriving in many pieces", async () => {
+    const script = nativeCrashScript();
+    const rows = Array.from({ length: 60_000 }, (_, i) => `000001f2\`a5${i.toString(16).padStart(6, "0")} 00007ffa1b2c5b20       ${24 + (i % 7) * 8}`);
+    script.commands = { ...script.commands, "!dumpheap": rows.join("\n") };
+    const { session } = await open(script);
+    const heap = await session.run("!dumpheap");
+    expect(heap.output.split("\n")).toEqual(rows);
+    expect((await session.run("r")).output).toBe(NATIVE.registers);
+  });
+
   it("reports cdb's errors as failed commands, with cdb's own line", async () => {
     const { session } = await open(nativeCrashScript());
     expect(await session.run("frobnicate")).toMatchObject({ ok: false, errorType: "debugger_error", error: "^ Syntax error in 'frobnicate'" });

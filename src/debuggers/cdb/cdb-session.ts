@@ -57,10 +57,15 @@ const COMMAND_ERROR =
 /** Load-time lines worth a user's attention: missing images and symbols, mismatches. */
 const LOAD_WARNING = /^\*\*\* (?:WARNING|ERROR)|^WARNING: |^Unable to load image|^Unable to verify|^\*\*\* Unable to/;
 
+/** A command past its timeout that a break ended: cdb is still there, and its marker came. */
+class InterruptedCommand extends CommandTimeout {}
+
 interface Running {
   proc: DebuggerProcess;
   /** Everything cdb wrote that no command has taken yet. */
   buffer: string;
+  /** Characters dropped from the front of the buffer so far. */
+  dropped: number;
   /** Called whenever output arrives, so a waiting command can look for its marker. */
   wake: (() => void) | null;
   exited: string | null;
@@ -83,6 +88,8 @@ export class CdbSession implements DebuggerSession {
   private exceptionThread: number | null = null;
   /** Whether SOS answered, for .NET dumps; null when the process ran no CLR. */
   private sosLoaded: boolean | null = null;
+  /** The number of the thread the last prompt named: cdb's selected thread. */
+  private promptThread: number | null = null;
   private stderrTail = "";
 
   constructor(private readonly options: CdbSessionOptions) {}
@@ -137,6 +144,7 @@ export class CdbSession implements DebuggerSession {
       this.loadWarnings = [...new Set(warnings)];
     } catch (error) {
       await this.close();
+      if (error instanceof CommandTimeout) throw new DebuggerError(`cdb did not finish loading ${this.options.dump} within ${OPEN_TIMEOUT_MS / 1000}s`);
       if (error instanceof DebuggerError) throw error;
       throw new DebuggerError(`cdb failed while opening ${this.options.dump}: ${(error as Error).message}`);
     }
@@ -211,7 +219,7 @@ export class CdbSession implements DebuggerSession {
     } catch (error) {
       if (error instanceof CommandTimeout) {
         const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
-        if (error.message === "recovered") {
+        if (error instanceof InterruptedCommand) {
           return result({ ok: false, output: "", errorType: "timeout", error: `command timed out after ${seconds}s and was interrupted` });
         }
         await this.reopen();
@@ -226,12 +234,15 @@ export class CdbSession implements DebuggerSession {
   }
 
   private async start(binary: string): Promise<Running> {
-    const running: Running = { proc: undefined as unknown as DebuggerProcess, buffer: "", wake: null, exited: null };
+    const running: Running = { proc: undefined as unknown as DebuggerProcess, buffer: "", dropped: 0, wake: null, exited: null };
     running.proc = await spawnDebugger(binary, this.arguments(), {
       onData: (chunk) => {
         running.buffer += chunk.toString("utf8");
         // Output nobody asks for is dropped from the front rather than held without bound.
-        if (running.buffer.length > MAX_OUTPUT) running.buffer = running.buffer.slice(-MAX_OUTPUT);
+        if (running.buffer.length > MAX_OUTPUT) {
+          running.dropped += running.buffer.length - MAX_OUTPUT;
+          running.buffer = running.buffer.slice(-MAX_OUTPUT);
+        }
         running.wake?.();
       },
       onStderr: (text) => {
@@ -256,9 +267,6 @@ export class CdbSession implements DebuggerSession {
     await this.open();
   }
 
-  /** The number of the thread the last prompt named. */
-  private promptThread: number | null = null;
-
   /**
    * Sends a command (none: only the marker, for the banner) and its marker, and returns what cdb
    * printed before the marker, prompts removed. Past the timeout cdb gets a break: a CommandTimeout
@@ -274,10 +282,10 @@ export class CdbSession implements DebuggerSession {
     if (found === null) {
       running.proc.interrupt();
       const late = await this.waitFor(running, marker, INTERRUPT_GRACE_MS);
-      if (late !== null) throw new CommandTimeout("recovered");
+      if (late !== null) throw new InterruptedCommand("cdb answered the break");
       running.proc.kill();
       if (this.running === running) this.running = null;
-      throw new CommandTimeout("killed");
+      throw new CommandTimeout("cdb did not answer the break");
     }
     // The prompt cdb printed before reading the marker says which thread is selected now.
     const thread = PROMPT_THREAD.exec(found.prompt);
@@ -288,7 +296,7 @@ export class CdbSession implements DebuggerSession {
   /** What came before the marker's line, and the prompt on that line, once it comes; null past the time given. */
   private waitFor(running: Running, marker: string, timeoutMs: number): Promise<{ output: string; prompt: string } | null> {
     // Output that does not end its last line (`.printf "x"`) puts the prompt and the marker after it.
-    const line = new RegExp(`((?:\\d+:\\d+(?::\\w+)?> )*)${marker}\\r?\\n`);
+    const line = new RegExp(`((?:\\d+:\\d+(?::\\w+)?> )*)${marker}\\r?\\n`, "g");
     return new Promise<{ output: string; prompt: string } | null>((resolve, reject) => {
       const timer = setTimeout(() => finish(() => resolve(null)), timeoutMs);
       const finish = (settle: () => void) => {
@@ -296,10 +304,15 @@ export class CdbSession implements DebuggerSession {
         running.wake = null;
         settle();
       };
+      // Each look starts a little before where the last ended: long output is not searched again and again.
+      let searched = running.dropped;
       const check = () => {
+        line.lastIndex = Math.max(0, searched - running.dropped - marker.length - 64);
         const match = line.exec(running.buffer);
+        searched = running.dropped + running.buffer.length;
         if (match) {
           const before = running.buffer.slice(0, match.index);
+          running.dropped += match.index + match[0].length;
           running.buffer = running.buffer.slice(match.index + match[0].length);
           finish(() => resolve({ output: before, prompt: match[1] ?? "" }));
           return;
