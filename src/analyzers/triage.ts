@@ -14,7 +14,7 @@ import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/prob
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
 import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
-import { criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, readException } from "./windows.js";
+import { CLR_EXCEPTION, criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, managedExceptionText, readException } from "./windows.js";
 import {
   crashSignature,
   culpritIndex,
@@ -304,7 +304,10 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // Every thread blocked and no cycle: a hang, even when no wait records an owner.
   const hang = kind === "unknown" && externallyStopped && cycles.length === 0 ? hangSummary(framesOf) : null;
   const sentText = sent && kind === "unknown" && siginfo && signal !== null ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame) : null;
+  // A .NET exception: what the runtime died with names its type and message (SOS's `!pe` under cdb).
+  const managed = exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
   const message =
+    managed ??
     verdict?.message ??
     (hang
       ? `${hang}${sentText ? `; ${sentText.replace(/; it was not a fault.*$/, "")}` : ""}`

@@ -14,7 +14,7 @@ const STATUS_STACK_BUFFER_OVERRUN = "0xc0000409";
 const STATUS_FATAL_APP_EXIT = "0x40000015";
 const MSVC_CXX_EXCEPTION = "0xe06d7363";
 /** The CLR raises every unhandled .NET exception with this code; parameter 0 is its HRESULT. */
-const CLR_EXCEPTION = "0xe0434352";
+export const CLR_EXCEPTION = "0xe0434352";
 const NON_CANONICAL = 0xffffffffffffffffn;
 /** The customer bit of an NTSTATUS: set in the codes programs raise themselves with RaiseException. */
 const CUSTOMER_CODE = 0x20000000n;
@@ -72,6 +72,14 @@ export function criticalSectionOf(words: bigint[]): { owner: number; recursion: 
   // Thread ids are multiples of 4 below 2^32; a section is rarely entered recursively many times.
   if (recursion < 1 || recursion > 1024 || owner === 0n || owner >= 1n << 32n || owner % 4n !== 0n) return null;
   return { owner: Number(owner), recursion };
+}
+
+/**
+ * A managed exception as the debugger named what the runtime died with (`System.NullReferenceException:
+ * Object reference not set…`, SOS's `!pe`): a dotted .NET type, then its message. Null for anything else.
+ */
+export function managedExceptionText(text: string | null): string | null {
+  return text !== null && /^[A-Za-z_][\w`+]*(?:\.[A-Za-z_][\w`+]*)+(?::\s.*)?$/.test(text) ? text : null;
 }
 
 /** The name of an exception code, null for one the program defined itself. */

@@ -222,11 +222,17 @@ describe("CdbSession on .NET dumps", () => {
     const { session } = await open(managedCrashScript(true));
     const exception = parseExceptionRecord(MANAGED_CRASH.analyze);
     const result = await triage(askSession(session), { stopReason: exception, platform: { os: "windows", arch: "x86_64", pointerSize: 8 } });
-    expect(result.crash).toMatchObject({ kind: "uncaught-exception", signal: "CLR exception (.NET)", signalCode: "0xe0434352", message: "unhandled .NET exception (HRESULT 0x80004003)" });
+    expect(result.crash).toMatchObject({ kind: "uncaught-exception", signal: "CLR exception (.NET)", signalCode: "0xe0434352", message: "System.NullReferenceException: Object reference not set to an instance of an object." });
     // JIT-compiled code has no symbols for cdb; the CLR's own frames are never the culprit.
     expect(result.crash.culprit).toEqual({ function: null, file: null, line: null, frame: null, module: null });
-    const died = await askSession(session)({ kind: "abort-message" });
-    expect(died).toMatchObject({ command: "!pe", reading: "System.NullReferenceException: Object reference not set to an instance of an object." });
+    expect(result.commands).toContain("!pe");
+  });
+
+  it("names a .NET crash by its HRESULT when SOS is missing", async () => {
+    const { session } = await open(managedCrashScript(false));
+    const result = await triage(askSession(session), { stopReason: parseExceptionRecord(MANAGED_CRASH.analyze), platform: { os: "windows", arch: "x86_64", pointerSize: 8 } });
+    expect(result.crash).toMatchObject({ kind: "uncaught-exception", message: "unhandled .NET exception (HRESULT 0x80004003)" });
+    expect(result.commands).toContain(".lastevent");
   });
 
   it("says so when SOS cannot be loaded, after trying the extension path too", async () => {

@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readException } from "../../src/analyzers/windows.js";
-import { exceptionName } from "../../src/analyzers/windows.js";
+import { exceptionName, managedExceptionText } from "../../src/analyzers/windows.js";
 import { isRuntimeModule } from "../../src/analyzers/culprit.js";
 import { cdbManagedVocabulary, cdbVocabulary } from "../../src/debuggers/cdb/vocabulary.js";
 import { parsePlaced } from "../../src/debuggers/cdb/place.js";
@@ -341,6 +341,9 @@ describe("the exception: `.exr -1`, `.lastevent` and `!analyze -v`", () => {
     const verdict = report.exception && readException(report.exception, { stackExhausted: false, instruction: null });
     expect(verdict).toMatchObject({ kind: "uncaught-exception", message: "unhandled .NET exception (HRESULT 0x80004003)" });
     expect(exceptionName("0xe0434352")).toBe("CLR exception (.NET)");
+    expect(managedExceptionText("System.NullReferenceException: Object reference not set to an instance of an object.")).not.toBeNull();
+    expect(managedExceptionText("OrderService.Errors.PricingException")).toBe("OrderService.Errors.PricingException");
+    expect(managedExceptionText("CLR exception - code e0434352 (first/second chance not available)")).toBeNull();
   });
 
   it("asks SOS what the runtime died with on a .NET dump, and reads the managed exception's type and message", () => {
