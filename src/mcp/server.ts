@@ -135,7 +135,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     "run_command",
     {
       description:
-        "Run one read-only debugger command in an open session, in the debugger's own language (gdb: `bt 20`, `p session->client`, `info locals`; lldb: `bt 20`, `frame variable`). Commands that could change the program or the machine are refused (errorType `not_allowed`) and never reach the debugger. Long output comes back as its head and tail with the evidence id that keeps all of it; the result says where the debugger stands afterwards.",
+        "Run one read-only debugger command in an open session, in the debugger's own language (gdb: `bt 20`, `p session->client`, `info locals`; lldb: `bt 20`, `frame variable`; cdb: `kn 0x14`, `dv /i /t /v`, `!analyze -v`, and SOS's `!pe`, `!clrstack -a` on .NET dumps). Commands that could change the program or the machine are refused (errorType `not_allowed`) and never reach the debugger. Long output comes back as its head and tail with the evidence id that keeps all of it; the result says where the debugger stands afterwards.",
       inputSchema: { sessionId: z.string(), command: z.string().min(1) },
     },
     async ({ sessionId, command }) => {
