@@ -131,6 +131,18 @@ describe.skipIf(missing.length > 0)(`--debugger cdb on a real minidump, cdb play
     expect(log).not.toMatch(/^\.shell/m);
   });
 
+  it("gives cdb the symbol path the user names, and no symbol server otherwise", async () => {
+    const server = "srv*C:\\symbols*https://msdl.microsoft.com/download/symbols";
+    const named = await runCli(["exec", dump, "--debugger", "cdb", "--cdb", FAKE_CDB, "--symbol-path", server, "-c", "~"], { env });
+    expect(named.code, named.stderr).toBe(0);
+    const unnamed = await runCli(["exec", dump, "--debugger", "cdb", "--cdb", FAKE_CDB, "-c", "~"], { env: { ...env, _NT_SYMBOL_PATH: undefined } });
+    expect(unnamed.code, unnamed.stderr).toBe(0);
+    const starts = readFileSync(JSON.parse(readFileSync(env.FAKE_CDB_SCRIPT!, "utf8")).log, "utf8").split("\n").filter((line) => line.startsWith("pid "));
+    expect(starts.at(-2)).toContain(` -lines -noshell -y ${server} -i `);
+    expect(starts.at(-1)).toContain(` -lines -noshell -y ${path.dirname(dump)} -i `);
+    expect(starts.at(-1)).not.toMatch(/srv\*|https?:/);
+  });
+
   it("writes an analysis report that names cdb as the debugger that ran", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-cdb-report-"));
     const result = await runCli(["analyze", dump, "--debugger", "cdb", "--cdb", FAKE_CDB, "--provider", "offline", "--json", "--out", out, "--sessions-dir", path.join(out, ".sessions")], { env });

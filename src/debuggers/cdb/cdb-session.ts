@@ -7,7 +7,9 @@
  * console; SIGINT here); if cdb does not come back it is killed and the same dump reopened.
  */
 import { randomBytes } from "node:crypto";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import { CommandTimeout, DebuggerError, SessionDead } from "../errors.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
@@ -173,7 +175,9 @@ export class CdbSession implements DebuggerSession {
   private async loadSos(): Promise<string | null> {
     const clr = clrModule(parseModuleList(await this.exchange("lm", OPEN_TIMEOUT_MS)));
     if (clr === null) return null;
-    for (const load of [`.loadby sos ${clr}`, ".load sos"]) {
+    // `dotnet-sos install` puts it in the user's profile, which cdb does not search.
+    const installed = join(homedir(), ".dotnet", "sos", "sos.dll");
+    for (const load of [`.loadby sos ${clr}`, ".load sos", ...(existsSync(installed) ? [`.load ${installed}`] : [])]) {
       const output = await this.exchange(load, OPEN_TIMEOUT_MS);
       if (!COMMAND_ERROR.test(output) && !/failed|not found|cannot/i.test(output)) {
         this.sosLoaded = true;

@@ -164,6 +164,9 @@ const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
   [/^u\s+@\$scopeip\s+L(\S+)$/i, (m) => ({ kind: "instructions", count: count(m[1]) })],
 ];
 
+/** The recognised probes that the prefix places; the others read the whole process. */
+const PLACED = new Set<Probe["kind"]>(["backtrace", "registers", "disassemble", "instructions"]);
+
 /** The probe a cdb command is, reading through dumpdbg's `[thread T, frame F]` prefix. */
 function recognise(command: string): Probe | null {
   const { place, command: text } = parsePlaced(command.trim());
@@ -178,7 +181,7 @@ function recognise(command: string): Probe | null {
     // A thread's whole stack is addressed by its thread, not by a frame.
     if (found.kind === "backtrace" && place.frame !== null) return null;
     if (found.kind === "thread-backtraces" && (place.thread !== null || place.frame !== null)) return null;
-    return { ...found, ...(found.kind === "backtrace" || found.kind === "registers" || found.kind === "disassemble" || found.kind === "instructions" ? at : {}) } as Probe;
+    return (PLACED.has(found.kind) ? { ...found, ...at } : found) as Probe;
   }
   return null;
 }

@@ -6,7 +6,7 @@
  * deadlock is read from the monitors' owners and what each thread's frames wait on.
  */
 import type { Variable } from "../../model.js";
-import { bounded, cdbAddress, lines, parseLocation } from "./common.js";
+import { bounded, cdbAddress, lines } from "./common.js";
 import type { ManagedException } from "./exception.js";
 
 /** Rows read from one SOS listing (threads, frames, heap types). */
@@ -80,11 +80,20 @@ export function parseClrStacks(output: string): ClrStack[] {
     if (frame && !/^(?:Child SP|PARAMETERS|LOCALS)/.test(line.trim())) {
       rows++;
       const site = (frame[3] ?? "").trim();
-      const runtime = /^\[[^\]]*\]/.exec(site);
-      const location = parseLocation(runtime ? site.slice(runtime[0].length) : site);
-      // A managed frame names no module: `App.Program.Parse(System.String)`.
-      const name = location.module !== null && location.function !== null ? location.function : (runtime ? site.slice(runtime[0].length).trim().replace(/\s*\[.*\]$/, "") : site.replace(/\s*\[[^[\]]+ @ \d+\]\s*$/, "")) || null;
-      stack.frames.push({ function: name ? bounded(name) : null, file: location.file, line: location.line, runtime: runtime !== null, parameters: [], locals: [] });
+      // A runtime frame: `[HelperMethodFrame_1OBJ: 000000000034f0c8] System.Threading.Monitor.ReliableEnter(...)`.
+      const runtime = /^\[[^\]]*\]\s*/.exec(site);
+      const call = runtime ? site.slice(runtime[0].length) : site;
+      // A managed frame is named without a module, `App.Program.Parse(System.String) [C:\src\Program.cs @ 12]`.
+      const source = /\s*\[([^[\]]+) @ (\d+)\]\s*$/.exec(call);
+      const name = (source ? call.slice(0, source.index) : call).trim();
+      stack.frames.push({
+        function: name ? bounded(name) : null,
+        file: source ? bounded(source[1] ?? "") : null,
+        line: source ? Number(source[2]) : null,
+        runtime: runtime !== null,
+        parameters: [],
+        locals: [],
+      });
       section = null;
       continue;
     }
