@@ -5,7 +5,7 @@
 import { normalizeAddress, type Address } from "../../model.js";
 
 /** Lines read from one command's output: a dump can make a debugger print without end. */
-export const MAX_LINES = 200_000;
+const MAX_LINES = 200_000;
 /** Characters kept of a name or a value printed by the debugger. */
 export const MAX_TEXT = 4096;
 

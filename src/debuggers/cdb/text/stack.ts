@@ -18,7 +18,7 @@ const FRAME_ROW = /^([0-9a-f]{2,})\s+(\(Inline Function\)|[0-9a-f`]{8,17})\s+(-{
 /** A thread's header: `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000`00356000 Unfrozen "main"`. */
 const THREAD_HEADER = /^([.#])?\s*(\d+)\s+Id:\s*([0-9a-f]+)\.([0-9a-f]+)\s+Suspend:\s*-?\d+\s+Teb:\s*[0-9a-f`]+\s+\w+(?:\s+"(.*)")?\s*$/i;
 
-export interface FrameRow {
+interface FrameRow {
   level: number;
   /** The frame's stack pointer; null for an inlined frame. */
   childSp: Address | null;
@@ -27,7 +27,7 @@ export interface FrameRow {
   callSite: string;
 }
 
-export function parseFrameRow(line: string): FrameRow | null {
+function parseFrameRow(line: string): FrameRow | null {
   const row = FRAME_ROW.exec(line.trim());
   if (!row) return null;
   const inline = row[2] === "(Inline Function)";
