@@ -17,14 +17,15 @@ export interface CrashSite {
 
 /** The crash site of `triage`, its sources read now: the culprit's and those of the program's own frames. */
 export function crashSiteOf(triage: TriageResult, homeThread: number | null): CrashSite {
-  const sources: Record<string, SourceFile> = {};
+  const sources = new Map<string, SourceFile>();
   const culprit = triage.crash.culprit.frame === null ? null : triage.frames[0];
   for (const frame of triage.frames) {
-    if (frame.file === null || frame.file in sources || (frame !== culprit && isRuntimeFrame(frame))) continue;
+    if (frame.file === null || sources.has(frame.file) || (frame !== culprit && isRuntimeFrame(frame))) continue;
     const source = readSource(sourcePath(frame.file, triage.executable));
-    if (source) sources[frame.file] = source;
+    if (source) sources.set(frame.file, source);
   }
-  return { homeThread, sources };
+  // A plain object, which the checkpoint serialises as it is.
+  return { homeThread, sources: Object.fromEntries(sources) };
 }
 
 /**

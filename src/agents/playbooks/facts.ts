@@ -51,7 +51,7 @@ export function factsOf(triage: TriageResult, site: CrashSite): Facts {
   const { crash } = triage;
   const culprit = crash.culprit.frame === null ? null : (triage.frames[0] ?? null);
   const caller = triage.frames.slice(1).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
-  const sourceOf = (file: string | null) => (file === null ? null : (site.sources[file] ?? null));
+  const sourceOf = (file: string | null) => (file !== null && Object.hasOwn(site.sources, file) ? (site.sources[file] ?? null) : null);
   const source = sourceOf(culprit?.file ?? null);
   const callerSource = sourceOf(caller?.file ?? null);
   const thread = crash.thread.id;
