@@ -1,7 +1,8 @@
 /**
  * How a playbook's conclusion is written: one builder that ends every root cause the same way (what
- * the caller's frame held, then what became of the other hypotheses), the conclusion when nothing
- * was confirmed, and the sentences and open questions several kinds of crash share.
+ * the caller's frame held and what the other threads did, where they matter, then what became of
+ * the other hypotheses), the conclusion when nothing was confirmed, and the open questions several
+ * kinds of crash share.
  */
 import type { Variable } from "../../debuggers/model.js";
 import { probes, type Probe } from "../../debuggers/probe.js";
