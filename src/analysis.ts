@@ -117,6 +117,8 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
     const values = saved.values as State;
     // Killed before the first checkpoint: start over; triage's commands come from the store.
     if (!values.triage) return startingState(runtime, meta.issue);
+    // Checkpointed by a dumpdbg that kept no crash site: its sources are read now.
+    if (!values.crashSite) await graph.updateState(config, { crashSite: crashSiteOf(values.triage, runtime.homeThread) });
     runtime.unclaimedUsage = uncheckpointedSpend(sessionPaths(options.sessionsDir, id).transcript, values.spent);
     if (runtime.unclaimedUsage) runtime.progress(`[resume] ${runtime.unclaimedUsage.llmCalls} model calls of the interrupted step are counted in the usage`);
     return null;
