@@ -45,7 +45,7 @@ export function placeFrames(frames: Frame[], moduleAt: ModuleLocator, pc: string
 
 /** Shared objects of the C, C++ and Rust runtimes, the loader and the sanitizers. */
 const RUNTIME_MODULE =
-  /^system-supplied DSO|^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|ld|ld64|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind|libasan|libubsan|libtsan|liblsan|linux-vdso|linux-gate)([.-].*)?\.so(\.\d+)*$|^linux-vdso/;
+  /^system-supplied DSO|^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|ld|ld64|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind|libffi|libasan|libubsan|libtsan|liblsan|linux-vdso|linux-gate)([.-].*)?\.so(\.\d+)*$|^linux-vdso/;
 
 /** Windows' system DLLs, the C and C++ runtimes' (MSVC's, mingw's) and .NET's (the CLR, its JIT and hosts). */
 const WINDOWS_RUNTIME_MODULE =
@@ -82,7 +82,7 @@ export function isRuntimeModule(path: string): boolean {
 export function isRuntimeFrame(frame: PlacedFrame): boolean {
   if (frame.function === "<signal handler called>") return true;
   // No name and no file: a jump into memory that holds no code, or code nothing can be said of
-  // (a stripped part of a module): never the program's own frame to blame.
+  // (a stripped part of a module); a module stripped whole is judged by `culpritIndex`.
   if (frame.function === null && frame.file === null) return true;
   // A function the program called through an import, found by a stack scan: another module's code.
   if (frame.found === "scan" && frame.address === null) return true;
@@ -93,8 +93,22 @@ export function isRuntimeFrame(frame: PlacedFrame): boolean {
 
 /** Index in `frames` of the first frame of the program's own code, or null when there is none. */
 export function culpritIndex(frames: PlacedFrame[]): number | null {
-  const index = frames.findIndex((frame) => !isRuntimeFrame(frame));
+  const own = ownCode(frames);
+  const index = frames.findIndex(own);
   return index < 0 ? null : index;
+}
+
+/**
+ * Which frames of a stack are the program's own code: not runtime, or unnamed code of a module that
+ * names no frame of this stack (stripped whole, `?? in _ctypes.so`: its code is the program's,
+ * named by its module). An unnamed frame of a module that names others is a stripped part of it
+ * (a statically linked runtime's cold code).
+ */
+function ownCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
+  const named = new Set(frames.filter((frame) => frame.function !== null && frame.module !== null).map((frame) => frame.module));
+  return (frame) =>
+    !isRuntimeFrame(frame) ||
+    (frame.function === null && frame.file === null && frame.module !== null && frame.found !== "scan" && !named.has(frame.module) && !isRuntimeModule(frame.module));
 }
 
 /**
@@ -169,11 +183,12 @@ function stripTemplateArguments(text: string): string {
  */
 export function crashSignature(kind: string, frames: PlacedFrame[], from: number | null): string {
   const names: string[] = [];
+  const own = ownCode(frames);
   for (const frame of from === null ? [] : frames.slice(from)) {
     if (names.length === 3 || (names.length > 0 && frame.function === null)) break;
     // A Rust program's own code ends where the standard library's start-up calls its main.
     if (/^std::rt::lang_start/.test(normalizeFunctionName(frame.function ?? ""))) break;
-    if (!isRuntimeFrame(frame)) names.push(frame.function ? normalizeFunctionName(frame.function) : "??");
+    if (own(frame)) names.push(frame.function ? normalizeFunctionName(frame.function) : `??@${frame.module?.split(/[\\/]/).at(-1) ?? ""}`);
   }
   return [kind, ...names].join(" | ");
 }

@@ -67,7 +67,7 @@ function whyLine(result: TriageResult): string | null {
   const { crash } = result;
   if (crash.message) return crash.message;
   const inside = result.faultIn
-    ? `inside ${result.faultIn.function}${result.faultIn.module ? ` (${result.faultIn.module.split(/[\\/]/).at(-1)})` : ""}${crash.culprit.function ? `, called by ${crash.culprit.function}` : ""}: `
+    ? `inside ${result.faultIn.function}${result.faultIn.module ? ` (${result.faultIn.module.split(/[\\/]/).at(-1)})` : ""}${crash.culprit.function ? `, called by ${crash.culprit.function}` : crash.culprit.module ? `, called from ${crash.culprit.module.split(/[\\/]/).at(-1)}` : ""}: `
     : "";
   const argument = result.faultIn?.argument ?? null;
   const passed =

@@ -20,11 +20,14 @@ const WAITS: [RegExp, string][] = [
   [/^(futex_wait|__futex_abstimed_wait_common(64)?|futex_abstimed_wait(_cancelable)?|syscall)$/, "a futex"],
 ];
 
+/** CPython's one lock primitive, under every threading.Lock, Semaphore, Condition, Event and join. */
+const PYTHON_LOCK = "a Python lock (a threading Lock, Semaphore, Condition or Event, or a join)";
+
 /** Waits said "for" (a thread to finish) rather than "on" (a semaphore). */
 const WAITED_FOR = new Set(["another thread to finish", "a sleep to end", "a child process", "a signal"]);
 
 /** What only another thread of the process can end. */
-const SYNCHRONISATION = new Set(["a condition variable", "a semaphore", "a read-write lock", "a mutex", "another thread to finish", "a barrier", "a futex"]);
+const SYNCHRONISATION = new Set(["a condition variable", "a semaphore", "a read-write lock", "a mutex", "another thread to finish", "a barrier", "a futex", PYTHON_LOCK]);
 
 export interface BlockedThread {
   thread: number;
@@ -48,6 +51,8 @@ export function blockedOn(thread: number, frames: PlacedFrame[]): BlockedThread 
   }
   if (waitsFor === null) return null;
   const waiter = own === null ? null : frames[own]?.function ? normalizeFunctionName(frames[own]!.function!) : null;
+  // The interpreter's wait names the Python object better than the semaphore under it.
+  if (waiter !== null && /^PyThread_acquire_lock(_timed)?$/.test(waiter)) return { thread, waitsFor: PYTHON_LOCK, waiter: null };
   return { thread, waitsFor, waiter };
 }
 

@@ -37,8 +37,12 @@ export function foreignLibraries(modules: Module[], loaded: SharedLibrary[], pro
   const foreign: ForeignLibrary[] = [];
   for (const module of modules) {
     if (module.path === program || VDSO.test(module.path) || module.path.endsWith(" (deleted)")) continue;
-    const library = loaded.find((lib) => lib.path === module.path) ?? loaded.find((lib) => baseName(lib.path) === baseName(module.path));
     const range = { start: module.start === null ? null : BigInt(module.start), end: module.end === null ? null : BigInt(module.end) };
+    // The core names the file (`libffi.so.8.1.2`), the debugger often the link it was loaded by (`libffi.so.8`): the address decides.
+    const library =
+      loaded.find((lib) => lib.from !== null && range.start !== null && range.end !== null && range.start <= BigInt(lib.from) && BigInt(lib.from) < range.end) ??
+      loaded.find((lib) => lib.path === module.path) ??
+      loaded.find((lib) => baseName(lib.path) === baseName(module.path));
     // gdb lists a library it could not find without an address range; LLDB leaves it out.
     if (!library || (!library.symbolsRead && library.from === null)) {
       foreign.push({ path: module.path, status: "missing", found: null, coreId: module.buildId, foundId: null, ...range });

@@ -5,6 +5,7 @@
  */
 import { abortMessageAddress, fileBuildId, importsOf, type DumpInfo, type ImportLookup } from "../debuggers/dump.js";
 import type { Address, ExceptionStop, Frame, Register, Instruction, MemoryRegion, Module, Platform, SignalStop, StopReason, SymbolAt } from "../debuggers/model.js";
+import { packageOf, type InstalledPackage } from "../debuggers/packages.js";
 import { foreignAt, foreignLibraries, foreignNote, type BuildIdReader, type ForeignLibrary } from "./libraries.js";
 import { explainFault, stringEndBytes, textBytes, type FaultExplanation, type Range } from "./fault.js";
 import { thousands } from "../report/numbers.js";
@@ -73,6 +74,8 @@ export interface TriageOptions {
   buildIdOf?: BuildIdReader;
   /** Finds glibc's abort message in the dump's memory without symbols (the address of its text). */
   findAbortMessage?: () => Address | null;
+  /** The installed package a file comes from, with its version (Debian's dpkg). */
+  packageOf?: (path: string) => InstalledPackage | null;
 }
 
 export interface ThreadGroup {
@@ -118,6 +121,8 @@ export interface TriageResult {
   faultIn?: { function: string; module: string | null; argument: { register: string; value: string } | null } | null;
   /** Libraries of the dumped process that are not here as they were (a core from another machine). */
   foreignLibraries?: { path: string; status: "missing" | "different"; found: string | null }[];
+  /** The packages of the crash's modules that have no debug information here: whose debug symbols to get. */
+  packages?: { path: string; name: string; version: string }[];
 }
 
 const SIGABRT = 6;
@@ -151,7 +156,7 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     regions: dump.facts.regions,
     imports: importsOf(dump, executable),
     pid: "pid" in dump.facts ? dump.facts.pid : null,
-    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump) } : {}),
+    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf } : {}),
   };
 }
 
@@ -320,6 +325,17 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
         : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
   if (kind === "unknown" && signal === null && exception === null) notes.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
 
+  // Stripped modules of the crash, here in the build that ran: name their packages, whose debug symbols give names and lines.
+  const strippedModules = [
+    ...(culpritFrame && culpritFrame.file === null && culpritFrame.module ? [culpritFrame.module] : []),
+    ...(files.executable && !threadFrames.some((frame) => frame.file !== null && frame.module === files.executable) ? [files.executable] : []),
+  ].filter((module, index, all) => all.indexOf(module) === index && sameBuildAsDumped(module, options));
+  const packages = options.packageOf ? strippedModules.flatMap((path) => { const owner = options.packageOf?.(path); return owner ? [{ path, ...owner }] : []; }) : [];
+  if (packages.length > 0) {
+    const said = packages.map((p) => `${p.path.split("/").at(-1)} is from ${p.name} ${p.version}`).join(", ");
+    notes.push(`no debug information here for the code that crashed: ${said}, the builds that ran (the files here have the dump's build ids); install those versions' debug symbols (from Debian's debug archive, or through debuginfod) and analyse again for function names, lines and variables`);
+  }
+
   const crash: Crash = {
     kind,
     signal: exception ? (exceptionName(exception.code) ?? "exception") : signal === null ? null : signalName(signal),
@@ -358,6 +374,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     commands,
     notes,
     foreignLibraries: foreign.map((lib) => ({ path: lib.path, status: lib.status, found: lib.found })),
+    packages,
     smashed: kind !== "stack-buffer-overflow" || signal !== 11 ? null : overran ? "ran-off-top" : popped ? "returned" : "faulting-ret",
     faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(threadFrames.slice(0, culprit), allRegisters, toBigInt(crash.faultAddress), os, pcForeign?.path ?? null) : null,
   };
@@ -578,7 +595,8 @@ export function sentMessage(signal: number, siginfo: SignalRecord, processPid: n
   const self = siginfo.pid !== null && processPid !== null ? siginfo.pid === processPid : siginfo.code === SI_TKILL && siginfo.pid === null;
   if (self) {
     const where = at?.function ? ` in ${normalizeFunctionName(at.function)}${at.file ? ` (${at.file.split("/").pop()}:${at.line ?? "?"})` : ""}` : "";
-    return `the process raised ${name} at itself${where} (tgkill, as raise() and pthread_kill() do); it was not a fault`;
+    const how = siginfo.code === SI_TKILL ? "tgkill, as raise() and pthread_kill() do" : siginfo.code === SI_QUEUE ? "sigqueue" : "kill() with its own pid";
+    return `the process raised ${name} at itself${where} (${how}); it was not a fault`;
   }
   const how = siginfo.code === SI_QUEUE ? "sigqueue" : siginfo.code === SI_TKILL ? "tgkill" : "kill";
   const sender = siginfo.pid !== null ? `by pid ${siginfo.pid}${siginfo.uid !== null && siginfo.uid !== undefined ? ` (uid ${siginfo.uid})` : ""}` : "by another process";
@@ -622,6 +640,12 @@ async function estimateDepth(q: Inspector, files: TargetFiles, frames: Frame[], 
   if (stack === null) return null;
   const turns = (BigInt(stack.end) - outer) / (outer - inner);
   return deepest + 1 + Number(turns) * cycle.functions.length;
+}
+
+/** Whether the file here is the build the dump's process ran: the same build id as the dump's copy of its first page. */
+function sameBuildAsDumped(path: string, options: TriageOptions): boolean {
+  const dumped = options.modules?.find((module) => module.path === path)?.buildId ?? null;
+  return dumped !== null && options.buildIdOf !== undefined && options.buildIdOf(path) === dumped;
 }
 
 /**

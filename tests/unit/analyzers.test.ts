@@ -347,6 +347,20 @@ describe("Windows modules, Rust and LLDB names", () => {
     expect(isRuntimeFrame(frame(null, "C:\\app\\server.exe", "C:/src/server.c"))).toBe(false);
   });
 
+  it("an unnamed frame is the culprit when its module is stripped whole, not when the module names other frames", () => {
+    const strlen = frame("__strlen_evex", "/lib/x86_64-linux-gnu/libc.so.6");
+    const ctypes = frame(null, "/usr/lib/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so");
+    const ffi = frame("ffi_call", "/lib/x86_64-linux-gnu/libffi.so.8");
+    const interpreter = frame("_PyObject_MakeTpCall", "/usr/bin/python3.11");
+    const stripped = [strlen, ctypes, ffi, interpreter].map((f, level) => ({ ...f, level }));
+    expect(culpritIndex(stripped)).toBe(1);
+    expect(crashSignature("null-dereference", stripped, 1)).toBe("null-dereference | ??@_ctypes.cpython-311-x86_64-linux-gnu.so | _PyObject_MakeTpCall");
+    // A statically linked runtime's stripped cold code in a program that names its own frames.
+    const cold = frame(null, "C:\\app\\uncaught.exe");
+    const thrower = frame("read_field", "C:\\app\\uncaught.exe", "C:/src/uncaught.cpp");
+    expect(culpritIndex([cold, thrower].map((f, level) => ({ ...f, level })))).toBe(1);
+  });
+
   it("Rust's legacy escapes, closures and LLDB's global-namespace names are normalised", () => {
     const cases: Array<[string, string]> = [
       ["app::main::_$u7b$$u7b$closure$u7d$$u7d$::h0123456789abcdef", "app::main::{closure}"],

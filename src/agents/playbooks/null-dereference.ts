@@ -8,6 +8,7 @@ import { Citations, confirmed, FAULTING_INSTRUCTION, notYetRun, REGISTERS, SIGNA
 import { listing, originsOf, originStory, quotedOrigins } from "./origins.js";
 import { faultingBase, isRust, memberAddress, NULL_PAGE, suspects, type Suspect } from "./pointers.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
+import type { Hypothesis } from "../../state.js";
 import { hex, looksPoisoned, pointerOf, printed } from "./values.js";
 
 export function nullDereferencePlaybook(facts: Facts): Playbook {
@@ -103,7 +104,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
 
   const nullSource = storesNull[0] ?? null;
   const hypotheses = [...list.slice(0, 1).map(nullPointer), stale, ...(corrupted ? [corrupted] : []), ...list.slice(1).map(nullPointer)];
-  if (list.length === 0) hypotheses.unshift(registerOnly(facts));
+  if (list.length === 0) hypotheses.unshift(facts.triage.faultIn?.argument ? nullArgument(facts) : registerOnly(facts));
 
   return {
     hypotheses,
@@ -121,6 +122,8 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
     },
     conclude(hypotheses, evidence) {
       const c = new Citations();
+      const passed = confirmed(hypotheses, "null-argument");
+      if (passed) return nullArgumentConclusion(facts, hypotheses, evidence, passed);
       const hit = hypotheses.find((h) => h.rule?.startsWith("null:") && h.status === "confirmed") ?? confirmed(hypotheses, "null-register");
       const suspect = list.find((s) => hit?.rule === `null:${s.pointer}`) ?? null;
       const info = siginfo(evidence);
@@ -185,6 +188,54 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       ...concurrencyQuestion(facts),
     ],
   };
+}
+
+/**
+ * Without source for the caller: the fault is inside a library function (strlen in libc) whose first
+ * argument register holds the NULL, so the caller passed it. The function's contract, not its code, is the story.
+ */
+function nullArgument(facts: Facts): PlannedHypothesis {
+  const inside = facts.triage.faultIn;
+  const argument = inside?.argument;
+  const library = inside?.module ? ` (${basename(inside.module)})` : "";
+  return {
+    rule: "null-argument",
+    statement: `${where(facts.culprit)} passed NULL to \`${inside?.function ?? "a library function"}\`${library} as its first argument, and it read through it`,
+    plan: [[REGISTERS, SIGNAL_INFO]],
+    judge(evidence) {
+      const registers = evidence.find(REGISTERS);
+      const info = evidence.find(SIGNAL_INFO);
+      const name = argument?.register.replace(/^%/, "") ?? "";
+      const value = registers?.reading?.find((r) => r.name === name)?.value ?? null;
+      const c = new Citations();
+      if (value === null) return verdict("inconclusive", `The registers at the fault could not be read${c.cite(registers)}.`, registers);
+      if (BigInt(value) >= NULL_PAGE) return verdict("rejected", `${argument?.register} is ${value}${c.cite(registers)}, not NULL.`, registers);
+      return verdict("confirmed", `${argument?.register}, the first argument of \`${inside?.function}\`, is ${hex(BigInt(value))} at the fault${c.cite(registers)}, and the fault address is ${facts.crash.faultAddress ?? "in the NULL page"}${c.cite(info)}.`, registers, info);
+    },
+  };
+}
+
+function nullArgumentConclusion(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, hit: Hypothesis) {
+  const c = new Citations();
+  const inside = facts.triage.faultIn;
+  const fn = `\`${inside?.function ?? "the library function"}\`${inside?.module ? ` (${basename(inside.module)})` : ""}`;
+  const packages = facts.triage.packages ?? [];
+  const symbols = packages.length ? ` The debug symbols for this code are those of ${packages.map((p) => `${p.name} ${p.version}`).join(" and ")}, the builds that ran.` : "";
+  return conclusion({ facts, evidence, hypotheses, hit }, c, {
+    summary: `${fn} was called with a NULL pointer by ${where(facts.culprit)}, and faulted reading through it. ${hit.finding ?? ""}`,
+    cause: [
+      `${fn} does not accept NULL; the caller, ${where(facts.culprit)} on the path ${callPath(facts) || "shown in the backtrace"}, passed it one.${symbols}`,
+      facts.culprit?.function ? "" : "Without symbols for the caller, which of its values was NULL cannot be named from this dump.",
+    ],
+    withOtherThreads: true,
+    confidence: facts.culprit?.function ? 0.8 : 0.7,
+    recommendations: [
+      packages.length
+        ? `Install the debug symbols of ${packages.map((p) => `${p.name} ${p.version}`).join(" and ")} (Debian's debug archive, or debuginfod) and analyse again: the caller's function, line and variables become visible.`
+        : `Find the call to ${fn} in ${where(facts.culprit)} and check its argument for NULL before the call.`,
+      `Find what handed ${where(facts.culprit)} a NULL where a string or buffer was expected${facts.culprit?.function ? "" : " (for an interpreter, the script's own call: its stack is in the interpreter's frames)"}.`,
+    ],
+  });
 }
 
 /** Without source or debug info: the register the faulting instruction read through. */

@@ -15,7 +15,8 @@ export function location(frame: { file: string | null; line: number | null } | n
 /** "`send_to_client` (null-deref.c:27)", or "`broadcast`" without debug info. */
 export function where(frame: PlacedFrame | null): string {
   if (!frame) return "the crashing code";
-  const name = frame.function ? `\`${normalizeFunctionName(frame.function)}\`` : "an unnamed function";
+  const module = frame.module?.split(/[\\/]/).at(-1);
+  const name = frame.function ? `\`${normalizeFunctionName(frame.function)}\`` : module ? `unnamed code in ${module}` : "an unnamed function";
   const at = location(frame);
   return at ? `${name} (${at})` : name;
 }
