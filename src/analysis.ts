@@ -245,7 +245,7 @@ async function runGraph(graph: Graph, input: Update | null, config: RunConfig, r
     if (!(error instanceof GraphRecursionError)) throw error;
     const state = (await graph.getState(config)).values as State;
     runtime.progress(`[report] the step limit (${config.recursionLimit}) stopped the graph; reporting what was established`);
-    return { ...state, document: await composeReport(state, runtime, NOTHING_SPENT, followUpQuestions(state, [])) };
+    return { ...state, document: composeReport(state, runtime, NOTHING_SPENT, followUpQuestions(state, [])) };
   }
 }
 

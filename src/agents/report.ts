@@ -7,14 +7,16 @@ import { z } from "zod";
 import { lockText } from "../analyzers/deadlock.js";
 import { normalizeFunctionName, type TriageResult } from "../analyzers/index.js";
 import type { ThreadSummary as DumpThread } from "../debuggers/model.js";
-import { sourceExcerpt, type ReportDetails, type StackFrame, type ThreadSummary } from "../report/index.js";
+import type { ReportDetails, StackFrame, ThreadSummary } from "../report/index.js";
 import { modelsDown } from "../llm/index.js";
 import { counted } from "../report/numbers.js";
 import { ReportSchema, type Report } from "../report/schema.js";
 import type { Spent, State, Update } from "../state.js";
 import { evidenceOf } from "./evidence.js";
+import { crashFacts } from "./playbooks/facts.js";
 import { playbookOf } from "./playbooks/index.js";
 import { REGISTERS, THREADS } from "./playbooks/kit.js";
+import { excerptOf } from "./playbooks/source.js";
 import { unknownCitations } from "./context.js";
 import { ask, requireTriage, step, type Runtime } from "./runtime.js";
 
@@ -46,7 +48,7 @@ export async function reportWriter(state: State, config: LangGraphRunnableConfig
       const proposed = (asked.value?.questions ?? []).filter((q) => unknownCitations([q], runtime.store).length === 0);
       questions = followUpQuestions(state, proposed);
     }
-    const document = await composeReport(state, runtime, spentSoFar(), questions);
+    const document = composeReport(state, runtime, spentSoFar(), questions);
     return [{ document, ...(fallback ? { fallbacks: [fallback] } : {}) }, `${counted(document.report.hypotheses.length, "hypothesis", "hypotheses")}, ${counted(document.report.evidence.length, "piece", "pieces")} of evidence, ${counted(questions.length, "follow-up question")}`];
   });
 }
@@ -61,7 +63,7 @@ export function followUpQuestions(state: State, proposed: string[]): string[] {
 }
 
 /** The report from the state as it stands; also used when a limit stopped the graph before its report node. */
-export async function composeReport(state: State, runtime: Runtime, ownSpend: Spent, questions: string[]): Promise<{ report: Report; details: ReportDetails }> {
+export function composeReport(state: State, runtime: Runtime, ownSpend: Spent, questions: string[]): { report: Report; details: ReportDetails } {
   const triage = requireTriage(state);
   const conclusion = state.conclusion ?? {
     summary: "The analysis stopped before it reached a conclusion.",
@@ -106,7 +108,7 @@ export async function composeReport(state: State, runtime: Runtime, ownSpend: Sp
     redactions: { count: Object.values(state.redactions).reduce((a, b) => a + b, 0), kinds: state.redactions },
     timings: { totalMs: Math.round(total.ms), debuggerMs: Math.round(total.debuggerMs), llmMs: Math.round(total.llmMs) },
   });
-  return { report, details: await detailsOf(state, runtime, triage, conclusion.evidenceIds) };
+  return { report, details: detailsOf(state, runtime, triage, conclusion.evidenceIds) };
 }
 
 /** The deadlocked threads' stacks, from the backtraces the analysis took of them, without basename paths. */
@@ -125,11 +127,13 @@ function cycleStacksOf(evidence: ReturnType<typeof evidenceOf>, triage: TriageRe
   });
 }
 
-async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, concluded: string[]): Promise<ReportDetails> {
+function detailsOf(state: State, runtime: Runtime, triage: TriageResult, concluded: string[]): ReportDetails {
   const evidence = evidenceOf(state, runtime.store, runtime.session.vocabulary);
   const registers = evidence.find(REGISTERS);
   const threads = evidence.find(THREADS);
   const { culprit } = triage.crash;
+  // The culprit's source as the analysis read it when it started, not as the file is now.
+  const source = crashFacts(state).source;
   const cited = [...new Set([...state.hypotheses.flatMap((h) => h.evidenceIds), ...concluded])];
   const excerpts: Record<string, string> = {};
   for (const id of cited) {
@@ -153,7 +157,7 @@ async function detailsOf(state: State, runtime: Runtime, triage: TriageResult, c
     registers: (registers?.reading ?? []).filter((r) => /^0x/.test(r.value)).map((r) => ({ name: r.name, value: r.value })),
     threads: threads?.reading ? threadSummaries(threads.reading, triage) : [],
     modules: triage.modules.flatMap((m) => (m.from && m.to ? [{ path: m.path, from: m.from, to: m.to }] : [])),
-    sourceExcerpt: culprit.file && culprit.line !== null ? await sourceExcerpt(culprit.file, culprit.line) : null,
+    sourceExcerpt: source && culprit.line !== null ? excerptOf(source, culprit.line) : null,
     evidenceExcerpts: excerpts,
     redactions: { count: Object.values(kinds).reduce((a, b) => a + b, 0), kinds },
     debuggerWarnings: runtime.debuggerWarnings,

@@ -6,7 +6,7 @@ import { HTML_MARKER, renderHtml } from "./html.js";
 import { drawPictures, type Picture } from "./pictures.js";
 import { renderJson } from "./json.js";
 import { ReportSchema } from "./schema.js";
-import type { ReportDocument, SourceExcerpt } from "./document.js";
+import type { ReportDocument } from "./document.js";
 import { MARKDOWN_MARKER, renderMarkdown } from "./markdown.js";
 
 export { renderHtml } from "./html.js";
@@ -66,28 +66,6 @@ export async function writeReports(
   for (const { file, content } of rendered) await replaceFile(file, content);
   return rendered.map(({ format, file }) => ({ format, file }));
 }
-
-/**
- * The culprit's source around `line` when `file` is on disk, else null; never throws, since a
- * report without its excerpt is still a report.
- */
-export async function sourceExcerpt(file: string, line: number, context = 5): Promise<SourceExcerpt | null> {
-  try {
-    // A debug-info path can name anything; a huge or special file is not source worth quoting.
-    const info = await stat(file);
-    if (!info.isFile() || info.size > MAX_SOURCE_BYTES) return null;
-    const all = (await readFile(file, "utf8")).split(/\r?\n/);
-    if (line < 1 || line > all.length) return null;
-    const first = Math.max(1, line - context);
-    const last = Math.min(all.length, line + context);
-    const lines = all.slice(first - 1, last).map((text, i) => ({ n: first + i, text }));
-    return { file, line, lines };
-  } catch {
-    return null;
-  }
-}
-
-const MAX_SOURCE_BYTES = 8 * 1024 * 1024;
 
 function render(doc: ReportDocument, format: ReportFormat, outDir: string, pictures: Picture[]): string {
   switch (format) {

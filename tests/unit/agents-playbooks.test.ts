@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { comparison } from "../../src/agents/playbooks/aborts.js";
 import { parseArgs } from "../../src/agents/playbooks/facts.js";
-import { codeOf, dereferences, enclosingFunction, functionSpan, identifiers, type SourceFile } from "../../src/agents/playbooks/source.js";
+import { codeOf, dereferences, enclosingFunction, excerptOf, functionSpan, identifiers, type SourceFile } from "../../src/agents/playbooks/source.js";
 import { memoryOperand } from "../../src/analyzers/x86-64.js";
 import { asciiOfWord, fieldOf, integerOf, looksPoisoned, pointerOf, stringOf } from "../../src/agents/playbooks/values.js";
 
@@ -52,6 +52,21 @@ describe("source", () => {
     expect(enclosingFunction(source, 11)?.name).toBe("store");
     // A call is not a definition.
     expect(functionSpan(source, "find_slot", 10)).toBeNull();
+  });
+
+  it("quotes the lines around a line for the report, clamped to the file", () => {
+    expect(excerptOf(source, 4, 1)).toEqual({
+      file: "server.c",
+      line: 4,
+      lines: [
+        { n: 3, text: source.lines[2] },
+        { n: 4, text: source.lines[3] },
+        { n: 5, text: source.lines[4] },
+      ],
+    });
+    expect(excerptOf(source, 2)?.lines.map((l) => l.n)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(excerptOf(source, source.lines.length + 1)).toBeNull();
+    expect(excerptOf(source, 0)).toBeNull();
   });
 
   it.each([

@@ -8,11 +8,11 @@ import {
   renderJson,
   renderMarkdown,
   ReportConflictError,
-  sourceExcerpt,
   writeReports,
   type ReportDocument,
 } from "../../src/report/index.js";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
+import { excerptOf } from "../../src/agents/playbooks/source.js";
 
 let dir: string;
 
@@ -125,7 +125,7 @@ async function nullDereference(): Promise<ReportDocument> {
         { path: "/opt/server/bin/server", from: "0x555555555000", to: "0x555555556000" },
         { path: "/lib/x86_64-linux-gnu/libc.so.6", from: "0x7ffff7dc5000", to: "0x7ffff7f3a000" },
       ],
-      sourceExcerpt: await sourceExcerpt(source, 11, 3),
+      sourceExcerpt: excerptOf({ path: source, lines: SERVER_C.split("\n") }, 11, 3),
       evidenceExcerpts: {
         e1: "#0  handle_client (slot=3) at /src/server.c:11\n#1  main () at /src/server.c:14",
         e2: "$1 = (struct conn *) 0x0",
@@ -453,27 +453,3 @@ describe("writeReports", () => {
   });
 });
 
-describe("sourceExcerpt", () => {
-  it("reads the lines around the culprit's line, clamped to the file", async () => {
-    const source = path.join(dir, "excerpt.c");
-    await writeFile(source, SERVER_C);
-    expect(await sourceExcerpt(source, 11, 1)).toEqual({
-      file: source,
-      line: 11,
-      lines: [
-        { n: 10, text: "    /* the client may have disconnected */" },
-        { n: 11, text: "    return c->fd;" },
-        { n: 12, text: "}" },
-      ],
-    });
-    expect((await sourceExcerpt(source, 2))?.lines.map((l) => l.n)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-  });
-
-  it("is null when the source is not on disk, not a file, or shorter than the line", async () => {
-    expect(await sourceExcerpt(path.join(dir, "missing.c"), 3)).toBeNull();
-    expect(await sourceExcerpt(dir, 3)).toBeNull();
-    const source = path.join(dir, "short.c");
-    await writeFile(source, "int x;\n");
-    expect(await sourceExcerpt(source, 40)).toBeNull();
-  });
-});

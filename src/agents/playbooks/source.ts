@@ -4,6 +4,7 @@
  * by parsing: a wrong guess only costs a hypothesis that the debugger then rejects.
  */
 import { readFileSync, statSync } from "node:fs";
+import type { SourceExcerpt } from "../../report/document.js";
 
 export interface SourceFile {
   path: string;
@@ -22,6 +23,14 @@ export function readSource(path: string | null): SourceFile | null {
   } catch {
     return null;
   }
+}
+
+/** Lines `line - context` to `line + context` of `source`, clamped to the file, for the report; null past its end. */
+export function excerptOf(source: SourceFile, line: number, context = 5): SourceExcerpt | null {
+  if (line < 1 || line > source.lines.length) return null;
+  const first = Math.max(1, line - context);
+  const last = Math.min(source.lines.length, line + context);
+  return { file: source.path, line, lines: source.lines.slice(first - 1, last).map((text, i) => ({ n: first + i, text })) };
 }
 
 export function lineOf(source: SourceFile | null, n: number | null): string | null {
