@@ -1,6 +1,7 @@
 /** The crash kind of the design, decided from facts the triage gathered. Pure. */
 import type { CrashKind } from "../report/schema.js";
 import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
+import { AMBIGUOUS_FREE_MESSAGE } from "./glibc.js";
 import type { SignalRecord as Siginfo } from "../debuggers/probe.js";
 
 export interface CrashFacts {
@@ -24,6 +25,8 @@ export interface CrashFacts {
   poppedReturn?: boolean;
   /** A write ran off the top of the crashing thread's stack, from a buffer on it. */
   overranStackTop?: boolean;
+  /** The block a failed free was given has a header holding no size malloc writes. */
+  freedHeaderOverwritten?: boolean;
 }
 
 const SIGILL = 4;
@@ -63,7 +66,7 @@ export function classifyCrash(facts: CrashFacts): CrashKind {
     case SIGFPE:
       return facts.siginfo?.code === FPE_INTDIV || facts.siginfo?.code === FPE_FLTDIV ? "division-by-zero" : "unknown";
     case SIGABRT:
-      return abortKind(facts.frames, facts.abortMessage);
+      return abortKind(facts.frames, facts.abortMessage, facts.freedHeaderOverwritten);
     default:
       return "unknown";
   }
@@ -94,8 +97,11 @@ function segfaultKind(facts: CrashFacts): CrashKind {
 /** Rust's SIGSEGV handler for a guard-page hit (`std::sys::pal::unix::stack_overflow::imp::signal_handler`). */
 export const RUST_STACK_OVERFLOW_HANDLER = /^std::sys::(pal::)?unix::stack_overflow::(imp::)?signal_handler$/;
 
-/** What made the program abort: the machinery on its stack, or glibc's message. */
-export function abortKind(frames: PlacedFrame[], message: string | null): CrashKind {
+/**
+ * What made the program abort: the machinery on its stack, or glibc's message. `headerOverwritten`:
+ * the freed block's header holds no size malloc writes, so a "double free or corruption" was the corruption.
+ */
+export function abortKind(frames: PlacedFrame[], message: string | null, headerOverwritten = false): CrashKind {
   const names = frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : ""));
   const has = (pattern: RegExp) => names.some((name) => pattern.test(name));
   const says = (pattern: RegExp) => message !== null && pattern.test(message);
@@ -105,7 +111,7 @@ export function abortKind(frames: PlacedFrame[], message: string | null): CrashK
   if (has(/^_*assert(_perror)?_fail/) || has(/^_w?assert$/) || says(/Assertion `.*' failed/s)) return "assertion-failure";
   if (has(/^_*stack_chk_fail/) || says(/stack smashing detected/)) return "stack-buffer-overflow";
   if (has(/^_*(fortify_fail|chk_fail)$/) || says(/buffer overflow detected/)) return "fortify-failure";
-  if (says(/double free/)) return "double-free";
+  if (says(/double free/)) return headerOverwritten && says(AMBIGUOUS_FREE_MESSAGE) ? "heap-corruption" : "double-free";
   if (has(/^malloc_printerr$/) || says(/^(malloc|free|realloc|calloc|munmap_chunk|malloc_consolidate|corrupted|tcache)\b|corrupted/))
     return "heap-corruption";
   if (has(/^__cxa_pure_virtual$/)) return "pure-virtual-call";

@@ -21,3 +21,25 @@ export function chunkSize(words: bigint[]): { size: bigint; flags: bigint } | nu
   const size = words[1];
   return size === undefined ? null : { size: size & ~7n, flags: size & 7n };
 }
+
+/** The largest chunk size a heap of an ordinary process holds; beyond it a size field is not one malloc wrote. */
+const MAX_PLAUSIBLE_CHUNK = 1n << 32n;
+
+/** Whether a chunk's size field is one malloc writes: at least the minimum chunk, aligned, and not absurd. */
+export function plausibleChunkSize(words: bigint[]): boolean {
+  const chunk = chunkSize(words);
+  return chunk !== null && chunk.size >= 0x20n && chunk.size % 16n === 0n && chunk.size < MAX_PLAUSIBLE_CHUNK;
+}
+
+/**
+ * glibc's "double free or corruption (out)", "(!prev)" and "(top)" are said for a block freed twice
+ * and for a block whose header an overflow overwrote alike; only the block's header tells them apart.
+ * "double free detected in tcache" and "(fasttop)" check the free lists themselves.
+ */
+export const AMBIGUOUS_FREE_MESSAGE = /^double free or corruption \((out|!prev|top)\)$/;
+
+/** What a line of C frees: `free(conn->read_buffer);` → `conn->read_buffer`. */
+export function freedExpression(code: string): string | null {
+  const match = /\b(?:free|g_free|delete\s*\[\s*\]|delete)\s*\(?\s*([^;()]+?)\s*\)?\s*;/.exec(code);
+  return match?.[1]?.trim() ?? null;
+}

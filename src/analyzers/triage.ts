@@ -28,7 +28,7 @@ import {
 } from "./culprit.js";
 import { deadlockCycles, globalName, lockExpressionIn, lockWait, type DeadlockEdge, type LockWait } from "./deadlock.js";
 import { hangSummary } from "./hang.js";
-import { mutexOwnerExpression } from "./glibc.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, mutexOwnerExpression, plausibleChunkSize } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
 import { recursionOf, recursiveCallIndex, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
 import {
@@ -280,6 +280,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os, notes, options.imports ?? null)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
 
+  const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, innermost) : null;
+  if (freedHeader && !freedHeader.plausible) notes.push(freedHeader.note);
   const overran = access === "write" && overranStackTop(stackOf(files, options.regions ?? [], sp), faultAddress);
   if (overran) notes.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
   const classified = classifyCrash({
@@ -294,6 +296,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     instruction,
     poppedReturn: popped,
     overranStackTop: overran,
+    freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible,
   });
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
   const kind = exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null));
@@ -640,6 +643,28 @@ async function estimateDepth(q: Inspector, files: TargetFiles, frames: Frame[], 
   if (stack === null) return null;
   const turns = (BigInt(stack.end) - outer) / (outer - inner);
   return deepest + 1 + Number(turns) * cycle.functions.length;
+}
+
+/**
+ * The header of the block a failed free was given, read from the culprit's line (`free(s->log);`):
+ * the expression freed, evaluated in the culprit's frame, and the two words before it. Null when the
+ * line or the value cannot be read (no debug info, no source).
+ */
+async function freedBlockHeader(q: Inspector, frames: PlacedFrame[]): Promise<{ plausible: boolean; note: string } | null> {
+  const index = culpritIndex(frames);
+  const frame = index === null ? null : frames[index];
+  if (!frame?.file || frame.line === null) return null;
+  const code = (await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "";
+  const freed = freedExpression(code);
+  if (!freed) return null;
+  const words = await q.readMemory(chunkHeaderAddress(freed), CHUNK_HEADER_WORDS, { frame: frame.level });
+  if (words.length < CHUNK_HEADER_WORDS) return null;
+  const size = words[1] ?? 0n;
+  const text = textBytes(size);
+  return {
+    plausible: plausibleChunkSize(words),
+    note: `glibc says "double free or corruption", but the header of the block \`${freed}\` points to holds size ${hex(size)}${text ? ` (the bytes "${text}")` : ""}, no size malloc writes: the header was overwritten, by a write past the end of the block before it, and the free found it corrupt`,
+  };
 }
 
 /** Whether the file here is the build the dump's process ran: the same build id as the dump's copy of its first page. */

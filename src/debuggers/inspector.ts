@@ -89,8 +89,9 @@ export class Inspector {
   async disassemble(address?: Address, before?: number): Promise<Disassembly | null> {
     return this.read({ kind: "disassemble", ...(address ? { address } : {}), ...(before ? { before } : {}) });
   }
-  async readMemory(address: string, words: number): Promise<bigint[]> {
-    return (await this.read({ kind: "memory", address, count: words }))?.words ?? [];
+  /** `words` 8-byte words at `address`, an address or an expression of one evaluated in `place`. */
+  async readMemory(address: string, words: number, place: Place = {}): Promise<bigint[]> {
+    return (await this.read({ kind: "memory", address, count: words, ...place }))?.words ?? [];
   }
   async readString(address: string): Promise<string | null> {
     return (await this.read({ kind: "string", address })) ?? null;

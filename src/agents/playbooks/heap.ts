@@ -2,9 +2,10 @@
  * glibc's malloc stopped the program: a block freed twice, a pointer it never handed out, or its
  * own metadata overwritten. The culprit is where malloc noticed; the bug is often elsewhere.
  */
-import { chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, MAIN_ARENA_TOP } from "../../analyzers/index.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, MAIN_ARENA_TOP, plausibleChunkSize } from "../../analyzers/index.js";
 import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
+import type { Hypothesis } from "../../state.js";
 import type { Facts } from "./facts.js";
 import { ABORT_MESSAGE, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { conclusion, undetermined } from "./conclusions.js";
@@ -15,6 +16,10 @@ import { asciiOfWord, hex, pointerOf, printed } from "./values.js";
 
 /** Chunks read when walking the heap to the top chunk; a bigger heap is left to the user. */
 const MAX_CHUNKS = 24;
+/** Words read before a block's size field: the end of the block before it, which an overflow ran through. */
+const TAIL_WORDS = 5;
+/** Calls that copy without a bound of their own, the usual writers past a heap block's end. */
+const UNBOUNDED_COPY = /\b(strcpy|strcat|sprintf|vsprintf|gets|memcpy|memmove|wcscpy|stpcpy)\s*\(/;
 
 /** What the culprit line frees: `free(conn->read_buffer)` → `conn->read_buffer`. */
 function freedExpression(line: string | null): string | null {
@@ -40,19 +45,35 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
   const member = freed ? (/(?:->|\.)(\w+)$/.exec(freed)?.[1] ?? freed) : null;
   const print = (e: string) => facts.inCulprit(probes.evaluate(e));
   const header = freed ? facts.inCulprit(probes.memory(chunkHeaderAddress(freed), CHUNK_HEADER_WORDS)) : null;
+  // The end of the block before this one, up to this block's size field.
+  const tail = freed ? facts.inCulprit(probes.memory(`(char *)(${freed}) - ${8 * (TAIL_WORDS + 1)}`, TAIL_WORDS)) : null;
   const message = (evidence: Evidence) => evidence.find(ABORT_MESSAGE);
+  // "double free or corruption (out)" is said for both; only the block's header tells which.
+  const ambiguous = AMBIGUOUS_FREE_MESSAGE.test(facts.crash.message ?? "");
+  const copies = facts.source ? grep(facts.source, UNBOUNDED_COPY).slice(0, 4) : [];
 
   const twice: PlannedHypothesis = {
     rule: "freed-twice",
     statement: freed
       ? `\`${freed}\` was freed twice: ${where(facts.culprit)} freed it again after an earlier free left the pointer set`
       : `${where(facts.culprit)} freed a block that was already free`,
-    plan: [[freed ? print(freed) : null, owner ? print(`*${owner}`) : facts.inCulprit(probes.arguments())].filter((c) => c !== null)],
+    plan: [[freed ? print(freed) : null, owner ? print(`*${owner}`) : facts.inCulprit(probes.arguments()), ambiguous ? header : null].filter((c) => c !== null)],
     judge(evidence) {
       const c = new Citations();
       const said = message(evidence);
       const value = freed ? evidence.find(print(freed)) : null;
       const pointer = pointerOf(printed(value));
+      if (ambiguous && said?.ok) {
+        const found = header ? evidence.find(header) : null;
+        const words = wordsOf(found);
+        if (words.length < CHUNK_HEADER_WORDS) return verdict("inconclusive", `malloc's "${facts.crash.message}"${c.cite(said)} is said for a block freed twice and for a corrupted one alike, and the block's header could not be read${c.cite(found)}.`, said, found);
+        if (!plausibleChunkSize(words)) {
+          const text = asciiOfWord(words[1] ?? 0n);
+          return verdict("rejected", `malloc says "${facts.crash.message}"${c.cite(said)} for a corrupted block too, and this block's size field reads ${hex(words[1] ?? 0n)}${text ? ` ("${text}")` : ""}${c.cite(found)}, which no free leaves behind: the header was overwritten, not freed before.`, said, found);
+        }
+        const still = pointer !== null && pointer !== 0n ? ` \`${freed}\` still holds ${hex(pointer)}${c.cite(value)}: nothing cleared it after the first free.` : "";
+        return verdict("confirmed", `malloc reported "${facts.crash.message}"${c.cite(said)}, and the block's header is intact (size ${hex(chunkSize(words)?.size ?? 0n)})${c.cite(found)}: the block was not overwritten, it was already free.${still}`, said, found, value);
+      }
       if (said?.ok && /double free/.test(said.reading ?? "")) {
         const still = pointer !== null && pointer !== 0n ? ` \`${freed}\` still holds ${hex(pointer)}${c.cite(value)}: nothing cleared it after the first free.` : "";
         return verdict("confirmed", `malloc reported "${facts.crash.message}"${c.cite(said)}: the block was already in its free list.${still}`, said, value);
@@ -63,16 +84,25 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
   const corrupted: PlannedHypothesis = {
     rule: "corrupted-chunk",
     statement: "a buffer overflow corrupted the block's metadata and malloc misread it as a double free",
-    plan: [[header ?? facts.inCulprit(probes.registers())]],
+    plan: [[header ?? facts.inCulprit(probes.registers()), tail].filter((c) => c !== null)],
     judge(evidence) {
       const found = header ? evidence.find(header) : null;
       const chunk = chunkHeader(found);
       const c = new Citations();
       if (!chunk) return verdict("inconclusive", "The block's header could not be read.", found);
-      if (chunk.size >= 0x20n && chunk.size < 0x100000n && chunk.size % 16n === 0n) {
+      if (plausibleChunkSize(wordsOf(found))) {
         return verdict("rejected", `The block's header is intact: size ${hex(chunk.size)} with flags ${chunk.flags}${c.cite(found)}. An overflow into it would have left an implausible size.`, found);
       }
-      return verdict("confirmed", `The block's size field reads ${hex(chunk.size)}${c.cite(found)}, not a size malloc writes.`, found);
+      const size = wordsOf(found)[1] ?? 0n;
+      const text = asciiOfWord(size);
+      const before = tail ? evidence.find(tail) : null;
+      const tailText = textOf(wordsOf(before));
+      return verdict(
+        "confirmed",
+        `The block's size field reads ${hex(size)}${text ? ` ("${text}")` : ""}${c.cite(found)}, not a size malloc writes${tailText ? `, and the bytes before it, the end of the block in front, read "${tailText}"${c.cite(before)}: a write ran on past that block's end` : ""}.`,
+        found,
+        tailText ? before : null,
+      );
     },
   };
   const otherFrees = (): number[] => {
@@ -84,8 +114,12 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
     investigate: (rule, evidence) =>
       rule === "freed-twice"
         ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...otherFrees().slice(0, 3).map((n) => facts.list(n)), facts.inCaller(probes.locals())])
-        : [],
+        : rule === "corrupted-chunk"
+          ? notYetRun(evidence, copies.map((n) => facts.list(n)))
+          : [],
     conclude(hypotheses, evidence) {
+      const overwritten = confirmed(hypotheses, "corrupted-chunk");
+      if (overwritten) return overwrittenHeaderConclusion(facts, hypotheses, evidence, overwritten, freed, copies);
       const hit = confirmed(hypotheses, "freed-twice");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which free released the block first");
       const c = new Citations();
@@ -117,8 +151,49 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
   };
 }
 
+/**
+ * One free of a block whose header a write past the block in front had overwritten: what malloc
+ * reported, the header and the text in front of it, and the unbounded copies of the culprit's file.
+ */
+function overwrittenHeaderConclusion(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, hit: Hypothesis, freed: string | null, copies: number[]) {
+  const c = new Citations();
+  const file = basename(facts.culprit?.file ?? "");
+  const listed = copies
+    .map((n) => ({ n, found: evidence.find(facts.list(n)), fn: enclosingFunction(facts.source, n)?.name ?? null }))
+    .filter((copy) => copy.found?.ok);
+  return conclusion({ facts, evidence, hypotheses, hit }, c, {
+    summary: `The block \`${freed ?? "being freed"}\` that ${where(facts.culprit)} frees had its header overwritten before this free. ${hit.finding ?? ""} malloc reported it as "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))}, but it was one free of a corrupted block, not a second free.`,
+    cause: [
+      `A write past the end of the block in front of \`${freed ?? "it"}\` (a heap buffer overflow) overwrote its size field; the free only found the damage.`,
+      listed.length
+        ? `Copies without a bound of their own in ${file}: ${listed.map((copy) => `\`${listedCode(copy.found)}\` at ${file}:${copy.n}${copy.fn ? ` in \`${copy.fn}\`` : ""}${c.cite(copy.found)}`).join("; ")}.`
+        : "",
+    ],
+    confidence: 0.85,
+    recommendations: [
+      listed.length
+        ? `Bound the copy that writes that text into the block in front of \`${freed ?? "it"}\`${listed[0] ? ` (first candidate: ${file}:${listed[0].n}${listed[0].fn ? ` in \`${listed[0].fn}\`` : ""})` : ""} by the destination's size.`
+        : `Find the write that runs past the end of the block allocated just before \`${freed ?? "this one"}\`, and bound it by that block's size.`,
+      "Run the failing case under AddressSanitizer: it stops at the overflowing write, with the block's allocation stack.",
+    ],
+  });
+}
+
+/** The text the words end with: the longest run of wholly printable words at their end; null when the last is not text. */
+function textOf(words: bigint[]): string | null {
+  const text: string[] = [];
+  for (const word of [...words].reverse()) {
+    const ascii = asciiOfWord(word);
+    if (ascii === null) break;
+    text.unshift(ascii);
+  }
+  return text.length > 0 ? text.join("") : null;
+}
+
 export function heapCorruptionPlaybook(facts: Facts): Playbook {
   const message = facts.crash.message ?? "";
+  // A "double free or corruption" that triage found to be corruption: the same two hypotheses decide it.
+  if (AMBIGUOUS_FREE_MESSAGE.test(message)) return doubleFreePlaybook(facts);
   const invalidFree = /invalid pointer|invalid size|munmap_chunk/.test(message);
   return invalidFree ? invalidFreePlaybook(facts) : overflowPlaybook(facts);
 }
