@@ -21,6 +21,7 @@ import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/inde
 import { counted } from "./report/numbers.js";
 import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
+import { Resources } from "./resources.js";
 import { reopenDump } from "./session-dump.js";
 import { buildAnalysisGraph } from "./workflows.js";
 
@@ -78,23 +79,19 @@ export function modelDownLine(down: ModelDown): string {
 export async function analyze(issue: string | null, options: AnalysisOptions): Promise<AnalysisResult> {
   const started = performance.now();
   const [models, opened] = await bothOrClose(resolveModels(options.models), options.opening ?? openDump(options.open));
-  let session: { id: string } | null = null;
-  try {
-    for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
-      if (warning) options.progress(`warning: ${warning}`);
-    }
-    session = createSession(options.sessionsDir, {
-      dump: opened.dump.path,
-      executable: opened.executable,
-      debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
-      issue,
-    });
-    options.progress(`session ${session.id}; models: ${models.describe()}`);
-    return await run(session.id, opened, models, options, started, (runtime) => startingState(runtime, issue));
-  } catch (error) {
-    if (session === null) await opened.session.close();
-    throw error;
+  await using owned = new Resources();
+  owned.defer(() => opened.session.close());
+  for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
+    if (warning) options.progress(`warning: ${warning}`);
   }
+  const session = createSession(options.sessionsDir, {
+    dump: opened.dump.path,
+    executable: opened.executable,
+    debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
+    issue,
+  });
+  options.progress(`session ${session.id}; models: ${models.describe()}`);
+  return run(session.id, opened, owned.move(), models, options, started, (runtime) => startingState(runtime, issue));
 }
 
 /** The models and the open dump, found at once; when either fails, the other's debugger is closed. */
@@ -111,8 +108,10 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is ${join(options.outDir, `${id}.md`)}`);
   const models = await resolveModels(options.models);
   const opened = await reopenDump(meta, options.open);
+  await using owned = new Resources();
+  owned.defer(() => opened.session.close());
   options.progress(`resuming session ${id}; models: ${models.describe()}`);
-  return run(id, opened, models, options, started, async (runtime, graph, config) => {
+  return run(id, opened, owned.move(), models, options, started, async (runtime, graph, config) => {
     const saved = await graph.getState(config);
     const values = saved.values as State;
     // Killed before the first checkpoint: start over; triage's commands come from the store.
@@ -147,11 +146,13 @@ type RunConfig = { configurable: { thread_id: string; runtime: Runtime }; recurs
 /**
  * The part analyze and resume share: the session's store, transcript, executor and checkpointer
  * around the open dump; the graph, from `start`'s input or (when it returns null) the last checkpoint;
- * the reports; and the session's final state. Everything opened here is closed here.
+ * the reports; and the session's final state. What it is handed (the open dump) and everything it
+ * opens are closed when it ends.
  */
 async function run(
   id: string,
   opened: OpenedDump,
+  handed: Resources,
   models: Models,
   options: AnalysisOptions,
   started: number,
@@ -159,16 +160,14 @@ async function run(
 ): Promise<AnalysisResult> {
   const root = options.sessionsDir;
   const paths = sessionPaths(root, id);
-  let release: (() => void) | null = null;
-  let store: EvidenceStore | null = null;
-  let transcript: Transcript | null = null;
-  let checkpoints: Database.Database | null = null;
+  await using resources = handed;
+  // Released after the session folder's files below are closed, which it guards.
+  resources.defer(acquireSessionLock(root, id));
   try {
-    release = acquireSessionLock(root, id);
     const firstRun = loadSession(root, id).state === "created";
     updateSession(root, id, { state: "running" });
-    store = EvidenceStore.open(paths.evidenceDb);
-    transcript = Transcript.open(root, id);
+    const store = resources.use(EvidenceStore.open(paths.evidenceDb));
+    const transcript = resources.use(Transcript.open(root, id));
     const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, ...(options.open.timeoutMs ? { timeoutMs: options.open.timeoutMs } : {}) });
     const usage = new Usage();
     options.onInterrupt?.(() => {
@@ -202,7 +201,7 @@ async function run(
       unclaimedMs: 0,
       unclaimedUsage: null,
     };
-    checkpoints = new Database(paths.evidenceDb);
+    const checkpoints = resources.use(new Database(paths.evidenceDb));
     // As the evidence store's connection: a checkpoint survives a killed process without an fsync each.
     checkpoints.pragma("synchronous = NORMAL");
     const graph = buildAnalysisGraph(new SqliteSaver(checkpoints));
@@ -223,14 +222,8 @@ async function run(
     await options.afterReport?.({ sessionId: id, report: document.report, files, store, executor, transcript, models, redactor: runtime.redactor });
     return { sessionId: id, report: document.report, files, state };
   } catch (error) {
-    if (release) updateSession(root, id, { state: "failed" });
+    updateSession(root, id, { state: "failed" });
     throw error;
-  } finally {
-    checkpoints?.close();
-    transcript?.close();
-    store?.close();
-    await opened.session.close();
-    release?.();
   }
 }
 

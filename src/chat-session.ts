@@ -12,8 +12,9 @@ import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSessio
 import { EvidenceStore } from "./evidence/store.js";
 import type { ChatExchange } from "./report/index.js";
 import { CommandExecutor } from "./agents/executor.js";
+import { Resources } from "./resources.js";
 
-export interface ChatSession {
+export interface ChatSession extends AsyncDisposable {
   meta: SessionMeta;
   /** The session's folder. */
   dir: string;
@@ -27,7 +28,7 @@ export interface ChatSession {
   /** One-line warnings from opening the dump. */
   warnings: string[];
   /** Releases what this chat opened, and only that. */
-  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export interface OpenChatSessionOptions {
@@ -43,33 +44,35 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
   const { root, id } = options;
   const meta = loadSession(root, id);
   const paths = sessionPaths(root, id);
-  const release = acquireSessionLock(root, id);
-  const opened: Array<() => unknown> = [release];
-  const closeAll = async () => {
-    for (const close of opened.reverse()) await close();
+  // Until the session is returned, a failure closes what was opened; then its caller owns them.
+  await using opening = new Resources();
+  opening.defer(acquireSessionLock(root, id));
+  const open = options.openOptions(meta.dump);
+  const dump = await reopenDump(meta, open);
+  opening.defer(() => dump.session.close());
+  const store = opening.use(EvidenceStore.open(paths.evidenceDb));
+  const transcript = opening.use(Transcript.open(root, id));
+  const executor = new CommandExecutor({
+    session: dump.session,
+    store,
+    transcript,
+    unsafe: options.unsafe,
+    ...(open.timeoutMs !== undefined ? { timeoutMs: open.timeoutMs } : {}),
+  });
+  // A session chatted in is in use: `sessions cleanup --days` goes by this date.
+  updateSession(root, id, {});
+  const owned = opening.move();
+  return {
+    meta,
+    dir: paths.dir,
+    store,
+    executor,
+    vocabulary: dump.session.vocabulary,
+    dump: dump.dump,
+    transcript,
+    warnings: [...dump.warnings, ...[debuggerWarningsLine(dump.session.backend, dump.debuggerWarnings)].filter((line): line is string => line !== null)],
+    [Symbol.asyncDispose]: () => owned[Symbol.asyncDispose](),
   };
-  try {
-    const open = options.openOptions(meta.dump);
-    const dump = await reopenDump(meta, open);
-    opened.push(() => dump.session.close());
-    const store = EvidenceStore.open(paths.evidenceDb);
-    opened.push(() => store.close());
-    const transcript = Transcript.open(root, id);
-    opened.push(() => transcript.close());
-    const executor = new CommandExecutor({
-      session: dump.session,
-      store,
-      transcript,
-      unsafe: options.unsafe,
-      ...(open.timeoutMs !== undefined ? { timeoutMs: open.timeoutMs } : {}),
-    });
-    // A session chatted in is in use: `sessions cleanup --days` goes by this date.
-    updateSession(root, id, {});
-    return { meta, dir: paths.dir, store, executor, vocabulary: dump.session.vocabulary, dump: dump.dump, transcript, warnings: [...dump.warnings, ...[debuggerWarningsLine(dump.session.backend, dump.debuggerWarnings)].filter((line): line is string => line !== null)], close: closeAll };
-  } catch (error) {
-    await closeAll();
-    throw error;
-  }
 }
 
 /** The session `analyze --chat` has open: used as it is, and left for the analysis to close. */
@@ -86,7 +89,7 @@ export function adoptChatSession(
     vocabulary: open.executor.vocabulary,
     dump: dumpNotes(meta.dump),
     warnings: [],
-    close: async () => undefined,
+    [Symbol.asyncDispose]: async () => undefined,
   };
 }
 

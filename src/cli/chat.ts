@@ -89,7 +89,7 @@ export async function chat(sessionId: string, flags: ChatFlags): Promise<void> {
 
 /** The chat over one session, until the user leaves; from a session id, or over `analyze`'s open session. */
 export async function runChat(options: RunChatOptions): Promise<void> {
-  const session = options.open
+  await using session = options.open
     ? adoptChatSession(options.root, options.sessionId, options.open)
     : await openChatSession({
         root: options.root,
@@ -97,19 +97,15 @@ export async function runChat(options: RunChatOptions): Promise<void> {
         openOptions: (dump) => (options.dumpFlags ? openOptions(dump, options.dumpFlags) : { dump }),
         unsafe: options.unsafe ?? false,
       });
-  try {
-    for (const warning of session.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
-    const facts = await loadFacts({ sessionDir: session.dir, reportsDir: options.outDir, sessionId: options.sessionId }, session.executor, session.dump);
-    for (const warning of facts.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
-    // A chat on its own (not after an analysis) learns the dump's environment values itself, so
-    // they are masked before a question's context leaves the machine.
-    const redactor =
-      options.redactor ??
-      new Redactor({ envValues: options.models.redact && leavesMachine(options.models) ? await readEnvironment(session.executor.asker("chat")) : [] });
-    await new ChatRepl(session, facts, { ...options, redactor }).run();
-  } finally {
-    await session.close();
-  }
+  for (const warning of session.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
+  const facts = await loadFacts({ sessionDir: session.dir, reportsDir: options.outDir, sessionId: options.sessionId }, session.executor, session.dump);
+  for (const warning of facts.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
+  // A chat on its own (not after an analysis) learns the dump's environment values itself, so
+  // they are masked before a question's context leaves the machine.
+  const redactor =
+    options.redactor ??
+    new Redactor({ envValues: options.models.redact && leavesMachine(options.models) ? await readEnvironment(session.executor.asker("chat")) : [] });
+  await new ChatRepl(session, facts, { ...options, redactor }).run();
 }
 
 const PROMPT = "dumpdbg> ";
