@@ -28,6 +28,7 @@ import {
 } from "./culprit.js";
 import { deadlockCycles, globalName, lockExpressionIn, lockWait, type DeadlockEdge, type LockWait } from "./deadlock.js";
 import { hangSummary } from "./hang.js";
+import { exceptionText, readManaged, withManaged } from "./managed.js";
 import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, mutexOwnerExpression, plausibleChunkSize } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
 import { recursionOf, recursiveCallIndex, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
@@ -276,9 +277,12 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
 
   // A hung process is dumped without a signal, or killed from outside (kill -ABRT/-QUIT).
   const externallyStopped = (signal === null && exception === null) || (siginfo !== null && siginfo.code === 0);
-  const { cycles, framesOf } = externallyStopped
+  const { cycles: lockCycles, framesOf } = externallyStopped
     ? await findDeadlocks(q, threads, moduleAt, files, isOwnCode, os, notes, options.imports ?? null)
     : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
+  // A .NET dump (null for any other): SOS's managed side, whose monitor cycles are a hang's too.
+  const dotnet = exception?.code === CLR_EXCEPTION || externallyStopped ? await readManaged(q, exception === null ? "hang" : "exception") : null;
+  const cycles = [...lockCycles, ...(dotnet?.cycles ?? [])];
 
   const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, innermost) : null;
   if (freedHeader && !freedHeader.plausible) notes.push(freedHeader.note);
@@ -313,7 +317,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const hang = kind === "unknown" && externallyStopped && cycles.length === 0 ? hangSummary(framesOf) : null;
   const sentText = sent && kind === "unknown" && siginfo && signal !== null ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame) : null;
   // A .NET exception: what the runtime died with names its type and message (SOS's `!pe` under cdb).
-  const managed = exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
+  const managed = dotnet ? exceptionText(dotnet.exception) : exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
   const message =
     managed ??
     verdict?.message ??
@@ -360,7 +364,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     deadlock: kind === "deadlock" ? { cycle: cycles.flat() } : null,
   };
 
-  return {
+  return withManaged<TriageResult>({
     crash,
     os: os ?? null,
     frames: culprit === null ? threadFrames : threadFrames.slice(culprit),
@@ -380,7 +384,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     packages,
     smashed: kind !== "stack-buffer-overflow" || signal !== 11 ? null : overran ? "ran-off-top" : popped ? "returned" : "faulting-ret",
     faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(threadFrames.slice(0, culprit), allRegisters, toBigInt(crash.faultAddress), os, pcForeign?.path ?? null) : null,
-  };
+  }, dotnet);
 }
 
 /**

@@ -1,10 +1,25 @@
 /**
  * The one interface to ask a dump for the model: threads, a thread's frames, registers, memory,
- * strings, variables, values, code, symbols, a frame's CFA. Every question is a probe that the
+ * strings, variables, values, code, symbols, a frame's CFA, and .NET's managed side. Every question is a probe that the
  * backend renders in its own syntax; whoever supplies `ask` decides where the output goes (the
  * analysis's executor keeps it as evidence; `dumpdbg triage` only reads it).
  */
-import type { Address, Backtrace, Disassembly, Register, SourceLine, SymbolAt, ThreadBacktrace, ThreadSummary, Variable } from "./model.js";
+import type {
+  Address,
+  Backtrace,
+  Disassembly,
+  HeapTypeStat,
+  ManagedException,
+  ManagedStack,
+  ManagedThread,
+  MonitorLock,
+  Register,
+  SourceLine,
+  SymbolAt,
+  ThreadBacktrace,
+  ThreadSummary,
+  Variable,
+} from "./model.js";
 import type { Place, Probe, Reading, SharedLibrary, SignalRecord, TargetFiles, Vocabulary } from "./probe.js";
 import type { CommandErrorType, DebuggerSession } from "./session.js";
 
@@ -119,5 +134,25 @@ export class Inspector {
   }
   async abortMessage(): Promise<string | null> {
     return (await this.read({ kind: "abort-message" })) ?? null;
+  }
+  /** The managed threads; null when the debugger reads no .NET runtime in this dump. */
+  async managedThreads(): Promise<ManagedThread[] | null> {
+    return (await this.read({ kind: "managed-threads" })) ?? null;
+  }
+  /** One thread's managed frames (null: the selected thread's). */
+  async managedStack(thread: number | null = null): Promise<ManagedStack | null> {
+    return (await this.read({ kind: "managed-stack", ...(thread === null ? {} : { thread }) })) ?? null;
+  }
+  async managedStacks(): Promise<ManagedStack[]> {
+    return (await this.read({ kind: "managed-stacks" })) ?? [];
+  }
+  async managedException(): Promise<ManagedException | null> {
+    return (await this.read({ kind: "managed-exception" })) ?? null;
+  }
+  async monitorLocks(): Promise<MonitorLock[]> {
+    return (await this.read({ kind: "managed-locks" })) ?? [];
+  }
+  async managedHeap(): Promise<HeapTypeStat[]> {
+    return (await this.read({ kind: "managed-heap" })) ?? [];
   }
 }

@@ -202,3 +202,72 @@ export function toBigInt(address: string | null): bigint | null {
     return null;
   }
 }
+
+/**
+ * .NET's side of a process, as the runtime's debugger extension (SOS) reads it: JIT-compiled code
+ * has no symbols for a native debugger, so its threads, frames, exceptions and locks are the
+ * runtime's to tell.
+ */
+export interface ManagedThread {
+  /** The debugger's thread number; null for a thread the OS no longer has. */
+  thread: number | null;
+  managedId: number;
+  osThreadId: number;
+  /** Monitors the thread holds. */
+  lockCount: number;
+  /** The type of the exception the thread holds (its last thrown), when it holds one. */
+  exception: string | null;
+  /** What the runtime uses the thread for: `Finalizer`, `Threadpool Worker`. */
+  role: string | null;
+}
+
+/** A managed frame, innermost first. */
+export interface ManagedFrame {
+  /** `Namespace.Type.Method(ArgTypes)`; null for a frame the runtime does not name. */
+  function: string | null;
+  /** The assembly, when the listing names it. */
+  module: string | null;
+  /** From the assembly's PDB, when the runtime found it. */
+  file: string | null;
+  line: number | null;
+  /** A transition frame of the runtime itself (`[HelperMethodFrame_1OBJ: …]`), not a method. */
+  runtime: boolean;
+  parameters: Variable[];
+  locals: Variable[];
+}
+
+export interface ManagedStack {
+  /** The debugger's thread number; null when the listing does not say. */
+  thread: number | null;
+  osThreadId: number;
+  frames: ManagedFrame[];
+}
+
+/** A .NET exception: its type and message, and the frames it was thrown through. */
+export interface ManagedException {
+  type: string;
+  message: string | null;
+  /** The exception object's address. */
+  object: Address | null;
+  /** As the runtime recorded it (innermost first); empty when the listing has none. */
+  stack: ManagedFrame[];
+}
+
+/** A monitor (`lock (obj)`) some thread holds. */
+export interface MonitorLock {
+  /** The locked object's address and type. */
+  object: Address;
+  type: string;
+  /** The debugger's number of the owning thread; null when the OS no longer has it. */
+  ownerThread: number | null;
+  ownerOsThreadId: number;
+  /** Threads waiting to enter it. */
+  waiters: number;
+}
+
+/** Objects of one type on the managed heap. */
+export interface HeapTypeStat {
+  type: string;
+  count: number;
+  bytes: number;
+}

@@ -8,7 +8,22 @@
  * Probes are plain data: they are kept in the graph's checkpointed state (a hypothesis' plan) and
  * a resumed run renders them again to find their evidence.
  */
-import type { Address, Backtrace, Disassembly, Register, SourceLine, SymbolAt, ThreadBacktrace, ThreadSummary, Variable } from "./model.js";
+import type {
+  Address,
+  Backtrace,
+  Disassembly,
+  HeapTypeStat,
+  ManagedException,
+  ManagedStack,
+  ManagedThread,
+  MonitorLock,
+  Register,
+  SourceLine,
+  SymbolAt,
+  ThreadBacktrace,
+  ThreadSummary,
+  Variable,
+} from "./model.js";
 
 /** Where a probe runs: a thread (null: the thread the debugger selected on opening the dump) and a frame. */
 export interface Place {
@@ -69,6 +84,22 @@ export type Probe =
   | { kind: "mappings" }
   /** The C library's abort message, when abort was called with one (assert, malloc's checks). */
   | { kind: "abort-message" }
+  /**
+   * .NET's side of the process, read through the runtime's debugger extension (SOS). A backend
+   * that has none here renders these harmlessly and reads nothing: the managed threads' null says
+   * "no managed runtime to read", which is how the layers above tell a .NET dump.
+   */
+  | { kind: "managed-threads" }
+  /** One thread's managed frames with their parameters and locals (null: the selected thread). */
+  | { kind: "managed-stack"; thread?: number | null }
+  /** Every thread's managed frames. */
+  | { kind: "managed-stacks" }
+  /** The managed exception the selected thread holds: what the runtime died with. */
+  | { kind: "managed-exception" }
+  /** The monitors held, by whom, and how many wait for them. */
+  | { kind: "managed-locks" }
+  /** Objects on the managed heap, per type. */
+  | { kind: "managed-heap" }
   /** Moves the debugger's selection to a thread, or to a frame of the selected thread. */
   | { kind: "select"; thread: number }
   | { kind: "select"; frame: number }
@@ -106,6 +137,13 @@ export interface Readings {
   sections: TargetFiles;
   mappings: Mapping[];
   "abort-message": string | null;
+  /** Null when there is no managed runtime the debugger can read. */
+  "managed-threads": ManagedThread[] | null;
+  "managed-stack": ManagedStack | null;
+  "managed-stacks": ManagedStack[];
+  "managed-exception": ManagedException | null;
+  "managed-locks": MonitorLock[];
+  "managed-heap": HeapTypeStat[];
   select: string;
   command: string;
 }

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { triage } from "../../src/analyzers/triage.js";
 import { CdbSession } from "../../src/debuggers/cdb/cdb-session.js";
 import { parseExceptionRecord } from "../../src/debuggers/cdb/text/exception.js";
-import { managedDeadlocks, parseClrStacks, parsePrintException, parseSyncBlocks } from "../../src/debuggers/cdb/text/sos.js";
+import { monitorCycles } from "../../src/analyzers/managed.js";
+import { parseClrStacks, parsePrintException, parseSyncBlocks } from "../../src/debuggers/cdb/text/sos.js";
 import { DebuggerError } from "../../src/debuggers/errors.js";
 import { askSession } from "../../src/debuggers/inspector.js";
 import { MANAGED_CRASH, NATIVE } from "../helpers/cdb-transcripts.js";
@@ -218,14 +219,14 @@ describe("CdbSession on .NET dumps", () => {
     expect(parsePrintException(exception.output)).toMatchObject({ type: "System.NullReferenceException", message: "Object reference not set to an instance of an object." });
   });
 
-  it("triages a .NET crash: an uncaught exception, what the runtime died with from !pe, and no culprit in the CLR", async () => {
+  it("triages a .NET crash: an uncaught exception, what the runtime died with from !pe, the culprit the program's managed method", async () => {
     const { session } = await open(managedCrashScript(true));
     const exception = parseExceptionRecord(MANAGED_CRASH.analyze);
     const result = await triage(askSession(session), { stopReason: exception, platform: { os: "windows", arch: "x86_64", pointerSize: 8 } });
     expect(result.crash).toMatchObject({ kind: "uncaught-exception", signal: "CLR exception (.NET)", signalCode: "0xe0434352", message: "System.NullReferenceException: Object reference not set to an instance of an object." });
-    // JIT-compiled code has no symbols for cdb; the CLR's own frames are never the culprit.
-    expect(result.crash.culprit).toEqual({ function: null, file: null, line: null, frame: null, module: null });
-    expect(result.commands).toContain("!pe");
+    // JIT-compiled code has no symbols for cdb: SOS's !clrstack names it; the CLR's own frames are never the culprit.
+    expect(result.crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: null });
+    expect(result.commands).toEqual(expect.arrayContaining(["!threads", "!pe", "!clrstack -a", "!dumpheap -stat"]));
   });
 
   it("names a .NET crash by its HRESULT when SOS is missing", async () => {
@@ -246,7 +247,7 @@ describe("CdbSession on .NET dumps", () => {
     const { session } = await open(managedDeadlockScript());
     const blocks = parseSyncBlocks((await session.run("!syncblk")).output);
     const stacks = parseClrStacks((await session.run("~*e !clrstack -a")).output);
-    const cycles = managedDeadlocks(stacks, blocks);
+    const cycles = monitorCycles(stacks, blocks);
     expect(cycles.map((cycle) => cycle.map((wait) => [wait.thread, wait.heldByThread, wait.line]))).toEqual([[[5, 6, 21], [6, 5, 21]]]);
   });
 });

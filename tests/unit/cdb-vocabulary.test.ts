@@ -17,7 +17,7 @@ import { cdbManagedVocabulary, cdbVocabulary } from "../../src/debuggers/cdb/voc
 import { parsePlaced } from "../../src/debuggers/cdb/place.js";
 import { parseAnalyze, parseExceptionRecord } from "../../src/debuggers/cdb/text/exception.js";
 import { clrModule, parseModuleList } from "../../src/debuggers/cdb/text/modules.js";
-import { managedDeadlocks, parseClrStacks, parseClrThreads, parseHeapStatistics, parsePrintException, parseSyncBlocks } from "../../src/debuggers/cdb/text/sos.js";
+import { parseClrStacks, parseClrThreads, parseHeapStatistics, parsePrintException, parseSyncBlocks } from "../../src/debuggers/cdb/text/sos.js";
 import { memoryAccess } from "../../src/analyzers/x86-64.js";
 import { probes, type Probe } from "../../src/debuggers/probe.js";
 import { MANAGED_CRASH, MANAGED_DEADLOCK, NATIVE } from "../helpers/cdb-transcripts.js";
@@ -335,7 +335,7 @@ describe("the exception: `.exr -1`, `.lastevent` and `!analyze -v`", () => {
     const report = parseAnalyze(MANAGED_CRASH.analyze);
     expect(report.exception).toMatchObject({ code: "0xe0434352", flags: 1, address: "0x7ffb11aac319" });
     expect(report.exception?.parameters).toHaveLength(5);
-    expect(report.managed).toEqual({ type: "System.NullReferenceException", message: "Object reference not set to an instance of an object.", object: "0x1f2a5000f10" });
+    expect(report.managed).toEqual({ type: "System.NullReferenceException", message: "Object reference not set to an instance of an object.", object: "0x1f2a5000f10", stack: [] });
     expect(report.culprit.function).toBe("OrderService.Pricing.Discount");
     expect(report.bucket).toMatch(/^CLR_EXCEPTION_System\.NullReferenceException_80004003_/);
     const verdict = report.exception && readException(report.exception, { stackExhausted: false, instruction: null });
@@ -363,23 +363,30 @@ describe("the exception: `.exr -1`, `.lastevent` and `!analyze -v`", () => {
 
   it("takes the managed type from the bucket when !analyze printed no SOS lines", () => {
     const report = parseAnalyze("FAILURE_BUCKET_ID:  CLR_EXCEPTION_System.InvalidOperationException_80131509_App.dll!App.Run\n");
-    expect(report.managed).toEqual({ type: "System.InvalidOperationException", message: null, object: null });
+    expect(report.managed).toEqual({ type: "System.InvalidOperationException", message: null, object: null, stack: [] });
   });
 });
 
 describe("SOS, for .NET dumps", () => {
-  it("reads !threads: cdb's number, the OS id, what each thread is or the exception it holds; a dead thread has no number", () => {
+  it("reads !threads: cdb's number, the OS id, the exception each holds and what the runtime uses it for; a dead thread has no number", () => {
     expect(parseClrThreads(MANAGED_CRASH.threads)).toEqual([
-      { debuggerId: 0, managedId: 1, osId: 0x1b3c, threadObject: "0x1f2a3b4c5d0", lockCount: 0, note: "System.NullReferenceException 000001f2a5000f10" },
-      { debuggerId: 4, managedId: 2, osId: 0x2d40, threadObject: "0x1f2a3b612a0", lockCount: 0, note: "(Finalizer)" },
-      { debuggerId: null, managedId: 3, osId: 0, threadObject: "0x1f2a3b7a0f0", lockCount: 0, note: "(Threadpool Worker)" },
+      { thread: 0, managedId: 1, osThreadId: 0x1b3c, lockCount: 0, exception: "System.NullReferenceException", role: null },
+      { thread: 4, managedId: 2, osThreadId: 0x2d40, lockCount: 0, exception: null, role: "Finalizer" },
+      { thread: null, managedId: 3, osThreadId: 0, lockCount: 0, exception: null, role: "Threadpool Worker" },
     ]);
+    // What SOS prints when it cannot read the runtime is no thread list: no managed side, not an empty one.
+    expect(parseClrThreads("Failed to find runtime module (coreclr.dll or clr.dll or libcoreclr.so), 0x80004002\nExtension commands need it in order to have something to do.")).toBeNull();
+  });
+
+  it("reads a thread that holds an exception besides its role", () => {
+    const row = "   6    7     3e54 000001F2A3B7A0F0  1029220 Preemptive  000001F2A5004A10:000001F2A5006000 000001f2a3b2a0e0 0     MTA (Threadpool Worker) System.InvalidOperationException 000001f2a5003b80";
+    expect(parseClrThreads(`ThreadCount:      1\n${row}`)).toEqual([{ thread: 6, managedId: 7, osThreadId: 0x3e54, lockCount: 0, exception: "System.InvalidOperationException", role: "Threadpool Worker" }]);
   });
 
   it("reads !clrstack -a: managed frames with file and line, parameters and locals, runtime frames marked", () => {
     const [stack] = parseClrStacks(MANAGED_CRASH.clrstack);
-    expect(stack?.osId).toBe(0x1b3c);
-    expect(stack?.debuggerId).toBe(0);
+    expect(stack?.osThreadId).toBe(0x1b3c);
+    expect(stack?.thread).toBe(0);
     expect(stack?.frames.map((f) => [f.function, f.file, f.line, f.runtime])).toEqual([
       ["OrderService.Pricing.Discount(OrderService.Order)", "C:\\app\\src\\Pricing.cs", 27, false],
       ["OrderService.Program.Main(System.String[])", "C:\\app\\src\\Program.cs", 12, false],
@@ -390,39 +397,79 @@ describe("SOS, for .NET dumps", () => {
     expect(stack?.frames[1]?.locals).toEqual([]);
   });
 
-  it("reads !pe: the exception's type, message and object; none on a thread without one", () => {
-    expect(parsePrintException(MANAGED_CRASH.printException)).toEqual({ type: "System.NullReferenceException", message: "Object reference not set to an instance of an object.", object: "0x1f2a5000f10" });
+  it("reads the assembly newer SOS puts before a method", () => {
+    const [stack] = parseClrStacks("OS Thread Id: 0x1b3c (0)\n        Child SP               IP Call Site\n000000000014F2B0 00007FFA1B2C3D4E OrderService.dll!OrderService.Pricing.Discount(OrderService.Order) [C:\\app\\src\\Pricing.cs @ 27]");
+    expect(stack?.frames[0]).toMatchObject({ function: "OrderService.Pricing.Discount(OrderService.Order)", module: "OrderService.dll", line: 27 });
+  });
+
+  it("reads !pe: the exception's type, message, object and the frames it was thrown through; none on a thread without one", () => {
+    const exception = parsePrintException(MANAGED_CRASH.printException);
+    expect(exception).toMatchObject({ type: "System.NullReferenceException", message: "Object reference not set to an instance of an object.", object: "0x1f2a5000f10" });
+    expect(exception?.stack.map((f) => [f.module, f.function, f.line])).toEqual([
+      ["OrderService", "OrderService.Pricing.Discount(OrderService.Order)", null],
+      ["OrderService", "OrderService.Program.Main(System.String[])", null],
+    ]);
     expect(parsePrintException(MANAGED_CRASH.noException)).toBeNull();
   });
 
   it("reads !dumpheap -stat, digits grouped or not", () => {
     expect(parseHeapStatistics(MANAGED_CRASH.heap)).toEqual([
-      { methodTable: "0x7ffa1b2c4a10", count: 1, totalSize: 24, type: "System.Object" },
-      { methodTable: "0x7ffa1b2c7f88", count: 14, totalSize: 672, type: "OrderService.Order" },
-      { methodTable: "0x7ffa1b2c5b20", count: 1204, totalSize: 58912, type: "System.String" },
+      { type: "System.Object", count: 1, bytes: 24 },
+      { type: "OrderService.Order", count: 14, bytes: 672 },
+      { type: "System.String", count: 1204, bytes: 58912 },
     ]);
   });
 
-  it("reads !syncblk: each held monitor's object, type and owner", () => {
+  it("reads !syncblk: each held monitor's object, type, owner and waiters", () => {
     expect(parseSyncBlocks(MANAGED_DEADLOCK.syncblk)).toEqual([
-      { object: "0x1f2a5001100", type: "Bank.Account", monitorHeld: 3, recursion: 1, ownerOsId: 0x2d40, ownerDebuggerId: 5 },
-      { object: "0x1f2a5001118", type: "Bank.Account", monitorHeld: 3, recursion: 1, ownerOsId: 0x3e54, ownerDebuggerId: 6 },
+      { object: "0x1f2a5001100", type: "Bank.Account", ownerThread: 5, ownerOsThreadId: 0x2d40, waiters: 1 },
+      { object: "0x1f2a5001118", type: "Bank.Account", ownerThread: 6, ownerOsThreadId: 0x3e54, waiters: 1 },
     ]);
   });
+});
 
-  it("finds the managed deadlock: each thread waits in ReliableEnter for the monitor the other holds", () => {
-    const cycles = managedDeadlocks(parseClrStacks(MANAGED_DEADLOCK.clrstacks), parseSyncBlocks(MANAGED_DEADLOCK.syncblk));
-    expect(cycles).toEqual([
-      [
-        { thread: 5, function: "Bank.Ledger.Transfer(Bank.Account, Bank.Account, Int32)", file: "C:\\bank\\Ledger.cs", line: 21, lock: "0x1f2a5001118 (Bank.Account)", heldByThread: 6 },
-        { thread: 6, function: "Bank.Ledger.Transfer(Bank.Account, Bank.Account, Int32)", file: "C:\\bank\\Ledger.cs", line: 21, lock: "0x1f2a5001100 (Bank.Account)", heldByThread: 5 },
-      ],
-    ]);
+describe("the managed probes", () => {
+  const managed: Probe[] = [
+    { kind: "managed-threads" },
+    { kind: "managed-stack" },
+    { kind: "managed-stack", thread: 5 },
+    { kind: "managed-stacks" },
+    { kind: "managed-exception" },
+    { kind: "managed-locks" },
+    { kind: "managed-heap" },
+  ];
+
+  it("are SOS's commands where SOS is loaded, another thread's stack through ~Ne so the selection stays", () => {
+    expect(managed.map((probe) => cdbManagedVocabulary.render(probe))).toEqual(["!threads", "!clrstack -a", "~5e !clrstack -a", "~*e !clrstack -a", "!pe", "!syncblk", "!dumpheap -stat"]);
   });
 
-  it("finds no deadlock when the owner of the awaited monitor waits for nothing", () => {
-    const stacks = parseClrStacks(MANAGED_DEADLOCK.clrstacks).filter((stack) => stack.debuggerId !== 6);
-    expect(managedDeadlocks(stacks, parseSyncBlocks(MANAGED_DEADLOCK.syncblk))).toEqual([]);
+  it("read SOS's listings into the model", () => {
+    const read = cdbManagedVocabulary.read;
+    expect(read({ kind: "managed-threads" }, MANAGED_CRASH.threads)).toHaveLength(3);
+    expect(read({ kind: "managed-stack" }, MANAGED_CRASH.clrstack)?.frames[0]?.function).toBe("OrderService.Pricing.Discount(OrderService.Order)");
+    expect(read({ kind: "managed-stacks" }, MANAGED_DEADLOCK.clrstacks).map((s) => s.thread)).toEqual([0, 5, 6]);
+    expect(read({ kind: "managed-exception" }, MANAGED_CRASH.printException)?.type).toBe("System.NullReferenceException");
+    expect(read({ kind: "managed-locks" }, MANAGED_DEADLOCK.syncblk).map((lock) => lock.ownerThread)).toEqual([5, 6]);
+    expect(read({ kind: "managed-heap" }, MANAGED_CRASH.heap).map((stat) => stat.type)).toContain("OrderService.Order");
+  });
+
+  it("without SOS ask for the module list and read no managed side, whatever it lists", () => {
+    for (const probe of managed) expect(render(probe)).toBe("lm");
+    expect(read({ kind: "managed-threads" }, MANAGED_CRASH.modules)).toBeNull();
+    expect(read({ kind: "managed-stack" }, MANAGED_CRASH.modules)).toBeNull();
+    expect(read({ kind: "managed-exception" }, MANAGED_CRASH.modules)).toBeNull();
+    expect(read({ kind: "managed-stacks" }, MANAGED_CRASH.modules)).toEqual([]);
+    expect(read({ kind: "managed-locks" }, MANAGED_CRASH.modules)).toEqual([]);
+    expect(read({ kind: "managed-heap" }, MANAGED_CRASH.modules)).toEqual([]);
+  });
+
+  it("are recognised in SOS's spellings where SOS is loaded, and round-trip", () => {
+    expect(cdbManagedVocabulary.recognise("!clrthreads")).toEqual({ kind: "managed-threads" });
+    expect(cdbManagedVocabulary.recognise("!sos.printexception")).toEqual({ kind: "managed-exception" });
+    expect(cdbManagedVocabulary.recognise("~6e !clrstack -a")).toEqual({ kind: "managed-stack", thread: 6 });
+    expect(cdbManagedVocabulary.recognise("[thread 2] !clrstack -a")).toBeNull();
+    for (const probe of managed) expect(cdbManagedVocabulary.recognise(cdbManagedVocabulary.render(probe))).toEqual(probe);
+    expect(recognise("!syncblk")).toBeNull();
   });
 });
 

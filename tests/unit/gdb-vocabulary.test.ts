@@ -45,6 +45,9 @@ describe("gdb renders each probe as the command a user would type", () => {
     [{ kind: "sections" }, "info files"],
     [{ kind: "mappings" }, "info proc mappings"],
     [{ kind: "abort-message" }, "x/s *(char **)&__abort_msg + 4"],
+    [{ kind: "managed-threads" }, "info sharedlibrary"],
+    [{ kind: "managed-stack", thread: 2 }, "info sharedlibrary"],
+    [{ kind: "managed-heap" }, "info sharedlibrary"],
     [{ kind: "select", thread: 2 }, "thread 2"],
     [{ kind: "select", frame: 0 }, "frame 0"],
     [probes.command("ptype struct client"), "ptype struct client"],
@@ -81,6 +84,21 @@ describe("a command typed in gdb's language is read as the probe it is", () => {
   it("every probe it renders, except the free-form ones, it reads back as the same probe", () => {
     const probesToRoundTrip: Probe[] = [probes.backtrace(40), probes.registers(), { kind: "signal-info" }, { kind: "threads" }, probes.locals({ frame: 2 }), { kind: "instructions", count: 1 }];
     for (const probe of probesToRoundTrip) expect(probeKey(recognise(render(probe)) as Probe)).toBe(probeKey(probe));
+  });
+});
+
+describe(".NET's managed side, which gdb has no reader of", () => {
+  // `info sharedlibrary` of a .NET process: its runtime is there, its managed side is not gdb's to read.
+  const libraries = `From                To                  Syms Read   Shared Object Library
+0x00007f3a5c02d100  0x00007f3a5c1f3a95  Yes (*)     /usr/share/dotnet/shared/Microsoft.NETCore.App/8.0.0/libcoreclr.so
+0x00007f3a5d628700  0x00007f3a5d79b93d  Yes         /lib/x86_64-linux-gnu/libc.so.6`;
+  it("reads as none, whatever the libraries say", () => {
+    expect(gdbVocabulary.read({ kind: "managed-threads" }, libraries)).toBeNull();
+    expect(gdbVocabulary.read({ kind: "managed-stack" }, libraries)).toBeNull();
+    expect(gdbVocabulary.read({ kind: "managed-exception" }, libraries)).toBeNull();
+    expect(gdbVocabulary.read({ kind: "managed-stacks" }, libraries)).toEqual([]);
+    expect(gdbVocabulary.read({ kind: "managed-locks" }, libraries)).toEqual([]);
+    expect(gdbVocabulary.read({ kind: "managed-heap" }, libraries)).toEqual([]);
   });
 });
 

@@ -694,6 +694,16 @@ describe("lldb renders each probe as the command a user would type", () => {
       [{ kind: "mappings" }, "memory region --all"],
     ]);
   });
+  it("asks for the images for .NET's managed side: dumpdbg's LLDB loads no SOS plugin to read it", () => {
+    expectRenders([
+      [{ kind: "managed-threads" }, "image list"],
+      [{ kind: "managed-stack", thread: 3 }, "image list"],
+      [{ kind: "managed-stacks" }, "image list"],
+      [{ kind: "managed-exception" }, "image list"],
+      [{ kind: "managed-locks" }, "image list"],
+      [{ kind: "managed-heap" }, "image list"],
+    ]);
+  });
   it("selects with lldb's select commands, and passes a free-form command through", () => {
     expectRenders([
       [{ kind: "select", thread: 2 }, "thread select 2"],
@@ -1126,6 +1136,15 @@ describe("the signal, the modules and the address space", () => {
   it("reads no signal record from LLDB 16, which shows no code and no fault address", () => {
     expect(read({ kind: "signal-info" }, ND_THREADS)).toBeNull();
     expect(read({ kind: "signal-info" }, AM_THREADS)).toBeNull();
+  });
+
+  it("reads no managed side from the images", () => {
+    expect(read({ kind: "managed-threads" }, ND_IMAGES)).toBeNull();
+    expect(read({ kind: "managed-stack" }, ND_IMAGES)).toBeNull();
+    expect(read({ kind: "managed-exception" }, ND_IMAGES)).toBeNull();
+    expect(read({ kind: "managed-stacks" }, ND_IMAGES)).toEqual([]);
+    expect(read({ kind: "managed-locks" }, ND_IMAGES)).toEqual([]);
+    expect(read({ kind: "managed-heap" }, ND_IMAGES)).toEqual([]);
   });
 
   it("reads the loaded libraries, not the program itself", () => {

@@ -4,14 +4,16 @@
  * C form). Counts are written in hex with `0x` (cdb's default radix is 16), line numbers with `0n`.
  * A probe addressed to another thread or frame carries the session's `[thread T, frame F]` prefix
  * (`place.ts`), so the selection and the exception context never move. On a .NET dump with SOS
- * loaded, what the runtime died with (the probe for an abort's message) is SOS's `!pe`.
+ * loaded, the managed probes are SOS's commands and what the runtime died with (the probe for an
+ * abort's message) is `!pe`; without SOS they ask for the module list, where a CLR would show, and
+ * read nothing.
  */
 import type { Place, Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
 import { placedCommand, parsePlaced, sourceCommand } from "./place.js";
 import { cdbNumber } from "./text/common.js";
 import { parseDisassembly } from "./text/disassembly.js";
 import { parseLastEvent } from "./text/exception.js";
-import { parsePrintException } from "./text/sos.js";
+import { parseClrStacks, parseClrThreads, parseHeapStatistics, parsePrintException, parseSyncBlocks } from "./text/sos.js";
 import { parseMemoryString, parseMemoryWords, parseNearestSymbol, parseRegions, parseSourceListing } from "./text/memory.js";
 import { parseModuleFiles, parseModuleList } from "./text/modules.js";
 import { parseRegisters } from "./text/registers.js";
@@ -87,12 +89,41 @@ function render(probe: Probe, reading: CdbReading): string {
       return "!address";
     case "abort-message":
       return reading.managed ? "!pe" : ".lastevent";
+    case "managed-threads":
+    case "managed-stack":
+    case "managed-stacks":
+    case "managed-exception":
+    case "managed-locks":
+    case "managed-heap":
+      return reading.managed ? sosCommand(probe) : "lm";
     case "select":
       return "thread" in probe ? `~${probe.thread}s` : `.frame ${hex(probe.frame)}`;
     case "command":
       return probe.text;
   }
 }
+
+type ManagedProbe = ProbeOf<"managed-threads" | "managed-stack" | "managed-stacks" | "managed-exception" | "managed-locks" | "managed-heap">;
+
+/** SOS's command for a managed probe; `~Ne` runs one on another thread without moving the selection. */
+function sosCommand(probe: ManagedProbe): string {
+  switch (probe.kind) {
+    case "managed-threads":
+      return "!threads";
+    case "managed-stack":
+      return probe.thread === undefined || probe.thread === null ? "!clrstack -a" : `~${probe.thread}e !clrstack -a`;
+    case "managed-stacks":
+      return "~*e !clrstack -a";
+    case "managed-exception":
+      return "!pe";
+    case "managed-locks":
+      return "!syncblk";
+    case "managed-heap":
+      return "!dumpheap -stat";
+  }
+}
+
+const MANAGED_KINDS = new Set<Probe["kind"]>(["managed-threads", "managed-stack", "managed-stacks", "managed-exception", "managed-locks", "managed-heap"]);
 
 type Readers = { [K in keyof Readings]: (output: string, probe: ProbeOf<K>) => Readings[K] };
 
@@ -135,11 +166,28 @@ const READERS: Readers = {
     if (!managed) return parseLastEvent(output);
     return managed.message ? `${managed.type}: ${managed.message}` : managed.type;
   },
+  "managed-threads": parseClrThreads,
+  "managed-stack": (output) => parseClrStacks(output)[0] ?? null,
+  "managed-stacks": parseClrStacks,
+  "managed-exception": parsePrintException,
+  "managed-locks": parseSyncBlocks,
+  "managed-heap": parseHeapStatistics,
   select: (output) => output,
   command: (output) => output,
 };
 
-function read<P extends Probe>(probe: P, output: string): Reading<P> {
+/** What a managed probe reads without SOS: nothing, whatever the module list says. */
+const WITHOUT_SOS: Pick<Readings, ManagedProbe["kind"]> = {
+  "managed-threads": null,
+  "managed-stack": null,
+  "managed-stacks": [],
+  "managed-exception": null,
+  "managed-locks": [],
+  "managed-heap": [],
+};
+
+function read<P extends Probe>(probe: P, output: string, reading: CdbReading): Reading<P> {
+  if (!reading.managed && MANAGED_KINDS.has(probe.kind)) return WITHOUT_SOS[probe.kind as ManagedProbe["kind"]] as Reading<P>;
   const reader = READERS[probe.kind] as unknown as (output: string, probe: P) => Reading<P>;
   return reader(output, probe);
 }
@@ -164,13 +212,31 @@ const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
   [/^u\s+@\$scopeip\s+L(\S+)$/i, (m) => ({ kind: "instructions", count: count(m[1]) })],
 ];
 
+/** SOS's commands, recognised as probes only where SOS is loaded to answer them. */
+const RECOGNISED_SOS: [RegExp, (match: RegExpExecArray) => Probe][] = [
+  [/^!(?:sos\.)?(?:threads|clrthreads)$/i, () => ({ kind: "managed-threads" })],
+  [/^!(?:sos\.)?clrstack\s+-a$/i, () => ({ kind: "managed-stack" })],
+  [/^~(\d+)\s*e\s+!(?:sos\.)?clrstack\s+-a$/i, (m) => ({ kind: "managed-stack", thread: Number(m[1]) })],
+  [/^~\*\s*e\s+!(?:sos\.)?clrstack\s+-a$/i, () => ({ kind: "managed-stacks" })],
+  [/^!(?:sos\.)?(?:pe|printexception)$/i, () => ({ kind: "managed-exception" })],
+  [/^!(?:sos\.)?syncblk$/i, () => ({ kind: "managed-locks" })],
+  [/^!(?:sos\.)?dumpheap\s+-stat$/i, () => ({ kind: "managed-heap" })],
+];
+
 /** The recognised probes that the prefix places; the others read the whole process. */
 const PLACED = new Set<Probe["kind"]>(["backtrace", "registers", "disassemble", "instructions"]);
 
 /** The probe a cdb command is, reading through dumpdbg's `[thread T, frame F]` prefix. */
-function recognise(command: string): Probe | null {
+function recognise(command: string, reading: CdbReading): Probe | null {
   const { place, command: text } = parsePlaced(command.trim());
   if (place.source !== null) return null;
+  if (reading.managed) {
+    for (const [pattern, probe] of RECOGNISED_SOS) {
+      const match = pattern.exec(text.trim());
+      // SOS's commands read the process or name their thread: a prefix would be lost on them.
+      if (match) return place.thread === null && place.frame === null ? probe(match) : null;
+    }
+  }
   const at: Place = {};
   if (place.thread !== null) at.thread = place.thread;
   if (place.frame !== null) at.frame = place.frame;
@@ -199,8 +265,8 @@ function vocabulary(reading: CdbReading): Vocabulary {
   return {
     debugger: "cdb",
     render: (probe) => render(probe, reading),
-    read,
-    recognise,
+    read: (probe, output) => read(probe, output, reading),
+    recognise: (command) => recognise(command, reading),
     movesSelection: (command) => SELECTION_CHANGE.test(command),
     syntax: SYNTAX,
   };

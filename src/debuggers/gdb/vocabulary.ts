@@ -73,6 +73,15 @@ function render(probe: Probe): string {
       return "info proc mappings";
     case "abort-message":
       return ABORT_MESSAGE_COMMAND;
+    case "managed-threads":
+    case "managed-stack":
+    case "managed-stacks":
+    case "managed-exception":
+    case "managed-locks":
+    case "managed-heap":
+      // gdb has no reader of .NET's runtime (SOS is for cdb and lldb): the libraries show whether
+      // the process ran one (libcoreclr.so), and the managed side reads as none.
+      return "info sharedlibrary";
     case "select":
       return "thread" in probe ? `thread ${probe.thread}` : `frame ${probe.frame}`;
     case "command":
@@ -119,6 +128,12 @@ const READERS: Readers = {
   sections: parseTargetFiles,
   mappings: parseMappings,
   "abort-message": parseAbortMessage,
+  "managed-threads": () => null,
+  "managed-stack": () => null,
+  "managed-stacks": () => [],
+  "managed-exception": () => null,
+  "managed-locks": () => [],
+  "managed-heap": () => [],
   select: (output) => output,
   command: (output) => output,
 };

@@ -97,6 +97,15 @@ function render(probe: Probe, reading: LldbReading): string {
       return "memory region --all";
     case "abort-message":
       return ABORT_MESSAGE_COMMAND;
+    case "managed-threads":
+    case "managed-stack":
+    case "managed-stacks":
+    case "managed-exception":
+    case "managed-locks":
+    case "managed-heap":
+      // dumpdbg's LLDB session loads no SOS plugin (libsosplugin.so): the images show whether the
+      // process ran .NET, and the managed side reads as none.
+      return "image list";
     case "select":
       return "thread" in probe ? `thread select ${probe.thread}` : `frame select ${probe.frame}`;
     case "command":
@@ -139,6 +148,12 @@ const READERS: Readers = {
     const text = parseMemoryStrings(output)[0];
     return text ? text.trim() : null;
   },
+  "managed-threads": () => null,
+  "managed-stack": () => null,
+  "managed-stacks": () => [],
+  "managed-exception": () => null,
+  "managed-locks": () => [],
+  "managed-heap": () => [],
   select: (output) => output,
   command: (output) => output,
 };

@@ -5,7 +5,7 @@
  * managed exception. The dump file's own exception stream stays the ground truth; these say what
  * cdb made of it.
  */
-import type { ExceptionStop } from "../../model.js";
+import type { ExceptionStop, ManagedException } from "../../model.js";
 import { bounded, cdbAddress, lines, parseLocation } from "./common.js";
 
 /** Parameters an exception record holds at most (EXCEPTION_MAXIMUM_PARAMETERS). */
@@ -37,14 +37,6 @@ export function parseExceptionRecord(output: string): ExceptionStop | null {
 export function parseLastEvent(output: string): string | null {
   const event = /^Last event:\s*[0-9a-f]+\.[0-9a-f]+:\s*(.+)$/im.exec(output);
   return event ? bounded((event[1] ?? "").trim()) : null;
-}
-
-/** A .NET exception: its type and message, as SOS or `!analyze` name them. */
-export interface ManagedException {
-  type: string;
-  message: string | null;
-  /** The exception object's address. */
-  object: string | null;
 }
 
 /** What `!analyze -v` concludes. */
@@ -121,5 +113,6 @@ function managedOf(output: string, field: Map<string, string>): ManagedException
   if (!name) return null;
   const message = /^\s*Message:\s+(.*)$/m.exec(output)?.[1]?.trim() ?? field.get("EXCEPTION_MESSAGE") ?? null;
   const object = /^\s*Exception object:\s+([0-9a-f`]+)/m.exec(output)?.[1] ?? /([0-9a-f`]{8,17})\s*$/i.exec(field.get("EXCEPTION_OBJECT") ?? field.get("MANAGED_OBJECT") ?? "")?.[1];
-  return { type: bounded(name), message: message === null || message === "<none>" ? null : bounded(message), object: object ? cdbAddress(object) : null };
+  // `!analyze` names the exception; the frames it went through are `!pe`'s to list.
+  return { type: bounded(name), message: message === null || message === "<none>" ? null : bounded(message), object: object ? cdbAddress(object) : null, stack: [] };
 }
