@@ -217,6 +217,11 @@ export const MANAGED_CRASH = {
 00007ffa\`1a000000 00007ffa\`1a4e6000   coreclr    (deferred)             
 00007ffb\`11a90000 00007ffb\`11d58000   KERNELBASE   (deferred)             
 00007ffb\`13400000 00007ffb\`135f8000   ntdll      (pdb symbols)          c:\\symbols\\ntdll.pdb\\1EB5D4F2A0B34C82B1E1C9F0A6D7E3F21\\ntdll.pdb`,
+  moduleFiles: `start             end                 module name
+00000000\`6f2a0000 00000000\`6f2b2000   OrderService C:\\app\\OrderService.dll
+00007ffa\`1a000000 00007ffa\`1a4e6000   coreclr  C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll
+00007ffb\`11a90000 00007ffb\`11d58000   KERNELBASE C:\\Windows\\System32\\KERNELBASE.dll
+00007ffb\`13400000 00007ffb\`135f8000   ntdll    C:\\Windows\\SYSTEM32\\ntdll.dll`,
   threads: `ThreadCount:      3
 UnstartedThread:  0
 BackgroundThread: 2
@@ -255,6 +260,42 @@ StackTrace (generated):
 StackTraceString: <none>
 HResult: 80004003`,
   noException: "There is no current managed exception on this thread",
+  /** `~`: threads 1-3 are the runtime's (tiered compilation, the debugger helper, the event pipe), 4 its finalizer. */
+  threadList: `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen
+   1  Id: 1a2c.1c08 Suspend: 0 Teb: 00000000\`00358000 Unfrozen ".NET TP Worker"
+   2  Id: 1a2c.1d44 Suspend: 0 Teb: 00000000\`0035a000 Unfrozen ".NET Debugger"
+   3  Id: 1a2c.2a10 Suspend: 0 Teb: 00000000\`0035c000 Unfrozen ".NET EventPipe"
+   4  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`0035e000 Unfrozen ".NET Finalizer"`,
+  /** `~*kn 1` */
+  threadsWithFrames: `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0014ee30 00007ffa\`1a1c4d2e     KERNELBASE!RaiseException+0x69
+
+   1  Id: 1a2c.1c08 Suspend: 0 Teb: 00000000\`00358000 Unfrozen ".NET TP Worker"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0024f6f8 00007ffb\`11ab1b0e     ntdll!NtRemoveIoCompletion+0x14
+
+   2  Id: 1a2c.1d44 Suspend: 0 Teb: 00000000\`0035a000 Unfrozen ".NET Debugger"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0026f858 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14
+
+   3  Id: 1a2c.2a10 Suspend: 0 Teb: 00000000\`0035c000 Unfrozen ".NET EventPipe"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0028fa28 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14
+
+   4  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`0035e000 Unfrozen ".NET Finalizer"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`002af6c8 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14`,
+  /** `.exr -1` */
+  exceptionRecord: `ExceptionAddress: 00007ffb11aac319 (KERNELBASE!RaiseException+0x0000000000000069)
+   ExceptionCode: e0434352 (CLR exception)
+  ExceptionFlags: 00000001
+NumberParameters: 5
+   Parameter[0]: ffffffff80004003
+   Parameter[1]: 0000000000000000
+   Parameter[2]: 0000000000000000
+   Parameter[3]: 0000000000000000
+   Parameter[4]: 00007ffa1a000000`,
   heap: `Statistics:
               MT    Count    TotalSize Class Name
 00007ffa1b2c4a10        1           24 System.Object
@@ -299,8 +340,60 @@ Followup:     MachineOwner
 ---------`,
 };
 
-/** A .NET deadlock: thread 5 holds account A and waits for B, thread 6 holds B and waits for A. */
+/**
+ * A .NET deadlock: thread 5 holds account A and waits for B, thread 6 holds B and waits for A. A
+ * hang dump: no exception; every thread waits in the kernel, JIT-compiled code between.
+ */
 export const MANAGED_DEADLOCK = {
+  /** `~` */
+  threadList: `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen
+   1  Id: 1a2c.1c08 Suspend: 0 Teb: 00000000\`00358000 Unfrozen ".NET TP Worker"
+   2  Id: 1a2c.1d44 Suspend: 0 Teb: 00000000\`0035a000 Unfrozen ".NET Debugger"
+   3  Id: 1a2c.2a10 Suspend: 0 Teb: 00000000\`0035c000 Unfrozen ".NET EventPipe"
+   4  Id: 1a2c.2a9c Suspend: 0 Teb: 00000000\`0035e000 Unfrozen ".NET Finalizer"
+   5  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`00360000 Unfrozen
+   6  Id: 1a2c.3e54 Suspend: 0 Teb: 00000000\`00362000 Unfrozen`,
+  /** `~*kn 1` */
+  threadsWithFrames: `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0014f0b8 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14
+
+   1  Id: 1a2c.1c08 Suspend: 0 Teb: 00000000\`00358000 Unfrozen ".NET TP Worker"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0024f6f8 00007ffb\`11ab1b0e     ntdll!NtRemoveIoCompletion+0x14
+
+   2  Id: 1a2c.1d44 Suspend: 0 Teb: 00000000\`0035a000 Unfrozen ".NET Debugger"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0026f858 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14
+
+   3  Id: 1a2c.2a10 Suspend: 0 Teb: 00000000\`0035c000 Unfrozen ".NET EventPipe"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0028fa28 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14
+
+   4  Id: 1a2c.2a9c Suspend: 0 Teb: 00000000\`0035e000 Unfrozen ".NET Finalizer"
+ # Child-SP          RetAddr               Call Site
+00 00000000\`002af6c8 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14
+
+   5  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`00360000 Unfrozen
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0034ef38 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14
+
+   6  Id: 1a2c.3e54 Suspend: 0 Teb: 00000000\`00362000 Unfrozen
+ # Child-SP          RetAddr               Call Site
+00 00000000\`0044ef38 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14`,
+  /** `!threads`: the two workers hold one monitor each. */
+  threads: `ThreadCount:      4
+UnstartedThread:  0
+BackgroundThread: 3
+PendingThread:    0
+DeadThread:       0
+Hosted Runtime:   no
+                                                                                                            Lock  
+ DBG   ID     OSID ThreadOBJ           State GC Mode     GC Alloc Context                  Domain           Count Apt Exception
+   0    1     1b3c 000001F2A3B4C5D0    2a020 Preemptive  000001F2A5001234:000001F2A5002000 000001f2a3b2a0e0 0     MTA 
+   4    2     2a9c 000001F2A3B5E010    2b220 Preemptive  0000000000000000:0000000000000000 000001f2a3b2a0e0 0     MTA (Finalizer) 
+   5    3     2d40 000001F2A3B612A0  1029220 Preemptive  000001F2A5003C18:000001F2A5004000 000001f2a3b2a0e0 1     MTA (Threadpool Worker) 
+   6    4     3e54 000001F2A3B7A0F0  1029220 Preemptive  000001F2A5004D30:000001F2A5006000 000001f2a3b2a0e0 1     MTA (Threadpool Worker) `,
   syncblk: `Index         SyncBlock MonitorHeld Recursion Owning Thread Info          SyncBlock Owner
     2 000001F2A3C1D2E8            3         1 000001F2A3B612A0 2d40   5   000001f2a5001100 Bank.Account
     3 000001F2A3C1D338            3         1 000001F2A3B7A0F0 3e54   6   000001f2a5001118 Bank.Account

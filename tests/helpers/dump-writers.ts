@@ -263,7 +263,8 @@ export interface MinidumpSpec {
   processId: number;
   version: [major: number, minor: number, build: number];
   threads: MinidumpThreadSpec[];
-  exception: { thread: number; code: number; flags: number; address: bigint; parameters: bigint[]; registers: Amd64Registers };
+  /** None in a hang dump, taken of a process that raised nothing. */
+  exception?: { thread: number; code: number; flags: number; address: bigint; parameters: bigint[]; registers: Amd64Registers };
   modules: { path: string; base: bigint; size: number; pdbGuid: Buffer; pdbAge: number }[];
   /** Regions for the memory info list: base, size, protection (PAGE_*), state (MEM_*), type (MEM_*). */
   regions: { base: bigint; size: bigint; protect: number; state: number; type: number }[];
@@ -301,7 +302,7 @@ function amd64Context(registers: Amd64Registers): Buffer {
 /** An x86-64 minidump with the streams Windows writes for a crash: the stream bodies first, then the directory. */
 export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
   const out = new Writer();
-  const streamCount = 8;
+  const streamCount = spec.exception ? 8 : 7;
   out.append(Buffer.alloc(32));
   const directory = out.append(Buffer.alloc(streamCount * 12));
   const bodies: { type: number; at: number; size: number }[] = [];
@@ -366,20 +367,23 @@ export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
     }),
   );
 
-  const exceptionContext = out.append(amd64Context(spec.exception.registers), 16);
-  stream(
-    EXCEPTION,
-    record(168, (b) => {
-      b.writeUInt32LE(spec.exception.thread, 0);
-      b.writeUInt32LE(spec.exception.code, 8);
-      b.writeUInt32LE(spec.exception.flags, 12);
-      b.writeBigUInt64LE(spec.exception.address, 24);
-      b.writeUInt32LE(spec.exception.parameters.length, 32);
-      spec.exception.parameters.forEach((p, i) => b.writeBigUInt64LE(p, 40 + i * 8));
-      b.writeUInt32LE(AMD64_CONTEXT_BYTES, 160);
-      b.writeUInt32LE(exceptionContext, 164);
-    }),
-  );
+  const exception = spec.exception;
+  if (exception) {
+    const exceptionContext = out.append(amd64Context(exception.registers), 16);
+    stream(
+      EXCEPTION,
+      record(168, (b) => {
+        b.writeUInt32LE(exception.thread, 0);
+        b.writeUInt32LE(exception.code, 8);
+        b.writeUInt32LE(exception.flags, 12);
+        b.writeBigUInt64LE(exception.address, 24);
+        b.writeUInt32LE(exception.parameters.length, 32);
+        exception.parameters.forEach((p, i) => b.writeBigUInt64LE(p, 40 + i * 8));
+        b.writeUInt32LE(AMD64_CONTEXT_BYTES, 160);
+        b.writeUInt32LE(exceptionContext, 164);
+      }),
+    );
+  }
 
   const moduleNames = spec.modules.map((m) => out.append(minidumpString(m.path), 4));
   const codeViews = spec.modules.map((m) =>

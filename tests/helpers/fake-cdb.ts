@@ -87,7 +87,7 @@ export function managedCrashScript(sos: boolean): FakeCdbScript {
   return {
     banner: "This dump file has an exception of interest stored in it.\n(1a2c.1b3c): CLR exception - code e0434352 (first/second chance not available)",
     eventThread: 0,
-    threadIds: [0, 4],
+    threadIds: [0, 1, 2, 3, 4],
     ecxr: "rax=0000000000000000",
     exception: {
       // JIT-compiled frames have no symbols for cdb: SOS's !clrstack names them.
@@ -103,12 +103,10 @@ export function managedCrashScript(sos: boolean): FakeCdbScript {
       "!pe": MANAGED_CRASH.printException,
     },
     commands: {
-      lmf: `start             end                 module name
-00000000\`6f2a0000 00000000\`6f2b2000   OrderService C:\\app\\OrderService.dll
-00007ffa\`1a000000 00007ffa\`1a4e6000   coreclr  C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll
-00007ffb\`11a90000 00007ffb\`11d58000   KERNELBASE C:\\Windows\\System32\\KERNELBASE.dll
-00007ffb\`13400000 00007ffb\`135f8000   ntdll    C:\\Windows\\SYSTEM32\\ntdll.dll`,
-      "~": `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen\n   4  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`0035e000 Unfrozen ".NET Finalizer"`,
+      lmf: MANAGED_CRASH.moduleFiles,
+      "~": MANAGED_CRASH.threadList,
+      "~*kn 1": MANAGED_CRASH.threadsWithFrames,
+      ".exr -1": MANAGED_CRASH.exceptionRecord,
       lm: MANAGED_CRASH.modules,
       ".loadby sos coreclr": sos ? "" : failed,
       ".load sos": failed,
@@ -126,11 +124,15 @@ export function managedCrashScript(sos: boolean): FakeCdbScript {
 export function managedDeadlockScript(): FakeCdbScript {
   return {
     eventThread: 0,
-    threadIds: [0, 5, 6],
+    threadIds: [0, 1, 2, 3, 4, 5, 6],
     commands: {
-      "~": `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen\n   5  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`00366000 Unfrozen\n   6  Id: 1a2c.3e54 Suspend: 0 Teb: 00000000\`00368000 Unfrozen`,
+      "~": MANAGED_DEADLOCK.threadList,
+      "~*kn 1": MANAGED_DEADLOCK.threadsWithFrames,
       lm: MANAGED_CRASH.modules,
+      lmf: MANAGED_CRASH.moduleFiles,
       ".loadby sos coreclr": "",
+      "!threads": MANAGED_DEADLOCK.threads,
+      "!dumpheap -stat": MANAGED_CRASH.heap,
       "!syncblk": MANAGED_DEADLOCK.syncblk,
       "~*e !clrstack -a": MANAGED_DEADLOCK.clrstacks,
     },
