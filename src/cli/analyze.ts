@@ -5,19 +5,15 @@ import type { AnalysisOptions, AnalysisResult } from "../analysis.js";
 import { openDump } from "../debuggers/open.js";
 import { colours, startProgress, widthOf, wrap, type Progress, type Verbosity } from "./terminal.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
+import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { onInterrupt } from "./signals.js";
 
-export interface AnalysisFlags extends DumpFlags {
+export interface AnalysisFlags extends DumpFlags, ModelFlags {
   sessionsDir?: string;
   out: string;
   json?: boolean;
-  provider: "auto" | "offline" | "openai" | "anthropic" | "ollama";
-  model?: string;
-  localModel?: string;
-  /** `--no-redact` sets it false. */
-  redact: boolean;
   unsafe?: boolean;
   /** The verdict and the report paths only, no progress. */
   quiet?: boolean;
@@ -81,12 +77,7 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags, progress
   const outDir = writableFolder(resolve(flags.out), "--out");
   return {
     open: openOptions(dumpPath, flags),
-    models: {
-      provider: flags.provider,
-      redact: flags.redact,
-      ...(flags.model !== undefined ? { model: flags.model } : {}),
-      ...(flags.localModel !== undefined ? { localModel: flags.localModel } : {}),
-    },
+    models: modelConfig(flags),
     sessionsDir,
     outDir,
     unsafe: flags.unsafe ?? false,

@@ -7,20 +7,17 @@ import { counted } from "../report/numbers.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { jobsOf } from "./jobs.js";
-import type { ModelConfig } from "../llm/index.js";
+import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 import { killAllDebuggers } from "../debuggers/live.js";
 
-export interface BatchFlags extends Omit<DumpFlags, "exe"> {
-  jobs?: string;
+export interface BatchFlags extends Omit<DumpFlags, "exe">, ModelFlags {
+  jobs?: number;
   queue?: string;
   json?: boolean;
   out: string;
   analyze?: boolean;
   sessionsDir?: string;
-  provider: ModelConfig["provider"];
-  model?: string;
-  redact: boolean;
 }
 
 export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
@@ -42,7 +39,7 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     open: { ...open, onMismatch: "warn" },
     analyze: flags.analyze
-      ? { models: { provider: flags.provider, redact: flags.redact, ...(flags.model ? { model: flags.model } : {}) }, sessionsDir: sessionsRoot(flags.sessionsDir), outDir: resolve(flags.out) }
+      ? { models: modelConfig(flags), sessionsDir: sessionsRoot(flags.sessionsDir), outDir: resolve(flags.out) }
       : null,
     signal: controller.signal,
     cacheDir: sessionsRoot(flags.sessionsDir),

@@ -13,21 +13,17 @@ import { adoptChatSession, openChatSession, previousExchanges, type ChatSession 
 import type { CommandExecutor } from "../agents/executor.js";
 import { resolveSessionId, sessionPaths, writeJsonAtomically, type Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
-import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type Models } from "../llm/index.js";
+import { leavesMachine, Redactor, resolveModels, Usage, type Models } from "../llm/index.js";
 import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ChatExchange, type ReportFormat } from "../report/index.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
-import { ExitCode, ExitError } from "./exit.js";
+import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 
-export interface ChatFlags extends DumpFlags {
+export interface ChatFlags extends DumpFlags, ModelFlags {
   sessionsDir?: string;
   out: string;
-  provider: ModelConfig["provider"];
-  model?: string;
-  localModel?: string;
-  redact: boolean;
-  maxTurns?: string;
-  maxSeconds?: string;
+  maxTurns?: number;
+  maxSeconds?: number;
   unsafe?: boolean;
 }
 
@@ -59,21 +55,8 @@ const DEFAULT_MAX_SECONDS = 120;
 
 /** `dumpdbg chat <session-id>`. */
 export async function chat(sessionId: string, flags: ChatFlags): Promise<void> {
-  const maxTurns = flags.maxTurns === undefined ? undefined : Number(flags.maxTurns);
-  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns >= 1)) {
-    throw new ExitError(ExitCode.usage, `--max-turns must be a whole number of at least 1, got "${flags.maxTurns}"`);
-  }
-  const maxSeconds = flags.maxSeconds === undefined ? undefined : Number(flags.maxSeconds);
-  if (maxSeconds !== undefined && !(Number.isFinite(maxSeconds) && maxSeconds > 0)) {
-    throw new ExitError(ExitCode.usage, `--max-seconds must be a positive number, got "${flags.maxSeconds}"`);
-  }
   if (flags.unsafe) process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy for /exec and the model's commands\n");
-  const models = await resolveModels({
-    provider: flags.provider,
-    redact: flags.redact,
-    ...(flags.model !== undefined ? { model: flags.model } : {}),
-    ...(flags.localModel !== undefined ? { localModel: flags.localModel } : {}),
-  });
+  const models = await resolveModels(modelConfig(flags));
   const root = sessionsRoot(flags.sessionsDir);
   await runChat({
     root,
@@ -82,8 +65,8 @@ export async function chat(sessionId: string, flags: ChatFlags): Promise<void> {
     unsafe: flags.unsafe ?? false,
     models,
     outDir: resolve(flags.out),
-    ...(maxTurns !== undefined ? { maxTurns } : {}),
-    ...(maxSeconds !== undefined ? { maxSeconds } : {}),
+    ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+    ...(flags.maxSeconds !== undefined ? { maxSeconds: flags.maxSeconds } : {}),
   });
 }
 

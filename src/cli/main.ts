@@ -6,17 +6,14 @@ import { Command, CommanderError, Option } from "commander";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { packageVersion } from "../package-root.js";
 import { ExitCode, ExitError } from "./exit.js";
+import { jobsFlag } from "./jobs.js";
+import { modelOptions } from "./model-options.js";
+import { numberFlag } from "./numbers.js";
 import { installSignalHandlers } from "./signals.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
-const seconds = (value: string) => {
-  const n = Number(value);
-  // Node's timers hold at most 2^31-1 ms (24.8 days); a longer one would fire at once.
-  if (!Number.isFinite(n) || n <= 0 || n > 2_147_483) {
-    throw new ExitError(ExitCode.usage, `--timeout must be a positive number of seconds up to 2147483, got "${value}"`);
-  }
-  return n;
-};
+// Node's timers hold at most 2^31-1 ms (24.8 days); a longer one would fire at once.
+const seconds = numberFlag("--timeout", { whole: false, min: 0, aboveMin: true, max: 2_147_483, unit: "seconds" });
 
 /** Flags every command that opens a dump shares. */
 function dumpOptions(command: Command): Command {
@@ -126,15 +123,13 @@ export function buildProgram(): Command {
     return triage(dump, options);
   });
 
-  const analysisOptions = (command: Command) =>
+  const analysisFlags = (command: Command) =>
     dumpOptions(command)
       .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
       .option("--out <dir>", "where the reports are written", "reports")
-      .option("--json", "print the JSON report alone on stdout")
-      .addOption(new Option("--provider <name>", "model provider").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("auto"))
-      .option("--model <name>", "the model (the cloud model, or Ollama's with --provider ollama)")
-      .option("--local-model <name>", "an Ollama model for light work beside a cloud model")
-      .option("--no-redact", "send evidence to a cloud model without masking secrets")
+      .option("--json", "print the JSON report alone on stdout");
+  const analysisOptions = (command: Command) =>
+    modelOptions(analysisFlags(command), { provider: "auto", localModel: true })
       .option("--unsafe", "lift the command safety policy for the commands models propose")
       .option("-q, --quiet", "print the verdict and the report paths only, no progress")
       .option("--verbose", "print every progress line, each debugger command too, also on a terminal");
@@ -175,18 +170,17 @@ export function buildProgram(): Command {
   });
 
   dumpOptions(
-    program
-      .command("chat")
-      .description("ask follow-up questions about an analysed dump, in its session")
-      .argument("<session-id>", "the session (see dumpdbg sessions list)")
-      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
-      .option("--out <dir>", "where /report writes the report", "reports")
-      .addOption(new Option("--provider <name>", "model provider").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("auto"))
-      .option("--model <name>", "the model (the cloud model, or Ollama's with --provider ollama)")
-      .option("--local-model <name>", "an Ollama model for light work beside a cloud model")
-      .option("--no-redact", "send evidence to a cloud model without masking secrets")
-      .option("--max-turns <n>", "questions to answer before the chat stops taking more (default: 50)")
-      .option("--max-seconds <s>", "time one answer may take (default: 120)")
+    modelOptions(
+      program
+        .command("chat")
+        .description("ask follow-up questions about an analysed dump, in its session")
+        .argument("<session-id>", "the session (see dumpdbg sessions list)")
+        .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
+        .option("--out <dir>", "where /report writes the report", "reports"),
+      { provider: "auto", localModel: true },
+    )
+      .option("--max-turns <n>", "questions to answer before the chat stops taking more (default: 50)", numberFlag("--max-turns", { whole: true, min: 1 }))
+      .option("--max-seconds <s>", "time one answer may take (default: 120)", numberFlag("--max-seconds", { whole: false, min: 0, aboveMin: true }))
       .option("--unsafe", "lift the command safety policy for /exec and the model's commands"),
   ).action(async (id: string, options) => {
     const { chat } = await import("./chat.js");
@@ -206,20 +200,19 @@ export function buildProgram(): Command {
     });
 
   dumpOptions(
-    program
-      .command("batch")
+    modelOptions(
+      program
+        .command("batch")
       .description("triage many dumps in parallel and group them by bug: one report row per bug")
       .argument("<paths...>", "dumps, or folders of them")
-      .option("--jobs <n>", "debugger sessions at a time (default: the number of cores)")
+      .option("--jobs <n>", "debugger sessions at a time (default: the number of cores)", jobsFlag)
       .option("--queue <url>", "hand the dumps to `dumpdbg worker`s through this Redis queue (redis://HOST:PORT) instead of triaging them here")
       .option("--json", "print the batch document alone on stdout")
       .option("--out <dir>", "where the batch report is written", "reports")
       .option("--analyze", "one full analysis per bug, on its most complete dump")
-      .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
-      .addOption(new Option("--provider <name>", "model provider for --analyze").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("offline"))
-      .option("--model <name>", "the model for --analyze")
-      .option("--no-redact", "send evidence to a cloud model without masking secrets")
-      .addHelpText(
+      .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)"),
+      { provider: "offline", purpose: "for --analyze", localModel: false },
+    ).addHelpText(
         "after",
         footer({
           examples: ["dumpdbg batch ./crashes --jobs 4", "dumpdbg batch ./crashes --analyze --json > batch.json", "dumpdbg batch /srv/crashes --queue redis://queue.internal:6379"],
@@ -232,17 +225,17 @@ export function buildProgram(): Command {
     return batch(paths, options);
   });
 
-  program
-    .command("worker")
+  modelOptions(
+    program
+      .command("worker")
     .description("take batch work from a Redis queue: triage and analyse the dumps `dumpdbg batch --queue` puts on it")
     .requiredOption("--queue <url>", "the queue's Redis (redis://HOST:PORT)")
-    .option("--jobs <n>", "dumps at a time (default: the number of cores)")
-    .option("--stall-seconds <n>", "how long the job of a worker that stopped answering waits before another worker takes it", "30")
+    .option("--jobs <n>", "dumps at a time (default: the number of cores)", jobsFlag)
+    .option("--stall-seconds <n>", "how long the job of a worker that stopped answering waits before another worker takes it", numberFlag("--stall-seconds", { whole: false, min: 1, max: 86_400, unit: "seconds" }), 30)
     .option("--out <dir>", "where analysis reports are written", "reports")
-    .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
-    .addOption(new Option("--provider <name>", "model provider for analyses").choices(["auto", "offline", "openai", "anthropic", "ollama"]).default("offline"))
-    .option("--model <name>", "the model for analyses")
-    .option("--no-redact", "send evidence to a cloud model without masking secrets")
+    .option("--sessions-dir <dir>", "where analysis sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)"),
+    { provider: "offline", purpose: "for analyses", localModel: false },
+  )
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
     .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
     .option("--cdb <path>", "the cdb binary (default: $DUMPDBG_CDB or cdb)")
@@ -260,7 +253,7 @@ export function buildProgram(): Command {
     .description("serve dumpdbg to coding agents: a Model Context Protocol server on stdio")
     .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
     .option("--out <dir>", "where analysis reports are written", "reports")
-    .option("--idle-minutes <n>", "close a session's debugger after this long unused", "30")
+    .option("--idle-minutes <n>", "close a session's debugger after this long unused", numberFlag("--idle-minutes", { whole: false, min: 0, aboveMin: true }), 30)
     .action(async (options) => {
       const { mcp } = await import("./mcp.js");
       return mcp(options);
@@ -282,8 +275,8 @@ export function buildProgram(): Command {
     sessions
       .command("cleanup")
       .description("remove old sessions")
-      .option("--days <n>", "remove sessions not updated for N days")
-      .option("--keep <k>", "always keep the K newest"),
+      .option("--days <n>", "remove sessions not updated for N days", numberFlag("--days", { whole: false, min: 0 }))
+      .option("--keep <k>", "always keep the K newest", numberFlag("--keep", { whole: true, min: 0 })),
   ).action(async (options) => {
     await (await import("./sessions.js")).cleanup(options);
   });

@@ -84,12 +84,9 @@ export async function rm(ids: string[], flags: SessionsFlags): Promise<void> {
   }
 }
 
-export async function cleanup(flags: SessionsFlags & { days?: string; keep?: string }): Promise<void> {
-  const days = flags.days === undefined ? undefined : Number(flags.days);
-  const keep = flags.keep === undefined ? undefined : Number(flags.keep);
+export async function cleanup(flags: SessionsFlags & { days?: number; keep?: number }): Promise<void> {
+  const { days, keep } = flags;
   if (days === undefined && keep === undefined) throw new ExitError(ExitCode.usage, "cleanup needs --days N, --keep K, or both");
-  if (days !== undefined && !(Number.isFinite(days) && days >= 0)) throw new ExitError(ExitCode.usage, `--days must be a number of at least 0, got "${flags.days}"`);
-  if (keep !== undefined && !(Number.isInteger(keep) && keep >= 0)) throw new ExitError(ExitCode.usage, `--keep must be a whole number of at least 0, got "${flags.keep}"`);
   const root = sessionsRoot(flags.sessionsDir);
   const { removed, busy } = cleanupSessions(root, { ...(days !== undefined ? { days } : {}), ...(keep !== undefined ? { keep } : {}) });
   const reports = await removeReports(removed.flatMap((s) => s.reports ?? []));

@@ -3,20 +3,17 @@ import { resolve } from "node:path";
 import { connectionOf } from "../batch/queue.js";
 import { startWorker } from "../batch/worker.js";
 import { killAllDebuggers } from "../debuggers/live.js";
-import type { ModelConfig } from "../llm/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { jobsOf } from "./jobs.js";
+import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 
-export interface WorkerFlags {
+export interface WorkerFlags extends ModelFlags {
   queue: string;
-  jobs?: string;
-  stallSeconds: string;
+  jobs?: number;
+  stallSeconds: number;
   out: string;
   sessionsDir?: string;
-  provider: ModelConfig["provider"];
-  model?: string;
-  redact: boolean;
   gdb?: string;
   lldb?: string;
   cdb?: string;
@@ -24,18 +21,16 @@ export interface WorkerFlags {
 
 export async function worker(flags: WorkerFlags): Promise<void> {
   const jobs = jobsOf(flags.jobs);
-  const stallSeconds = Number(flags.stallSeconds);
-  if (!Number.isFinite(stallSeconds) || stallSeconds < 1 || stallSeconds > 86_400) throw new ExitError(ExitCode.usage, `--stall-seconds must be a number of seconds from 1 to 86400, got "${flags.stallSeconds}"`);
   connectionOf(flags.queue);
   const binaries = { ...(flags.gdb ? { gdb: flags.gdb } : {}), ...(flags.lldb ? { lldb: flags.lldb } : {}), ...(flags.cdb ? { cdb: flags.cdb } : {}) };
   const log = (line: string) => process.stderr.write(`dumpdbg worker: ${line}\n`);
   const running = await startWorker({
     url: flags.queue,
     jobs,
-    stallSeconds,
+    stallSeconds: flags.stallSeconds,
     ...(Object.keys(binaries).length ? { binaries } : {}),
     analysis: {
-      models: { provider: flags.provider, redact: flags.redact, ...(flags.model ? { model: flags.model } : {}) },
+      models: modelConfig(flags),
       sessionsDir: sessionsRoot(flags.sessionsDir),
       outDir: resolve(flags.out),
     },
