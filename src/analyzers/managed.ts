@@ -78,6 +78,11 @@ function isProgramFrame(frame: ManagedFrame): boolean {
   return !frame.runtime && frame.function !== null && !FRAMEWORK.test(frame.function) && !(frame.module !== null && FRAMEWORK_ASSEMBLY.test(frame.module));
 }
 
+/** Whether a thread waits to enter a monitor. */
+export function waitsForMonitor(stack: ManagedStack): boolean {
+  return stack.frames.some((frame) => MONITOR_ENTER.test(frame.function ?? ""));
+}
+
 /** A deadlocked thread's own frame: the program's first frame below its wait to enter a monitor. */
 function waitingFrame(frames: ManagedFrame[]): number | null {
   const enter = frames.findIndex((frame) => MONITOR_ENTER.test(frame.function ?? ""));

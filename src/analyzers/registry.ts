@@ -6,6 +6,7 @@
 import type { Disassembly, Frame, Variable } from "../debuggers/model.js";
 import type { Probe, ProbeKind, Readings, Vocabulary } from "../debuggers/probe.js";
 import { counted } from "../report/numbers.js";
+import { exceptionText, methodName, waitsForMonitor } from "./managed.js";
 import { keyRegisters } from "./registers.js";
 import { signalCodeName, signalName } from "./signals.js";
 import { memoryAccess } from "./x86-64.js";
@@ -82,6 +83,36 @@ const SUMMARIES: Summaries = {
     summary: message === null ? "no abort message (abort() was called directly)" : `abort message: ${message}`,
     findings: message === null ? [] : [message],
   }),
+  "managed-threads": (threads) => {
+    if (threads === null) return { summary: "no .NET runtime read: the process ran none, or its debugger extension (SOS) is not loaded", findings: [] };
+    const findings = [
+      ...threads.filter((t) => t.exception).map((t) => `thread ${t.thread ?? "(gone)"} holds a ${t.exception}`),
+      ...threads.filter((t) => t.lockCount > 0).map((t) => `thread ${t.thread ?? "(gone)"} holds ${counted(t.lockCount, "monitor")}`),
+    ];
+    return { summary: counted(threads.length, "managed thread"), findings };
+  },
+  "managed-exception": (exception) => ({
+    summary: exception === null ? "no managed exception on this thread" : `managed exception: ${exceptionText(exception)}`,
+    findings: exception === null ? [] : [exceptionText(exception) ?? exception.type],
+  }),
+  "managed-stack": (stack) => ({
+    summary: stack === null ? "no managed frames" : counted(stack.frames.length, "managed frame"),
+    findings: (stack?.frames ?? []).slice(0, 8).map((frame, level) => `#${level} ${frame.function ? methodName(frame.function) : "[runtime]"}${frame.file ? ` at ${frame.file}:${frame.line}` : ""}`),
+  }),
+  "managed-stacks": (stacks) => ({
+    summary: counted(stacks.length, "managed stack"),
+    findings: stacks.filter(waitsForMonitor).map((s) => `thread ${s.thread ?? "?"} waits to enter a monitor`),
+  }),
+  "managed-locks": (locks) => ({
+    summary: `${counted(locks.length, "monitor")} held`,
+    findings: locks.map((lock) => `${lock.object} (${lock.type}) held by thread ${lock.ownerThread ?? "(gone)"}${lock.waiters > 0 ? `, ${counted(lock.waiters, "thread")} waiting` : ""}`),
+  }),
+  "managed-heap": (types) => {
+    const objects = types.reduce((sum, t) => sum + t.count, 0);
+    const bytes = types.reduce((sum, t) => sum + t.bytes, 0);
+    const largest = [...types].sort((a, b) => b.bytes - a.bytes).slice(0, 5);
+    return { summary: `${counted(objects, "object")}, ${counted(bytes, "byte")} on the managed heap`, findings: largest.map((t) => `${t.type}: ${counted(t.count, "object")}, ${counted(t.bytes, "byte")}`) };
+  },
 };
 
 function summariseCode(code: Disassembly): Summary {

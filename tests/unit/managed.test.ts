@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { exceptionText, methodName, monitorCycles, programFrame, readManaged, withManaged } from "../../src/analyzers/managed.js";
+import { analyzeOutput } from "../../src/analyzers/registry.js";
 import { cdbManagedVocabulary, cdbVocabulary } from "../../src/debuggers/cdb/vocabulary.js";
 import { parseClrStacks, parsePrintException, parseSyncBlocks } from "../../src/debuggers/cdb/text/sos.js";
 import { answerOf, Inspector } from "../../src/debuggers/inspector.js";
@@ -147,5 +148,32 @@ describe("triage's result with the managed side", () => {
     const result = { crash, frames: [], hiddenFrames: 0, stackDepth: 8 };
     expect(withManaged(result, null)).toBe(result);
     expect(withManaged(result, { threads: [], exception: null, stack: [frame("System.Threading.Thread.Sleep(Int32)")], culprit: null, cycles: [], heap: [] })).toBe(result);
+  });
+});
+
+describe("the managed side as evidence", () => {
+  const summary = (probe: Parameters<typeof analyzeOutput>[0], output: string, vocabulary: Vocabulary = cdbManagedVocabulary) => {
+    const analysis = analyzeOutput(probe, vocabulary, output);
+    return { summary: analysis?.summary, findings: analysis?.findings };
+  };
+
+  it("says which threads hold an exception or monitors, and that there is no runtime to read without SOS", () => {
+    expect(summary({ kind: "managed-threads" }, MANAGED_CRASH.threads)).toEqual({ summary: "3 managed threads", findings: ["thread 0 holds a System.NullReferenceException"] });
+    expect(summary({ kind: "managed-threads" }, MANAGED_DEADLOCK.threads).findings).toEqual(["thread 5 holds 1 monitor", "thread 6 holds 1 monitor"]);
+    expect(summary({ kind: "managed-threads" }, MANAGED_CRASH.modules, cdbVocabulary).summary).toMatch(/^no \.NET runtime read/);
+  });
+
+  it("names the exception, the frames, the monitors with their owners, and the heap's largest types", () => {
+    expect(summary({ kind: "managed-exception" }, MANAGED_CRASH.printException).findings).toEqual(["System.NullReferenceException: Object reference not set to an instance of an object."]);
+    expect(summary({ kind: "managed-stack" }, MANAGED_CRASH.clrstack).findings).toEqual(["#0 OrderService.Pricing.Discount at C:\\app\\src\\Pricing.cs:27", "#1 OrderService.Program.Main at C:\\app\\src\\Program.cs:12", "#2 [runtime]"]);
+    expect(summary({ kind: "managed-stacks" }, MANAGED_DEADLOCK.clrstacks).findings).toEqual(["thread 5 waits to enter a monitor", "thread 6 waits to enter a monitor"]);
+    expect(summary({ kind: "managed-locks" }, MANAGED_DEADLOCK.syncblk)).toEqual({
+      summary: "2 monitors held",
+      findings: ["0x1f2a5001100 (Bank.Account) held by thread 5, 1 thread waiting", "0x1f2a5001118 (Bank.Account) held by thread 6, 1 thread waiting"],
+    });
+    expect(summary({ kind: "managed-heap" }, MANAGED_CRASH.heap)).toEqual({
+      summary: "1,219 objects, 59,608 bytes on the managed heap",
+      findings: ["System.String: 1,204 objects, 58,912 bytes", "OrderService.Order: 14 objects, 672 bytes", "System.Object: 1 object, 24 bytes"],
+    });
   });
 });
