@@ -44,7 +44,9 @@ export async function readManaged(q: Inspector, stop: "exception" | "hang"): Pro
   let cycles: DeadlockEdge[][] = [];
   if (stop === "exception") {
     exception = await q.managedException();
-    stack = (await q.managedStack())?.frames ?? [];
+    // Older SOS names no assembly in `!clrstack`; `!pe` does, for the frames the exception went through.
+    const assemblies = new Map((exception?.stack ?? []).map((frame) => [frame.function, frame.module]));
+    stack = ((await q.managedStack())?.frames ?? []).map((frame) => ({ ...frame, module: frame.module ?? assemblies.get(frame.function) ?? null }));
     // `!clrstack` of a thread the runtime already unwound shows nothing; `!pe` kept the frames it was thrown through.
     if (programFrame(stack) === null && exception) stack = exception.stack;
   } else {

@@ -225,7 +225,7 @@ describe("CdbSession on .NET dumps", () => {
     const result = await triage(askSession(session), { stopReason: exception, platform: { os: "windows", arch: "x86_64", pointerSize: 8 } });
     expect(result.crash).toMatchObject({ kind: "uncaught-exception", signal: "CLR exception (.NET)", signalCode: "0xe0434352", message: "System.NullReferenceException: Object reference not set to an instance of an object." });
     // JIT-compiled code has no symbols for cdb: SOS's !clrstack names it; the CLR's own frames are never the culprit.
-    expect(result.crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: null });
+    expect(result.crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: "OrderService" });
     expect(result.commands).toEqual(expect.arrayContaining(["!threads", "!pe", "!clrstack -a", "!dumpheap -stat"]));
   });
 
