@@ -141,7 +141,7 @@ async function startingState(runtime: Runtime, issue: string | null): Promise<Up
 }
 
 type Graph = ReturnType<typeof buildAnalysisGraph>;
-type RunConfig = { configurable: { thread_id: string; runtime: Runtime }; recursionLimit: number; durability: "sync" };
+type RunConfig = { configurable: { thread_id: string }; context: { runtime: Runtime }; recursionLimit: number; durability: "sync" };
 
 /**
  * The part analyze and resume share: the session's store, transcript, executor and checkpointer
@@ -205,7 +205,7 @@ async function run(
     // As the evidence store's connection: a checkpoint survives a killed process without an fsync each.
     checkpoints.pragma("synchronous = NORMAL");
     const graph = buildAnalysisGraph(new SqliteSaver(checkpoints));
-    const config: RunConfig = { configurable: { thread_id: id, runtime }, recursionLimit: runtime.limits.recursionLimit, durability: "sync" };
+    const config: RunConfig = { configurable: { thread_id: id }, context: { runtime }, recursionLimit: runtime.limits.recursionLimit, durability: "sync" };
     const input = await start(runtime, graph, config);
     runtime.unclaimedMs = performance.now() - started;
     const state = await runGraph(graph, input, config, runtime);

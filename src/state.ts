@@ -2,7 +2,7 @@
  * The analysis graph's state. It is checkpointed after every node (in the session's evidence.db),
  * so it holds only what serialises: evidence ids and summaries, never raw outputs (those live in
  * the evidence store), and no live objects (the session, executor and models come in through the
- * run's configurable, see agents/runtime.ts).
+ * run's context, see agents/runtime.ts).
  */
 import { Annotation } from "@langchain/langgraph";
 import type { CrashSite } from "./agents/playbooks/crash-site.js";

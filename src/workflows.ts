@@ -8,7 +8,7 @@
  *   investigator → reasoner → critic ─┬→ responder → reasoner → critic (round 2) → report → END
  *                                     └→ report (no issues, or round 2 done)
  */
-import { END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { critic } from "./agents/critic.js";
 import { evaluator } from "./agents/evaluator.js";
 import { awaitingInvestigation, canFormMore, mustWrapUp, untested } from "./agents/flow.js";
@@ -17,7 +17,7 @@ import { investigator } from "./agents/investigator.js";
 import { reasoner } from "./agents/reasoner.js";
 import { reportWriter } from "./agents/report.js";
 import { responder } from "./agents/responder.js";
-import { runtimeOf } from "./agents/runtime.js";
+import { AnalysisContext, runtimeOf, type NodeConfig } from "./agents/runtime.js";
 import { tester } from "./agents/tester.js";
 import { AnalysisState, type State } from "./state.js";
 
@@ -27,7 +27,7 @@ function afterHypotheses(state: State): "tester" | "reasoner" {
   return state.current !== null && untested(state).length > 0 ? "tester" : "reasoner";
 }
 
-function afterEvaluation(state: State, config: LangGraphRunnableConfig): "tester" | "hypothesis" | "investigator" | "reasoner" {
+function afterEvaluation(state: State, config: NodeConfig): "tester" | "hypothesis" | "investigator" | "reasoner" {
   const runtime = runtimeOf(config);
   if (mustWrapUp(state, runtime)) return "reasoner";
   if (state.current !== null) return "tester";
@@ -42,7 +42,7 @@ function afterCritique(state: State): "responder" | "report" {
 }
 
 export function buildAnalysisGraph(checkpointer: BaseCheckpointSaver) {
-  const builder = new StateGraph(AnalysisState)
+  const builder = new StateGraph(AnalysisState, AnalysisContext)
     // Forms hypotheses from the issue and the triage (and a new one on a pivot).
     .addNode("hypothesis", hypothesis)
     // Runs 2–3 targeted commands for the current hypothesis.

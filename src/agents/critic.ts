@@ -4,7 +4,6 @@
  * earned. Round 1's issues send the responder to collect what is missing; what round 2 still finds
  * becomes the report's follow-up questions.
  */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import { probes } from "../debuggers/probe.js";
 import type { Issue, State, Update } from "../state.js";
@@ -13,7 +12,7 @@ import { evidenceIndex, evidenceOf, type Evidence } from "./evidence.js";
 import { untested } from "./flow.js";
 import { crashFacts, type Facts } from "./playbooks/facts.js";
 import { playbookFor } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_TEST, step } from "./runtime.js";
+import { ask, COMMANDS_PER_TEST, step, type NodeConfig } from "./runtime.js";
 
 const Review = z.object({
   issues: z.array(
@@ -26,7 +25,7 @@ const Review = z.object({
   ),
 });
 
-export async function critic(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function critic(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "critic", async (runtime) => {
     const conclusion = state.conclusion;
     if (!conclusion) throw new Error("the critic was reached without a conclusion to review");

@@ -2,7 +2,6 @@
  * Judges the hypothesis just tested: confirmed, rejected or inconclusive, from what its commands
  * printed, and says what to test next (more of it, or the next one).
  */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
 import { existingIds, supportingIds, triageText, unknownCitations } from "./context.js";
@@ -10,7 +9,7 @@ import { evidenceOf, outputsOf } from "./evidence.js";
 import { nextToTest } from "./flow.js";
 import { playbookOf } from "./playbooks/index.js";
 import type { Verdict } from "./playbooks/kit.js";
-import { ask, hypothesisById, step, type Runtime } from "./runtime.js";
+import { ask, hypothesisById, step, type Runtime, type NodeConfig } from "./runtime.js";
 
 const Judgement = z.object({
   status: z.enum(["confirmed", "rejected", "inconclusive"]),
@@ -18,7 +17,7 @@ const Judgement = z.object({
   evidenceIds: z.array(z.string()),
 });
 
-export async function evaluator(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function evaluator(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "evaluator", async (runtime) => {
     const current = hypothesisById(state, state.current);
     const asked = await ask(runtime, "tester", "evaluator", {

@@ -2,12 +2,11 @@
  * Forms hypotheses from the issue and the triage: the first few at the start, one more on each
  * pivot (when every hypothesis so far was rejected or stayed inconclusive).
  */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_TEST, INITIAL_HYPOTHESES, step } from "./runtime.js";
+import { ask, COMMANDS_PER_TEST, INITIAL_HYPOTHESES, step, type NodeConfig } from "./runtime.js";
 
 const Proposal = z.object({
   hypotheses: z
@@ -22,7 +21,7 @@ const Proposal = z.object({
     .min(1),
 });
 
-export async function hypothesis(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function hypothesis(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "hypothesis", async (runtime) => {
     const room = runtime.limits.maxHypotheses - state.hypotheses.length;
     if (room <= 0) return [{}, "no room for more hypotheses"];

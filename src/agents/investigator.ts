@@ -2,18 +2,17 @@
  * Goes deeper once a hypothesis is confirmed: where the bad value came from (the caller, the
  * assignment, the code that stores it), each step able to depend on what the last one printed.
  */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Observation, State, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
 import { awaitingInvestigation } from "./flow.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_STEP, runCommands, step } from "./runtime.js";
+import { ask, COMMANDS_PER_STEP, runCommands, step, type NodeConfig } from "./runtime.js";
 
 const Commands = z.object({ commands: z.array(z.string()).min(1) });
 
-export async function investigator(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function investigator(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "investigator", async (runtime) => {
     const target = awaitingInvestigation(state);
     if (!target) throw new Error("the investigator was reached without a confirmed hypothesis to investigate");

@@ -3,14 +3,13 @@
  * and the path that led there, citing evidence ids. It runs again after the responder collected
  * what the critic found missing.
  */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Conclusion, State, Update } from "../state.js";
 import { existingIds, hypothesesText, supportingIds, triageText, unknownCitations } from "./context.js";
 import { evidenceIndex, evidenceOf, outputsOf } from "./evidence.js";
 import { untested } from "./flow.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, requireTriage, step, type Runtime } from "./runtime.js";
+import { ask, requireTriage, step, type Runtime, type NodeConfig } from "./runtime.js";
 
 const Answer = z.object({
   summary: z.string().min(1),
@@ -20,7 +19,7 @@ const Answer = z.object({
   evidenceIds: z.array(z.string()),
 });
 
-export async function reasoner(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function reasoner(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "reasoner", async (runtime) => {
     const last = state.critique.at(-1);
     const cited = state.hypotheses.flatMap((h) => h.evidenceIds);

@@ -2,7 +2,6 @@
  * Writes the report: the JSON contract (validated) and what the renderers show beside it. What the
  * critic's last round still found becomes 3–5 follow-up questions for the user.
  */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import { lockText } from "../analyzers/deadlock.js";
 import { normalizeFunctionName, type TriageResult } from "../analyzers/index.js";
@@ -18,7 +17,7 @@ import { playbookOf } from "./playbooks/index.js";
 import { REGISTERS, THREADS } from "./playbooks/kit.js";
 import { excerptOf } from "./playbooks/source.js";
 import { unknownCitations } from "./context.js";
-import { ask, requireTriage, step, type Runtime } from "./runtime.js";
+import { ask, requireTriage, step, type Runtime, type NodeConfig } from "./runtime.js";
 
 const Questions = z.object({ questions: z.array(z.string().min(1)) });
 
@@ -33,7 +32,7 @@ const MAX_FRAMES = 30;
 const MAX_THREADS = 64;
 const EXCERPT_LINES = 15;
 
-export async function reportWriter(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function reportWriter(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "report", async (runtime, spentSoFar) => {
     const unresolved = state.critique.at(-1)?.issues ?? [];
     let questions: string[] = [];

@@ -2,17 +2,16 @@
  * Answers the critic's first round: runs the commands its issues name (and what a model adds), and
  * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
  */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../state.js";
 import { cleanCommands, distinctProbes } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_STEP, runCommands, step } from "./runtime.js";
+import { ask, COMMANDS_PER_STEP, runCommands, step, type NodeConfig } from "./runtime.js";
 
 const Commands = z.object({ commands: z.array(z.string()) });
 
-export async function responder(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function responder(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "responder", async (runtime) => {
     const round = state.critique.at(-1);
     if (!round) throw new Error("the responder was reached before the critic's first round");

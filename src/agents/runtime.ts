@@ -1,11 +1,12 @@
 /**
  * What every node needs besides the state: the live debugger session, the executor, the evidence
  * store, the models. They cannot be checkpointed, so they reach the nodes through the run's
- * `configurable` and are rebuilt by `dumpdbg resume`. Also the helpers every agent shares: one
- * step's accounting and progress line, running commands, asking a model with an offline fallback.
+ * context (LangGraph's `contextSchema`, given to `invoke`) and are rebuilt by `dumpdbg resume`.
+ * Also the helpers every agent shares: one step's accounting and progress line, running commands,
+ * asking a model with an offline fallback.
  */
 import { readFileSync } from "node:fs";
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Annotation, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { z } from "zod";
 import type { TriageOptions } from "../analyzers/triage.js";
 import type { Probe } from "../debuggers/probe.js";
@@ -69,9 +70,18 @@ export interface Runtime {
   unclaimedUsage: Pick<Spent, "llmCalls" | "llmMs" | "local" | "cloud"> | null;
 }
 
-export function runtimeOf(config: LangGraphRunnableConfig): Runtime {
-  const runtime = config.configurable?.runtime as Runtime | undefined;
-  if (!runtime) throw new Error("the analysis graph was run without its runtime in config.configurable.runtime");
+/** The analysis graph's context: what a run is given besides its state, never checkpointed. */
+export const AnalysisContext = Annotation.Root({
+  /** This process's session, executor, store and models; a resumed run is given new ones. */
+  runtime: Annotation<Runtime>,
+});
+
+/** What a node and a router of the analysis graph are called with besides the state. */
+export type NodeConfig = LangGraphRunnableConfig<typeof AnalysisContext.State>;
+
+export function runtimeOf(config: NodeConfig): Runtime {
+  const runtime = config.context?.runtime;
+  if (!runtime) throw new Error("the analysis graph was run without its runtime in its context");
   return runtime;
 }
 
@@ -81,7 +91,7 @@ export function runtimeOf(config: LangGraphRunnableConfig): Runtime {
  * is for the report writer, which puts the totals in the report before its step is over.
  */
 export async function step(
-  config: LangGraphRunnableConfig,
+  config: NodeConfig,
   agent: string,
   work: (runtime: Runtime, spentSoFar: () => Spent) => Promise<[Update, string]>,
 ): Promise<Update> {

@@ -1,14 +1,13 @@
 /** Tests the current hypothesis with 2–3 targeted commands: its next planned round, or what a model picks. */
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 import type { State, Update } from "../state.js";
 import { cleanCommands, triageText } from "./context.js";
 import { outputsOf } from "./evidence.js";
-import { ask, COMMANDS_PER_TEST, hypothesisById, runCommands, step } from "./runtime.js";
+import { ask, COMMANDS_PER_TEST, hypothesisById, runCommands, step, type NodeConfig } from "./runtime.js";
 
 const Commands = z.object({ commands: z.array(z.string()).min(1) });
 
-export async function tester(state: State, config: LangGraphRunnableConfig): Promise<Update> {
+export async function tester(state: State, config: NodeConfig): Promise<Update> {
   return step(config, "tester", async (runtime) => {
     const current = hypothesisById(state, state.current);
     const planned = current.plan[current.rounds] ?? [];
