@@ -1,8 +1,8 @@
 /** Where an address lies in the process: code of a module, or a dumped segment such as a stack. */
 import type { TargetFiles, TargetSection } from "../debuggers/probe.js";
-import type { FaultPlace, Stretch } from "../report/markdown.js";
+import type { FaultPlace, Stretch } from "../report/document.js";
 
-export type { FaultPlace } from "../report/markdown.js";
+export type { FaultPlace } from "../report/document.js";
 
 const CODE_SECTIONS = new Set([".text", ".plt", ".plt.got", ".plt.sec", ".init", ".fini", ".iplt"]);
 

@@ -11,9 +11,6 @@ import { thousands } from "./numbers.js";
 import { unknownCrashOf } from "./unknown-crash.js";
 import type { CrashKind, Report } from "./schema.js";
 
-// analyzers/address-space.ts reads where a fault falls in these terms and still imports them from here.
-export type { FaultPlace, Stretch } from "./document.js";
-
 export interface RenderOptions {
   /** The folder the report is written to, which links to evidence files are relative to. Default: cwd. */
   linkBase?: string;

@@ -94,7 +94,7 @@ const VERDICTS: Record<string, Record<string, Judged | [Judged, RegExp]>> = {
     "dangling-object": "rejected",
     "called-during-construction": "rejected",
   },
-  "div-zero": { "zero-divisor": ["confirmed", /`stats->requests` was 0 \(E\d+\)\. The instruction `idiv %rcx`/], "int-min-overflow": ["rejected", /%rcx is 0/] },
+  "div-zero": { "zero-divisor": ["confirmed", /`stats->requests` was 0 \(E\d+\)\. The instruction `idiv %rcx`/], "int-min-overflow": ["rejected", /`stats->requests` is 0 \(E\d+\), not -1/] },
   "illegal-instruction": { "trap-reached": ["confirmed", /`ud2` \(E\d+\).* `frame\[0\]` is 9/], "bad-code": "rejected" },
   "rust-panic": { "own-call-panicked": ["confirmed", /called `Option::expect` on `None`\. Its local `price` is None/], "library-panicked": "rejected" },
   deadlock: {

@@ -16,9 +16,17 @@ function divisor(line: string | null): string | null {
   return match?.[1]?.replace(/\s+/g, "") ?? null;
 }
 
+/** The dividend of the first `/` or `%` on a line: `raw / divisor` → `raw`. */
+function dividend(line: string | null): string | null {
+  const match = /([A-Za-z_]\w*(?:\s*(?:->|\.)\s*\w+|\[[^\]]*\])*)\s*[/%]\s*[^/*=]/.exec(codeOf(line ?? ""));
+  return match?.[1]?.replace(/\s+/g, "") ?? null;
+}
+
 export function divisionPlaybook(facts: Facts): Playbook {
   const expression = divisor(facts.line);
   const print = expression ? facts.inCulprit(probes.evaluate(expression)) : null;
+  const numerator = dividend(facts.line);
+  const printNumerator = numerator ? facts.inCulprit(probes.evaluate(numerator)) : null;
   const register = /^i?div\w*\s+%(\w+)/.exec(facts.triage.instruction ?? "")?.[1] ?? null;
   const divisorRegister = (evidence: Evidence) => {
     const found = evidence.find(REGISTERS);
@@ -45,10 +53,17 @@ export function divisionPlaybook(facts: Facts): Playbook {
   const overflow: PlannedHypothesis = {
     rule: "int-min-overflow",
     statement: "the division overflowed (INT_MIN / -1), which x86 reports the same way",
-    plan: [[REGISTERS]],
+    plan: [[REGISTERS, print, printNumerator].filter((p) => p !== null)],
     judge(evidence) {
       const reg = divisorRegister(evidence);
       const c = new Citations();
+      const found = print ? evidence.find(print) : null;
+      const value = integerOf(printed(found));
+      const top = printNumerator ? evidence.find(printNumerator) : null;
+      const topValue = integerOf(printed(top));
+      const dividendText = topValue !== null ? ` and \`${numerator}\` is ${topValue}${c.cite(top)}, the most negative value of its type` : "";
+      if (value === -1n) return verdict("confirmed", `\`${expression}\` is -1${c.cite(found)}${dividendText}: the quotient does not fit, and x86 raises the divide error for it as for a zero divisor.`, found, top);
+      if (value !== null) return verdict("rejected", `\`${expression}\` is ${value}${c.cite(found)}, not -1.`, found);
       if (reg.value === 0n) return verdict("rejected", `The divisor register %${register} is 0${c.cite(reg.found)}, not -1.`, reg.found);
       if (reg.value === 0xffffffffffffffffn || reg.value === 0xffffffffn) return verdict("confirmed", `The divisor register %${register} is -1${c.cite(reg.found)}.`, reg.found);
       return verdict("inconclusive", "The divisor register could not be read.", reg.found);
@@ -60,6 +75,20 @@ export function divisionPlaybook(facts: Facts): Playbook {
     investigate: (_rule, evidence) =>
       notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), owner ? facts.inCulprit(probes.evaluate(`*${owner}`)) : facts.inCulprit(probes.locals()), facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
     conclude(hypotheses, evidence) {
+      const overflowed = confirmed(hypotheses, "int-min-overflow");
+      if (overflowed) {
+        const c = new Citations();
+        return conclusion({ facts, evidence, hypotheses, hit: overflowed }, c, {
+          summary: `${where(facts.culprit)} divided the most negative integer by -1: ${quoteLine(facts.line) ?? "the division"} overflowed, and the CPU reports that as SIGFPE "integer divide by zero"${c.cite(evidence.find(SIGNAL_INFO))}; the divisor was not 0.`,
+          cause: [overflowed.finding ?? "", `Nothing on the path ${callPath(facts)} rules out a divisor of -1 with that dividend.`],
+          withCaller: true,
+          confidence: 0.85,
+          recommendations: [
+            `Check for a divisor of -1 with the minimum dividend in \`${facts.fn}\` (or divide in a wider type), and reject or clamp the value where it enters the program.`,
+            "Add a test with the minimum value and -1, and build the tests with -fsanitize=undefined, which names the overflow.",
+          ],
+        });
+      }
       const hit = confirmed(hypotheses, "zero-divisor");
       if (!hit) return undetermined(facts, hypotheses, evidence, "what the divisor was");
       const c = new Citations();

@@ -25,14 +25,20 @@ const PANIC_APIS: [RegExp, string][] = [
 ];
 
 export function panicPlaybook(facts: Facts): Playbook {
+  // The panicking API nearest the culprit: indexing goes through `Vec::index` and `slice::index`
+  // before `panic_bounds_check`, which names what failed.
   const entry = (evidence: Evidence) => {
-    const { found, above } = backtraceOf(evidence, facts);
-    const name = above?.function ? normalizeFunctionName(above.function) : null;
-    for (const [pattern, text] of PANIC_APIS) {
-      const match = name ? pattern.exec(name) : null;
-      if (match) return { found, name, what: text.replace("$1", match[1] ?? "") };
+    const { found, frames, above } = backtraceOf(evidence, facts);
+    const culprit = facts.culprit?.level ?? 0;
+    const between = frames.filter((f) => f.level < culprit).sort((a, b) => b.level - a.level);
+    for (const frame of between) {
+      const name = frame.function ? normalizeFunctionName(frame.function) : null;
+      for (const [pattern, text] of PANIC_APIS) {
+        const match = name ? pattern.exec(name) : null;
+        if (match) return { found, name, what: text.replace("$1", match[1] ?? "") };
+      }
     }
-    return { found, name, what: null };
+    return { found, name: above?.function ? normalizeFunctionName(above.function) : null, what: null };
   };
   const locals = facts.inCulprit(probes.locals());
   const args = facts.inCulprit(probes.arguments());
@@ -47,7 +53,7 @@ export function panicPlaybook(facts: Facts): Playbook {
       const none = variablesOf(shown).find((v) => /::None$/.test(v.value)) ?? null;
       if (what) {
         const value = none ? ` Its local \`${none.name}\` is None${c.cite(shown)}.` : "";
-        return verdict("confirmed", `The frame it called is \`${name}\`${c.cite(found)}: it ${what}.${value}`, found, none ? shown : null);
+        return verdict("confirmed", `The panic went through \`${name}\`${c.cite(found)}: it ${what}.${value}`, found, none ? shown : null);
       }
       return verdict("inconclusive", `The frame above the culprit (${name ?? "none"})${c.cite(found)} is not a known panicking API.`, found);
     },
@@ -58,7 +64,7 @@ export function panicPlaybook(facts: Facts): Playbook {
     plan: [[BACKTRACE]],
     judge(evidence) {
       const { found, what, name } = entry(evidence);
-      if (what) return verdict("rejected", `The culprit called \`${name}\` directly${new Citations().cite(found)}: the panic is its own check, not a library's internal error.`, found);
+      if (what) return verdict("rejected", `The panic came from \`${name}\`${new Citations().cite(found)}, the standard library's check of the culprit's own call, not a library's internal error.`, found);
       return verdict("inconclusive", "Library frames stand between the culprit and the panic.", found);
     },
   };

