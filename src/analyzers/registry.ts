@@ -97,7 +97,7 @@ const SUMMARIES: Summaries = {
   }),
   "managed-stack": (stack) => ({
     summary: stack === null ? "no managed frames" : counted(stack.frames.length, "managed frame"),
-    findings: (stack?.frames ?? []).slice(0, 8).map((frame, level) => `#${level} ${frame.function ? methodName(frame.function) : "[runtime]"}${frame.file ? ` at ${frame.file}:${frame.line}` : ""}`),
+    findings: (stack?.frames ?? []).slice(0, 8).map((frame, level) => `#${level} ${methodName(frame.function ?? "??")}${frame.file ? ` at ${frame.file}:${frame.line}` : ""}`),
   }),
   "managed-stacks": (stacks) => ({
     summary: counted(stacks.length, "managed stack"),

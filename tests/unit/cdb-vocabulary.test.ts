@@ -390,7 +390,7 @@ describe("SOS, for .NET dumps", () => {
     expect(stack?.frames.map((f) => [f.function, f.file, f.line, f.runtime])).toEqual([
       ["OrderService.Pricing.Discount(OrderService.Order)", "C:\\app\\src\\Pricing.cs", 27, false],
       ["OrderService.Program.Main(System.String[])", "C:\\app\\src\\Program.cs", 12, false],
-      [null, null, null, true],
+      ["[GCFrame]", null, null, true],
     ]);
     expect(stack?.frames[0]?.parameters).toEqual([{ name: "order", value: "0x1f2a5000e28" }]);
     expect(stack?.frames[0]?.locals).toEqual([{ name: "0x000000000014F2D8", value: "0x0" }]);

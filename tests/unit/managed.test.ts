@@ -139,7 +139,7 @@ describe("triage's result with the managed side", () => {
     expect(result.frames.map((f) => [f.function, f.line, f.args])).toEqual([
       ["OrderService.Pricing.Discount", 27, "order=0x1f2a5000e28"],
       ["OrderService.Program.Main", 12, "args=0x1f2a5000d10"],
-      [null, null, ""],
+      ["[GCFrame]", null, ""],
     ]);
     expect(result.stackDepth).toBe(3);
   });
@@ -165,7 +165,7 @@ describe("the managed side as evidence", () => {
 
   it("names the exception, the frames, the monitors with their owners, and the heap's largest types", () => {
     expect(summary({ kind: "managed-exception" }, MANAGED_CRASH.printException).findings).toEqual(["System.NullReferenceException: Object reference not set to an instance of an object."]);
-    expect(summary({ kind: "managed-stack" }, MANAGED_CRASH.clrstack).findings).toEqual(["#0 OrderService.Pricing.Discount at C:\\app\\src\\Pricing.cs:27", "#1 OrderService.Program.Main at C:\\app\\src\\Program.cs:12", "#2 [runtime]"]);
+    expect(summary({ kind: "managed-stack" }, MANAGED_CRASH.clrstack).findings).toEqual(["#0 OrderService.Pricing.Discount at C:\\app\\src\\Pricing.cs:27", "#1 OrderService.Program.Main at C:\\app\\src\\Program.cs:12", "#2 [GCFrame]"]);
     expect(summary({ kind: "managed-stacks" }, MANAGED_DEADLOCK.clrstacks).findings).toEqual(["thread 5 waits to enter a monitor", "thread 6 waits to enter a monitor"]);
     expect(summary({ kind: "managed-locks" }, MANAGED_DEADLOCK.syncblk)).toEqual({
       summary: "2 monitors held",

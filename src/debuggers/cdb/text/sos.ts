@@ -58,12 +58,13 @@ export function parseClrStacks(output: string): ManagedStack[] {
       rows++;
       const text = (frame[3] ?? "").trim();
       // A runtime frame: `[HelperMethodFrame_1OBJ: 000000000034f0c8] System.Threading.Monitor.ReliableEnter(...)`.
-      const runtime = /^\[[^\]]*\]\s*/.exec(text);
+      const runtime = /^\[([^\]:]*)[^\]]*\]\s*/.exec(text);
       const call = runtime ? text.slice(runtime[0].length) : text;
       // `App.Program.Parse(System.String) [C:\src\Program.cs @ 12]`; newer SOS puts the assembly first, `App.dll!App.Program.Parse(…)`.
       const source = /\s*\[([^[\]]+) @ (\d+)\]\s*$/.exec(call);
       const site = /^(?:([^!\s(]+)!)?(.*)$/.exec((source ? call.slice(0, source.index) : call).trim());
-      const name = site?.[2]?.trim() ?? "";
+      // A transition with no method after it is named by its kind, `[GCFrame]`.
+      const name = site?.[2]?.trim() || (runtime?.[1] ? `[${runtime[1].trim()}]` : "");
       stack.frames.push({
         function: name ? bounded(name) : null,
         module: site?.[1] ? bounded(site[1]) : null,
