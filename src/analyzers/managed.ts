@@ -34,7 +34,8 @@ const SIGNATURE_FRAMES = 3;
 
 /**
  * Reads the managed side of a dump: null when the debugger reads no .NET runtime in it (a native
- * program, or no SOS). The threads and the heap's statistics are read either way, as evidence.
+ * program, or no SOS). Of a .NET dump, the threads and the heap's statistics are always read, as
+ * evidence.
  */
 export async function readManaged(q: Inspector, stop: "exception" | "hang"): Promise<ManagedFindings | null> {
   const threads = await q.managedThreads();
