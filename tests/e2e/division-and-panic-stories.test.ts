@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { ungroundedValues } from "../helpers/grounding.js";
 
 const CASES = fileURLToPath(new URL("../../bench/accuracy/cases/", import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-stories-"));
@@ -43,6 +44,7 @@ describe("INT_MIN / -1", () => {
     expect(report.conclusion.summary).toMatch(/^`scale_reading` \(int-min\.c:10\) divided the most negative integer by -1: `return raw \/ divisor;` overflowed/);
     expect(report.conclusion.rootCause).toMatch(/`divisor` is -1 \(E\d+\) and `raw` is -2147483648 \(E\d+\), the most negative value of its type/);
     expect(report.conclusion.summary).toMatch(/the divisor was not 0/);
+    expect(ungroundedValues(`${report.conclusion.summary} ${report.conclusion.rootCause}`, path.join(dir, "sessions"), report.session.id)).toEqual([]);
   }, 120_000);
 });
 

@@ -131,6 +131,9 @@ describe("a core whose C library is not on this machine", () => {
     const advice = report.conclusion.recommendations.join("\n");
     expect(advice).toMatch(/The core comes from another machine: libc\.so\.6, ld-linux-x86-64\.so\.2 are missing from this one\..*--solib-search-path DIR/);
     expect(advice).not.toMatch(/debug info \(-g\)/);
+    // What the dump cannot decide without the library is said as unknown, with low confidence.
+    expect(report.conclusion.summary).toMatch(/the analysis could not establish/);
+    expect(report.conclusion.confidence).toBeLessThanOrEqual(0.3);
   }, 120_000);
 
   it("with that machine's libraries named by --solib-search-path, the debugger unwinds and no warning is left", async () => {

@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { ungroundedValues } from "../helpers/grounding.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-heap-"));
 
@@ -121,6 +122,8 @@ describe("\"double free or corruption (out)\" after an overflow over the next bl
     expect(report.conclusion.summary).toMatch(/it was one free of a corrupted block, not a second free/);
     expect(report.conclusion.rootCause).toMatch(/H1 \(.*freed twice.*\) is rejected: malloc says "double free or corruption \(out\)" \(E\d+\) for a corrupted block too/);
     expect(report.conclusion.recommendations[0]).toMatch(/first candidate: session\.c:13 in `set_name`/);
+    // Every value the conclusion states is in the output of the evidence it cites.
+    expect(ungroundedValues(`${report.conclusion.summary} ${report.conclusion.rootCause}`, path.join(dir, "sessions"), report.session.id)).toEqual([]);
   }, 120_000);
 });
 
