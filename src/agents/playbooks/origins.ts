@@ -11,7 +11,7 @@ import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
 import type { Citations } from "./kit.js";
 import { basename } from "./prose.js";
-import { enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
+import { enclosingFunction, escape, functionSpan, grep, withoutComments, type SourceFile } from "./source.js";
 
 export type OriginKind = "assignment" | "callee-return" | "null-store" | "caller";
 
@@ -85,7 +85,7 @@ export function listing(origin: { file: string; line: number }): ProbeOf<"source
 export function listedCode(found: Found | null): string | null {
   if (!found?.ok || found.probe.kind !== "source") return null;
   const row = (found.reading as SourceLine[] | null)?.[0];
-  const code = row?.text.replace(/\/\/.*$/, "").replace(/\/\*.*?\*\//g, "").trim();
+  const code = row ? withoutComments(row.text) : "";
   return code ? code : null;
 }
 

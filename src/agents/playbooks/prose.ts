@@ -2,6 +2,7 @@
 import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame } from "../../analyzers/index.js";
 import { counted } from "../../report/numbers.js";
 import type { Facts } from "./facts.js";
+import { withoutComments } from "./source.js";
 
 export function basename(file: string): string {
   return file.split(/[\\/]/).at(-1) ?? file;
@@ -34,7 +35,7 @@ export function callPath(facts: Facts): string {
 /** `source line` quoted for prose, trimmed and without a trailing comment. */
 export function quoteLine(line: string | null): string | null {
   if (line === null) return null;
-  const code = line.replace(/\/\/.*$/, "").replace(/\/\*.*?\*\//g, "").trim();
+  const code = withoutComments(line);
   return code === "" ? null : `\`${code}\``;
 }
 

@@ -39,6 +39,33 @@ export function lineOf(source: SourceFile | null, n: number | null): string | nu
 }
 
 /** The code of a line without comments, and with string and char literals emptied. */
+/**
+ * A line of source as a person would quote it: comments removed, string and character literals
+ * kept whole (`'A'`, `"http://host"` are code, not the start of a comment).
+ */
+export function withoutComments(line: string): string {
+  let out = "";
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (ch === '"' || ch === "'") {
+      let end = i + 1;
+      while (end < line.length && line[end] !== ch) end += line[end] === "\\" ? 2 : 1;
+      out += line.slice(i, end + 1);
+      i = end;
+    } else if (ch === "/" && line[i + 1] === "/") {
+      break;
+    } else if (ch === "/" && line[i + 1] === "*") {
+      const close = line.indexOf("*/", i + 2);
+      if (close < 0) break;
+      out += " ";
+      i = close + 1;
+    } else {
+      out += ch;
+    }
+  }
+  return out.replace(/\s+$/, "").replace(/^\s+/, "");
+}
+
 export function codeOf(line: string): string {
   return line
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')
