@@ -220,7 +220,7 @@ export function abortPlaybook(facts: Facts): Playbook {
         cause: [
           guard ? `The check \`${guard.condition}\` held${ownerFound?.ok ? `; the object it checks is ${printed(ownerFound)}${c.cite(ownerFound)}` : ""}.` : "",
           said ? `Just before aborting it prints a message starting "${said}"${c.cite(block)}: look for it on the process's stderr.` : "",
-          `The value reached the check on the path ${callPath(facts)}.`,
+          callPath(facts) ? `The value reached the check on the path ${callPath(facts)}.` : "",
         ],
         withCaller: true,
         confidence: 0.85,

@@ -51,7 +51,7 @@ export function conclusion({ facts, evidence, hypotheses, hit }: Grounds, c: Cit
     summary: findings.summary,
     rootCause: rootCause || (hit ? (hit.finding ?? "") : "Not determined from the dump alone."),
     confidence: findings.confidence,
-    recommendations: [...findings.recommendations, ...foreignLibrariesAdvice(facts)],
+    recommendations: [...findings.recommendations, ...foreignLibrariesAdvice(facts), ...debugSymbolsAdvice(facts, findings.recommendations)],
     evidenceIds: c.ids,
   };
 }
@@ -112,6 +112,13 @@ function foreignLibrariesAdvice(facts: Facts): string[] {
   return [
     `The core comes from another machine: ${names}${foreign.length > 3 ? " and more" : ""} ${foreign.length === 1 ? "is" : "are"} ${foreign.some((lib) => lib.status === "different") ? "another build on" : "missing from"} this one. Copy that machine's libraries (or its whole root) here and analyse again with --solib-search-path DIR (or --sysroot DIR), or give their debug files with --debug-file-directory DIR: the stack through them, and their own checks, become readable.`,
   ];
+}
+
+/** For stripped code whose packages are known: which debug symbols name it, unless the playbook said so already. */
+function debugSymbolsAdvice(facts: Facts, said: string[]): string[] {
+  const packages = facts.triage.packages ?? [];
+  if (packages.length === 0 || facts.culprit?.file || said.some((text) => /debug symbols/.test(text))) return [];
+  return [`Install the debug symbols of ${packages.map((p) => `${p.name} ${p.version}`).join(" and ")} (Debian's debug archive, or debuginfod) and analyse again: the crashing code's functions, lines and variables become visible.`];
 }
 
 /** What the process's other threads were doing, from triage's grouping of the thread list. */
