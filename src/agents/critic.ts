@@ -12,25 +12,28 @@ import { evidenceIndex, evidenceOf, type Evidence } from "./evidence.js";
 import { untested } from "./flow.js";
 import { crashFacts, type Facts } from "./playbooks/facts.js";
 import { playbookFor } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_TEST, step, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { COMMANDS_PER_TEST } from "./runtime.js";
 
 const Review = z.object({
-  issues: z.array(
-    z.object({
-      issue: z.string().min(1),
-      /** Debugger commands that would settle it; none when the dump cannot. */
-      commands: z.array(z.string()),
-      question: z.string().min(1),
-    }),
-  ),
+  issues: z
+    .array(
+      z.object({
+        issue: z.string().min(1).describe("what is missing or unsupported in the conclusion"),
+        commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("commands that would settle it; none when the dump cannot"),
+        question: z.string().min(1).describe("the question to ask the user if it stays open"),
+      }),
+    )
+    .describe("the conclusion's problems; empty when it is sound"),
 });
 
-export async function critic(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "critic", async (runtime) => {
+export const critic = agentNode(
+  { name: "critic", prompt: "critic", profile: { tier: "cloud", temperature: 0.5 }, schema: Review },
+  async (state, { runtime, ask }): Promise<[Update, string]> => {
     const conclusion = state.conclusion;
     if (!conclusion) throw new Error("the critic was reached without a conclusion to review");
     const round = state.critique.length + 1;
-    const asked = await ask(runtime, "critic", "critic", {
+    const answer = await ask({
       round: String(round),
       conclusion: `Summary: ${conclusion.summary}\nRoot cause: ${conclusion.rootCause}\nConfidence: ${conclusion.confidence}\nRecommendations:\n${conclusion.recommendations.map((r) => `- ${r}`).join("\n")}`,
       hypotheses: hypothesesText(state.hypotheses),
@@ -38,22 +41,22 @@ export async function critic(state: State, config: NodeConfig): Promise<Update> 
       triage: triageText(state),
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
-    }, Review);
+    });
 
     const facts = crashFacts(state);
     const checks = mechanicalChecks(state, facts, evidenceOf(state, runtime.store, runtime.session.vocabulary));
     // The mechanical checks always run; beyond them a model raises its own issues, and the offline
     // critic what no dump of this kind can show.
-    const judged = asked.value
-      ? asked.value.issues.map((i) => ({ text: i.issue, commands: cleanCommands(i.commands, COMMANDS_PER_TEST), question: i.question }))
+    const judged = answer
+      ? answer.issues.map((i) => ({ text: i.issue, commands: cleanCommands(i.commands, COMMANDS_PER_TEST), question: i.question }))
       : playbookFor(facts).openQuestions.map((q) => ({ ...q, commands: [] }));
     const issues = dedupe([...checks, ...judged]);
     return [
-      { critique: [{ round, issues }], ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      { critique: [{ round, issues }] },
       `round ${round}: ${issues.length === 0 ? "no issues" : `${issues.length} issue${issues.length === 1 ? "" : "s"}: ${issues.map((i) => i.text).join(" | ")}`}`,
     ];
-  });
-}
+  },
+);
 
 /** Checks any reader of the report could make, from the state and the store alone. */
 function mechanicalChecks(state: State, facts: Facts, evidence: Evidence): Issue[] {

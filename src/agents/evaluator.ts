@@ -9,32 +9,34 @@ import { evidenceOf, outputsOf } from "./evidence.js";
 import { nextToTest } from "./flow.js";
 import { playbookOf } from "./playbooks/index.js";
 import type { Verdict } from "./playbooks/kit.js";
-import { ask, hypothesisById, step, type Runtime, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { hypothesisById, type Runtime } from "./runtime.js";
 
 const Judgement = z.object({
-  status: z.enum(["confirmed", "rejected", "inconclusive"]),
-  finding: z.string().min(1),
-  evidenceIds: z.array(z.string()),
+  status: z.enum(["confirmed", "rejected", "inconclusive"]).describe("what the outputs show of the hypothesis: it holds, it does not, or they do not decide it"),
+  finding: z.string().min(1).describe("why, in one or two sentences that quote the decisive values and cite their evidence ids, like (E4)"),
+  evidenceIds: z.array(z.string().describe("an evidence id listed in the prompt, like E4")).describe("the evidence the finding rests on"),
 });
 
-export async function evaluator(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "evaluator", async (runtime) => {
+export const evaluator = agentNode(
+  { name: "evaluator", prompt: "evaluator", profile: { tier: "local", temperature: 0.1 }, schema: Judgement },
+  async (state, { runtime, ask }): Promise<[Update, string]> => {
     const current = hypothesisById(state, state.current);
-    const asked = await ask(runtime, "tester", "evaluator", {
+    const answer = await ask({
       hypothesis: `${current.id}: ${current.statement}`,
       outputs: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
       debugger: runtime.session.backend,
-    }, Judgement);
-    const judged: Verdict = asked.value ? floored(checked(asked.value, current, runtime), state, current, runtime) : offlineVerdict(state, current, runtime);
+    });
+    const judged: Verdict = answer ? floored(checked(answer, current, runtime), state, current, runtime) : offlineVerdict(state, current, runtime);
     const updated: Hypothesis = { ...current, status: judged.status, finding: judged.finding, evidenceIds: [...new Set([...judged.evidenceIds, ...current.evidenceIds])] };
     const after = { ...state, hypotheses: state.hypotheses.map((h) => (h.id === updated.id ? updated : h)) };
     return [
-      { hypotheses: [updated], current: nextToTest(after, updated, runtime), ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      { hypotheses: [updated], current: nextToTest(after, updated, runtime) },
       `${current.id} ${judged.status}: ${judged.finding}`,
     ];
-  });
-}
+  },
+);
 
 /**
  * A model's verdict is only as good as the evidence it cites: a decisive status needs at least one

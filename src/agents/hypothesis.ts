@@ -3,26 +3,28 @@
  * pivot (when every hypothesis so far was rejected or stayed inconclusive).
  */
 import { z } from "zod";
-import type { Hypothesis, State, Update } from "../state.js";
+import type { Hypothesis, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_TEST, INITIAL_HYPOTHESES, step, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { COMMANDS_PER_TEST, INITIAL_HYPOTHESES } from "./runtime.js";
 
 const Proposal = z.object({
   hypotheses: z
     .array(
       z.object({
-        statement: z.string().min(1),
-        /** A playbook rule the hypothesis is, when the model adopts one of the offline candidates. */
-        rule: z.string().optional(),
-        commands: z.array(z.string()),
+        statement: z.string().min(1).describe("a specific, testable cause that names the pointer, lock or value and the function and line it concerns"),
+        rule: z.string().optional().describe("the playbook candidate's rule name, when the hypothesis adopts one"),
+        commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("2–3 commands that would confirm or reject it"),
       }),
     )
-    .min(1),
+    .min(1)
+    .describe("new hypotheses, none already formed"),
 });
 
-export async function hypothesis(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "hypothesis", async (runtime) => {
+export const hypothesis = agentNode(
+  { name: "hypothesis", prompt: "hypothesis", profile: { tier: "cloud", temperature: 0.0 }, schema: Proposal },
+  async (state, { runtime, ask, notTaken }): Promise<[Update, string]> => {
     const room = runtime.limits.maxHypotheses - state.hypotheses.length;
     if (room <= 0) return [{}, "no room for more hypotheses"];
     const wanted = Math.min(room, state.hypotheses.length === 0 ? INITIAL_HYPOTHESES : 1);
@@ -30,7 +32,7 @@ export async function hypothesis(state: State, config: NodeConfig): Promise<Upda
     const formed = new Set(state.hypotheses.map((h) => h.rule));
     const candidates = playbook.hypotheses.filter((h) => !formed.has(h.rule));
 
-    const asked = await ask(runtime, "hypothesis", "hypothesis", {
+    const answer = await ask({
       issue: state.issue ?? "(none given)",
       triage: triageText(state),
       tried: hypothesesText(state.hypotheses),
@@ -38,15 +40,15 @@ export async function hypothesis(state: State, config: NodeConfig): Promise<Upda
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
       wanted: String(wanted),
-    }, Proposal);
+    });
 
     const next = (n: number) => `H${state.hypotheses.length + n + 1}`;
     // A model that proposes again what was already tested would loop the graph to its limits.
     const seen = new Set(state.hypotheses.map((h) => sameStatement(h.statement)));
     // A statement that says nothing testable ("x", "a bug") is no hypothesis: the playbook's stand.
-    const proposals = asked.value?.hypotheses.filter((p) => !seen.has(sameStatement(p.statement)) && saysSomething(p.statement)) ?? [];
-    const repeated = asked.value !== null && asked.value.hypotheses.some((p) => seen.has(sameStatement(p.statement))) && proposals.length === 0;
-    const empty = asked.value !== null && proposals.length === 0 && !repeated;
+    const proposals = answer?.hypotheses.filter((p) => !seen.has(sameStatement(p.statement)) && saysSomething(p.statement)) ?? [];
+    const repeated = answer !== null && answer.hypotheses.some((p) => seen.has(sameStatement(p.statement))) && proposals.length === 0;
+    const empty = answer !== null && proposals.length === 0 && !repeated;
     const fresh: Hypothesis[] = proposals.length > 0
       ? proposals.slice(0, wanted).map((proposal, n) => {
           const adopted = candidates.find((h) => h.rule === proposal.rule);
@@ -73,16 +75,15 @@ export async function hypothesis(state: State, config: NodeConfig): Promise<Upda
           finding: null,
           evidenceIds: [],
         }));
-    const fallback =
-      asked.fallback ??
-      (repeated ? { agent: "hypothesis", reason: "the model only proposed hypotheses already tested" } : empty ? { agent: "hypothesis", reason: "the model proposed no hypothesis that says something testable" } : null);
+    if (repeated) notTaken("the model only proposed hypotheses already tested");
+    if (empty) notTaken("the model proposed no hypothesis that says something testable");
     const note = fresh.length === 0 ? "no new hypothesis" : `${fresh.length} hypothes${fresh.length === 1 ? "is" : "es"}: ${fresh.map((h) => `${h.id} ${h.statement}`).join("; ")}`;
     return [
-      { hypotheses: fresh, current: fresh[0]?.id ?? null, ...(fallback ? { fallbacks: [fallback] } : {}) },
+      { hypotheses: fresh, current: fresh[0]?.id ?? null },
       note,
     ];
-  });
-}
+  },
+);
 
 /** Whether a statement claims something: a few words, at least one of them a name or a real word. */
 function saysSomething(statement: string): boolean {

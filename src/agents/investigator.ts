@@ -3,31 +3,35 @@
  * assignment, the code that stores it), each step able to depend on what the last one printed.
  */
 import { z } from "zod";
-import type { Observation, State, Update } from "../state.js";
+import type { Observation, Update } from "../state.js";
 import { cleanCommands, hypothesesText, triageText } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
 import { awaitingInvestigation } from "./flow.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_STEP, runCommands, step, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { COMMANDS_PER_STEP, runCommands } from "./runtime.js";
 
-const Commands = z.object({ commands: z.array(z.string()).min(1) });
+const Commands = z.object({
+  commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).min(1).describe("commands not run yet that show where the bad value came from"),
+});
 
-export async function investigator(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "investigator", async (runtime) => {
+export const investigator = agentNode(
+  { name: "investigator", prompt: "investigator", profile: { tier: "local", temperature: 0.1 }, schema: Commands },
+  async (state, { runtime, ask }): Promise<[Update, string]> => {
     const target = awaitingInvestigation(state);
     if (!target) throw new Error("the investigator was reached without a confirmed hypothesis to investigate");
-    const asked = await ask(runtime, "investigator", "investigator", {
+    const answer = await ask({
       hypothesis: `${target.id}: ${target.statement} — ${target.finding ?? ""}`,
       hypotheses: hypothesesText(state.hypotheses),
       evidence: evidenceIndex(runtime.store),
       triage: triageText(state),
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
-    }, Commands);
+    });
 
     const observations: Observation[] = [];
-    if (asked.value) {
-      observations.push(...(await runCommands(runtime, "investigator", cleanCommands(asked.value.commands, COMMANDS_PER_STEP))));
+    if (answer) {
+      observations.push(...(await runCommands(runtime, "investigator", cleanCommands(answer.commands, COMMANDS_PER_STEP))));
     } else if (target.rule) {
       const playbook = playbookOf(state);
       // Each round sees what the previous printed: a heap walk reads one chunk header at a time.
@@ -39,8 +43,8 @@ export async function investigator(state: State, config: NodeConfig): Promise<Up
       }
     }
     return [
-      { observations, investigated: [target.id], ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      { observations, investigated: [target.id] },
       `${target.id}: ${observations.length} command${observations.length === 1 ? "" : "s"}`,
     ];
-  });
-}
+  },
+);

@@ -9,42 +9,46 @@ import { existingIds, hypothesesText, supportingIds, triageText, unknownCitation
 import { evidenceIndex, evidenceOf, outputsOf } from "./evidence.js";
 import { untested } from "./flow.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, requireTriage, step, type Runtime, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { requireTriage, type Runtime } from "./runtime.js";
 
 const Answer = z.object({
-  summary: z.string().min(1),
-  rootCause: z.string().min(1),
-  confidence: z.number().min(0).max(1),
-  recommendations: z.array(z.string()),
-  evidenceIds: z.array(z.string()),
+  summary: z.string().min(1).describe("what crashed and why, in two or three sentences that cite their evidence, like (E4)"),
+  rootCause: z.string().min(1).describe("the variable, the function, the line and the path that led there, citing evidence"),
+  confidence: z.number().min(0).max(1).describe("between 0 and 1; lower when no hypothesis was confirmed"),
+  recommendations: z.array(z.string().describe("one concrete change to the code, naming the function or line")).describe("how to fix it"),
+  evidenceIds: z.array(z.string().describe("an evidence id listed in the prompt, like E4")).describe("every id the text cites"),
 });
 
-export async function reasoner(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "reasoner", async (runtime) => {
+export const reasoner = agentNode(
+  { name: "reasoner", prompt: "reasoner", profile: { tier: "cloud", temperature: 0.2 }, schema: Answer },
+  async (state, { runtime, ask, notTaken }): Promise<[Update, string]> => {
     const last = state.critique.at(-1);
     const cited = state.hypotheses.flatMap((h) => h.evidenceIds);
-    const asked = await ask(runtime, "reasoner", "reasoner", {
+    const answer = await ask({
       issue: state.issue ?? "(none given)",
       triage: triageText(state),
       hypotheses: hypothesesText(state.hypotheses),
       evidence: evidenceIndex(runtime.store),
       outputs: outputsOf(runtime.store, cited),
       critique: last ? last.issues.map((i) => `- ${i.text}`).join("\n") || "(no issues)" : "(not reviewed yet)",
-    }, Answer);
+    });
 
     let conclusion: Conclusion;
     // The offline conclusion is the floor: a model's is kept only when it cites evidence that
     // exists and says at least as much (the culprit, its line, the kind) as the offline one.
     const draft = playbookOf(state).conclude(state.hypotheses, evidenceOf(state, runtime.store, runtime.session.vocabulary));
     const offline: Conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
-    const why = asked.value ? notTaken(asked.value, offline, state, runtime) : null;
-    const rejected = why ? { agent: "reasoner", reason: `the model's conclusion was not taken: ${why}` } : null;
-    if (rejected) runtime.progress(`[reasoner] ${rejected.reason}; the offline conclusion stands`);
-    if (asked.value && !rejected) {
-      conclusion = { ...asked.value, evidenceIds: existingIds(asked.value.evidenceIds, runtime.store), confidence: earnedConfidence(asked.value, state, runtime) };
-    } else if (asked.value && why) {
+    const why = answer ? whyNotTaken(answer, offline, state, runtime) : null;
+    if (why) {
+      notTaken(`the model's conclusion was not taken: ${why}`);
+      runtime.progress(`[reasoner] the model's conclusion was not taken: ${why}; the offline conclusion stands`);
+    }
+    if (answer && !why) {
+      conclusion = { ...answer, evidenceIds: existingIds(answer.evidenceIds, runtime.store), confidence: earnedConfidence(answer, state, runtime) };
+    } else if (answer && why) {
       // The model's view is kept beside the conclusion, with why it was not taken, unless it invented evidence.
-      const view = /does not exist/.test(why) ? "" : ` A model concluded: “${asked.value.summary.trim().slice(0, 300)}”; not taken, because ${why}.`;
+      const view = /does not exist/.test(why) ? "" : ` A model concluded: “${answer.summary.trim().slice(0, 300)}”; not taken, because ${why}.`;
       conclusion = { ...offline, rootCause: `${offline.rootCause}${view}` };
     } else {
       conclusion = offline;
@@ -58,10 +62,9 @@ export async function reasoner(state: State, config: NodeConfig): Promise<Update
         confidence: Math.min(conclusion.confidence, 0.6),
       };
     }
-    const fallback = asked.fallback ?? rejected;
-    return [{ conclusion, ...(fallback ? { fallbacks: [fallback] } : {}) }, `confidence ${conclusion.confidence}: ${conclusion.summary}`];
-  });
-}
+    return [{ conclusion }, `confidence ${conclusion.confidence}: ${conclusion.summary}`];
+  },
+);
 
 /**
  * The facts the offline conclusion states, each in words a model would use too: the culprit
@@ -77,7 +80,7 @@ function statedFacts(offline: Conclusion, state: State): string[] {
 }
 
 /** Why a model's conclusion is not taken over the offline one, or null when it is. */
-function notTaken(answer: z.infer<typeof Answer>, offline: Conclusion, state: State, runtime: Runtime): string | null {
+function whyNotTaken(answer: z.infer<typeof Answer>, offline: Conclusion, state: State, runtime: Runtime): string | null {
   // A conclusion that cites evidence which does not exist cannot be trusted in any of its claims.
   const invented = unknownCitations([answer.summary, answer.rootCause, ...answer.recommendations], runtime.store);
   if (invented.length > 0) return `it cited evidence that does not exist (${invented.join(", ")})`;

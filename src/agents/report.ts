@@ -17,9 +17,14 @@ import { playbookOf } from "./playbooks/index.js";
 import { REGISTERS, THREADS } from "./playbooks/kit.js";
 import { excerptOf } from "./playbooks/source.js";
 import { unknownCitations } from "./context.js";
-import { ask, requireTriage, step, type Runtime, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { requireTriage, type Runtime } from "./runtime.js";
 
-const Questions = z.object({ questions: z.array(z.string().min(1)) });
+const Questions = z.object({
+  questions: z
+    .array(z.string().min(1).describe("one specific question for the program's developers or operators, naming the function, variable or input"))
+    .describe("3 to 5 questions, each able to confirm or change the diagnosis"),
+});
 
 const MIN_QUESTIONS = 3;
 const MAX_QUESTIONS = 5;
@@ -32,25 +37,24 @@ const MAX_FRAMES = 30;
 const MAX_THREADS = 64;
 const EXCERPT_LINES = 15;
 
-export async function reportWriter(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "report", async (runtime, spentSoFar) => {
+export const reportWriter = agentNode(
+  { name: "report", prompt: "report", profile: { tier: "cloud", temperature: 0.2 }, schema: Questions },
+  async (state, { runtime, spentSoFar, ask }): Promise<[Update, string]> => {
     const unresolved = state.critique.at(-1)?.issues ?? [];
     let questions: string[] = [];
-    let fallback = null;
     if (unresolved.length > 0) {
-      const asked = await ask(runtime, "report", "report", {
+      const answer = await ask({
         conclusion: state.conclusion ? `${state.conclusion.summary}\n${state.conclusion.rootCause}` : "(none)",
         unresolved: unresolved.map((i) => `- ${i.text}`).join("\n"),
-      }, Questions);
-      fallback = asked.fallback;
+      });
       // A question that cites evidence which does not exist would send the user looking for it.
-      const proposed = (asked.value?.questions ?? []).filter((q) => unknownCitations([q], runtime.store).length === 0);
+      const proposed = (answer?.questions ?? []).filter((q) => unknownCitations([q], runtime.store).length === 0);
       questions = followUpQuestions(state, proposed);
     }
     const document = composeReport(state, runtime, spentSoFar(), questions);
-    return [{ document, ...(fallback ? { fallbacks: [fallback] } : {}) }, `${counted(document.report.hypotheses.length, "hypothesis", "hypotheses")}, ${counted(document.report.evidence.length, "piece", "pieces")} of evidence, ${counted(questions.length, "follow-up question")}`];
-  });
-}
+    return [{ document }, `${counted(document.report.hypotheses.length, "hypothesis", "hypotheses")}, ${counted(document.report.evidence.length, "piece", "pieces")} of evidence, ${counted(questions.length, "follow-up question")}`];
+  },
+);
 
 /** 3–5 questions: the model's, else the unresolved issues' own, topped up from the playbook. */
 export function followUpQuestions(state: State, proposed: string[]): string[] {

@@ -3,26 +3,30 @@
  * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
  */
 import { z } from "zod";
-import type { Hypothesis, State, Update } from "../state.js";
+import type { Hypothesis, Update } from "../state.js";
 import { cleanCommands, distinctProbes } from "./context.js";
 import { evidenceIndex, evidenceOf } from "./evidence.js";
 import { playbookOf } from "./playbooks/index.js";
-import { ask, COMMANDS_PER_STEP, runCommands, step, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { COMMANDS_PER_STEP, runCommands } from "./runtime.js";
 
-const Commands = z.object({ commands: z.array(z.string()) });
+const Commands = z.object({
+  commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("commands not run yet that collect what the critic's issues ask for; empty when the dump cannot settle them"),
+});
 
-export async function responder(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "responder", async (runtime) => {
+export const responder = agentNode(
+  { name: "responder", prompt: "responder", profile: { tier: "local", temperature: 0.1 }, schema: Commands },
+  async (state, { runtime, ask }): Promise<[Update, string]> => {
     const round = state.critique.at(-1);
     if (!round) throw new Error("the responder was reached before the critic's first round");
-    const asked = await ask(runtime, "investigator", "responder", {
+    const answer = await ask({
       issues: round.issues.map((i) => `- ${i.text}${i.commands.length ? ` (suggested: ${i.commands.map((probe) => runtime.session.vocabulary.render(probe)).join("; ")})` : ""}`).join("\n") || "(none)",
       evidence: evidenceIndex(runtime.store),
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
-    }, Commands);
+    });
     const evidence = evidenceOf(state, runtime.store, runtime.session.vocabulary);
-    const wanted = distinctProbes([...round.issues.flatMap((i) => i.commands), ...cleanCommands(asked.value?.commands ?? [], COMMANDS_PER_STEP)], COMMANDS_PER_STEP * 2);
+    const wanted = distinctProbes([...round.issues.flatMap((i) => i.commands), ...cleanCommands(answer?.commands ?? [], COMMANDS_PER_STEP)], COMMANDS_PER_STEP * 2);
     const commands = wanted.filter((command) => evidence.find(command) === null).slice(0, COMMANDS_PER_STEP);
     const observations = await runCommands(runtime, "responder", commands);
 
@@ -37,8 +41,8 @@ export async function responder(state: State, config: NodeConfig): Promise<Updat
       if (verdict) judged.push({ ...h, rounds: 1, status: verdict.status, finding: verdict.finding, evidenceIds: verdict.evidenceIds });
     }
     return [
-      { observations, hypotheses: judged, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      { observations, hypotheses: judged },
       `${observations.length} command${observations.length === 1 ? "" : "s"} for ${round.issues.length} issue${round.issues.length === 1 ? "" : "s"}`,
     ];
-  });
-}
+  },
+);

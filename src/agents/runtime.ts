@@ -2,19 +2,17 @@
  * What every node needs besides the state: the live debugger session, the executor, the evidence
  * store, the models. They cannot be checkpointed, so they reach the nodes through the run's
  * context (LangGraph's `contextSchema`, given to `invoke`) and are rebuilt by `dumpdbg resume`.
- * Also the helpers every agent shares: one step's accounting and progress line, running commands,
- * asking a model with an offline fallback.
+ * Also the helpers every agent shares: one step's accounting and progress line, running commands.
  */
 import { readFileSync } from "node:fs";
 import { Annotation, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { z } from "zod";
 import type { TriageOptions } from "../analyzers/triage.js";
 import type { Probe } from "../debuggers/probe.js";
 import type { DebuggerSession } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
-import { callStructured, type AgentName, type Models, type Redactor, type Usage } from "../llm/index.js";
-import type { CommandAgent, Fallback, Observation, Spent, State, Update } from "../state.js";
+import type { Models, Redactor, Usage } from "../llm/index.js";
+import type { CommandAgent, Observation, Spent, State, Update } from "../state.js";
 import type { CommandExecutor, ExecutedCommand } from "./executor.js";
 
 export interface Limits {
@@ -158,35 +156,6 @@ function observationOf(done: ExecutedCommand, agent: CommandAgent, hypothesis: s
   };
 }
 
-export type Asked<T> = { value: T; fallback: null } | { value: null; fallback: Fallback | null };
-
-/**
- * One structured model call for an agent step. `null` means the offline path takes the step; the
- * reason is returned as a fallback to record, except when no model is configured at all.
- */
-export async function ask<T extends Record<string, unknown>>(
-  runtime: Runtime,
-  agent: AgentName,
-  template: string,
-  values: Record<string, string>,
-  schema: z.ZodType<T>,
-): Promise<Asked<T>> {
-  if (!runtime.models.cloud && !runtime.models.local) return { value: null, fallback: null };
-  const before = snapshot(runtime.usage);
-  const result = await callStructured(runtime.models, agent, { template, values }, schema, { usage: runtime.usage, redactor: runtime.redactor });
-  // What this call cost, in the transcript as it happens: a resumed run counts from it what a
-  // killed node spent but never checkpointed.
-  const after = snapshot(runtime.usage);
-  const cost = { llmCalls: after.llmCalls - before.llmCalls, llmMs: Math.round(after.llmMs - before.llmMs), local: minus(after.local, before.local), cloud: minus(after.cloud, before.cloud) };
-  if (result.ok) {
-    runtime.transcript.append({ type: "model", agent: template, tier: result.tier, ok: true, cost });
-    return { value: result.value, fallback: null };
-  }
-  runtime.transcript.append({ type: "model", agent: template, ok: false, reason: result.reason, cost });
-  runtime.progress(`[${template}] model step failed (${result.reason}); the offline path takes it`);
-  return { value: null, fallback: { agent: template, reason: result.reason } };
-}
-
 /** The hypothesis with this id; a node that needs it cannot go on without it. */
 export function hypothesisById(state: State, id: string | null) {
   const found = state.hypotheses.find((h) => h.id === id);
@@ -230,10 +199,10 @@ function plus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
 }
 
-function snapshot(usage: Usage) {
+export function snapshot(usage: Usage) {
   return { llmMs: usage.llmMs, llmCalls: usage.llmCalls, local: { ...usage.local }, cloud: { ...usage.cloud } };
 }
 
-function minus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens: number; outputTokens: number }) {
+export function minus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens: number; outputTokens: number }) {
   return { inputTokens: a.inputTokens - b.inputTokens, outputTokens: a.outputTokens - b.outputTokens };
 }

@@ -1,25 +1,29 @@
 /** Tests the current hypothesis with 2–3 targeted commands: its next planned round, or what a model picks. */
 import { z } from "zod";
-import type { State, Update } from "../state.js";
+import type { Update } from "../state.js";
 import { cleanCommands, triageText } from "./context.js";
 import { outputsOf } from "./evidence.js";
-import { ask, COMMANDS_PER_TEST, hypothesisById, runCommands, step, type NodeConfig } from "./runtime.js";
+import { agentNode } from "./agent.js";
+import { COMMANDS_PER_TEST, hypothesisById, runCommands } from "./runtime.js";
 
-const Commands = z.object({ commands: z.array(z.string()).min(1) });
+const Commands = z.object({
+  commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).min(1).describe("the 1–3 commands that best confirm or reject the hypothesis now"),
+});
 
-export async function tester(state: State, config: NodeConfig): Promise<Update> {
-  return step(config, "tester", async (runtime) => {
+export const tester = agentNode(
+  { name: "tester", prompt: "tester", profile: { tier: "local", temperature: 0.1 }, schema: Commands },
+  async (state, { runtime, ask }): Promise<[Update, string]> => {
     const current = hypothesisById(state, state.current);
     const planned = current.plan[current.rounds] ?? [];
-    const asked = await ask(runtime, "tester", "tester", {
+    const answer = await ask({
       hypothesis: `${current.id}: ${current.statement}`,
       planned: planned.map((probe) => runtime.session.vocabulary.render(probe)).join("\n") || "(none)",
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
       evidence: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
-    }, Commands);
-    const proposed = asked.value ? cleanCommands(asked.value.commands, COMMANDS_PER_TEST) : [];
+    });
+    const proposed = answer ? cleanCommands(answer.commands, COMMANDS_PER_TEST) : [];
     const commands = proposed.length > 0 ? proposed : planned;
     const observations = await runCommands(runtime, "tester", commands, current.id);
     const tested = {
@@ -28,8 +32,8 @@ export async function tester(state: State, config: NodeConfig): Promise<Update> 
       evidenceIds: [...new Set([...current.evidenceIds, ...observations.filter((o) => o.hypothesis === current.id).map((o) => o.evidenceId)])],
     };
     return [
-      { hypotheses: [tested], observations, iterations: 1, ...(asked.fallback ? { fallbacks: [asked.fallback] } : {}) },
+      { hypotheses: [tested], observations, iterations: 1 },
       `${current.id} round ${tested.rounds}: ${commands.length} command${commands.length === 1 ? "" : "s"}`,
     ];
-  });
-}
+  },
+);

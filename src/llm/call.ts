@@ -1,6 +1,6 @@
 /**
- * One model call for one agent step. It picks the tier (light work to the local model, deep work to
- * the cloud), sets the agent's temperature, fills the prompt file within the tier's context budget,
+ * One model call for one agent step. It asks the tier the agent's model profile prefers first (light
+ * work to the local model, deep work to the cloud), at the profile's temperature, fills the prompt file within the tier's context budget,
  * masks secrets when the prompt leaves the machine, retries transient failures and a malformed
  * answer once, and counts tokens. When the model path fails, the result says why and the agent
  * takes its offline path; only a provider the user named that cannot be used at all throws.
@@ -10,7 +10,7 @@ import type { AIMessage, BaseMessage, BaseMessageLike } from "@langchain/core/me
 import type { z } from "zod";
 import { estimateTokens, fitValues } from "./budget.js";
 import { ProviderError } from "./errors.js";
-import type { AgentName, Models, Tier, TierModel } from "./models.js";
+import type { ModelProfile, Models, Tier, TierModel } from "./models.js";
 import { fillPrompt, loadPrompt } from "./prompts.js";
 import { structuredRunnable } from "./providers.js";
 import type { Redactor } from "./redact.js";
@@ -36,19 +36,6 @@ export type CallResult<T> = { ok: true; value: T; tier: Tier } | { ok: false; va
 
 /** Prompt tokens per call, preamble included; the local one fits the context providers.ts gives Ollama. */
 export const CONTEXT_BUDGET: Readonly<Record<Tier, number>> = { local: 6_000, cloud: 16_000 };
-
-const TEMPERATURE: Readonly<Record<AgentName, number>> = {
-  hypothesis: 0.0,
-  tester: 0.1,
-  investigator: 0.1,
-  reasoner: 0.2,
-  critic: 0.5,
-  report: 0.2,
-  chat: 0.2,
-};
-
-/** Choosing commands and reading their output; everything else is deep reasoning. */
-const LIGHT_WORK: ReadonlySet<AgentName> = new Set(["tester", "investigator"]);
 
 const RETRY_NOTE = "\n\n(Your previous answer to this request did not follow the required format. Answer again, following it exactly.)";
 
@@ -79,20 +66,20 @@ export function modelsDown(models: Models): ModelDown[] {
 /** A structured answer parsed into `schema`. */
 export async function callStructured<T extends Record<string, unknown>>(
   models: Models,
-  agent: AgentName,
+  profile: ModelProfile,
   prompt: PromptSpec,
   schema: z.ZodType<T>,
   options: CallOptions,
 ): Promise<CallResult<T>> {
-  return call(models, agent, prompt, options, async (chat, target, messages, signal) => {
+  return call(models, profile, prompt, options, async (chat, target, messages, signal) => {
     const { raw, parsed } = await structuredRunnable(target.provider, chat, schema, prompt.template).invoke(messages, { signal });
     return { message: raw, value: parsed ?? null };
   });
 }
 
 /** A free-text answer (the chat). */
-export async function callText(models: Models, agent: AgentName, prompt: PromptSpec, options: CallOptions): Promise<CallResult<string>> {
-  return call(models, agent, prompt, options, async (chat, _target, messages, signal) => {
+export async function callText(models: Models, profile: ModelProfile, prompt: PromptSpec, options: CallOptions): Promise<CallResult<string>> {
+  return call(models, profile, prompt, options, async (chat, _target, messages, signal) => {
     const message = await chat.invoke(messages, { signal });
     const text = message.text.trim();
     return { message, value: text === "" ? null : text };
@@ -107,8 +94,8 @@ interface Answer<V> {
 
 type Exchange<V> = (chat: BaseChatModel, target: TierModel, messages: BaseMessageLike[], signal: AbortSignal) => Promise<Answer<V>>;
 
-async function call<V>(models: Models, agent: AgentName, prompt: PromptSpec, options: CallOptions, exchange: Exchange<V>): Promise<CallResult<V>> {
-  const tiers = LIGHT_WORK.has(agent) ? [models.local, models.cloud] : [models.cloud, models.local];
+async function call<V>(models: Models, profile: ModelProfile, prompt: PromptSpec, options: CallOptions, exchange: Exchange<V>): Promise<CallResult<V>> {
+  const tiers = profile.tier === "local" ? [models.local, models.cloud] : [models.cloud, models.local];
   const candidates = tiers.filter((tier): tier is TierModel => tier !== null);
   if (candidates.length === 0) return { ok: false, value: null, reason: "offline: no model configured" };
 
@@ -121,7 +108,7 @@ async function call<V>(models: Models, agent: AgentName, prompt: PromptSpec, opt
         reason = known;
         continue;
       }
-      const outcome = await callTier(models, target, agent, prompt, options, exchange);
+      const outcome = await callTier(models, target, profile, prompt, options, exchange);
       if (outcome.ok) {
         answers.set(target, (answers.get(target) ?? 0) + 1);
         return { ok: true, value: outcome.value, tier: target.tier };
@@ -142,13 +129,13 @@ async function call<V>(models: Models, agent: AgentName, prompt: PromptSpec, opt
 async function callTier<V>(
   models: Models,
   target: TierModel,
-  agent: AgentName,
+  profile: ModelProfile,
   prompt: PromptSpec,
   options: CallOptions,
   exchange: Exchange<V>,
 ): Promise<Attempted<V>> {
   const { system, human } = promptText(models, target, prompt, options.redactor);
-  const chat = await target.chat(TEMPERATURE[agent]);
+  const chat = await target.chat(profile.temperature);
   for (let attempt = 1; ; attempt += 1) {
     const messages: BaseMessageLike[] = [
       ["system", system],

@@ -6,7 +6,7 @@
 export { callStructured, callText, CONTEXT_BUDGET, modelsDown, type CallOptions, type CallResult, type ModelDown, type PromptSpec } from "./call.js";
 export { budget } from "./budget.js";
 export { ProviderError } from "./errors.js";
-export { leavesMachine, resolveModels, type AgentName, type ModelConfig, type Models, type Provider, type Tier, type TierModel } from "./models.js";
+export { leavesMachine, resolveModels, type ModelConfig, type ModelProfile, type Models, type Provider, type Tier, type TierModel } from "./models.js";
 export { fillPrompt, loadPrompt } from "./prompts.js";
 export { Redactor, type RedactionStats } from "./redact.js";
 export { Usage, type TokenCount, type UsageReport } from "./usage.js";

@@ -9,10 +9,15 @@ import { createChatModel, type Endpoint, type Provider } from "./providers.js";
 
 export type { Provider } from "./providers.js";
 
-export type AgentName = "hypothesis" | "tester" | "investigator" | "reasoner" | "critic" | "report" | "chat";
-
 /** `local` is the Ollama model for light work, `cloud` the provider's model for deep work. */
 export type Tier = "local" | "cloud";
+
+/** How one agent asks the models: the tier it tries first, and its temperature. */
+export interface ModelProfile {
+  /** `local` for light work (choosing commands, reading their output), `cloud` for deep reasoning; the other tier is the second choice. */
+  tier: Tier;
+  temperature: number;
+}
 
 export interface ModelConfig {
   provider: "auto" | "offline" | Provider;

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { callStructured, callText, CONTEXT_BUDGET, modelsDown, Redactor, resolveModels, Usage, type Models, type Tier } from "../../src/llm/index.js";
+import { callStructured, callText, CONTEXT_BUDGET, modelsDown, Redactor, resolveModels, Usage, type ModelProfile, type Models, type Tier } from "../../src/llm/index.js";
 import { promptText, requestedSchema, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeScript, type FakeServer, type RecordedRequest } from "../helpers/fake-providers.js";
 
 // The agents' prompt files are not this layer's; one test template stands in for them.
@@ -16,6 +16,16 @@ vi.mock("../../src/llm/prompts.js", async (importOriginal) => {
 const Diagnosis = z.object({ kind: z.string(), culprit: z.string(), confidence: z.number() });
 const answer = { kind: "null-dereference", culprit: "send_to_client", confidence: 0.9 };
 const prompt = { template: "llm-test", values: { backtrace: "#0 send_to_client (c=0x0) at server.c:42" } };
+/** The agents' model profiles (design.md, "Models"): the tier each asks first, and its temperature. */
+const PROFILE = {
+  hypothesis: { tier: "cloud", temperature: 0.0 },
+  tester: { tier: "local", temperature: 0.1 },
+  investigator: { tier: "local", temperature: 0.1 },
+  reasoner: { tier: "cloud", temperature: 0.2 },
+  critic: { tier: "cloud", temperature: 0.5 },
+  report: { tier: "cloud", temperature: 0.2 },
+  chat: { tier: "cloud", temperature: 0.2 },
+} as const satisfies Record<string, ModelProfile>;
 
 interface ProviderCase {
   provider: "openai" | "anthropic" | "ollama";
@@ -71,7 +81,7 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
 
   it("parses a structured answer into the schema, at the agent's temperature, and counts the reported tokens", async () => {
     const { models, usage } = await setup([{ json: answer, usage: { inputTokens: 1234, outputTokens: 56 } }]);
-    const result = await callStructured(models, "critic", prompt, Diagnosis, options(usage));
+    const result = await callStructured(models, PROFILE.critic, prompt, Diagnosis, options(usage));
     expect(result).toEqual({ ok: true, value: answer, tier });
     expect(calls()).toHaveLength(1);
     const request = calls()[0]!;
@@ -85,7 +95,7 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
 
   it("answers in text for the chat", async () => {
     const { models, usage } = await setup([{ text: "The pointer c was NULL.", usage: { inputTokens: 10, outputTokens: 7 } }]);
-    const result = await callText(models, "chat", prompt, options(usage));
+    const result = await callText(models, PROFILE.chat, prompt, options(usage));
     expect(result).toEqual({ ok: true, value: "The pointer c was NULL.", tier });
     expect(temperature(calls()[0]!)).toBe(0.2);
     expect(usage[tier]).toEqual({ inputTokens: 10, outputTokens: 7 });
@@ -93,7 +103,7 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
 
   it("retries after a 429, honouring retry-after-ms, and counts only the answered request", async () => {
     const { models, usage } = await setup([{ status: 429, retryAfterMs: 10 }, { json: answer, usage: { inputTokens: 100, outputTokens: 20 } }]);
-    const result = await callStructured(models, "hypothesis", prompt, Diagnosis, options(usage));
+    const result = await callStructured(models, PROFILE.hypothesis, prompt, Diagnosis, options(usage));
     expect(result).toEqual({ ok: true, value: answer, tier });
     expect(calls()).toHaveLength(2);
     expect(usage.llmCalls).toBe(1);
@@ -103,12 +113,12 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
   it("gives a model that has not answered yet one retry, then skips it for the rest of the run", async () => {
     const { models, usage } = await setup(Array(5).fill({ status: 500 }), { maxRetries: 3 });
     const started = performance.now();
-    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    const result = await callStructured(models, PROFILE.reasoner, prompt, Diagnosis, options(usage));
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(new RegExp(`^${provider} .*: server error \\(HTTP 500\\).*, after 1 retry$`)) });
     expect(calls()).toHaveLength(2);
     // Down for good: the next step does not ask again, and the run knows why.
-    const next = await callStructured(models, "critic", prompt, Diagnosis, options(usage));
+    const next = await callStructured(models, PROFILE.critic, prompt, Diagnosis, options(usage));
     expect(next).toEqual(result);
     expect(calls()).toHaveLength(2);
     expect(modelsDown(models)).toEqual([expect.objectContaining({ tier, provider, answered: 0, reason: expect.stringMatching(/server error \(HTTP 500\)/) })]);
@@ -117,8 +127,8 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
 
   it("gives a model that has answered its full retries", async () => {
     const { models, usage } = await setup([{ json: answer }, ...Array(5).fill({ status: 500 })], { maxRetries: 2 });
-    expect((await callStructured(models, "reasoner", prompt, Diagnosis, options(usage))).ok).toBe(true);
-    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    expect((await callStructured(models, PROFILE.reasoner, prompt, Diagnosis, options(usage))).ok).toBe(true);
+    const result = await callStructured(models, PROFILE.reasoner, prompt, Diagnosis, options(usage));
     expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(/server error \(HTTP 500\).*, after 2 retries$/) });
     expect(calls()).toHaveLength(4);
     expect(modelsDown(models)).toEqual([expect.objectContaining({ answered: 1 })]);
@@ -127,7 +137,7 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
   it("falls back when the server hangs past the timeout, in bounded time", async () => {
     const { models, usage } = await setup([{ hangMs: 60_000 }, { hangMs: 60_000 }], { timeoutMs: 1_000, maxRetries: 1 });
     const started = performance.now();
-    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    const result = await callStructured(models, PROFILE.reasoner, prompt, Diagnosis, options(usage));
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(/no answer within 1 s, after 1 retry$/) });
     expect(calls()).toHaveLength(2);
@@ -138,7 +148,7 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
   it("waits on a model that never answered only the short first-answer time, whatever the timeout", async () => {
     const { models, usage } = await setup([{ hangMs: 60_000 }, { hangMs: 60_000 }], { timeoutMs: 60_000, maxRetries: 3, firstAnswerTimeoutMs: 300 });
     const started = performance.now();
-    const result = await callStructured(models, "reasoner", prompt, Diagnosis, options(usage));
+    const result = await callStructured(models, PROFILE.reasoner, prompt, Diagnosis, options(usage));
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(/no answer within 0\.3 s, after 1 retry$/) });
     expect(calls()).toHaveLength(2);
@@ -149,7 +159,7 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
       { raw: "not json {", usage: { inputTokens: 50, outputTokens: 5 } },
       { json: answer, usage: { inputTokens: 60, outputTokens: 9 } },
     ]);
-    const result = await callStructured(models, "investigator", prompt, Diagnosis, options(usage));
+    const result = await callStructured(models, PROFILE.investigator, prompt, Diagnosis, options(usage));
     expect(result).toEqual({ ok: true, value: answer, tier });
     expect(calls()).toHaveLength(2);
     expect(promptText(calls()[1]!)).toMatch(/previous answer .* did not follow the required format/);
@@ -162,14 +172,14 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
   if (provider !== "anthropic") {
     it("counts a call of the wrong tool as malformed", async () => {
       const { models, usage } = await setup([{ toolCall: { name: "something_else", args: answer } }, { json: answer }]);
-      expect(await callStructured(models, "critic", prompt, Diagnosis, options(usage))).toEqual({ ok: true, value: answer, tier });
+      expect(await callStructured(models, PROFILE.critic, prompt, Diagnosis, options(usage))).toEqual({ ok: true, value: answer, tier });
       expect(calls()).toHaveLength(2);
     });
   }
 
   it("takes the offline path after two malformed answers, or an answer that does not match the schema", async () => {
     const { models, usage } = await setup([{ raw: "not json {" }, { json: { kind: "abort" } }]);
-    const result = await callStructured(models, "tester", prompt, Diagnosis, options(usage));
+    const result = await callStructured(models, PROFILE.tester, prompt, Diagnosis, options(usage));
     expect(result).toEqual({ ok: false, value: null, reason: expect.stringMatching(/malformed answer twice/) });
     expect(calls()).toHaveLength(2);
     expect(usage.llmCalls).toBe(2);
@@ -177,17 +187,17 @@ describe.each(cases)("$provider through its LangChain client", ({ provider, tier
 });
 
 describe("temperatures", () => {
-  it("sets each agent's temperature, and none for OpenAI reasoning models, which take only their default", async () => {
+  it("sets each profile's temperature, and none for OpenAI reasoning models, which take only their default", async () => {
     server = await startFakeOpenAI(() => ({ json: answer }));
     const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url };
     const models = await resolveModels({ provider: "openai", redact: true, env });
     const agents = ["hypothesis", "tester", "investigator", "reasoner", "critic", "report"] as const;
-    for (const agent of agents) await callStructured(models, agent, prompt, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
-    await callText(models, "chat", prompt, { usage: new Usage(), redactor: new Redactor() });
+    for (const agent of agents) await callStructured(models, PROFILE[agent], prompt, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
+    await callText(models, PROFILE.chat, prompt, { usage: new Usage(), redactor: new Redactor() });
     expect(server.requests.map((r) => r.body.temperature)).toEqual([0.0, 0.1, 0.1, 0.2, 0.5, 0.2, 0.2]);
 
     const reasoning = await resolveModels({ provider: "openai", model: "o3-mini", redact: true, env });
-    await callStructured(reasoning, "critic", prompt, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
+    await callStructured(reasoning, PROFILE.critic, prompt, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
     expect(server.requests.at(-1)!.body).not.toHaveProperty("temperature");
   });
 });
@@ -201,8 +211,8 @@ describe("tiers", () => {
       expect(models.describe()).toBe("openai gpt-4o-mini (cloud, secrets masked) + ollama qwen2.5:7b (local)");
       const usage = new Usage();
       const opts = { usage, redactor: new Redactor() };
-      expect(await callStructured(models, "tester", prompt, Diagnosis, opts)).toMatchObject({ ok: true, tier: "local" });
-      expect(await callStructured(models, "reasoner", prompt, Diagnosis, opts)).toMatchObject({ ok: true, tier: "cloud" });
+      expect(await callStructured(models, PROFILE.tester, prompt, Diagnosis, opts)).toMatchObject({ ok: true, tier: "local" });
+      expect(await callStructured(models, PROFILE.reasoner, prompt, Diagnosis, opts)).toMatchObject({ ok: true, tier: "cloud" });
       expect(local.requests.filter((r) => r.path === "/api/chat")[0]!.body.model).toBe("qwen2.5:7b");
       expect(usage.toJSON()).toEqual({ llmCalls: 2, local: { inputTokens: 200, outputTokens: 20 }, cloud: { inputTokens: 300, outputTokens: 30 } });
       expect(usage.format()).toMatch(/^tokens: local 200 in \/ 20 out, cloud 300 in \/ 30 out \(2 model calls, \d+\.\d s\)$/);
@@ -221,7 +231,7 @@ describe("context budget", () => {
     expect(backtrace.length).toBeGreaterThan(5_000_000);
     server = await start([{ json: answer }]);
     const models = await resolveModels({ provider, redact: true, env: env(server.url) });
-    const result = await callStructured(models, "reasoner", { template: "llm-test", values: { backtrace } }, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
+    const result = await callStructured(models, PROFILE.reasoner, { template: "llm-test", values: { backtrace } }, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
     expect(result).toMatchObject({ ok: true, tier });
     const sent = promptText(server.requests.find((r) => r.path === modelCall)!);
     expect(sent.length).toBeLessThanOrEqual(CONTEXT_BUDGET[tier] * 4);

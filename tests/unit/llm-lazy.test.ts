@@ -25,8 +25,8 @@ describe("provider packages", () => {
     const models = await resolveModels({ provider: "offline", redact: true, env: {} });
     const options = { usage: new Usage(), redactor: new Redactor() };
     const prompt = { template: "preamble", values: {} };
-    expect(await callStructured(models, "reasoner", prompt, z.object({ a: z.string() }), options)).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
-    expect(await callText(models, "chat", prompt, options)).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
+    expect(await callStructured(models, { tier: "cloud", temperature: 0.2 }, prompt, z.object({ a: z.string() }), options)).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
+    expect(await callText(models, { tier: "cloud", temperature: 0.2 }, prompt, options)).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
     // Resolving a cloud provider does not load it either: only its first use does.
     const openai = await resolveModels({ provider: "openai", redact: true, env: { OPENAI_API_KEY: "sk-x" } });
     expect(loaded).toEqual([]);

@@ -5,7 +5,7 @@
  * as data. When the model cannot be used, the caller falls back to the offline engine.
  */
 import { z } from "zod";
-import { budget, callStructured, type Models, type Redactor, type Usage } from "../../llm/index.js";
+import { budget, callStructured, type ModelProfile, type Models, type Redactor, type Usage } from "../../llm/index.js";
 import type { ChatExchange } from "../../report/index.js";
 import type { EvidenceStore } from "../../evidence/store.js";
 import type { CommandExecutor, ExecutedCommand } from "../executor.js";
@@ -23,10 +23,13 @@ export interface ModelDeps {
 }
 
 const ChatStepSchema = z.object({
-  needCommands: z.array(z.string()).describe("read-only debugger commands to run before answering; empty when the answer is ready"),
+  needCommands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("read-only debugger commands to run before answering; empty when the answer is ready"),
   answer: z.string().nullable().describe("the answer, citing evidence ids inline like [E12]; null while commands are needed"),
-  evidenceIds: z.array(z.string()).describe("the evidence ids the answer relies on"),
+  evidenceIds: z.array(z.string().describe("an evidence id of this session, like E12")).describe("the evidence ids the answer relies on"),
 });
+
+/** The chat's model profile: deep work, a little latitude in wording. */
+const CHAT_PROFILE: ModelProfile = { tier: "cloud", temperature: 0.2 };
 
 /** Rounds of commands a model may ask for in one answer, and commands per round. */
 const MAX_COMMAND_ROUNDS = 3;
@@ -62,7 +65,7 @@ export async function askModel(
       measured: ran.map((command) => measuredText(deps.store, command)).join("\n\n") || "none",
       rounds: left > 0 ? `You may ask for commands ${left} more time${left === 1 ? "" : "s"} for this answer.` : "You cannot ask for more commands: answer now with what you have.",
     };
-    const result = await callStructured(deps.models, "chat", { template: "chat", values }, ChatStepSchema, { usage: deps.usage, redactor: deps.redactor, signal });
+    const result = await callStructured(deps.models, CHAT_PROFILE, { template: "chat", values }, ChatStepSchema, { usage: deps.usage, redactor: deps.redactor, signal });
     if (!result.ok) return { ok: false, reason: result.reason };
     const step = result.value;
     const commands = [...new Set(step.needCommands.map((c) => c.trim()).filter((c) => c !== "" && !ran.some((r) => r.command === c)))].slice(0, MAX_COMMANDS_PER_ROUND);
