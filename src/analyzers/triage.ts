@@ -19,6 +19,7 @@ import { CLR_EXCEPTION, criticalSectionOf, criticalSectionOwnerAddress, EXCEPTIO
 import {
   crashSignature,
   culpritIndex,
+  isRuntimeFrame,
   isRuntimeModule,
   moduleLocator,
   normalizeFunctionName,
@@ -302,25 +303,31 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     overranStackTop: overran,
     freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible,
   });
+  // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
+  const reraised = sent && siginfo && signal !== null && raisedBySelf(siginfo, options.pid ?? null) ? await reraisedSignal(q, innermost, signal, mappedRanges(files, options.regions ?? [])) : null;
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
-  const kind = exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null));
+  const kind = reraised?.kind ?? (exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null)));
 
   // For a deadlock, the crash's thread is the first thread of the first cycle.
   const deadlocked = kind === "deadlock" ? (cycles[0]?.[0]?.thread ?? null) : null;
   const thread = deadlocked === null ? selected : (threads.find((t) => t.id === deadlocked) ?? null);
   const threadFrames = deadlocked === null ? (overran ? placed.slice(0, (culpritIndex(placed) ?? 0) + 1) : placed) : (framesOf.get(deadlocked) ?? []);
-  const first = culpritIndex(threadFrames.filter((frame) => frame.level < limit));
+  const fromFrame = reraised?.interrupted ?? 0;
+  const ownFrom = culpritIndex(threadFrames.slice(fromFrame).filter((frame) => frame.level < limit));
+  const first = ownFrom === null ? null : ownFrom + fromFrame;
   const culprit = kind === "stack-overflow" && recursion !== null && first !== null ? (recursiveCallIndex(threadFrames, first) ?? first) : first;
   const culpritFrame = culprit === null ? null : (threadFrames[culprit] ?? null);
 
   // Every thread blocked and no cycle: a hang, even when no wait records an owner.
   const hang = kind === "unknown" && externallyStopped && cycles.length === 0 ? hangSummary(framesOf) : null;
   const sentText = sent && kind === "unknown" && siginfo && signal !== null ? sentMessage(signal, siginfo, options.pid ?? null, culpritFrame) : null;
+  if (reraised) notes.push("the signal in the dump's notes is the one the crash handler raised; the one it was handling is not recorded, so it is read from the frame it interrupted (its registers are exact)");
   // A .NET exception: what the runtime died with names its type and message (SOS's `!pe` under cdb).
   const managed = dotnet ? exceptionText(dotnet.exception) : exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
   const message =
     managed ??
     verdict?.message ??
+    (reraised ? reraisedMessage(reraised, signal, culpritFrame) : null) ??
     (hang
       ? `${hang}${sentText ? `; ${sentText.replace(/; it was not a fault.*$/, "")}` : ""}`
       : sentText
@@ -599,8 +606,7 @@ function exceptionFault(exception: ExceptionStop): SignalRecord | null {
  */
 export function sentMessage(signal: number, siginfo: SignalRecord, processPid: number | null, at: PlacedFrame | null): string {
   const name = signalName(signal);
-  const self = siginfo.pid !== null && processPid !== null ? siginfo.pid === processPid : siginfo.code === SI_TKILL && siginfo.pid === null;
-  if (self) {
+  if (raisedBySelf(siginfo, processPid)) {
     const where = at?.function ? ` in ${normalizeFunctionName(at.function)}${at.file ? ` (${at.file.split("/").pop()}:${at.line ?? "?"})` : ""}` : "";
     const how = siginfo.code === SI_TKILL ? "tgkill, as raise() and pthread_kill() do" : siginfo.code === SI_QUEUE ? "sigqueue" : "kill() with its own pid";
     return `the process raised ${name} at itself${where} (${how}); it was not a fault`;
@@ -669,6 +675,65 @@ async function freedBlockHeader(q: Inspector, frames: PlacedFrame[]): Promise<{ 
     plausible: plausibleChunkSize(words),
     note: `glibc says "double free or corruption", but the header of the block \`${freed}\` points to holds size ${hex(size)}${text ? ` (the bytes "${text}")` : ""}, no size malloc writes: the header was overwritten, by a write past the end of the block before it, and the free found it corrupt`,
   };
+}
+
+/** Whether a sent signal came from the dumped process itself: its own pid, or tgkill with no sender recorded. */
+function raisedBySelf(siginfo: SignalRecord, processPid: number | null): boolean {
+  return siginfo.pid !== null && processPid !== null ? siginfo.pid === processPid : siginfo.code === SI_TKILL && siginfo.pid === null;
+}
+
+interface Reraised {
+  kind: CrashKind;
+  /** Index of the frame the first signal interrupted (just under `<signal handler called>`). */
+  interrupted: number;
+  /** The program's function that re-raised it, from inside its signal handler. */
+  handler: string | null;
+  explanation: FaultExplanation | null;
+  instruction: string | null;
+}
+
+/**
+ * A signal a process raised at itself from inside a signal handler (Redis, Chromium and many servers
+ * log a crash report and re-raise the fatal signal): the kernel recorded the re-raise, not the
+ * fault. The fault is in the frame under `<signal handler called>`: its pc is the faulting
+ * instruction itself and its registers, unwound from the signal frame, are exact; the kind is read
+ * from them as for a fault.
+ */
+async function reraisedSignal(q: Inspector, frames: PlacedFrame[], signal: number, mapped: Range[]): Promise<Reraised | null> {
+  const trampoline = frames.findIndex((frame) => frame.function === "<signal handler called>");
+  const interrupted = trampoline < 0 ? null : frames[trampoline + 1];
+  if (!interrupted?.address) return null;
+  const handlerFrame = frames.slice(0, trampoline).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
+  const handler = handlerFrame?.function ? normalizeFunctionName(handlerFrame.function) : null;
+  const base = { interrupted: trampoline + 1, handler };
+  if (signal === SIGABRT) return { ...base, kind: abortKind(frames.slice(trampoline + 1), null), explanation: null, instruction: null };
+  const code = (await q.instructions(1, interrupted.address))?.instructions[0] ?? null;
+  const instruction = code ? `${code.mnemonic} ${code.operands.join(",")}`.trim() : null;
+  if (signal === 4) return { ...base, kind: "illegal-instruction", explanation: null, instruction };
+  if (signal === 8) return { ...base, kind: /^i?div/.test(code?.mnemonic ?? "") ? "division-by-zero" : "unknown", explanation: null, instruction };
+  const access = code ? memoryAccess(code) : null;
+  if (!code || !access || (signal !== 11 && signal !== 7)) return { ...base, kind: signal === 7 ? "bus-error" : "invalid-memory-access", explanation: null, instruction };
+  const registers = await q.registers({ frame: interrupted.level });
+  const explanation = explainFault({ instruction: code, access, faultAddress: null, registers, mapped });
+  const address = operandAddress(explanation);
+  const kind: CrashKind = signal === 7 ? "bus-error" : address !== null && address < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access";
+  return { ...base, kind, explanation, instruction };
+}
+
+/** The address a memory operand names: base + index × scale + displacement, from the registers' values. */
+function operandAddress(explanation: FaultExplanation): bigint | null {
+  const base = toBigInt(explanation.base?.value ?? null);
+  if (base === null) return null;
+  const index = toBigInt(explanation.index?.value ?? null) ?? 0n;
+  const address = base + index * BigInt(explanation.index?.scale ?? 1) + BigInt(explanation.displacement);
+  return BigInt.asUintN(64, address);
+}
+
+function reraisedMessage(reraised: Reraised, signal: number | null, frame: PlacedFrame | null): string {
+  const name = signal === null ? "the signal" : signalName(signal);
+  const at = frame?.function ? normalizeFunctionName(frame.function) : frame?.module ? `code in ${frame.module.split("/").at(-1)}` : "the interrupted frame";
+  const what = reraised.explanation ? `: ${reraised.explanation.text} (${reraised.instruction})` : reraised.instruction ? ` at \`${reraised.instruction}\`` : "";
+  return `${reraised.handler ?? "the program's signal handler"} re-raised ${name} with kill() from inside its signal handler, as a crash handler does; the ${name} it was handling arrived in ${at}${what}`;
 }
 
 /** Whether the file here is the build the dump's process ran: the same build id as the dump's copy of its first page. */

@@ -13,11 +13,13 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { freePort } from "../helpers/redis.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-debian-"));
 const PYTHON = "/usr/bin/python3";
 const PERL = "/usr/bin/perl";
 const BASH = "/bin/bash";
+const REDIS = "/usr/bin/redis-server";
 const haveDpkg = (() => {
   try {
     execFileSync("dpkg-query", ["--version"], { stdio: "ignore" });
@@ -114,4 +116,35 @@ describe.skipIf(!existsSync(PYTHON))("Debian's python3 hung on a semaphore no th
       child.kill("SIGKILL");
     }
   }, 60_000);
+});
+
+describe.skipIf(!existsSync(REDIS))("Debian's redis-server, whose crash handler re-raises the SIGSEGV it caught", () => {
+  it("is the fault in debugCommand, read from the frame the first signal interrupted, not 'a signal the process sent itself'", async () => {
+    const port = await freePort();
+    const core = path.join(dir, "redis.core");
+    // gdb lets the fault reach redis's handler and writes the core at the re-raise (si_code SI_USER).
+    const gdb = spawn(
+      "gdb",
+      ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "handle SIGSEGV nostop noprint pass", "-ex", "catch signal SIGSEGV", "-ex", "condition 1 $_siginfo.si_code == 0", "-ex", "run", "-ex", `generate-core-file ${core}`, "-ex", "kill", "--args", REDIS, "--port", String(port), "--save", "", "--enable-debug-command", "yes", "--dir", dir],
+      { stdio: "ignore" },
+    );
+    const exited = new Promise((resolve) => gdb.on("exit", resolve));
+    for (let tries = 0; tries < 40; tries++) {
+      await sleep(250);
+      try {
+        execFileSync("redis-cli", ["-p", String(port), "DEBUG", "SEGFAULT"], { stdio: "ignore", timeout: 5000 });
+        break;
+      } catch {
+        // Not listening yet, or the connection closed as the server crashed.
+        if (existsSync(core)) break;
+      }
+    }
+    await exited;
+    const run = await runCli(["triage", core, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout);
+    expect(crash).toMatchObject({ kind: "invalid-memory-access", signal: "SIGSEGV", signalCode: "SI_USER", culprit: { function: "debugCommand" } });
+    expect(crash.message).toMatch(/^bugReportEnd re-raised SIGSEGV with kill\(\) from inside its signal handler, as a crash handler does; the SIGSEGV it was handling arrived in debugCommand: writing 1 byte through `\(%rax\)` = %rax \(0x[0-9a-f]+\) \(movb \$0x78,\(%rax\)\)$/);
+    expect(crash.signature).toMatch(/^invalid-memory-access \| debugCommand \| call \| processCommand$/);
+  }, 90_000);
 });
