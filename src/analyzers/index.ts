@@ -12,3 +12,4 @@ export { repeatingCycle, recursionOf, type Recursion, type Cycle } from "./recur
 export { triage, triageOptionsOf, type TriageOptions, type TriageResult, type ThreadGroup } from "./triage.js";
 export { formatTriage } from "./format.js";
 export { readEnvironment } from "./environment.js";
+export { CLR_EXCEPTION } from "./windows.js";

@@ -96,3 +96,21 @@ describe(".NET dumps under cdb with SOS, through the CLI", () => {
     expect(native.lines().filter((line) => line.startsWith("!") || /^~\*e/.test(line))).toEqual([]);
   });
 });
+
+describe("the offline analysis of a .NET crash under cdb", () => {
+  it("concludes from the runtime's exception record and the managed stack, not from C++ throw machinery", async () => {
+    const raised = { thread: 0x1b3c, code: 0xe0434352, flags: 1, address: 0x7ffb11aac319n, parameters: [0xffffffff80004003n, 0n, 0n, 0n, 0x7ffa1a000000n], registers: { rip: 0x7ffb11aac319n, rsp: 0x14ee30n } };
+    const crashed = fakeDump(managedCrashScript(true), dumpFile(dotnetProcess([0x1b3c, 0x1c08, 0x1d44, 0x2a10, 0x2d40], raised)));
+    const out = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-dotnet-analysis-"));
+    const run = await runCli(["analyze", crashed.dump, "--debugger", "cdb", "--cdb", FAKE_CDB, "--provider", "offline", "--json", "--out", path.join(out, "reports"), "--sessions-dir", path.join(out, "sessions")]);
+    expect(run.stderr).not.toMatch(/internal error/);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.session.debugger).toMatch(/^Microsoft \(R\) Windows Debugger/);
+    expect(report.hypotheses).toHaveLength(1);
+    expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
+    expect(report.conclusion.summary).toMatch(/^`OrderService\.Pricing\.Discount` .*threw System\.NullReferenceException \("Object reference not set to an instance of an object\."\) \(E\d+\).*no catch on the thread's managed stack handled it/);
+    expect(report.conclusion.summary).not.toMatch(/__cxa_throw|std::terminate/);
+    expect(report.conclusion.recommendations[0]).toMatch(/Find the reference that is null/);
+  }, 120_000);
+});

@@ -1,6 +1,6 @@
 /** C++ runtime terminations: an exception nobody caught, a pure virtual call. */
-import { normalizeFunctionName } from "../../analyzers/index.js";
-import { probes } from "../../debuggers/probe.js";
+import { CLR_EXCEPTION, normalizeFunctionName } from "../../analyzers/index.js";
+import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
 import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
@@ -29,6 +29,7 @@ function libraryThrower(names: string[]): string | null {
 }
 
 export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
+  if (facts.crash.signalCode === CLR_EXCEPTION) return managedExceptionPlaybook(facts);
   const type = /instance of '(.*)'$/.exec(facts.crash.message ?? "")?.[1] ?? null;
   const thrown = type ? `\`${type}\`` : "an exception";
   const line = facts.culprit?.line ?? null;
@@ -184,4 +185,53 @@ function ownFiles(facts: Facts): SourceFile[] {
     if (file) files.set(frame.file, file);
   }
   return [...files.values()];
+}
+
+/**
+ * A .NET exception no handler caught: the runtime's own record of it (SOS's `!pe`) and the throwing
+ * thread's managed stack say which type, which message and which method of the program.
+ */
+function managedExceptionPlaybook(facts: Facts): Playbook {
+  const exception: ProbeOf<"managed-exception"> = { kind: "managed-exception" };
+  const stack: ProbeOf<"managed-stack"> = { kind: "managed-stack" };
+  const method = facts.crash.culprit.function;
+  const unhandled: PlannedHypothesis = {
+    rule: "managed-unhandled",
+    statement: `${where(facts.culprit)} threw a .NET exception that no catch on its managed stack handled`,
+    plan: [[exception, stack]],
+    judge(evidence) {
+      const record = evidence.find(exception);
+      const frames = evidence.find(stack);
+      const c = new Citations();
+      const thrown = record?.reading ?? null;
+      if (!thrown) return verdict("inconclusive", `The runtime's record of the exception could not be read${c.cite(record)} (SOS is needed).`, record);
+      const own = frames?.reading?.frames.find((frame) => frame.function !== null && method !== null && frame.function.startsWith(method)) ?? null;
+      const at = own ? ` The thread's managed stack has ${method}${own.file ? ` at ${basename(own.file)}:${own.line ?? "?"}` : ""}${c.cite(frames)}.` : "";
+      return verdict("confirmed", `The thread's exception is ${thrown.type}${thrown.message ? `: "${thrown.message}"` : ""}${c.cite(record)}, and the runtime ended the process with it.${at}`, record, own ? frames : null);
+    },
+  };
+  return {
+    hypotheses: [unhandled],
+    investigate: (_rule, evidence) => notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0)]),
+    conclude(hypotheses, evidence) {
+      const hit = confirmed(hypotheses, "managed-unhandled");
+      if (!hit) return undetermined(facts, hypotheses, evidence, "which exception ended the process");
+      const c = new Citations();
+      const thrown = evidence.find(exception)?.reading ?? null;
+      const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
+      const nullReference = thrown?.type === "System.NullReferenceException";
+      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+        summary: `${where(facts.culprit)} threw ${thrown?.type ?? "an exception"}${thrown?.message ? ` ("${thrown.message}")` : ""}${c.cite(evidence.find(exception))}${code?.ok ? ` at \`${listedCode(code)}\`${c.cite(code)}` : ""}, and no catch on the thread's managed stack handled it, so the runtime ended the process.`,
+        cause: [hit.finding ?? ""],
+        confidence: 0.85,
+        recommendations: [
+          nullReference
+            ? `Find the reference that is null in ${where(facts.culprit)} (the managed stack's locals and parameters show which) and check it, or make sure it is set before the method runs.`
+            : `Handle ${thrown?.type ?? "the exception"} where the failure can be dealt with, on the path that calls ${where(facts.culprit)}, and report which input caused it.`,
+          "Log unhandled exceptions with their stack (AppDomain.UnhandledException) so the next one names its input.",
+        ],
+      });
+    },
+    openQuestions: [{ text: "Which request or input the method was processing is not in the exception record.", question: "Which operation was running when the service died, and with what input?" }],
+  };
 }
