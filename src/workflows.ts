@@ -9,16 +9,16 @@
  *                                     └→ report (no issues, or round 2 done)
  */
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { critic } from "./agents/critic.js";
-import { evaluator } from "./agents/evaluator.js";
+import { critic } from "./agents/critic/index.js";
+import { evaluator } from "./agents/evaluator/index.js";
 import { awaitingInvestigation, canFormMore, mustWrapUp, untested } from "./agents/flow.js";
-import { hypothesis } from "./agents/hypothesis.js";
-import { investigator } from "./agents/investigator.js";
-import { reasoner } from "./agents/reasoner.js";
-import { reportWriter } from "./agents/report.js";
-import { responder } from "./agents/responder.js";
+import { hypothesis } from "./agents/hypothesis/index.js";
+import { investigator } from "./agents/investigator/index.js";
+import { reasoner } from "./agents/reasoner/index.js";
+import { reportWriter } from "./agents/report-writer/index.js";
+import { responder } from "./agents/responder/index.js";
 import { AnalysisContext, runtimeOf, type NodeConfig } from "./agents/runtime.js";
-import { tester } from "./agents/tester.js";
+import { tester } from "./agents/tester/index.js";
 import { AnalysisState, type State } from "./state.js";
 
 const CRITIC_ROUNDS = 2;

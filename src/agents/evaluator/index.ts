@@ -3,14 +3,14 @@
  * printed, and says what to test next (more of it, or the next one).
  */
 import { z } from "zod";
-import type { Hypothesis, State, Update } from "../state.js";
-import { existingIds, supportingIds, triageText, unknownCitations } from "./context.js";
-import { evidenceOf, outputsOf } from "./evidence.js";
-import { nextToTest } from "./flow.js";
-import { playbookOf } from "./playbooks/index.js";
-import type { Verdict } from "./playbooks/kit.js";
-import { agentNode } from "./agent.js";
-import { hypothesisById, type Runtime } from "./runtime.js";
+import type { Hypothesis, State, Update } from "../../state.js";
+import { existingIds, supportingIds, triageText, unknownCitations } from "../context.js";
+import { outputsOf } from "../evidence.js";
+import { nextToTest } from "../flow.js";
+import type { Verdict } from "../playbooks/kit.js";
+import { agentNode } from "../agent.js";
+import { hypothesisById, type Runtime } from "../runtime.js";
+import { offlineVerdict } from "./offline.js";
 
 const Judgement = z.object({
   status: z.enum(["confirmed", "rejected", "inconclusive"]).describe("what the outputs show of the hypothesis: it holds, it does not, or they do not decide it"),
@@ -64,12 +64,4 @@ function floored(verdict: Verdict, state: State, hypothesis: Hypothesis, runtime
   const offline = offlineVerdict(state, hypothesis, runtime);
   if (offline.status === "inconclusive") return verdict;
   return { ...offline, finding: `${offline.finding} (The model found it inconclusive: ${verdict.finding.replace(/\.$/, "")}.)` };
-}
-
-function offlineVerdict(state: State, hypothesis: Hypothesis, runtime: Runtime): Verdict {
-  const planned = hypothesis.rule ? playbookOf(state).hypotheses.find((h) => h.rule === hypothesis.rule) : undefined;
-  if (!planned) {
-    return { status: "inconclusive", finding: "No offline rule judges this hypothesis, and the model could not; its evidence is listed for a human to read.", evidenceIds: hypothesis.evidenceIds };
-  }
-  return planned.judge(evidenceOf(state, runtime.store, runtime.session.vocabulary));
 }

@@ -3,11 +3,11 @@
  * pivot (when every hypothesis so far was rejected or stayed inconclusive).
  */
 import { z } from "zod";
-import type { Hypothesis, Update } from "../state.js";
-import { cleanCommands, hypothesesText, triageText } from "./context.js";
-import { playbookOf } from "./playbooks/index.js";
-import { agentNode } from "./agent.js";
-import { COMMANDS_PER_TEST, INITIAL_HYPOTHESES } from "./runtime.js";
+import type { Hypothesis, Update } from "../../state.js";
+import { cleanCommands, hypothesesText, triageText } from "../context.js";
+import { playbookOf } from "../playbooks/index.js";
+import { agentNode } from "../agent.js";
+import { COMMANDS_PER_TEST, INITIAL_HYPOTHESES } from "../runtime.js";
 
 const Proposal = z.object({
   hypotheses: z

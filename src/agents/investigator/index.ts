@@ -3,13 +3,13 @@
  * assignment, the code that stores it), each step able to depend on what the last one printed.
  */
 import { z } from "zod";
-import type { Observation, Update } from "../state.js";
-import { cleanCommands, hypothesesText, triageText } from "./context.js";
-import { evidenceIndex, evidenceOf } from "./evidence.js";
-import { awaitingInvestigation } from "./flow.js";
-import { playbookOf } from "./playbooks/index.js";
-import { agentNode } from "./agent.js";
-import { COMMANDS_PER_STEP, runCommands } from "./runtime.js";
+import type { Observation, Update } from "../../state.js";
+import { cleanCommands, hypothesesText, triageText } from "../context.js";
+import { evidenceIndex, evidenceOf } from "../evidence.js";
+import { awaitingInvestigation } from "../flow.js";
+import { playbookOf } from "../playbooks/index.js";
+import { agentNode } from "../agent.js";
+import { COMMANDS_PER_STEP, runCommands } from "../runtime.js";
 
 const Commands = z.object({
   commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).min(1).describe("commands not run yet that show where the bad value came from"),

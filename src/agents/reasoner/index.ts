@@ -4,13 +4,13 @@
  * what the critic found missing.
  */
 import { z } from "zod";
-import type { Conclusion, State, Update } from "../state.js";
-import { existingIds, hypothesesText, supportingIds, triageText, unknownCitations } from "./context.js";
-import { evidenceIndex, evidenceOf, outputsOf } from "./evidence.js";
-import { untested } from "./flow.js";
-import { playbookOf } from "./playbooks/index.js";
-import { agentNode } from "./agent.js";
-import { requireTriage, type Runtime } from "./runtime.js";
+import type { Conclusion, State, Update } from "../../state.js";
+import { existingIds, hypothesesText, supportingIds, triageText, unknownCitations } from "../context.js";
+import { evidenceIndex, outputsOf } from "../evidence.js";
+import { untested } from "../flow.js";
+import { agentNode } from "../agent.js";
+import { requireTriage, type Runtime } from "../runtime.js";
+import { offlineConclusion } from "./offline.js";
 
 const Answer = z.object({
   summary: z.string().min(1).describe("what crashed and why, in two or three sentences that cite their evidence, like (E4)"),
@@ -37,8 +37,7 @@ export const reasoner = agentNode(
     let conclusion: Conclusion;
     // The offline conclusion is the floor: a model's is kept only when it cites evidence that
     // exists and says at least as much (the culprit, its line, the kind) as the offline one.
-    const draft = playbookOf(state).conclude(state.hypotheses, evidenceOf(state, runtime.store, runtime.session.vocabulary));
-    const offline: Conclusion = { ...draft, rootCause: [draft.rootCause, issueLink(state.issue, `${draft.summary} ${draft.rootCause}`)].filter(Boolean).join(" ") };
+    const offline = offlineConclusion(state, runtime);
     const why = answer ? whyNotTaken(answer, offline, state, runtime) : null;
     if (why) {
       notTaken(`the model's conclusion was not taken: ${why}`);
@@ -106,21 +105,4 @@ function earnedConfidence(answer: z.infer<typeof Answer>, state: State, runtime:
   const kindWords = triage.crash.kind.split("-").filter((w) => w.length > 3);
   const onTopic = (culprit !== undefined && text.includes(culprit)) || kindWords.every((w) => text.includes(w));
   return confirmed && onTopic ? answer.confidence : Math.min(answer.confidence, 0.5);
-}
-
-/**
- * Ties the user's words to the evidence: the function the conclusion names that shares the longest
- * word with the issue ("a client disconnects" → `client_disconnect`).
- */
-function issueLink(issue: string | null, text: string): string {
-  if (!issue) return "";
-  const stems = (issue.toLowerCase().match(/[a-z]{5,}/g) ?? []).map((word) => word.replace(/(ing|ed|es|s)$/, ""));
-  const named = [...new Set([...text.matchAll(/`([A-Za-z_][\w:]*)`/g)].map((m) => m[1] as string))];
-  let best: { name: string; stem: string } | null = null;
-  for (const name of named) {
-    for (const stem of stems) {
-      if (name.toLowerCase().includes(stem) && stem.length > (best?.stem.length ?? 0)) best = { name, stem };
-    }
-  }
-  return best ? `This matches the reported issue ("${issue.trim()}"): the evidence leads to \`${best.name}\`.` : "";
 }

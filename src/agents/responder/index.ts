@@ -3,12 +3,12 @@
  * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
  */
 import { z } from "zod";
-import type { Hypothesis, Update } from "../state.js";
-import { cleanCommands, distinctProbes } from "./context.js";
-import { evidenceIndex, evidenceOf } from "./evidence.js";
-import { playbookOf } from "./playbooks/index.js";
-import { agentNode } from "./agent.js";
-import { COMMANDS_PER_STEP, runCommands } from "./runtime.js";
+import type { Hypothesis, Update } from "../../state.js";
+import { cleanCommands, distinctProbes } from "../context.js";
+import { evidenceIndex, evidenceOf } from "../evidence.js";
+import { playbookOf } from "../playbooks/index.js";
+import { agentNode } from "../agent.js";
+import { COMMANDS_PER_STEP, runCommands } from "../runtime.js";
 
 const Commands = z.object({
   commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("commands not run yet that collect what the critic's issues ask for; empty when the dump cannot settle them"),

@@ -1,10 +1,10 @@
 /** Tests the current hypothesis with 2–3 targeted commands: its next planned round, or what a model picks. */
 import { z } from "zod";
-import type { Update } from "../state.js";
-import { cleanCommands, triageText } from "./context.js";
-import { outputsOf } from "./evidence.js";
-import { agentNode } from "./agent.js";
-import { COMMANDS_PER_TEST, hypothesisById, runCommands } from "./runtime.js";
+import type { Update } from "../../state.js";
+import { cleanCommands, triageText } from "../context.js";
+import { outputsOf } from "../evidence.js";
+import { agentNode } from "../agent.js";
+import { COMMANDS_PER_TEST, hypothesisById, runCommands } from "../runtime.js";
 
 const Commands = z.object({
   commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).min(1).describe("the 1–3 commands that best confirm or reject the hypothesis now"),
