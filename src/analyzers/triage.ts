@@ -304,7 +304,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible,
   });
   // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
-  const reraised = sent && siginfo && signal !== null && raisedBySelf(siginfo, options.pid ?? null) ? await reraisedSignal(q, innermost, signal, mappedRanges(files, options.regions ?? [])) : null;
+  // Only a fault signal: abort() called inside a handler (Rust's stack overflow handler) is read from the stack like any abort.
+  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, options.pid ?? null) ? await reraisedSignal(q, innermost, signal, mappedRanges(files, options.regions ?? [])) : null;
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
   const kind = reraised?.kind ?? (exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null)));
 
@@ -706,7 +707,6 @@ async function reraisedSignal(q: Inspector, frames: PlacedFrame[], signal: numbe
   const handlerFrame = frames.slice(0, trampoline).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
   const handler = handlerFrame?.function ? normalizeFunctionName(handlerFrame.function) : null;
   const base = { interrupted: trampoline + 1, handler };
-  if (signal === SIGABRT) return { ...base, kind: abortKind(frames.slice(trampoline + 1), null), explanation: null, instruction: null };
   const code = (await q.instructions(1, interrupted.address))?.instructions[0] ?? null;
   const instruction = code ? `${code.mnemonic} ${code.operands.join(",")}`.trim() : null;
   if (signal === 4) return { ...base, kind: "illegal-instruction", explanation: null, instruction };
