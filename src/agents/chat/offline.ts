@@ -13,6 +13,7 @@ import { placed, probeKey, probes, type Probe, type ProbeOf, type Reading, type 
 import type { EvidenceStore } from "../../evidence/store.js";
 import type { Crash } from "../../report/schema.js";
 import type { CommandExecutor } from "../executor.js";
+import { BACKTRACE, MAPPINGS, SECTIONS, SIGNAL_INFO, THREADS } from "../playbooks/kit.js";
 import { checkClaim, dereferencedPointers, findClaims, isNullPointer, kindPhrase, nullClaimFinding, type ClaimFacts, type Finding } from "./claims.js";
 import { relevantEvidence } from "./context.js";
 import { firstEvidence, type ChatFacts } from "./facts.js";
@@ -26,15 +27,11 @@ export interface OfflineDeps {
   vocabulary: Vocabulary;
 }
 
-/** Frames listed for one thread; triage fetches as many, so the crashing thread's are usually stored. */
-const STACK_FRAMES = 40;
-/** Triage's backtrace of the thread the debugger selected on opening the dump: the crashing thread's. */
-const TRIAGE_STACK = probes.backtrace(STACK_FRAMES);
+/** Frames listed for one thread: as many as triage's and the playbooks' backtrace, so the crashing thread's are usually stored. */
+const STACK_FRAMES = BACKTRACE.limit;
 /** The same probe as triage's deadlock search, so a hung dump's stacks come from the store. */
 const ALL_STACKS: ProbeOf<"thread-backtraces"> = { kind: "thread-backtraces", threads: "all", limit: 64 };
-const SIGNAL_INFO: Probe = { kind: "signal-info" };
 const EXIT_SIGNAL: Probe = { kind: "exit-signal" };
-const THREADS: ProbeOf<"threads"> = { kind: "threads" };
 const MAX_LISTED_THREADS = 40;
 const MAX_LOCKS = 8;
 const MAX_POINTERS = 6;
@@ -89,7 +86,7 @@ export class OfflineEngine {
       evidence: {
         threads: this.firstEvidence(THREADS) ?? threads?.id ?? null,
         signal: this.firstEvidence(SIGNAL_INFO, EXIT_SIGNAL),
-        stack: this.firstEvidence(TRIAGE_STACK),
+        stack: this.firstEvidence(BACKTRACE),
       },
       debugger: this.deps.vocabulary.debugger,
     };
@@ -267,10 +264,10 @@ export class OfflineEngine {
   /** What an address is: a symbol, a section of the program or a library, memory saved in the core, or nothing. */
   private async region(address: string): Promise<Finding> {
     const symbol = await this.run(probes.symbol(address));
-    const filesResult = await this.run({ kind: "sections" });
+    const filesResult = await this.run(SECTIONS);
     const files = filesResult.reading ?? { executable: null, core: null, sections: [] };
     const filesId = filesResult.id;
-    const mappings = await this.run({ kind: "mappings" });
+    const mappings = await this.run(MAPPINGS);
     const value = BigInt(address);
     const contains = (s: { start: string; end: string }) => BigInt(s.start) <= value && value < BigInt(s.end);
     const section = files.sections.find((s) => s.source !== "core" && contains(s));
@@ -425,7 +422,7 @@ export class OfflineEngine {
     const ids = [
       this.firstEvidence(SIGNAL_INFO, EXIT_SIGNAL),
       this.firstEvidence(THREADS),
-      this.firstEvidence(TRIAGE_STACK, ...(crash.kind === "deadlock" ? [ALL_STACKS] : [])),
+      this.firstEvidence(BACKTRACE, ...(crash.kind === "deadlock" ? [ALL_STACKS] : [])),
     ].filter((id): id is string => id !== null);
     const cited = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
     const lines: string[] = [];

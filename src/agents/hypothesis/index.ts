@@ -8,6 +8,7 @@ import { cleanCommands, hypothesesText, triageText } from "../context.js";
 import { playbookOf } from "../playbooks/index.js";
 import { agentNode } from "../agent.js";
 import { COMMANDS_PER_TEST, INITIAL_HYPOTHESES } from "../runtime.js";
+import { playbookHypotheses } from "./offline.js";
 
 const Proposal = z.object({
   hypotheses: z
@@ -64,17 +65,7 @@ export const hypothesis = agentNode(
             evidenceIds: [],
           };
         })
-      : candidates.slice(0, wanted).map((planned, n) => ({
-          id: next(n),
-          statement: planned.statement,
-          origin: "playbook",
-          rule: planned.rule,
-          plan: planned.plan.map((round) => round.slice(0, COMMANDS_PER_TEST)),
-          rounds: 0,
-          status: "untested",
-          finding: null,
-          evidenceIds: [],
-        }));
+      : playbookHypotheses(candidates.slice(0, wanted), next);
     if (repeated) notTaken("the model only proposed hypotheses already tested");
     if (empty) notTaken("the model proposed no hypothesis that says something testable");
     const note = fresh.length === 0 ? "no new hypothesis" : `${fresh.length} hypothes${fresh.length === 1 ? "is" : "es"}: ${fresh.map((h) => `${h.id} ${h.statement}`).join("; ")}`;

@@ -5,11 +5,11 @@
 import { z } from "zod";
 import type { Observation, Update } from "../../state.js";
 import { cleanCommands, hypothesesText, triageText } from "../context.js";
-import { evidenceIndex, evidenceOf } from "../evidence.js";
+import { evidenceIndex } from "../evidence.js";
 import { awaitingInvestigation } from "../flow.js";
-import { playbookOf } from "../playbooks/index.js";
 import { agentNode } from "../agent.js";
 import { COMMANDS_PER_STEP, runCommands } from "../runtime.js";
+import { investigateOffline } from "./offline.js";
 
 const Commands = z.object({
   commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).min(1).describe("commands not run yet that show where the bad value came from"),
@@ -33,14 +33,7 @@ export const investigator = agentNode(
     if (answer) {
       observations.push(...(await runCommands(runtime, "investigator", cleanCommands(answer.commands, COMMANDS_PER_STEP))));
     } else if (target.rule) {
-      const playbook = playbookOf(state);
-      // Each round sees what the previous printed: a heap walk reads one chunk header at a time.
-      while (observations.length < COMMANDS_PER_STEP) {
-        const evidence = evidenceOf({ ...state, observations: [...state.observations, ...observations] }, runtime.store, runtime.session.vocabulary);
-        const next = playbook.investigate(target.rule, evidence).slice(0, COMMANDS_PER_STEP - observations.length);
-        if (next.length === 0) break;
-        observations.push(...(await runCommands(runtime, "investigator", next)));
-      }
+      observations.push(...(await investigateOffline(state, target.rule, runtime)));
     }
     return [
       { observations, investigated: [target.id] },

@@ -3,12 +3,12 @@
  * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
  */
 import { z } from "zod";
-import type { Hypothesis, Update } from "../../state.js";
+import type { Update } from "../../state.js";
 import { cleanCommands, distinctProbes } from "../context.js";
 import { evidenceIndex, evidenceOf } from "../evidence.js";
-import { playbookOf } from "../playbooks/index.js";
 import { agentNode } from "../agent.js";
 import { COMMANDS_PER_STEP, runCommands } from "../runtime.js";
+import { judgeNowTested } from "./offline.js";
 
 const Commands = z.object({
   commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("commands not run yet that collect what the critic's issues ask for; empty when the dump cannot settle them"),
@@ -30,16 +30,7 @@ export const responder = agentNode(
     const commands = wanted.filter((command) => evidence.find(command) === null).slice(0, COMMANDS_PER_STEP);
     const observations = await runCommands(runtime, "responder", commands);
 
-    // An alternative the critic asked for has now been tested by these commands: judge it.
-    const after = { ...state, observations: [...state.observations, ...observations] };
-    const playbook = playbookOf(state);
-    const now = evidenceOf(after, runtime.store, runtime.session.vocabulary);
-    const judged: Hypothesis[] = [];
-    const testable = (h: Hypothesis) => h.status === "untested" && h.rule !== null && (h.plan[0] ?? []).length > 0 && (h.plan[0] ?? []).every((c) => now.find(c) !== null);
-    for (const h of state.hypotheses.filter(testable)) {
-      const verdict = playbook.hypotheses.find((p) => p.rule === h.rule)?.judge(now);
-      if (verdict) judged.push({ ...h, rounds: 1, status: verdict.status, finding: verdict.finding, evidenceIds: verdict.evidenceIds });
-    }
+    const judged = judgeNowTested({ ...state, observations: [...state.observations, ...observations] }, runtime);
     return [
       { observations, hypotheses: judged },
       `${observations.length} command${observations.length === 1 ? "" : "s"} for ${round.issues.length} issue${round.issues.length === 1 ? "" : "s"}`,

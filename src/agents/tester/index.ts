@@ -5,6 +5,7 @@ import { cleanCommands, triageText } from "../context.js";
 import { outputsOf } from "../evidence.js";
 import { agentNode } from "../agent.js";
 import { COMMANDS_PER_TEST, hypothesisById, runCommands } from "../runtime.js";
+import { plannedRound } from "./offline.js";
 
 const Commands = z.object({
   commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).min(1).describe("the 1–3 commands that best confirm or reject the hypothesis now"),
@@ -14,7 +15,7 @@ export const tester = agentNode(
   { name: "tester", prompt: "tester", profile: { tier: "local", temperature: 0.1 }, schema: Commands },
   async (state, { runtime, ask }): Promise<[Update, string]> => {
     const current = hypothesisById(state, state.current);
-    const planned = current.plan[current.rounds] ?? [];
+    const planned = plannedRound(current);
     const answer = await ask({
       hypothesis: `${current.id}: ${current.statement}`,
       planned: planned.map((probe) => runtime.session.vocabulary.render(probe)).join("\n") || "(none)",
