@@ -226,7 +226,9 @@ describe("analyze with a model", () => {
     expect(modelCalls().map(promptText).join("\n")).toContain("[REDACTED:env-value#");
     // Each agent at its own temperature.
     const temperatures = new Map(modelCalls().map((r) => [requestedSchema(r), r.body.temperature]));
-    expect(Object.fromEntries(temperatures)).toMatchObject({ hypothesis: 0, tester: 0.1, evaluator: 0.1, reasoner: 0.2, critic: 0.5, report: 0.2 });
+    expect(Object.fromEntries(temperatures)).toMatchObject({ hypothesis: 0, tester: 0.1, evaluator: 0.1, investigator: 0.1, reasoner: 0.2, critic: 0.5, responder: 0.1, report: 0.2 });
+    // Every field of every answer says what it means.
+    for (const call of modelCalls()) expect(undescribed(requestedToolSchema(call)), requestedSchema(call) ?? "").toEqual([]);
   });
 
   it("runs every agent through the Ollama client, and counts the tokens as local", async () => {
@@ -423,3 +425,13 @@ describe("the chat's offline answer is the floor", () => {
     expect(given.evidenceIds.length).toBeGreaterThan(0);
   });
 });
+
+/** The paths of a JSON schema's properties and array items that carry no description. */
+function undescribed(schema: unknown, path = "answer"): string[] {
+  const node = schema as { description?: string; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[] } | null;
+  if (!node || typeof node !== "object") return [];
+  const own = path !== "answer" && !node.description ? [path] : [];
+  const properties = Object.entries(node.properties ?? {}).flatMap(([name, value]) => undescribed(value, `${path}.${name}`));
+  const items = node.items ? undescribed(node.items, `${path}[]`) : [];
+  return [...own, ...properties, ...items];
+}

@@ -20,7 +20,7 @@ const Review = z.object({
         issue: z.string().min(1).describe("what is missing or unsupported in the conclusion"),
         commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("commands that would settle it; none when the dump cannot"),
         question: z.string().min(1).describe("the question to ask the user if it stays open"),
-      }),
+      }).describe("one problem and how to settle it"),
     )
     .describe("the conclusion's problems; empty when it is sound"),
 });

@@ -17,7 +17,7 @@ const Proposal = z.object({
         statement: z.string().min(1).describe("a specific, testable cause that names the pointer, lock or value and the function and line it concerns"),
         rule: z.string().optional().describe("the playbook candidate's rule name, when the hypothesis adopts one"),
         commands: z.array(z.string().describe("one read-only command in the debugger's own syntax")).describe("2–3 commands that would confirm or reject it"),
-      }),
+      }).describe("one hypothesis and how to test it"),
     )
     .min(1)
     .describe("new hypotheses, none already formed"),
