@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { readEnvironment, triage as runTriage, triageOptionsOf } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { crashSiteOf } from "./agents/playbooks/crash-site.js";
-import { composeReport } from "./agents/report-writer/document.js";
+import { composeReport } from "./agents/report-writer/compose.js";
 import { followUpQuestions } from "./agents/report-writer/offline.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
 import { debuggerWarningsLine, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";

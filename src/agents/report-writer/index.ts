@@ -8,7 +8,7 @@ import { counted } from "../../report/numbers.js";
 import type { Update } from "../../state.js";
 import { agentNode } from "../agent.js";
 import { unknownCitations } from "../context.js";
-import { composeReport } from "./document.js";
+import { composeReport } from "./compose.js";
 import { followUpQuestions } from "./offline.js";
 
 const Questions = z.object({

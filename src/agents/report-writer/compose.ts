@@ -1,4 +1,4 @@
-/** The report document from the graph's state: the JSON contract (validated) and the details its renderers show. */
+/** Composes the report document (report/document.ts) from the graph's state: the JSON contract, validated, and the details its renderers show. */
 import { lockText } from "../../analyzers/deadlock.js";
 import { normalizeFunctionName, type TriageResult } from "../../analyzers/index.js";
 import type { ThreadSummary as DumpThread } from "../../debuggers/model.js";
