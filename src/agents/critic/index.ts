@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import type { Issue, Update } from "../../state.js";
-import { cleanCommands, hypothesesText, triageText } from "../context.js";
+import { cleanCommands } from "../answer-checks.js";
+import { hypothesesText, triageText } from "../prompt-text.js";
 import { evidenceIndex, evidenceOf } from "../evidence.js";
 import { crashFacts } from "../playbooks/facts.js";
 import { agentNode } from "../agent.js";

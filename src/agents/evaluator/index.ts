@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import type { Hypothesis, State, Update } from "../../state.js";
-import { existingIds, supportingIds, triageText, unknownCitations } from "../context.js";
+import { existingIds, supportingIds, unknownCitations } from "../answer-checks.js";
+import { triageText } from "../prompt-text.js";
 import { outputsOf } from "../evidence.js";
 import { nextToTest } from "../flow.js";
 import type { Verdict } from "../playbooks/kit.js";

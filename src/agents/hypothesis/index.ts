@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import type { Hypothesis, Update } from "../../state.js";
-import { cleanCommands, hypothesesText, triageText } from "../context.js";
+import { cleanCommands } from "../answer-checks.js";
+import { hypothesesText, triageText } from "../prompt-text.js";
 import { playbookOf } from "../playbooks/index.js";
 import { agentNode } from "../agent.js";
 import { COMMANDS_PER_TEST, INITIAL_HYPOTHESES } from "../runtime.js";

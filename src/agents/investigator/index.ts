@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import type { Observation, Update } from "../../state.js";
-import { cleanCommands, hypothesesText, triageText } from "../context.js";
+import { cleanCommands } from "../answer-checks.js";
+import { hypothesesText, triageText } from "../prompt-text.js";
 import { evidenceIndex } from "../evidence.js";
 import { awaitingInvestigation } from "../flow.js";
 import { agentNode } from "../agent.js";

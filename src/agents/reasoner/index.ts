@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import type { Conclusion, State, Update } from "../../state.js";
-import { existingIds, hypothesesText, supportingIds, triageText, unknownCitations } from "../context.js";
+import { existingIds, supportingIds, unknownCitations } from "../answer-checks.js";
+import { hypothesesText, triageText } from "../prompt-text.js";
 import { evidenceIndex, outputsOf } from "../evidence.js";
 import { untested } from "../flow.js";
 import { agentNode } from "../agent.js";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { counted } from "../../report/numbers.js";
 import type { Update } from "../../state.js";
 import { agentNode } from "../agent.js";
-import { unknownCitations } from "../context.js";
+import { unknownCitations } from "../answer-checks.js";
 import { composeReport } from "./compose.js";
 import { followUpQuestions } from "./offline.js";
 

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { Update } from "../../state.js";
-import { cleanCommands, distinctProbes } from "../context.js";
+import { cleanCommands, distinctProbes } from "../answer-checks.js";
 import { evidenceIndex, evidenceOf } from "../evidence.js";
 import { agentNode } from "../agent.js";
 import { COMMANDS_PER_STEP, runCommands } from "../runtime.js";

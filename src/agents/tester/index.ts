@@ -1,7 +1,8 @@
 /** Tests the current hypothesis with 2–3 targeted commands: its next planned round, or what a model picks. */
 import { z } from "zod";
 import type { Update } from "../../state.js";
-import { cleanCommands, triageText } from "../context.js";
+import { cleanCommands } from "../answer-checks.js";
+import { triageText } from "../prompt-text.js";
 import { outputsOf } from "../evidence.js";
 import { agentNode } from "../agent.js";
 import { COMMANDS_PER_TEST, hypothesisById, runCommands } from "../runtime.js";

@@ -1,20 +1,9 @@
-/** What the agents' prompts say about the analysis so far, and checks on what models answer. */
-import { formatTriage } from "../analyzers/index.js";
+/**
+ * Checks on what a model answers, before it counts: the evidence it cites must exist (and, to
+ * support a claim, have succeeded), and the commands it proposes become probes, trimmed and capped.
+ */
 import { probeKey, type Probe } from "../debuggers/probe.js";
 import type { EvidenceStore } from "../evidence/store.js";
-import type { Hypothesis, State } from "../state.js";
-import { requireTriage } from "./runtime.js";
-
-export function triageText(state: State): string {
-  return formatTriage(requireTriage(state)).trimEnd();
-}
-
-export function hypothesesText(hypotheses: Hypothesis[]): string {
-  if (hypotheses.length === 0) return "(none yet)";
-  return hypotheses
-    .map((h) => `${h.id} [${h.status}] ${h.statement}${h.finding ? ` — ${h.finding}` : ""}${h.evidenceIds.length ? ` (evidence: ${h.evidenceIds.join(", ")})` : ""}`)
-    .join("\n");
-}
 
 /** The ids a model cited that exist in the store: a model may cite evidence that never existed. */
 export function existingIds(ids: string[], store: EvidenceStore): string[] {
