@@ -13,6 +13,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { coreAtCrash, coreOfLive } from "../helpers/dumped.js";
 import { freePort } from "../helpers/redis.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-debian-"));
@@ -30,11 +31,7 @@ const haveDpkg = (() => {
 })();
 
 /** Runs a command under gdb to its crash and writes the core there. */
-function crashUnderGdb(name: string, argv: string[]): string {
-  const core = path.join(dir, `${name}.core`);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", ...argv], { stdio: "ignore" });
-  return core;
-}
+const crashUnderGdb = (name: string, argv: string[]) => coreAtCrash(path.join(dir, `${name}.core`), argv);
 
 /** The package that installed a file and its version, as dpkg says. */
 function packageOf(file: string): { name: string; version: string } {
@@ -104,7 +101,7 @@ describe.skipIf(!existsSync(PYTHON))("Debian's python3 hung on a semaphore no th
     try {
       await sleep(1500);
       const core = path.join(dir, "python-hang.core");
-      execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-p", String(child.pid), "-ex", `generate-core-file ${core}`], { stdio: "ignore" });
+      coreOfLive(core, child.pid ?? 0);
       const run = await runCli(["triage", core, "--json"]);
       expect(run.code, run.stderr).toBe(0);
       const crash = JSON.parse(run.stdout);

@@ -10,30 +10,19 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { analyzeOffline, crashProgram, type Dumped } from "../helpers/dumped.js";
 import { ungroundedValues } from "../helpers/grounding.js";
 
 const CASES = fileURLToPath(new URL("../../bench/accuracy/cases/", import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-stories-"));
 
-function dumped(name: string, compile: (source: string, exe: string) => void, file: string): { exe: string; core: string } {
-  const built = { exe: path.join(dir, name), core: path.join(dir, `${name}.core`) };
-  compile(path.join(CASES, file), built.exe);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${built.core}`, built.exe], { stdio: "ignore" });
-  return built;
-}
+const analyze = (built: Dumped) => analyzeOffline(dir, built);
 
-async function analyze(built: { exe: string; core: string }) {
-  const run = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout);
-}
-
-let division: { exe: string; core: string };
-let index: { exe: string; core: string };
+let division: Dumped;
+let index: Dumped;
 beforeAll(() => {
-  division = dumped("int-min", (source, exe) => execFileSync("gcc", ["-g", "-O0", "-o", exe, source]), "int-min.c");
-  index = dumped("rust-index", (source, exe) => execFileSync("rustc", ["-g", "-C", "opt-level=0", "-C", "panic=abort", "-o", exe, source]), "rust-index.rs");
+  division = crashProgram(dir, "int-min", (exe) => execFileSync("gcc", ["-g", "-O0", "-o", exe, path.join(CASES, "int-min.c")]));
+  index = crashProgram(dir, "rust-index", (exe) => execFileSync("rustc", ["-g", "-C", "opt-level=0", "-C", "panic=abort", "-o", exe, path.join(CASES, "rust-index.rs")]));
 }, 120_000);
 
 describe("INT_MIN / -1", () => {

@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { crashC, type Dumped } from "../helpers/dumped.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-foreign-"));
 const prod = path.join(dir, "prod");
@@ -74,17 +75,11 @@ int main(void)
 `;
 
 /** Builds a program against the libraries in `prod`, runs it under gdb to its crash and writes the core. */
-function crash(name: string, source: string): { exe: string; core: string } {
-  const file = path.join(dir, `${name}.c`);
-  const built = { exe: path.join(dir, name), core: path.join(dir, `${name}.core`) };
-  writeFileSync(file, source);
-  execFileSync("gcc", ["-g", "-O0", "-o", built.exe, file, `-Wl,--dynamic-linker=${path.join(prod, "ld-linux-x86-64.so.2")}`, `-Wl,-rpath=${prod}`]);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${built.core}`, built.exe], { stdio: "ignore" });
-  return built;
-}
+const crash = (name: string, source: string): Dumped =>
+  crashC(dir, name, source, ["-g", "-O0", `-Wl,--dynamic-linker=${path.join(prod, "ld-linux-x86-64.so.2")}`, `-Wl,-rpath=${prod}`]);
 
-let tokens: { exe: string; core: string };
-let headers: { exe: string; core: string };
+let tokens: Dumped;
+let headers: Dumped;
 /** The libraries the processes ran with, kept aside as a user would copy them from that machine. */
 const copied = path.join(dir, "from-production");
 

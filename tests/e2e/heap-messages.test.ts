@@ -6,12 +6,12 @@
  * free of that next block ("(out)"); and a report body freed on an error path and again by the
  * cleanup ("(top)"). Never are both hypotheses confirmed.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { analyzeOffline, crashC, type Dumped } from "../helpers/dumped.js";
 import { ungroundedValues } from "../helpers/grounding.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-heap-"));
@@ -80,26 +80,13 @@ int main(void)
 }
 `;
 
-function crash(name: string, source: string): { exe: string; core: string } {
-  const file = path.join(dir, `${name}.c`);
-  const built = { exe: path.join(dir, name), core: path.join(dir, `${name}.core`) };
-  writeFileSync(file, source);
-  execFileSync("gcc", ["-g", "-O0", "-o", built.exe, file]);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${built.core}`, built.exe], { stdio: "ignore" });
-  return built;
-}
+const analyze = (built: Dumped) => analyzeOffline(dir, built);
 
-async function analyze(built: { exe: string; core: string }) {
-  const run = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
-  expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout);
-}
-
-let overflow: { exe: string; core: string };
-let twice: { exe: string; core: string };
+let overflow: Dumped;
+let twice: Dumped;
 beforeAll(() => {
-  overflow = crash("session", OVERFLOW);
-  twice = crash("report", TWICE);
+  overflow = crashC(dir, "session", OVERFLOW);
+  twice = crashC(dir, "report", TWICE);
 }, 60_000);
 
 describe("\"double free or corruption (out)\" after an overflow over the next block's header", () => {

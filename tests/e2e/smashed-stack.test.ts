@@ -8,12 +8,12 @@
  * Each is a stack buffer overflow, not "a pointer that was never valid" or a jump to a bad
  * address, in the function that had the buffer, and the verdict leads with the bytes written.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { crashC, type Dumped } from "../helpers/dumped.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-smash-"));
 const SOURCE = `/* Greets a user by the name on its command line, copied into a fixed buffer. */
@@ -74,24 +74,14 @@ int main(void)
 }
 `;
 
-/** Compiles a program, runs it under gdb to its fault, and writes the core there. */
-function crash(name: string, source: string, flags: string[]): { exe: string; core: string } {
-  const file = path.join(dir, `${name}.c`);
-  const built = { exe: path.join(dir, name), core: path.join(dir, `${name}.core`) };
-  writeFileSync(file, source);
-  execFileSync("gcc", [...flags, "-fno-stack-protector", "-o", built.exe, file]);
-  execFileSync("gdb", ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", `generate-core-file ${built.core}`, built.exe], { stdio: "ignore" });
-  return built;
-}
-
 let exe: string;
 let core: string;
-let returned: { exe: string; core: string };
-let header: { exe: string; core: string };
+let returned: Dumped;
+let header: Dumped;
 beforeAll(() => {
-  ({ exe, core } = crash("greet", SOURCE, ["-g", "-O0"]));
-  returned = crash("welcome", RETURN_SOURCE, ["-g", "-O0"]);
-  header = crash("header", HEADER_SOURCE, ["-g", "-O2"]);
+  ({ exe, core } = crashC(dir, "greet", SOURCE, ["-g", "-O0", "-fno-stack-protector"]));
+  returned = crashC(dir, "welcome", RETURN_SOURCE, ["-g", "-O0", "-fno-stack-protector"]);
+  header = crashC(dir, "header", HEADER_SOURCE, ["-g", "-O2", "-fno-stack-protector"]);
 });
 
 describe("a return address overwritten by input", () => {
