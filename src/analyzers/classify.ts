@@ -23,7 +23,7 @@ export interface CrashFacts {
   instruction?: string | null;
   /** The pc was popped off the stack by a `ret`: the return address there had been overwritten. */
   poppedReturn?: boolean;
-  /** A write ran off the top of the crashing thread's stack, from a buffer on it. */
+  /** A write ran off the top, or walked down off the bottom, of the crashing thread's stack from a buffer on it. */
   overranStackTop?: boolean;
   /** The block a failed free was given has a header holding no size malloc writes. */
   freedHeaderOverwritten?: boolean;

@@ -115,7 +115,7 @@ export interface TriageResult {
    * How a stack buffer overflow without a protector showed: a `ret` faulted on the word it popped,
    * a `ret` returned to an address that maps nothing, or a write ran off the top of the stack.
    */
-  smashed?: "faulting-ret" | "returned" | "ran-off-top" | null;
+  smashed?: "faulting-ret" | "returned" | "ran-off-top" | "ran-off-bottom" | null;
   /**
    * The library function a memory fault happened in, called by the culprit (`strlen` in libc), with
    * its first argument's register when that holds the faulting address (or a NULL for a fault there).
@@ -288,7 +288,10 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, innermost) : null;
   if (freedHeader && !freedHeader.plausible) notes.push(freedHeader.note);
   const overran = access === "write" && overranStackTop(stackOf(files, options.regions ?? [], sp), faultAddress);
-  if (overran) notes.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
+  const underran = access === "write" && recursion === null && underranStack(stackOf(files, options.regions ?? [], sp), faultAddress, sp);
+  // Either way the writer's own return address was in the path of the write.
+  const overwritten = overran || underran;
+  if (overwritten) notes.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
   const classified = classifyCrash({
     signal,
     siginfo,
@@ -300,7 +303,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     deadlocked: cycles.length > 0,
     instruction,
     poppedReturn: popped,
-    overranStackTop: overran,
+    overranStackTop: overwritten,
     freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible,
   });
   // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
@@ -312,7 +315,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // For a deadlock, the crash's thread is the first thread of the first cycle.
   const deadlocked = kind === "deadlock" ? (cycles[0]?.[0]?.thread ?? null) : null;
   const thread = deadlocked === null ? selected : (threads.find((t) => t.id === deadlocked) ?? null);
-  const threadFrames = deadlocked === null ? (overran ? placed.slice(0, (culpritIndex(placed) ?? 0) + 1) : placed) : (framesOf.get(deadlocked) ?? []);
+  const threadFrames = deadlocked === null ? (overwritten ? placed.slice(0, (culpritIndex(placed) ?? 0) + 1) : placed) : (framesOf.get(deadlocked) ?? []);
   const fromFrame = reraised?.interrupted ?? 0;
   const ownFrom = culpritIndex(threadFrames.slice(fromFrame).filter((frame) => frame.level < limit));
   const first = ownFrom === null ? null : ownFrom + fromFrame;
@@ -335,6 +338,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
         ? sentText
       : overran && sp !== null
         ? await overrunMessage(q, culpritFrame, toBigInt(faultAddress), sp, fault)
+      : underran && sp !== null
+        ? underrunMessage(culpritFrame, toBigInt(faultAddress), sp, stackOf(files, options.regions ?? [], sp))
       : kind === "stack-buffer-overflow" && signal === 11 && sp !== null
         ? smashedReturnMessage(culpritFrame ?? innermost[0] ?? null, popped ? pc : ((await q.readMemory(`0x${sp.toString(16)}`, 1))[0] ?? null))
         : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));
@@ -377,7 +382,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     os: os ?? null,
     frames: culprit === null ? threadFrames : threadFrames.slice(culprit),
     hiddenFrames: culprit ?? 0,
-    stackDepth: deadlocked === null && !overran && !returner && !scan ? stackDepth : threadFrames.length,
+    stackDepth: deadlocked === null && !overwritten && !returner && !scan ? stackDepth : threadFrames.length,
     recursion,
     registers,
     instruction,
@@ -390,7 +395,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     notes,
     foreignLibraries: foreign.map((lib) => ({ path: lib.path, status: lib.status, found: lib.found })),
     packages,
-    smashed: kind !== "stack-buffer-overflow" || signal !== 11 ? null : overran ? "ran-off-top" : popped ? "returned" : "faulting-ret",
+    smashed: kind !== "stack-buffer-overflow" || signal !== 11 ? null : overran ? "ran-off-top" : underran ? "ran-off-bottom" : popped ? "returned" : "faulting-ret",
     faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(threadFrames.slice(0, culprit), allRegisters, toBigInt(crash.faultAddress), os, pcForeign?.path ?? null) : null,
   }, dotnet);
 }
@@ -775,6 +780,24 @@ function overranStackTop(stack: Range | null, faultAddress: string | null): bool
   return fault >= top && fault - top < STACK_NEAR_SP;
 }
 
+/**
+ * A write just below the end of the stack while the stack pointer is far above it, with no
+ * recursion: not a stack overflow (that faults near the stack pointer) but a write that walked down
+ * from a buffer on the stack (an index or length gone negative, or a copy running backwards).
+ */
+function underranStack(stack: Range | null, faultAddress: string | null, sp: bigint | null): boolean {
+  const fault = toBigInt(faultAddress);
+  if (fault === null || stack === null || sp === null) return false;
+  return fault < stack.start && stack.start - fault <= STACK_GUARD_REACH && sp - stack.start > STACK_GUARD_REACH;
+}
+
+function underrunMessage(frame: PlacedFrame | null, fault: bigint | null, sp: bigint, stack: Range | null): string {
+  const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
+  const below = fault === null ? "" : ` at ${hex(fault)}, ${thousands(Number(sp - fault))} bytes below the stack pointer`;
+  const room = stack === null ? "far above it" : `${thousands(Number(sp - stack.start))} bytes above the stack's end`;
+  return `${fn} wrote downwards past the start of a buffer on the stack and ran off the bottom of the stack${below}: not a stack overflow — the stack pointer is ${room} and nothing recursed — but a write below a buffer's start (an index or length gone negative or too large, a copy running backwards)`;
+}
+
 /** What a write that ran off the stack's top did, from where the buffer started (the access's base on the stack). */
 async function overrunMessage(q: Inspector, frame: PlacedFrame | null, fault: bigint | null, sp: bigint, explained: FaultExplanation | null): Promise<string> {
   const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
@@ -839,7 +862,8 @@ function ranOffStack(stack: Range | null, siginfo: SignalRecord | null, sp: bigi
   if (siginfo?.signo !== 11 || fault === null || sp === null || fault < NULL_PAGE_LIMIT) return false;
   if (stack === null) return fault + STACK_NEAR_SP >= sp && fault <= sp + STACK_NEAR_SP;
   const low = stack.start;
-  return fault < low && low - fault <= STACK_GUARD_REACH;
+  // The stack ran out only if the stack pointer got there too: a fault below the stack from far above is a write (underranStack).
+  return fault < low && low - fault <= STACK_GUARD_REACH && sp - low <= STACK_GUARD_REACH;
 }
 
 async function crashMessage(

@@ -4,7 +4,9 @@
  * - the function's `ret` faults on the return address the overflow wrote, here input text ('AAAA…');
  * - the overflow wrote six bytes and a NUL over the return address, a canonical address that maps
  *   nothing: the `ret` completes, the function is gone from the unwind, and the fault is at the pc;
- * - a copy with no bound runs from a buffer on the stack up through every frame and off the stack.
+ * - a copy with no bound runs from a buffer on the stack up through every frame and off the stack;
+ * - a count from a corrupt header makes a loop write backwards from a buffer's end, down off the
+ *   bottom of the stack: not a stack overflow (nothing recursed, the stack pointer is far above).
  * Each is a stack buffer overflow, not "a pointer that was never valid" or a jump to a bad
  * address, in the function that had the buffer, and the verdict leads with the bytes written.
  */
@@ -74,14 +76,43 @@ int main(void)
 }
 `;
 
+const BACKWARDS_SOURCE = `/* Writes a number's digits backwards from the end of a field; a length taken from a corrupt
+ * header makes it write far below the field's start. */
+#include <stdio.h>
+#include <string.h>
+
+__attribute__((noinline)) static void write_digits_backwards(char *end, size_t count, unsigned value)
+{
+    for (size_t i = 0; i < count; i++) {
+        end[-(long)i] = (char)('0' + value % 10);
+        value = value / 10 + 7;
+    }
+}
+
+static int encode_field(size_t declared_length)
+{
+    char field[64];
+    write_digits_backwards(field + sizeof field - 1, declared_length, 12345);
+    return field[0];
+}
+
+int main(void)
+{
+    printf("%d\\n", encode_field((size_t)1 << 28));
+    return 0;
+}
+`;
+
 let exe: string;
 let core: string;
+let backwards: Dumped;
 let returned: Dumped;
 let header: Dumped;
 beforeAll(() => {
   ({ exe, core } = crashC(dir, "greet", SOURCE, ["-g", "-O0", "-fno-stack-protector"]));
   returned = crashC(dir, "welcome", RETURN_SOURCE, ["-g", "-O0", "-fno-stack-protector"]);
   header = crashC(dir, "header", HEADER_SOURCE, ["-g", "-O2", "-fno-stack-protector"]);
+  backwards = crashC(dir, "field", BACKWARDS_SOURCE, ["-g", "-O2", "-fno-stack-protector"]);
 });
 
 describe("a return address overwritten by input", () => {
@@ -147,5 +178,24 @@ describe("a copy that runs off the top of the stack", () => {
     expect(report.conclusion.summary).not.toMatch(/returned through/);
     expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
     expect(report.conclusion.recommendations[0]).toMatch(/bound it by the buffer's size/);
+  }, 120_000);
+});
+
+describe("a write that walks down off the bottom of the stack from a buffer far above", () => {
+  it.each(["gdb", "lldb"])("is a stack buffer overflow in the function that wrote, not a stack overflow (%s)", async (debuggerName) => {
+    const run = await runCli(["triage", backwards.core, "--exe", backwards.exe, "--json", "--debugger", debuggerName]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout);
+    expect(crash).toMatchObject({ kind: "stack-buffer-overflow", access: "write", culprit: { function: "write_digits_backwards", line: 9 } });
+    expect(crash.message).toMatch(/^write_digits_backwards wrote downwards past the start of a buffer on the stack and ran off the bottom of the stack at 0x[0-9a-f]+, [\d,]+ bytes below the stack pointer: not a stack overflow — the stack pointer is [\d,]+ bytes above the stack's end and nothing recursed/);
+  }, 60_000);
+
+  it("the offline analysis confirms it from the stack's extent and the stack pointer, and does not say the function returned", async () => {
+    const run = await runCli(["analyze", backwards.core, "--exe", backwards.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.conclusion.summary).toMatch(/^`write_digits_backwards` \(field\.c:9\) wrote downwards past the start of a buffer on its stack and kept going below the end of the stack\. The stack pointer 0x[0-9a-f]+ \(E\d+\) lies in the stack segment/);
+    expect(report.conclusion.summary).not.toMatch(/returned through/);
+    expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
   }, 120_000);
 });

@@ -245,7 +245,8 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
 
 /** A `ret` that faulted, or returned to no address, or a write that ran off the stack: the stack was overwritten from a buffer on it. */
 function smashedReturnPlaybook(facts: Facts): Playbook {
-  const hypothesis = facts.triage.smashed === "ran-off-top" ? ranOffTop(facts) : facts.triage.smashed === "returned" ? returnedToNoAddress(facts) : faultingReturn(facts);
+  const smashed = facts.triage.smashed;
+  const hypothesis = smashed === "ran-off-top" ? ranOffTop(facts) : smashed === "ran-off-bottom" ? ranOffBottom(facts) : smashed === "returned" ? returnedToNoAddress(facts) : faultingReturn(facts);
   return {
     hypotheses: [hypothesis],
     investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.arguments())]),
@@ -254,16 +255,20 @@ function smashedReturnPlaybook(facts: Facts): Playbook {
       if (!hit) return undetermined(facts, hypotheses, evidence, "what overwrote the stack");
       const c = new Citations();
       const args = evidence.find(facts.inCulprit(probes.arguments()));
-      const ranOff = hypothesis.rule === "write-ran-off-stack";
+      const ranOff = hypothesis.rule === "write-ran-off-stack" || hypothesis.rule === "write-ran-below-stack";
+      const summaries: Record<string, string> = {
+        "write-ran-off-stack": `${where(facts.culprit)} wrote past the end of a buffer on its stack and kept going up to the top of the stack. ${hit.finding ?? ""} Every frame above it, return addresses included, was overwritten; no bound stopped the copy.`,
+        "write-ran-below-stack": `${where(facts.culprit)} wrote downwards past the start of a buffer on its stack and kept going below the end of the stack. ${hit.finding ?? ""} It is not a stack overflow: nothing recursed and the stack pointer was far above the fault.`,
+      };
       return conclusion({ facts, evidence, hypotheses, hit }, c, {
-        summary: ranOff
-          ? `${where(facts.culprit)} wrote past the end of a buffer on its stack and kept going up to the top of the stack. ${hit.finding ?? ""} Every frame above it, return addresses included, was overwritten; no bound stopped the copy.`
-          : `${where(facts.culprit)} returned through an overwritten return address. ${hit.finding ?? ""} A buffer in its frame was written past its end, over the saved return address; no stack protector caught it in this build.`,
+        summary:
+          summaries[hypothesis.rule] ??
+          `${where(facts.culprit)} returned through an overwritten return address. ${hit.finding ?? ""} A buffer in its frame was written past its end, over the saved return address; no stack protector caught it in this build.`,
         cause: [`${facts.crash.message ?? "The stack was overwritten"}.`, variablesText(args) ? `Its arguments were: ${variablesText(args)}${c.cite(args)}.` : ""],
         confidence: 0.85,
         recommendations: [
           ranOff
-            ? `Find the loop or copy in ${where(facts.culprit)} that writes into a local buffer until the input ends (a delimiter that never came, a length taken from the input) and bound it by the buffer's size.`
+            ? `Find the loop or copy in ${where(facts.culprit)} that writes ${hypothesis.rule === "write-ran-below-stack" ? "backwards from a buffer (an index that goes negative, a count taken from the input)" : "into a local buffer until the input ends (a delimiter that never came, a length taken from the input)"} and bound it by the buffer's size.`
             : `Find the copy into a local buffer of ${where(facts.culprit)} that is not bounded by the buffer's size (strcpy, sprintf, memcpy with an input length) and bound it, or reject longer input.`,
           "Build with -fstack-protector-strong and -D_FORTIFY_SOURCE=2: the next overflow aborts with its name instead of jumping to input bytes.",
           "Add a test with an over-long input; AddressSanitizer reports the write at the line that does it.",
@@ -318,6 +323,28 @@ function returnedToNoAddress(facts: Facts): PlannedHypothesis {
       if (popped === null || at === null) return verdict("inconclusive", `The pc and the word below the stack pointer could not both be read${c.cite(word, counter)}.`, word, counter);
       if (popped !== at) return verdict("rejected", `The word below the stack pointer, 0x${popped.toString(16)}${c.cite(word)}, is not the pc 0x${at.toString(16)}${c.cite(counter)}: no \`ret\` popped it.`, word, counter);
       return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and it maps nothing.${bytesSaid(facts)}`, word, counter);
+    },
+  };
+}
+
+/** A write that faulted just below the end of the stack while the stack pointer was far above it. */
+function ranOffBottom(facts: Facts): PlannedHypothesis {
+  const sections: ProbeOf<"sections"> = { kind: "sections" };
+  const sp = facts.at(0, probes.register("sp"));
+  return {
+    rule: "write-ran-below-stack",
+    statement: `a write from a buffer on ${where(facts.culprit)}'s stack walked downwards off the end of the stack`,
+    plan: [[sections, sp]],
+    judge(evidence) {
+      const files = evidence.find(sections);
+      const pointer = evidence.find(sp);
+      const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
+      const at = pointer?.reading ? BigInt(pointer.reading) : null;
+      const c = new Citations();
+      const stack = at === null ? undefined : files?.reading?.sections.find((s) => s.source === "core" && BigInt(s.start) <= at && at < BigInt(s.end));
+      if (fault === null || at === null || !stack) return verdict("inconclusive", `The stack's extent could not be read${c.cite(files, pointer)}.`, files, pointer);
+      if (fault >= BigInt(stack.start)) return verdict("rejected", `The fault at 0x${fault.toString(16)} is not below the stack, which starts at ${stack.start}${c.cite(files)}.`, files, pointer);
+      return verdict("confirmed", `The stack pointer ${pointer?.reading}${c.cite(pointer)} lies in the stack segment ${stack.start}–${stack.end}${c.cite(files)}, ${thousands(Number(at - BigInt(stack.start)))} bytes above its end, and the write faulted at 0x${fault.toString(16)}, below that end.`, files, pointer);
     },
   };
 }
