@@ -201,6 +201,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const foreignSaid = foreignNote(foreign);
   if (foreignSaid) notes.push(foreignSaid);
   const pcForeign = foreignAt(foreign, pc);
+  // The memory holding the stack pointer: where a stack ran out, or a write ran off it.
+  const stack = stackOf(files, options.regions ?? [], sp);
 
   const moduleAt = moduleLocator(files, libraries);
   const top = await q.backtrace(limit);
@@ -265,7 +267,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     if (siginfo?.code === SI_KERNEL && /^(call|jmp)\w*\s+\*/.test(instruction ?? "")) access = "execute";
     if (signal !== 11 && signal !== 7) access = null;
   }
-  const verdict = exception ? readException(exception, { stackExhausted: recursion !== null || ranOffStack(stackOf(files, options.regions ?? [], sp), exceptionFault(exception), sp), instruction }) : null;
+  const verdict = exception ? readException(exception, { stackExhausted: recursion !== null || ranOffStack(stack, exceptionFault(exception), sp), instruction }) : null;
   // The exception record says how memory was touched; the instruction is a guess.
   if (verdict) access = verdict.access;
   const faultAddress = verdict ? verdict.faultAddress : !sent && (signal === 11 || signal === 7) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
@@ -287,8 +289,8 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
 
   const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, innermost) : null;
   if (freedHeader && !freedHeader.plausible) notes.push(freedHeader.note);
-  const overran = access === "write" && overranStackTop(stackOf(files, options.regions ?? [], sp), faultAddress);
-  const underran = access === "write" && recursion === null && underranStack(stackOf(files, options.regions ?? [], sp), faultAddress, sp);
+  const overran = access === "write" && overranStackTop(stack, faultAddress);
+  const underran = access === "write" && recursion === null && underranStack(stack, faultAddress, sp);
   // Either way the writer's own return address was in the path of the write.
   const overwritten = overran || underran;
   if (overwritten) notes.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
@@ -298,7 +300,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     pc,
     pcInCode: pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc) || pcForeign !== null,
     frames: innermost,
-    stackExhausted: recursion !== null || ranOffStack(stackOf(files, options.regions ?? [], sp), siginfo, sp),
+    stackExhausted: recursion !== null || ranOffStack(stack, siginfo, sp),
     abortMessage,
     deadlocked: cycles.length > 0,
     instruction,
@@ -339,7 +341,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
       : overran && sp !== null
         ? await overrunMessage(q, culpritFrame, toBigInt(faultAddress), sp, fault)
       : underran && sp !== null
-        ? underrunMessage(culpritFrame, toBigInt(faultAddress), sp, stackOf(files, options.regions ?? [], sp))
+        ? underrunMessage(culpritFrame, toBigInt(faultAddress), sp, stack)
       : kind === "stack-buffer-overflow" && signal === 11 && sp !== null
         ? smashedReturnMessage(culpritFrame ?? innermost[0] ?? null, popped ? pc : ((await q.readMemory(`0x${sp.toString(16)}`, 1))[0] ?? null))
         : await crashMessage(q, kind, abortMessage, innermost, culprit, sp, os));

@@ -13,8 +13,16 @@ export interface InstalledPackage {
 
 const QUERY_TIMEOUT_MS = 2000;
 
+/** What dpkg said of each file asked about: a batch triages many dumps of the same programs. */
+const known = new Map<string, InstalledPackage | null>();
+
 /** The package that installed `path`, with its version; null without dpkg or when no package owns it. */
 export function packageOf(path: string): InstalledPackage | null {
+  if (!known.has(path)) known.set(path, ownerOf(path));
+  return known.get(path) ?? null;
+}
+
+function ownerOf(path: string): InstalledPackage | null {
   // dpkg records the path it installed: with a merged /usr, /lib/… is the same file as /usr/lib/….
   for (const candidate of new Set([path, real(path), path.replace(/^\/lib/, "/usr/lib")])) {
     const owner = query(["-S", candidate])?.split("\n")[0]?.match(/^([^:\s,]+(?::[\w-]+)?): /)?.[1];

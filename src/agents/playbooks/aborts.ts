@@ -246,7 +246,8 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
 /** A `ret` that faulted, or returned to no address, or a write that ran off the stack: the stack was overwritten from a buffer on it. */
 function smashedReturnPlaybook(facts: Facts): Playbook {
   const smashed = facts.triage.smashed;
-  const hypothesis = smashed === "ran-off-top" ? ranOffTop(facts) : smashed === "ran-off-bottom" ? ranOffBottom(facts) : smashed === "returned" ? returnedToNoAddress(facts) : faultingReturn(facts);
+  const hypothesis =
+    smashed === "ran-off-top" ? ranOffStack(facts, "top") : smashed === "ran-off-bottom" ? ranOffStack(facts, "bottom") : smashed === "returned" ? returnedToNoAddress(facts) : faultingReturn(facts);
   return {
     hypotheses: [hypothesis],
     investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.arguments())]),
@@ -327,13 +328,19 @@ function returnedToNoAddress(facts: Facts): PlannedHypothesis {
   };
 }
 
-/** A write that faulted just below the end of the stack while the stack pointer was far above it. */
-function ranOffBottom(facts: Facts): PlannedHypothesis {
+/**
+ * A write that ran off one end of the stack that holds the stack pointer: up past its top (a copy
+ * with no bound), or down below its end while the stack pointer was far above (not an overflow).
+ */
+function ranOffStack(facts: Facts, side: "top" | "bottom"): PlannedHypothesis {
   const sections: ProbeOf<"sections"> = { kind: "sections" };
   const sp = facts.at(0, probes.register("sp"));
   return {
-    rule: "write-ran-below-stack",
-    statement: `a write from a buffer on ${where(facts.culprit)}'s stack walked downwards off the end of the stack`,
+    rule: side === "top" ? "write-ran-off-stack" : "write-ran-below-stack",
+    statement:
+      side === "top"
+        ? `a write from a buffer on ${where(facts.culprit)}'s stack ran upwards off the top of the stack`
+        : `a write from a buffer on ${where(facts.culprit)}'s stack walked downwards off the end of the stack`,
     plan: [[sections, sp]],
     judge(evidence) {
       const files = evidence.find(sections);
@@ -343,30 +350,13 @@ function ranOffBottom(facts: Facts): PlannedHypothesis {
       const c = new Citations();
       const stack = at === null ? undefined : files?.reading?.sections.find((s) => s.source === "core" && BigInt(s.start) <= at && at < BigInt(s.end));
       if (fault === null || at === null || !stack) return verdict("inconclusive", `The stack's extent could not be read${c.cite(files, pointer)}.`, files, pointer);
+      const inStack = `The stack pointer ${pointer?.reading}${c.cite(pointer)} lies in the stack segment ${stack.start}–${stack.end}${c.cite(files)}`;
+      if (side === "top") {
+        if (fault !== BigInt(stack.end)) return verdict("rejected", `The fault at 0x${fault.toString(16)} is not the top of the stack, which ends at ${stack.end}${c.cite(files)}.`, files, pointer);
+        return verdict("confirmed", `${inStack}, and the write faulted at ${stack.end}, its top, ${thousands(Number(fault - at))} bytes above the stack pointer.`, files, pointer);
+      }
       if (fault >= BigInt(stack.start)) return verdict("rejected", `The fault at 0x${fault.toString(16)} is not below the stack, which starts at ${stack.start}${c.cite(files)}.`, files, pointer);
-      return verdict("confirmed", `The stack pointer ${pointer?.reading}${c.cite(pointer)} lies in the stack segment ${stack.start}–${stack.end}${c.cite(files)}, ${thousands(Number(at - BigInt(stack.start)))} bytes above its end, and the write faulted at 0x${fault.toString(16)}, below that end.`, files, pointer);
-    },
-  };
-}
-
-/** A write that faulted just past the top of the stack that holds the stack pointer. */
-function ranOffTop(facts: Facts): PlannedHypothesis {
-  const sections: ProbeOf<"sections"> = { kind: "sections" };
-  const sp = facts.at(0, probes.register("sp"));
-  return {
-    rule: "write-ran-off-stack",
-    statement: `a write from a buffer on ${where(facts.culprit)}'s stack ran upwards off the top of the stack`,
-    plan: [[sections, sp]],
-    judge(evidence) {
-      const files = evidence.find(sections);
-      const pointer = evidence.find(sp);
-      const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
-      const at = pointer?.reading ? BigInt(pointer.reading) : null;
-      const c = new Citations();
-      const stack = at === null ? undefined : files?.reading?.sections.find((s) => s.source === "core" && BigInt(s.start) <= at && at < BigInt(s.end));
-      if (fault === null || at === null || !stack) return verdict("inconclusive", `The stack's extent could not be read${c.cite(files, pointer)}.`, files, pointer);
-      if (fault !== BigInt(stack.end)) return verdict("rejected", `The fault at 0x${fault.toString(16)} is not the top of the stack, which ends at ${stack.end}${c.cite(files)}.`, files, pointer);
-      return verdict("confirmed", `The stack pointer ${pointer?.reading}${c.cite(pointer)} lies in the stack segment ${stack.start}–${stack.end}${c.cite(files)}, and the write faulted at ${stack.end}, its top, ${thousands(Number(fault - at))} bytes above the stack pointer.`, files, pointer);
+      return verdict("confirmed", `${inStack}, ${thousands(Number(at - BigInt(stack.start)))} bytes above its end, and the write faulted at 0x${fault.toString(16)}, below that end.`, files, pointer);
     },
   };
 }
