@@ -127,17 +127,13 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 
 /**
  * The graph's input: the issue, the triage (run through the executor so its commands are evidence)
- * and its crash site, whose sources are read here and nowhere else.
+ * and its crash site, whose sources are read here: the agents and the chat reason from the copy
+ * the checkpoint keeps.
  */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
   const triage = await runTriage(runtime.executor.asker("triage"), runtime.triageOptions);
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${counted(triage.commands.length, "command")})`);
-  const triageEvidence = Object.fromEntries(
-    triage.commands.flatMap((command) => {
-      const id = runtime.executor.evidenceFor(command);
-      return id ? [[command, id]] : [];
-    }),
-  );
+  const triageEvidence = runtime.executor.evidenceOf(triage.commands);
   return { issue, triage, crashSite: crashSiteOf(triage, runtime.homeThread), triageEvidence };
 }
 

@@ -33,6 +33,11 @@ export function evidenceOf(state: State, store: EvidenceStore, vocabulary: Vocab
   const latest = new Map<string, string>();
   for (const [command, id] of Object.entries(state.triageEvidence)) latest.set(commandKey(command), id);
   for (const observation of state.observations) latest.set(commandKey(observation.command), observation.evidenceId);
+  return evidenceFrom(latest, store, vocabulary);
+}
+
+/** The evidence of some runs: `latest` maps each command's key to the evidence id of its latest run. */
+export function evidenceFrom(latest: ReadonlyMap<string, string>, store: EvidenceStore, vocabulary: Vocabulary): Evidence {
   const cache = new Map<string, Found | null>();
   return {
     find<P extends Probe>(probe: P | null): Found<P> | null {

@@ -54,6 +54,11 @@ export class CommandExecutor {
     return this.options.session.vocabulary;
   }
 
+  /** Where the debugger stands now: its selected thread and frame. */
+  context(): SessionContext {
+    return this.options.session.context();
+  }
+
   /**
    * Runs (or recalls) one step an agent, the chat or the user asked for: a probe of our own, or a
    * command in the debugger's language that a model or user proposed, which passes the policy.
@@ -98,6 +103,16 @@ export class CommandExecutor {
   /** The evidence id of the most recent run or recall of a command, for citing triage's findings. */
   evidenceFor(command: string): string | null {
     return this.lastIds.get(commandKey(command)) ?? null;
+  }
+
+  /** The commands that have a run or recall, each with the evidence id of its latest (triage's, to cite its findings). */
+  evidenceOf(commands: string[]): Record<string, string> {
+    return Object.fromEntries(
+      commands.flatMap((command) => {
+        const id = this.evidenceFor(command);
+        return id ? [[command, id]] : [];
+      }),
+    );
   }
 
   private async execute(command: string, probe: Probe, source: EvidenceSource, guarded: boolean) {

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { readEnvironment } from "../analyzers/index.js";
-import { answerQuestion, loadFacts, reportWithChat, type ChatDeps, type ChatFacts } from "../agents/chat/index.js";
+import { answerQuestion, loadBriefing, reportWithChat, type Briefing, type ChatDeps } from "../agents/chat/index.js";
 import { adoptChatSession, openChatSession, previousExchanges, type ChatSession } from "../chat-session.js";
 import type { CommandExecutor } from "../agents/executor.js";
 import { resolveSessionId, sessionPaths, writeJsonAtomically, type Transcript } from "../evidence/sessions.js";
@@ -81,14 +81,18 @@ export async function runChat(options: RunChatOptions): Promise<void> {
         unsafe: options.unsafe ?? false,
       });
   for (const warning of session.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
-  const facts = await loadFacts({ sessionDir: session.dir, reportsDir: options.outDir, sessionId: options.sessionId }, session.executor, session.dump);
-  for (const warning of facts.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
+  const briefing = await loadBriefing(
+    { sessionDir: session.dir, evidenceDb: sessionPaths(options.root, options.sessionId).evidenceDb, reportsDir: options.outDir, sessionId: options.sessionId },
+    session.executor,
+    session.dump,
+  );
+  for (const warning of briefing.warnings) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
   // A chat on its own (not after an analysis) learns the dump's environment values itself, so
   // they are masked before a question's context leaves the machine.
   const redactor =
     options.redactor ??
     new Redactor({ envValues: options.models.redact && leavesMachine(options.models) ? await readEnvironment(session.executor.asker("chat")) : [] });
-  await new ChatRepl(session, facts, { ...options, redactor }).run();
+  await new ChatRepl(session, briefing, { ...options, redactor }).run();
 }
 
 const PROMPT = "dumpdbg> ";
@@ -134,7 +138,7 @@ class ChatRepl {
 
   constructor(
     private readonly session: ChatSession,
-    private readonly facts: ChatFacts,
+    private readonly briefing: Briefing,
     private readonly options: RunChatOptions,
   ) {
     this.debuggerMsBefore = session.executor.debuggerMs;
@@ -144,7 +148,7 @@ class ChatRepl {
       executor: session.executor,
       store: session.store,
       vocabulary: session.vocabulary,
-      facts,
+      briefing,
       models: options.models,
       usage: this.usage,
       redactor: options.redactor ?? new Redactor(),
@@ -196,13 +200,13 @@ class ChatRepl {
   }
 
   private greet(): void {
-    const { crash } = this.facts;
+    const { crash } = this.briefing;
     const where = crash.culprit.function ? ` in ${crash.culprit.function}${crash.culprit.file ? ` (${basename(crash.culprit.file)}:${crash.culprit.line ?? "?"})` : ""}` : "";
     const thread = crash.kind !== "deadlock" && crash.thread.id !== null ? `, thread ${crash.thread.id}` : "";
     const earlier = this.exchanges.length > 0 ? `; ${this.exchanges.length} earlier question${this.exchanges.length === 1 ? "" : "s"} (/history)` : "";
     process.stderr.write(
       `dumpdbg chat: session ${this.options.sessionId}\n` +
-        `crash: ${crash.kind}${where}${thread} (from ${this.facts.source})\n` +
+        `crash: ${crash.kind}${where}${thread} (from ${this.briefing.source})\n` +
         `model: ${this.options.models.describe()}${earlier}\n` +
         "Ask about the crash in your own words; /help lists the commands, Ctrl+D leaves.\n",
     );
@@ -299,7 +303,7 @@ class ChatRepl {
     if (unknown.length > 0) return this.say(`unknown report format ${unknown.join(", ")}; use ${REPORT_FORMATS.join(", ")}`);
     const formats = asked.length > 0 ? (asked as ReportFormat[]) : REPORT_FORMATS;
     const doc = reportWithChat({
-      facts: this.facts,
+      briefing: this.briefing,
       meta: this.session.meta,
       store: this.session.store,
       exchanges: this.exchanges,
@@ -308,10 +312,10 @@ class ChatRepl {
     const written = await writeReports(doc, { outDir: this.options.outDir, formats });
     // The analysis's document, now with the chat, is what a later rendering should start from. A
     // bare JSON report or a triage lacks the analysis's details, so it does not replace anything.
-    if (this.facts.origin === "document") writeJsonAtomically(join(this.session.dir, REPORT_DOCUMENT), doc);
+    if (this.briefing.origin === "document") writeJsonAtomically(join(this.session.dir, REPORT_DOCUMENT), doc);
     this.session.transcript.append({ type: "chat", event: "report", files: written.map((w) => w.file) });
     const questions = `${this.exchanges.length} question${this.exchanges.length === 1 ? "" : "s"} in its Chat section`;
-    const lacking = this.facts.origin === "document" ? "" : "\nThe session has no saved report document (report.json), so this report lacks the analysis's technical details (frames, registers, threads).";
+    const lacking = this.briefing.origin === "document" ? "" : "\nThe session has no saved report document (report.json), so this report lacks the analysis's technical details (frames, registers, threads).";
     this.say(`Wrote ${written.map((w) => w.file).join(", ")} (${questions}).${lacking}`);
   }
 

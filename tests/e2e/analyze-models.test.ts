@@ -11,8 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { answerQuestion } from "../../src/agents/chat/index.js";
+import { answerQuestion, loadBriefing } from "../../src/agents/chat/index.js";
 import { analyze, type AnalysisResult } from "../../src/analysis.js";
+import { sessionPaths } from "../../src/evidence/sessions.js";
 import { Usage } from "../../src/llm/index.js";
 import type { ModelConfig } from "../../src/llm/index.js";
 import { ReportSchema } from "../../src/report/schema.js";
@@ -413,9 +414,10 @@ describe("the chat's offline answer is the floor", () => {
       outDir: path.join(dir, "reports"),
       unsafe: false,
       progress: () => undefined,
-      afterReport: async ({ report, store, executor, models, redactor }) => {
-        const facts = { crash: report.crash, document: { report, details: {} }, origin: "document" as const, source: "test", warnings: [], processId: null };
-        answer = await answerQuestion({ executor, store, facts, models, usage: new Usage(), redactor, vocabulary: executor.vocabulary }, "why did it crash?", [], new AbortController().signal);
+      afterReport: async ({ sessionId, store, executor, models, redactor }) => {
+        const paths = sessionPaths(path.join(dir, "sessions"), sessionId);
+        const briefing = await loadBriefing({ sessionDir: paths.dir, evidenceDb: paths.evidenceDb, reportsDir: path.join(dir, "reports"), sessionId }, executor, null);
+        answer = await answerQuestion({ executor, store, briefing, models, usage: new Usage(), redactor, vocabulary: executor.vocabulary }, "why did it crash?", [], new AbortController().signal);
       },
     });
     const given = answer as unknown as Awaited<ReturnType<typeof answerQuestion>>;

@@ -228,14 +228,15 @@ describe.skipIf(!hasTmux)("dumpdbg chat in a terminal, offline", () => {
       const fault = await pane.ask("what does the fault address point into?");
       expect(fault).toMatch(/^The fault address is 0x20 \(reading it\), from SIGSEGV's siginfo \[E\d+\]\./);
       expect(fault).toMatch(/It points into nothing: .* 0x20 is address 0 plus 32 bytes/);
-      expect(fault).toMatch(/The null pointer is `session->client` \(0x0\) \[E\d+\], dereferenced by `int fd = session->client->fd;/);
+      // Which pointer: the null-dereference playbook's suspects, judged by its rules.
+      expect(fault).toMatch(/The null pointer is `session->client`, dereferenced by `int fd = session->client->fd;` \(\S*null-deref\.c:27\) \[E\d+\]\. `session->client` was \(struct client \*\) 0x0 \[E\d+\]\. `&session->client->fd` is 0x20, exactly the fault address \[E\d+, E\d+\]/);
 
       const register = await pane.ask("what was in rax?");
       expect(register).toMatch(/^In thread 1, frame 0 \(`send_to_client`\) \[E\d+, E\d+\]:\n +rax = 0x0 \(0\)$/);
 
       // Claims the evidence contradicts are corrected first, with the measurement.
       const nullClaim = await pane.ask("the null pointer is session, right?");
-      expect(nullClaim).toMatch(/^`session` is not null: it is 0x[0-9a-f]+ in the culprit frame \[E\d+\]\.\nThe null pointer is `session->client` \(0x0\)/);
+      expect(nullClaim).toMatch(/^`session` is not null: it is 0x[0-9a-f]+ in the culprit frame \[E\d+\]\.\nThe null pointer is `session->client`, dereferenced by/);
       const kindClaim = await pane.ask("it's a double free, isn't it?");
       expect(kindClaim).toMatch(/^It is not a double free: the crash is a null dereference in `send_to_client` \(SIGSEGV, reading address 0x20\) \[E\d+, E\d+\]\./);
 
@@ -336,7 +337,7 @@ describe.skipIf(!hasTmux)("dumpdbg chat in a terminal, offline", () => {
 describe("dumpdbg chat with piped questions", () => {
   it("answers one question per line, and corrects the thread of a worker-thread crash (no report: triage)", async () => {
     const id = await makeSession(cores["thread-crash"]!, false);
-    const questions = ["why did the main thread crash?", "why did thread 3 crash?", "why did thread 1 crash?", "which pointer was null?"];
+    const questions = ["why did the main thread crash?", "why did thread 3 crash?", "why did thread 1 crash?", "which pointer was null?", "how do I fix it?"];
     const { code, stdout, stderr } = await pipe(chatArgs(id, "--provider", "offline"), `${questions.join("\n")}\n`);
     expect(code).toBe(0);
     expect(stderr).toMatch(/crash: null-dereference in process_job .* \(from a triage of the dump \(the session has no report\)\)/);
@@ -347,7 +348,10 @@ describe("dumpdbg chat with piped questions", () => {
     expect(answers[1]).toMatch(/^Thread 3 did not crash .*: the SIGSEGV was on thread 1 \(LWP \d+\), a worker thread/);
     const mainThread = /^The main thread, thread (\d+)/.exec(answers[0]!)?.[1];
     expect(answers[2]).toMatch(new RegExp(`^Note: thread 1 is gdb's number for the thread that received the SIGSEGV, a worker thread, not the main thread; the main thread is thread ${mainThread} \\(LWP \\d+\\)`));
-    expect(answers[3]).toMatch(/^The null pointer is `job->request` \(0x0\) \[E\d+\], dereferenced by `int priority = job->request->priority;/);
+    expect(answers[3]).toMatch(/^The null pointer is `job->request`, dereferenced by `int priority = job->request->priority;` \(\S*thread-crash\.c:\d+\) \[E\d+\]\. `job->request` was \(struct request \*\) 0x0 \[E\d+\]/);
+    // Without a report, the playbook for the crash's kind is run now, as the analysis would run it.
+    expect(answers[4]).toMatch(/^What the playbook for this kind of crash recommends \(the session has no report; run now, offline\):\n  1\. Check `job->request` before reading `priority` in `process_job`/);
+    expect(answers[4]).toMatch(/\nBecause: At \S*thread-crash\.c:\d+, `int priority = job->request->priority;` dereferences `job->request` without checking it for NULL/);
 
     // --max-turns: the questions past the limit are declined, and the chat still ends cleanly.
     const limited = await pipe(chatArgs(id, "--provider", "offline", "--max-turns", "1"), "list the threads\nwhy did it crash?\n");
@@ -366,6 +370,22 @@ describe("dumpdbg chat with piped questions", () => {
     expect(answer).toMatch(/^What the analysis recommends:\n  1\. .*`send_to_client`/);
     expect(answer).toMatch(/\nBecause: .*`session->client`.* \[E\d+(, E\d+)*\]$/);
     expect(answer).not.toMatch(/without a model/);
+
+    // Which pointer was null, judged by the analysis's own rule on the analysis's own evidence:
+    // the value the report's hypothesis cites is the one the answer cites, and the debugger ran nothing new for it.
+    const report = JSON.parse(readFileSync(join(reportsDir, `${id}.json`), "utf8")) as Report;
+    const confirmed = report.hypotheses.find((h) => h.status === "confirmed");
+    expect(confirmed?.statement).toMatch(/^`session->client` was NULL/);
+    const before = transcriptEvents(id).length;
+    // With the selection moved by /exec: the judges' probes still run where the analysis ran them, and the selection is put back.
+    const pointer = await pipe(chatArgs(id, "--provider", "offline"), "/exec frame 1\nwhich pointer was null?\n/exec info frame\n");
+    expect(pointer.code).toBe(0);
+    expect(pointer.stdout).toMatch(/^Stack level 1, frame at 0x[0-9a-f]+:\n rip = 0x[0-9a-f]+ in broadcast /m);
+    const value = /`session->client` was \(struct client \*\) 0x0 \[(E\d+)\]/.exec(pointer.stdout)?.[1];
+    expect(confirmed?.evidenceIds).toContain(value);
+    const judged = transcriptEvents(id).slice(before).filter((e) => e.type === "command" && e.source === "chat" && /session->client/.test(String(e.command)));
+    expect(judged.length).toBeGreaterThan(0);
+    expect(judged.every((e) => e.cached === true)).toBe(true);
   });
 });
 

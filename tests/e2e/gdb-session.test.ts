@@ -63,6 +63,14 @@ describe("GdbSession on a null dereference", () => {
     expect(up.context.selectedFrame).toMatchObject({ level: 1, function: "broadcast" });
     const frame0 = await session.run("frame 0");
     expect(frame0.context.selectedFrame).toMatchObject({ level: 0, function: "send_to_client" });
+    // `thread 1` on the selected thread goes back to frame 0 without gdb announcing it; the next
+    // `frame 0` changes nothing gdb would announce either: the context must follow both.
+    await session.run("frame 1");
+    expect((await session.run("thread 1")).context.selectedFrame).toMatchObject({ level: 0 });
+    await session.run("frame 1");
+    await session.run("thread 1");
+    expect((await session.run("frame 0")).context.selectedFrame).toMatchObject({ level: 0, function: "send_to_client" });
+    expect((await session.run("p 1")).context.selectedFrame?.level).toBe(0);
   });
 
   it("reports a gdb error as a failed result and stays usable", async () => {

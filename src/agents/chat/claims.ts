@@ -139,29 +139,6 @@ export function nullClaimFinding(expression: string, measured: { value: string |
   return { text: `\`${expression}\` is not null: it is ${shown} in the culprit frame [${measured.evidenceId}].`, evidenceIds: [measured.evidenceId] };
 }
 
-/**
- * The pointers a line of C or C++ dereferences, in order: the bases of `->` and `[]`, and the
- * operand of a unary `*`. `session->client->fd` gives `session`, `session->client`.
- */
-export function dereferencedPointers(sourceLine: string): string[] {
-  const code = sourceLine
-    .replace(/\/\/.*$|\/\*.*?\*\//g, "")
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
-  const pointers: string[] = [];
-  const add = (expression: string) => {
-    if (!pointers.includes(expression)) pointers.push(expression);
-  };
-  for (const unary of code.matchAll(/(?:^|[=(,;{!&|?:]|\breturn)\s*\*\s*([A-Za-z_]\w*)/g)) add(unary[1] ?? "");
-  for (const chain of code.matchAll(/[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|\s*\[[^\][]*\])+/g)) {
-    let prefix = /^[A-Za-z_]\w*/.exec(chain[0])?.[0] ?? "";
-    for (const step of chain[0].slice(prefix.length).matchAll(/\s*(->|\.)\s*([A-Za-z_]\w*)|\s*(\[[^\][]*\])/g)) {
-      if (step[1] === "->" || step[3] !== undefined) add(prefix);
-      prefix += step[3] ?? `${step[1]}${step[2]}`;
-    }
-  }
-  return pointers.filter(Boolean);
-}
-
 /** A pointer value as a debugger prints it (`(struct client *) 0x0`, `0x0`) that is null. */
 export function isNullPointer(printed: string): boolean {
   return /(^|\)\s*)0x0$/.test(printed.trim());

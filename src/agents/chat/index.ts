@@ -10,7 +10,7 @@ import type { Finding } from "./claims.js";
 import { askModel, type ModelDeps } from "./model.js";
 import { OfflineEngine } from "./offline.js";
 
-export { loadFacts, type ChatFacts } from "./facts.js";
+export { loadBriefing, type Briefing } from "./briefing.js";
 export { reportWithChat } from "./report.js";
 
 /** What the model path needs, and the session's vocabulary, in which the offline engine asks its probes. */

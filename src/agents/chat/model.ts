@@ -11,12 +11,12 @@ import type { EvidenceStore } from "../../evidence/store.js";
 import type { CommandExecutor, ExecutedCommand } from "../executor.js";
 import type { Finding } from "./claims.js";
 import { relevantEvidence } from "./context.js";
-import type { ChatFacts } from "./facts.js";
+import type { Briefing } from "./briefing.js";
 
 export interface ModelDeps {
   executor: CommandExecutor;
   store: EvidenceStore;
-  facts: ChatFacts;
+  briefing: Briefing;
   models: Models;
   usage: Usage;
   redactor: Redactor;
@@ -50,8 +50,8 @@ export async function askModel(
   const ran: ExecutedCommand[] = [];
   const base = {
     question,
-    crash: JSON.stringify(deps.facts.crash, null, 1),
-    conclusion: conclusionText(deps.facts),
+    crash: JSON.stringify(deps.briefing.crash, null, 1),
+    conclusion: conclusionText(deps.briefing),
     corrections: corrections.map((c) => c.text).join("\n") || "none",
     evidence: relevantEvidence(deps.store, question, EVIDENCE_HITS).map((hit) => `[${hit.evidenceId}] ${hit.command}: ${hit.snippet}`).join("\n") || "none",
     history: history.slice(-HISTORY_TURNS).map((turn) => `Q: ${turn.question}\nA: ${turn.answer}`).join("\n\n") || "none",
@@ -81,8 +81,8 @@ export async function askModel(
   }
 }
 
-function conclusionText(facts: ChatFacts): string {
-  const report = facts.document?.report;
+function conclusionText(briefing: Briefing): string {
+  const report = briefing.document?.report;
   if (!report) return "no analysis report for this session; only the crash facts above";
   const { conclusion, hypotheses } = report;
   const lines = [`Summary: ${conclusion.summary}`, `Root cause (${Math.round(conclusion.confidence * 100)}% confidence): ${conclusion.rootCause}`];

@@ -4,25 +4,39 @@
  * already ran), read into the model by the session's vocabulary, and every statement cites the
  * evidence that measured it. Probes name their thread and frame, so an answer does not depend on
  * what the user selected with /exec, and the debugger's own selection is left as it was.
+ *
+ * What the analysis judged, the chat judges the same way: which pointer was null, and why it
+ * crashed when the session has no report, are the playbooks' hypotheses over the playbooks' facts,
+ * their probes asked where the analysis asked them (so the store serves its evidence) and read by
+ * their own judges.
  */
 import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
 import { lockText } from "../../analyzers/deadlock.js";
 import { culpritIndex, lockWait, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
 import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
 import { placed, probeKey, probes, type Probe, type ProbeOf, type Reading, type Vocabulary } from "../../debuggers/probe.js";
-import type { EvidenceStore } from "../../evidence/store.js";
+import { commandKey, type EvidenceStore } from "../../evidence/store.js";
 import type { Crash } from "../../report/schema.js";
+import type { Hypothesis } from "../../state.js";
+import { evidenceFrom, type Evidence } from "../evidence.js";
 import type { CommandExecutor } from "../executor.js";
-import { BACKTRACE, MAPPINGS, SECTIONS, SIGNAL_INFO, THREADS } from "../playbooks/kit.js";
-import { checkClaim, dereferencedPointers, findClaims, isNullPointer, kindPhrase, nullClaimFinding, type ClaimFacts, type Finding } from "./claims.js";
+import type { Facts } from "../playbooks/facts.js";
+import { playbookFor } from "../playbooks/index.js";
+import { BACKTRACE, MAPPINGS, SECTIONS, SIGNAL_INFO, THREADS, type Draft, type PlannedHypothesis, type Verdict } from "../playbooks/kit.js";
+import { nullDereferencePlaybook } from "../playbooks/null-dereference.js";
+import { suspects } from "../playbooks/pointers.js";
+import { quoteLine } from "../playbooks/prose.js";
+import { printed } from "../playbooks/values.js";
+import { COMMANDS_PER_STEP, DEFAULT_LIMITS, INITIAL_HYPOTHESES } from "../runtime.js";
+import { firstEvidence, type Briefing } from "./briefing.js";
+import { checkClaim, findClaims, kindPhrase, nullClaimFinding, type ClaimFacts, type Finding } from "./claims.js";
 import { relevantEvidence } from "./context.js";
-import { firstEvidence, type ChatFacts } from "./facts.js";
 import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
 
 export interface OfflineDeps {
   executor: CommandExecutor;
   store: EvidenceStore;
-  facts: ChatFacts;
+  briefing: Briefing;
   /** How the session's debugger says each probe and reads its output. */
   vocabulary: Vocabulary;
 }
@@ -35,6 +49,8 @@ const EXIT_SIGNAL: Probe = { kind: "exit-signal" };
 const MAX_LISTED_THREADS = 40;
 const MAX_LOCKS = 8;
 const MAX_POINTERS = 6;
+/** The null-dereference playbook's rules that each name a pointer that may have been null. */
+const NULL_RULE = /^null(:|-argument$|-register$)/;
 const MAX_VALUE_CHARS = 300;
 
 const OFFLINE_TOPICS =
@@ -62,6 +78,10 @@ class Unanswerable extends Error {
 /** One question's worth of measurements: the same probe is asked of the executor once. */
 export class OfflineEngine {
   private readonly measured = new Map<string, Promise<Measured>>();
+  /** Each command this question ran or recalled, by its key, with its evidence id: what the playbooks' judges read. */
+  private readonly ran = new Map<string, string>();
+  /** Where /exec had left the debugger when the playbooks' probes moved it home; null while it has not moved. */
+  private userSelection: { thread: number | null; frame: number } | null = null;
 
   constructor(
     private readonly deps: OfflineDeps,
@@ -69,7 +89,12 @@ export class OfflineEngine {
   ) {}
 
   private get crash(): Crash {
-    return this.deps.facts.crash;
+    return this.deps.briefing.crash;
+  }
+
+  /** The playbooks' facts of the crash. */
+  private get facts(): Facts {
+    return this.deps.briefing.facts;
   }
 
   /** The claims of the question that the measurements contradict, each with its evidence. */
@@ -91,9 +116,13 @@ export class OfflineEngine {
       debugger: this.deps.vocabulary.debugger,
     };
     const findings: Finding[] = [];
-    for (const claim of claims) {
-      const finding = claim.about === "null" ? await this.checkNullClaim(claim.expression) : checkClaim(claim, facts);
-      if (finding) findings.push(finding);
+    try {
+      for (const claim of claims) {
+        const finding = claim.about === "null" ? await this.checkNullClaim(claim.expression) : checkClaim(claim, facts);
+        if (finding) findings.push(finding);
+      }
+    } finally {
+      await this.putSelectionBack();
     }
     return findings;
   }
@@ -110,6 +139,8 @@ export class OfflineEngine {
     } catch (error) {
       if (error instanceof Unanswerable) return error.finding;
       throw error;
+    } finally {
+      await this.putSelectionBack();
     }
   }
 
@@ -138,7 +169,7 @@ export class OfflineEngine {
       case "crash":
         return this.crashAnswer();
       case "fix":
-        return Promise.resolve(this.fixAnswer());
+        return this.fixAnswer();
       case "unknown":
         return Promise.resolve(this.cannotAnswer(question));
     }
@@ -359,54 +390,70 @@ export class OfflineEngine {
     return { ...fault, text: `No null pointer was dereferenced: this is ${kindPhrase(crash.kind)}.\n${fault.text}` };
   }
 
-  /** The pointer the culprit's source line dereferences that is null, found by printing each one in the culprit frame. */
+  /**
+   * Which pointer was null, as the null-dereference playbook judges it: its suspects (the pointers
+   * the culprit's line reads through or passes on; without a line, the argument register of the
+   * library function that faulted, or the faulting instruction's base register), each tested by
+   * its own rule, in the playbook's order, until one is confirmed.
+   */
   private async nullPointer(): Promise<Finding> {
-    const found = await this.findNullPointer();
-    if ("reason" in found) return { text: found.reason, evidenceIds: found.evidenceIds };
-    const { code, listing, checked, pointer } = found;
-    const where = `\`${code.trim()}\` (${this.crash.culprit.file}:${this.crash.culprit.line}) [${listing}]`;
-    const ids = [listing, ...checked.map((c) => c.id)];
-    if (pointer) {
-      const others = checked.filter((c) => c !== pointer).map((c) => `\`${c.expression}\` = ${stripType(c.value)} [${c.id}]`);
+    const { facts } = this;
+    const tried: { planned: PlannedHypothesis; verdict: Verdict }[] = [];
+    for (const planned of nullDereferencePlaybook(facts).hypotheses.filter((h) => NULL_RULE.test(h.rule)).slice(0, MAX_POINTERS)) {
+      const verdict = await this.judged(planned);
+      tried.push({ planned, verdict });
+      if (verdict.status === "confirmed") break;
+    }
+    const hit = tried.find((t) => t.verdict.status === "confirmed");
+    const others = tried.filter((t) => t !== hit);
+    const ids = tried.flatMap((t) => t.verdict.evidenceIds);
+    const suspect = hit ? suspects(facts).find((s) => hit.planned.rule === `null:${s.pointer}`) : undefined;
+    const line = await this.culpritLine();
+    if (line.id) ids.unshift(line.id);
+    if (hit && suspect) {
+      const passed = suspect.passedTo ? `passed to \`${suspect.passedTo}\` by` : "dereferenced by";
+      const before = others.map((t) => this.printedSuspect(t.planned)).filter((text): text is string => text !== null);
       return {
-        text: `The null pointer is \`${pointer.expression}\` (0x0) [${pointer.id}], dereferenced by ${where}.${others.length ? ` Before it, ${others.join(", ")}.` : ""}`,
-        evidenceIds: ids,
+        text: [
+          `The null pointer is \`${suspect.pointer}\`, ${passed} ${line.text}.`,
+          bracketed(hit.verdict.finding),
+          before.length > 0 ? `Before it, ${before.join(", ")}.` : "",
+        ].filter(Boolean).join(" "),
+        evidenceIds: unique(ids),
       };
     }
-    const values = checked.map((c) => `\`${c.expression}\` = ${stripType(c.value)} [${c.id}]`);
-    return { text: `None of the pointers dereferenced by ${where} is null: ${values.join(", ") || `${this.deps.vocabulary.debugger} printed none`}.`, evidenceIds: ids };
+    if (hit) return { text: `${capitalized(hit.planned.statement)}: ${bracketed(hit.verdict.finding)}`, evidenceIds: unique(ids) };
+    const findings = others.map((t) => bracketed(t.verdict.finding));
+    return { text: [`The dump does not show which pointer ${line.text} read through was null.`, ...findings].join(" "), evidenceIds: unique(ids) };
   }
 
-  private async findNullPointer(): Promise<
-    | { reason: string; evidenceIds: string[] }
-    | { code: string; listing: string; checked: PrintedPointer[]; pointer: PrintedPointer | null }
-  > {
-    const { thread, culprit } = this.crash;
-    if (thread.id === null || culprit.file === null || culprit.line === null) {
-      return { reason: "Which pointer was null cannot be read from the code: the culprit frame has no source line (no debug info).", evidenceIds: [] };
-    }
-    const listing = await this.run(probes.source(culprit.file, culprit.line));
-    const code = listing.reading?.find((line) => line.line === culprit.line)?.text;
-    if (!listing.ok || code === undefined) {
-      return { reason: `The source of ${culprit.file}:${culprit.line} is not available, so which pointer was null cannot be read from the code [${listing.id}].`, evidenceIds: [listing.id] };
-    }
-    const checked: PrintedPointer[] = [];
-    for (const expression of dereferencedPointers(code).slice(0, MAX_POINTERS)) {
-      const printed = await this.printInFrame(expression, thread.id, culprit.frame ?? 0);
-      if (printed.value === null) continue;
-      const entry = { expression, value: printed.value, id: printed.id };
-      checked.push(entry);
-      if (isNullPointer(printed.value)) return { code, listing: listing.id, checked, pointer: entry };
-    }
-    return { code, listing: listing.id, checked, pointer: null };
+  /** The culprit's source line for a sentence (`\`int fd = session->client->fd;\` (null-deref.c:27) [E9]`), and the listing that shows it. */
+  private async culpritLine(): Promise<{ text: string; id: string | null }> {
+    const { culprit } = this.crash;
+    const probe = culprit.line === null ? null : this.facts.list(culprit.line);
+    const listing = probe ? (await this.runAtHome([probe]))[0] : undefined;
+    const shown = listing?.ok && listing.reading?.some((line) => line.line === culprit.line) ? listing.id : null;
+    const at = culprit.file !== null && culprit.line !== null ? ` (${culprit.file}:${culprit.line})` : "";
+    const code = quoteLine(this.facts.line);
+    if (code === null) return { text: `the culprit${culprit.function ? ` \`${culprit.function}\`` : ""}`, id: null };
+    return { text: `${code}${at}${shown ? ` [${shown}]` : ""}`, id: shown };
+  }
+
+  /** `\`session\` = 0x5566…` [E7]: a suspect of the playbook's that its rule found not null, as printed. */
+  private printedSuspect(planned: PlannedHypothesis): string | null {
+    const suspect = suspects(this.facts).find((s) => planned.rule === `null:${s.pointer}`);
+    const found = suspect ? this.evidence().find(this.facts.inCulprit(probes.evaluate(suspect.pointer))) : null;
+    const value = printed(found);
+    return suspect && found && value !== null ? `\`${suspect.pointer}\` = ${stripType(value)} [${found.id}]` : null;
   }
 
   /** The answer that follows (a question about a null pointer) says which pointer was null. */
   private async checkNullClaim(expression: string): Promise<Finding | null> {
-    const { thread, culprit } = this.crash;
-    if (thread.id === null) return null;
-    const printed = await this.printInFrame(expression, thread.id, culprit.frame ?? 0);
-    return nullClaimFinding(expression, { value: printed.value, evidenceId: printed.id });
+    if (this.crash.thread.id === null) return null;
+    // The probe the playbook's rule for this pointer asks, so the analysis's evidence serves it.
+    const [measured] = await this.runAtHome([this.facts.inCulprit(probes.evaluate(expression))]);
+    if (!measured) return null;
+    return nullClaimFinding(expression, { value: measured.ok ? (measured.reading ?? null) : null, evidenceId: measured.id });
   }
 
   private async valueAnswer(expression: string, threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
@@ -442,33 +489,65 @@ export class OfflineEngine {
       lines.push(`It is ${kindPhrase(crash.kind)}${where}${thread}${signal ? `: ${signal}${fault}` : ""}${cited}.`);
       if (crash.message) lines.push(`Message: ${crash.message}`);
     }
-    const report = this.deps.facts.document?.report;
-    if (report) {
-      if (report.conclusion.summary) lines.push(`Summary: ${report.conclusion.summary}`);
-      if (report.conclusion.rootCause) lines.push(`Root cause (${Math.round(report.conclusion.confidence * 100)}% confidence): ${report.conclusion.rootCause}`);
-      for (const hypothesis of report.hypotheses.filter((h) => h.status === "confirmed")) {
-        lines.push(`Confirmed: ${hypothesis.statement}${hypothesis.evidenceIds.length ? ` [${hypothesis.evidenceIds.join(", ")}]` : ""}`);
-        ids.push(...hypothesis.evidenceIds);
-      }
+    const judged = await this.judgement();
+    if (judged.origin === "now") lines.push("The session has no report of the analysis; the playbook for this kind of crash, run now offline, finds:");
+    const { conclusion } = judged;
+    if (conclusion.summary) lines.push(`Summary: ${conclusion.summary}`);
+    if (conclusion.rootCause) lines.push(`Root cause (${Math.round(conclusion.confidence * 100)}% confidence): ${conclusion.rootCause}`);
+    for (const hypothesis of judged.hypotheses.filter((h) => h.status === "confirmed")) {
+      lines.push(`Confirmed: ${hypothesis.statement}${hypothesis.evidenceIds.length ? ` [${hypothesis.evidenceIds.join(", ")}]` : ""}`);
+      ids.push(...hypothesis.evidenceIds);
     }
+    if (judged.origin === "now") ids.push(...conclusion.evidenceIds);
     return { text: lines.join("\n"), evidenceIds: unique(ids) };
   }
 
-  /** How to fix it: the report's recommendations, after the root cause they answer, with its evidence. */
-  private fixAnswer(): Finding {
-    const report = this.deps.facts.document?.report;
-    if (!report || report.conclusion.recommendations.length === 0) {
-      return {
-        text: "The analysis has made no recommendation for this dump (its report is not in the session); ask why it crashed, and the chat shows what the dump says.",
-        evidenceIds: [],
-      };
+  /**
+   * What the analysis concluded, from its report; without one, the playbook's hypotheses judged now
+   * as the analysis would (the first few, then one at a time until one is confirmed), the confirmed
+   * one investigated, and the playbook's conclusion, its citations as the chat writes them.
+   */
+  private async judgement(): Promise<{ origin: "report" | "now"; conclusion: Draft; hypotheses: Pick<Hypothesis, "statement" | "status" | "evidenceIds">[] }> {
+    const report = this.deps.briefing.document?.report;
+    if (report) return { origin: "report", conclusion: { ...report.conclusion, evidenceIds: [] }, hypotheses: report.hypotheses };
+    const playbook = playbookFor(this.facts);
+    const hypotheses: Hypothesis[] = [];
+    for (const planned of playbook.hypotheses.slice(0, DEFAULT_LIMITS.maxHypotheses)) {
+      if (hypotheses.length >= INITIAL_HYPOTHESES && hypotheses.some((h) => h.status === "confirmed")) break;
+      const verdict = await this.judged(planned);
+      hypotheses.push({ id: `H${hypotheses.length + 1}`, statement: planned.statement, origin: "playbook", rule: planned.rule, plan: planned.plan, rounds: planned.plan.length, status: verdict.status, finding: verdict.finding, evidenceIds: verdict.evidenceIds });
     }
-    const ids = unique(report.hypotheses.filter((h) => h.status === "confirmed").flatMap((h) => h.evidenceIds));
+    const hit = hypotheses.find((h) => h.status === "confirmed");
+    if (hit?.rule) {
+      // Each round sees what the previous printed, as the investigator's offline path does.
+      for (let asked = 0; asked < COMMANDS_PER_STEP; ) {
+        const next = playbook.investigate(hit.rule, this.evidence()).slice(0, COMMANDS_PER_STEP - asked);
+        if (next.length === 0) break;
+        await this.runAtHome(next);
+        asked += next.length;
+      }
+    }
+    const draft = playbook.conclude(hypotheses, this.evidence());
+    return {
+      origin: "now",
+      conclusion: { ...draft, summary: bracketed(draft.summary), rootCause: bracketed(draft.rootCause), recommendations: draft.recommendations.map(bracketed) },
+      hypotheses,
+    };
+  }
+
+  /** How to fix it: the recommendations of the analysis (or of the playbook run now), after the root cause they answer, with its evidence. */
+  private async fixAnswer(): Promise<Finding> {
+    const { origin, conclusion, hypotheses } = await this.judgement();
+    if (conclusion.recommendations.length === 0) {
+      return { text: "The analysis has made no recommendation for this dump; ask why it crashed, and the chat shows what the dump says.", evidenceIds: [] };
+    }
+    const ids = unique([...hypotheses.filter((h) => h.status === "confirmed").flatMap((h) => h.evidenceIds), ...conclusion.evidenceIds]);
+    const who = origin === "report" ? "the analysis recommends" : "the playbook for this kind of crash recommends (the session has no report; run now, offline)";
     const lines = [
-      `What the analysis recommends${report.conclusion.confidence < 0.5 ? " (its confidence is low: check the root cause first)" : ""}:`,
-      ...report.conclusion.recommendations.map((item, i) => `  ${i + 1}. ${item}`),
+      `What ${who}${conclusion.confidence < 0.5 ? " (its confidence is low: check the root cause first)" : ""}:`,
+      ...conclusion.recommendations.map((item, i) => `  ${i + 1}. ${item}`),
     ];
-    if (report.conclusion.rootCause) lines.push(`Because: ${report.conclusion.rootCause}${ids.length ? ` [${ids.join(", ")}]` : ""}`);
+    if (conclusion.rootCause) lines.push(`Because: ${conclusion.rootCause}${origin === "report" && ids.length ? ` [${ids.join(", ")}]` : ""}`);
     return { text: lines.join("\n"), evidenceIds: ids };
   }
 
@@ -531,7 +610,7 @@ export class OfflineEngine {
    * from the debugger: the thread list is the only evidence of it.
    */
   private async mainThread(): Promise<number | null> {
-    const pid = this.deps.facts.processId;
+    const pid = this.deps.briefing.processId;
     if (pid === null) return null;
     const { list } = await this.threads();
     return list.find((t) => t.lwp === pid)?.id ?? null;
@@ -573,6 +652,61 @@ export class OfflineEngine {
     return thread === this.crash.thread.id ? `   <- received the ${this.crash.signal ?? "signal"}` : "";
   }
 
+  /**
+   * A playbook hypothesis judged by its own rule: its plan's rounds asked where the analysis asked
+   * them, until one decides.
+   */
+  private async judged(planned: PlannedHypothesis): Promise<Verdict> {
+    let verdict = planned.judge(this.evidence());
+    for (const round of planned.plan) {
+      await this.runAtHome(round);
+      verdict = planned.judge(this.evidence());
+      if (verdict.status !== "inconclusive") break;
+    }
+    return verdict;
+  }
+
+  /** What the playbooks' judges read: triage's evidence, and what this question ran or recalled. */
+  private evidence(): Evidence {
+    const latest = new Map(Object.entries(this.deps.briefing.triageEvidence).map(([command, id]) => [commandKey(command), id]));
+    for (const [key, id] of this.ran) latest.set(key, id);
+    return evidenceFrom(latest, this.deps.store, this.deps.vocabulary);
+  }
+
+  /**
+   * Asks the playbooks' probes where the analysis asked them: on the thread the debugger selected
+   * on opening the dump, in frame 0 (a probe for another place names it), so the store serves the
+   * analysis's evidence. When /exec moved the selection, it is moved there for them and back after.
+   */
+  private async runAtHome<P extends Probe>(wanted: P[]): Promise<Measured<P>[]> {
+    if (this.userSelection === null) {
+      const home = this.deps.briefing.homeThread;
+      const { selectedThread, selectedFrame } = this.deps.executor.context();
+      const thread = selectedThread?.id ?? null;
+      const frame = selectedFrame?.level ?? 0;
+      if ((home !== null && thread !== null && thread !== home) || frame !== 0) {
+        this.userSelection = { thread, frame };
+        await this.select(home, 0);
+      }
+    }
+    const measured: Measured<P>[] = [];
+    for (const probe of wanted) measured.push(await this.run(probe));
+    return measured;
+  }
+
+  /** The selection /exec made, back where it was, once a question's probes have run at home. */
+  private async putSelectionBack(): Promise<void> {
+    const selection = this.userSelection;
+    if (selection === null) return;
+    this.userSelection = null;
+    await this.select(selection.thread, selection.frame);
+  }
+
+  private async select(thread: number | null, frame: number): Promise<void> {
+    if (thread !== null) await this.deps.executor.run({ kind: "select", thread }, "chat");
+    await this.deps.executor.run({ kind: "select", frame }, "chat");
+  }
+
   private run<P extends Probe>(probe: P): Promise<Measured<P>> {
     const key = probeKey(probe);
     let measured = this.measured.get(key) as Promise<Measured<P>> | undefined;
@@ -589,6 +723,7 @@ export class OfflineEngine {
     const result = await this.deps.executor.run(probe, "chat");
     // A cancelled answer stops at the next command; the one in flight was allowed to finish.
     this.signal.throwIfAborted();
+    this.ran.set(commandKey(result.command), result.evidenceId);
     return {
       id: result.evidenceId,
       ok: result.ok,
@@ -597,12 +732,6 @@ export class OfflineEngine {
       refused: result.errorType === "not_allowed",
     };
   }
-}
-
-interface PrintedPointer {
-  expression: string;
-  value: string;
-  id: string;
 }
 
 function failed(what: string, result: Measured): Finding {
@@ -630,6 +759,15 @@ function symbolText(at: SymbolAt): string {
 
 function lwp(value: number | null): string {
   return value === null ? "" : ` (LWP ${value})`;
+}
+
+/** A playbook's citations, ` (E4, E5)`, as the chat writes them: ` [E4, E5]`. */
+function bracketed(text: string): string {
+  return text.replace(/ \((E\d+(?:, E\d+)*)\)/g, " [$1]");
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function stripType(value: string): string {

@@ -9,10 +9,10 @@ import type { UsageReport } from "../../llm/index.js";
 import type { ChatExchange, ReportDocument } from "../../report/index.js";
 import type { Report } from "../../report/schema.js";
 import { kindPhrase } from "./claims.js";
-import type { ChatFacts } from "./facts.js";
+import type { Briefing } from "./briefing.js";
 
 export interface ChatReportInput {
-  facts: ChatFacts;
+  briefing: Briefing;
   meta: SessionMeta;
   store: EvidenceStore;
   exchanges: ChatExchange[];
@@ -21,7 +21,7 @@ export interface ChatReportInput {
 }
 
 export function reportWithChat(input: ChatReportInput): ReportDocument {
-  const base = input.facts.document ?? { report: triageOnlyReport(input), details: {} };
+  const base = input.briefing.document ?? { report: triageOnlyReport(input), details: {} };
   const { report } = base;
   const listed = new Set(report.evidence.map((e) => e.id));
   const added = input.store
@@ -47,8 +47,8 @@ export function reportWithChat(input: ChatReportInput): ReportDocument {
   };
 }
 
-function triageOnlyReport({ facts, meta }: ChatReportInput): Report {
-  const { crash } = facts;
+function triageOnlyReport({ briefing, meta }: ChatReportInput): Report {
+  const { crash } = briefing;
   const where = crash.culprit.function ? ` in ${crash.culprit.function}` : "";
   return {
     schemaVersion: 1,

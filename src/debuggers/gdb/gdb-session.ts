@@ -188,7 +188,9 @@ export class GdbSession implements DebuggerSession {
       : `-interpreter-exec console ${miQuote(command)}`;
     try {
       const reply = await this.mi(line, timeoutMs);
-      if (this.selectionChanged) await this.refreshContext(false);
+      // gdb announces a new selection only when it differs from the last one it announced: `frame 0`
+      // after `thread 1` (which already went to frame 0) says nothing, so a selection command is read back.
+      if (this.selectionChanged || this.vocabulary.movesSelection(command)) await this.refreshContext(false);
       const output = withoutError(reply.console + reply.log, reply.results);
       if (reply.resultClass === "error") {
         return result({
