@@ -1,10 +1,10 @@
-/** The crash kind of the design, decided from facts the triage gathered. Pure. */
+/** The crash kind of the design, decided from the symptoms triage measured. Pure. */
 import type { CrashKind } from "../report/schema.js";
 import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
 import { AMBIGUOUS_FREE_MESSAGE } from "./glibc.js";
 import type { SignalRecord as Siginfo } from "../debuggers/probe.js";
 
-export interface CrashFacts {
+export interface Symptoms {
   /** The signal that ended the process; null for a dump of a live process (gcore). */
   signal: number | null;
   siginfo: Siginfo | null;
@@ -50,46 +50,46 @@ export function sentByProcess(siginfo: { code: number } | null | undefined): boo
 /** The first page(s) are never mapped: an access there came from a NULL pointer (plus offset). */
 export const NULL_PAGE_LIMIT = 0x10000n;
 
-export function classifyCrash(facts: CrashFacts): CrashKind {
-  if (facts.deadlocked) return "deadlock";
+export function classifyCrash(symptoms: Symptoms): CrashKind {
+  if (symptoms.deadlocked) return "deadlock";
   // Sent by a process (kill, sigqueue, tgkill) a fault signal is no fault: no rule may read its
   // "address", which holds the sender's pid and uid. SIGABRT from abort() itself is read below.
-  if (sentByProcess(facts.siginfo) && facts.signal !== SIGABRT) return "unknown";
-  if (facts.signal === SIGABRT && facts.siginfo && (facts.siginfo.code === SI_USER || facts.siginfo.code === SI_QUEUE)) return "unknown";
-  switch (facts.signal) {
+  if (sentByProcess(symptoms.siginfo) && symptoms.signal !== SIGABRT) return "unknown";
+  if (symptoms.signal === SIGABRT && symptoms.siginfo && (symptoms.siginfo.code === SI_USER || symptoms.siginfo.code === SI_QUEUE)) return "unknown";
+  switch (symptoms.signal) {
     case SIGSEGV:
-      return segfaultKind(facts);
+      return segfaultKind(symptoms);
     case SIGBUS:
       return "bus-error";
     case SIGILL:
       return "illegal-instruction";
     case SIGFPE:
-      return facts.siginfo?.code === FPE_INTDIV || facts.siginfo?.code === FPE_FLTDIV ? "division-by-zero" : "unknown";
+      return symptoms.siginfo?.code === FPE_INTDIV || symptoms.siginfo?.code === FPE_FLTDIV ? "division-by-zero" : "unknown";
     case SIGABRT:
-      return abortKind(facts.frames, facts.abortMessage, facts.freedHeaderOverwritten);
+      return abortKind(symptoms.frames, symptoms.abortMessage, symptoms.freedHeaderOverwritten);
     default:
       return "unknown";
   }
 }
 
-function segfaultKind(facts: CrashFacts): CrashKind {
-  if (facts.siginfo?.code === SI_KERNEL) {
+function segfaultKind(symptoms: Symptoms): CrashKind {
+  if (symptoms.siginfo?.code === SI_KERNEL) {
     // A `ret` that faults popped a return address that is no address at all: it was overwritten,
     // a stack buffer overflow (without a stack protector to catch it first).
-    if (/^ret[qlw]?\b/.test(facts.instruction ?? "")) return "stack-buffer-overflow";
+    if (/^ret[qlw]?\b/.test(symptoms.instruction ?? "")) return "stack-buffer-overflow";
     // The address in siginfo is not the one accessed, so it says nothing about NULL: a call or
     // jump through a garbage pointer, or a load or store through one.
-    if (facts.stackExhausted) return "stack-overflow";
-    return /^(call|jmp)\w*\s+\*/.test(facts.instruction ?? "") ? "bad-jump" : "invalid-memory-access";
+    if (symptoms.stackExhausted) return "stack-overflow";
+    return /^(call|jmp)\w*\s+\*/.test(symptoms.instruction ?? "") ? "bad-jump" : "invalid-memory-access";
   }
   // Both overwrote the stack from a buffer on it: a stack buffer overflow, with no protector to stop it.
-  if (facts.poppedReturn || facts.overranStackTop) return "stack-buffer-overflow";
-  const fault = facts.siginfo?.address != null ? BigInt(facts.siginfo.address) : null;
-  const pc = facts.pc;
-  if (pc === null || pc < NULL_PAGE_LIMIT || (fault !== null && fault === pc) || facts.pcInCode === false) {
+  if (symptoms.poppedReturn || symptoms.overranStackTop) return "stack-buffer-overflow";
+  const fault = symptoms.siginfo?.address != null ? BigInt(symptoms.siginfo.address) : null;
+  const pc = symptoms.pc;
+  if (pc === null || pc < NULL_PAGE_LIMIT || (fault !== null && fault === pc) || symptoms.pcInCode === false) {
     return "bad-jump";
   }
-  if (facts.stackExhausted) return "stack-overflow";
+  if (symptoms.stackExhausted) return "stack-overflow";
   if (fault !== null && fault < NULL_PAGE_LIMIT) return "null-dereference";
   return "invalid-memory-access";
 }

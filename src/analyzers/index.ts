@@ -5,7 +5,7 @@ export { signalName, signalCodeName } from "./signals.js";
 export { isCodeAddress, coreSegmentAt } from "./address-space.js";
 export { memoryAccess, callArgumentAddress, memoryOperand, fullRegister, ARGUMENT_REGISTERS, type MemoryOperand } from "./x86-64.js";
 export { mutexOwnerExpression, MAIN_ARENA_TOP, HEAP_START, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, AMBIGUOUS_FREE_MESSAGE, freedExpression, plausibleChunkSize } from "./glibc.js";
-export { classifyCrash, type CrashFacts } from "./classify.js";
+export { classifyCrash, type Symptoms } from "./classify.js";
 export { culpritIndex, crashSignature, normalizeFunctionName, isRuntimeFrame, placeFrames, moduleLocator, type PlacedFrame, type ModuleLocator } from "./culprit.js";
 export { lockWait, type LockWait } from "./deadlock.js";
 export { repeatingCycle, recursionOf, type Recursion, type Cycle } from "./recursion.js";

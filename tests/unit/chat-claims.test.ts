@@ -4,7 +4,7 @@
  * thread's backtrace as gdb 13 showed them for its core, read into the debugger-neutral model.
  */
 import { describe, expect, it } from "vitest";
-import { checkClaim, findClaims, isNullPointer, nullClaimFinding, type Claim, type ClaimFacts } from "../../src/agents/chat/claims.js";
+import { checkClaim, findClaims, isNullPointer, nullClaimFinding, type Claim, type Measurements } from "../../src/agents/chat/claims.js";
 import type { Frame, ThreadSummary } from "../../src/debuggers/model.js";
 import type { Crash } from "../../src/report/schema.js";
 
@@ -53,7 +53,7 @@ const CRASH: Crash = {
   deadlock: null,
 };
 
-const FACTS: ClaimFacts = {
+const FACTS: Measurements = {
   crash: CRASH,
   threads: THREADS,
   mainThread: 2,
@@ -62,7 +62,7 @@ const FACTS: ClaimFacts = {
   debugger: "gdb",
 };
 
-const DEADLOCK: ClaimFacts = {
+const DEADLOCK: Measurements = {
   ...FACTS,
   crash: {
     ...CRASH,

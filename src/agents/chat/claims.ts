@@ -1,7 +1,7 @@
 /**
  * Claims a question makes about the crash ("why did thread 1 crash?", "it's a double free", "the
- * null pointer is `session`"), and the measured facts that contradict them. Pure: finding claims
- * needs only the text, checking them needs the facts the chat has measured.
+ * null pointer is `session`"), and the measurements that contradict them. Pure: finding claims
+ * needs only the text, checking them needs what the chat has measured.
  */
 import { normalizeFunctionName } from "../../analyzers/index.js";
 import type { Frame, ThreadSummary } from "../../debuggers/model.js";
@@ -15,7 +15,7 @@ export type Claim =
   | { about: "null"; expression: string };
 
 /** What the chat measured, with the evidence ids that measured it (null when nothing in the store did). */
-export interface ClaimFacts {
+export interface Measurements {
   crash: Crash;
   threads: ThreadSummary[];
   /** The debugger's number of the process's main thread (its LWP is the process id), when known. */
@@ -115,17 +115,17 @@ export function findClaims(question: string): Claim[] {
   return claims;
 }
 
-/** The contradiction between a claim and the facts, or null when the facts agree or cannot tell. */
-export function checkClaim(claim: Claim, facts: ClaimFacts): Finding | null {
+/** The contradiction between a claim and the measurements, or null when they agree or cannot tell. */
+export function checkClaim(claim: Claim, measured: Measurements): Finding | null {
   switch (claim.about) {
     case "thread":
-      return checkThread(claim.thread, facts);
+      return checkThread(claim.thread, measured);
     case "kind":
-      return checkKind(claim.kind, facts);
+      return checkKind(claim.kind, measured);
     case "signal":
-      return checkSignal(claim.signal, facts);
+      return checkSignal(claim.signal, measured);
     case "function":
-      return checkFunction(claim.function, facts);
+      return checkFunction(claim.function, measured);
     case "null":
       // Measured by evaluating the expression in the culprit frame: see nullClaimFinding.
       return null;
@@ -144,9 +144,9 @@ export function isNullPointer(printed: string): boolean {
   return /(^|\)\s*)0x0$/.test(printed.trim());
 }
 
-function checkThread(claimed: number | "main", facts: ClaimFacts): Finding | null {
-  const { crash, threads, mainThread } = facts;
-  const ids = [facts.evidence.threads, facts.evidence.signal].filter((id): id is string => id !== null);
+function checkThread(claimed: number | "main", measured: Measurements): Finding | null {
+  const { crash, threads, mainThread } = measured;
+  const ids = [measured.evidence.threads, measured.evidence.signal].filter((id): id is string => id !== null);
   if (crash.kind === "deadlock") {
     const members = [...new Set((crash.deadlock?.cycle ?? []).map((edge) => edge.thread))];
     return {
@@ -165,7 +165,7 @@ function checkThread(claimed: number | "main", facts: ClaimFacts): Finding | nul
     // when "thread 1" may be meant as the main thread.
     if (claimed !== 1 || worker === "") return null;
     return {
-      text: `Note: thread 1 is ${facts.debugger}'s number for the thread that received the ${signal}${worker}; the main thread is thread ${mainThread}${lwp(threadLwp(threads, mainThread))}${cite(ids)}.`,
+      text: `Note: thread 1 is ${measured.debugger}'s number for the thread that received the ${signal}${worker}; the main thread is thread ${mainThread}${lwp(threadLwp(threads, mainThread))}${cite(ids)}.`,
       evidenceIds: ids,
     };
   }
@@ -179,18 +179,18 @@ function checkThread(claimed: number | "main", facts: ClaimFacts): Finding | nul
   return { text: `${who} did not crash${doing}: the ${signal} was on ${crashedThread}${worker}${cite(ids)}.`, evidenceIds: ids };
 }
 
-function checkKind(claimed: CrashKind, facts: ClaimFacts): Finding | null {
-  const { crash } = facts;
+function checkKind(claimed: CrashKind, measured: Measurements): Finding | null {
+  const { crash } = measured;
   if (claimed === crash.kind || SAME_KIND[claimed]?.includes(crash.kind) || crash.kind === "unknown") return null;
-  const ids = [facts.evidence.signal, facts.evidence.stack].filter((id): id is string => id !== null);
+  const ids = [measured.evidence.signal, measured.evidence.stack].filter((id): id is string => id !== null);
   const how = crash.signal ? ` (${[crash.signal, faultText(crash)].filter(Boolean).join(", ")})` : "";
   const where = crash.culprit.function ? ` in \`${crash.culprit.function}\`` : "";
   return { text: `It is not ${kindPhrase(claimed)}: the crash is ${kindPhrase(crash.kind)}${where}${how}${cite(ids)}.`, evidenceIds: ids };
 }
 
-function checkSignal(claimed: string, facts: ClaimFacts): Finding | null {
-  const { crash } = facts;
-  const ids = [facts.evidence.signal].filter((id): id is string => id !== null);
+function checkSignal(claimed: string, measured: Measurements): Finding | null {
+  const { crash } = measured;
+  const ids = [measured.evidence.signal].filter((id): id is string => id !== null);
   if (crash.signal === claimed) return null;
   if (crash.signal === null) {
     if (crash.kind !== "deadlock") return null;
@@ -199,14 +199,14 @@ function checkSignal(claimed: string, facts: ClaimFacts): Finding | null {
   return { text: `The signal was ${crash.signal}, not ${claimed}${cite(ids)}.`, evidenceIds: ids };
 }
 
-function checkFunction(claimed: string, facts: ClaimFacts): Finding | null {
-  const { crash, frames } = facts;
+function checkFunction(claimed: string, measured: Measurements): Finding | null {
+  const { crash, frames } = measured;
   if (frames.length === 0 || crash.kind === "deadlock") return null;
   const culprit = crash.culprit.frame ?? 0;
   const name = normalizeFunctionName(claimed);
   const frame = frames.find((f) => f.function !== null && normalizeFunctionName(f.function) === name);
   if (frame && frame.level <= culprit) return null;
-  const ids = [facts.evidence.stack].filter((id): id is string => id !== null);
+  const ids = [measured.evidence.stack].filter((id): id is string => id !== null);
   const at = crash.culprit.file ? ` at ${crash.culprit.file}:${crash.culprit.line ?? "?"}` : "";
   const fault = crash.culprit.function ? `the fault is in \`${crash.culprit.function}\` (frame ${culprit}${at})` : `the fault is in frame ${culprit}`;
   const text = frame

@@ -11,7 +11,7 @@ import { askModel, type ModelDeps } from "./model.js";
 import { OfflineEngine } from "./offline.js";
 
 export { loadBriefing, type Briefing } from "./briefing.js";
-export { reportWithChat } from "./report.js";
+export { reportWithChat } from "./report-with-chat.js";
 
 /** What the model path needs, and the session's vocabulary, in which the offline engine asks its probes. */
 export type ChatDeps = ModelDeps & { vocabulary: Vocabulary };

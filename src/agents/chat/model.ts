@@ -10,7 +10,7 @@ import type { ChatExchange } from "../../report/index.js";
 import type { EvidenceStore } from "../../evidence/store.js";
 import type { CommandExecutor, ExecutedCommand } from "../executor.js";
 import type { Finding } from "./claims.js";
-import { relevantEvidence } from "./context.js";
+import { relevantEvidence } from "./evidence-search.js";
 import type { Briefing } from "./briefing.js";
 
 export interface ModelDeps {

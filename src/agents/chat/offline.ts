@@ -29,8 +29,8 @@ import { quoteLine } from "../playbooks/prose.js";
 import { printed } from "../playbooks/values.js";
 import { COMMANDS_PER_STEP, DEFAULT_LIMITS, INITIAL_HYPOTHESES } from "../runtime.js";
 import { firstEvidence, type Briefing } from "./briefing.js";
-import { checkClaim, findClaims, kindPhrase, nullClaimFinding, type ClaimFacts, type Finding } from "./claims.js";
-import { relevantEvidence } from "./context.js";
+import { checkClaim, findClaims, kindPhrase, nullClaimFinding, type Measurements, type Finding } from "./claims.js";
+import { relevantEvidence } from "./evidence-search.js";
 import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
 
 export interface OfflineDeps {
@@ -103,7 +103,7 @@ export class OfflineEngine {
     if (claims.length === 0) return [];
     const needs = new Set(claims.map((claim) => claim.about));
     const threads = needs.has("thread") ? await this.threads() : null;
-    const facts: ClaimFacts = {
+    const measured: Measurements = {
       crash: this.crash,
       threads: threads?.list ?? [],
       mainThread: needs.has("thread") ? await this.mainThread() : null,
@@ -118,7 +118,7 @@ export class OfflineEngine {
     const findings: Finding[] = [];
     try {
       for (const claim of claims) {
-        const finding = claim.about === "null" ? await this.checkNullClaim(claim.expression) : checkClaim(claim, facts);
+        const finding = claim.about === "null" ? await this.checkNullClaim(claim.expression) : checkClaim(claim, measured);
         if (finding) findings.push(finding);
       }
     } finally {
