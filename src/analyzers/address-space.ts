@@ -1,25 +1,34 @@
 /** Where an address lies in the process: code of a module, or a dumped segment such as a stack. */
-import type { TargetFiles, TargetSection } from "../debuggers/probe.js";
+import type { Mapping, TargetFiles, TargetSection } from "../debuggers/probe.js";
 import type { FaultPlace, Stretch } from "../report/document.js";
 
 export type { FaultPlace } from "../report/document.js";
 
 const CODE_SECTIONS = new Set([".text", ".plt", ".plt.got", ".plt.sec", ".init", ".fini", ".iplt"]);
 
+/** Whether a range of addresses (`start` included, `end` not) holds an address. */
+export function holds(range: { start: string; end: string }, address: bigint): boolean {
+  return BigInt(range.start) <= address && address < BigInt(range.end);
+}
+
 /** Whether an address lies in a code section of the program, a library, or the vDSO. */
 export function isCodeAddress(files: TargetFiles, address: bigint): boolean {
-  return files.sections.some(
-    (section) => CODE_SECTIONS.has(section.name) && BigInt(section.start) <= address && address < BigInt(section.end),
-  );
+  return files.sections.some((section) => CODE_SECTIONS.has(section.name) && holds(section, address));
 }
 
 /** The core segment that holds an address (e.g. the stack of the crashing thread). */
 export function coreSegmentAt(files: TargetFiles, address: bigint): TargetSection | null {
-  return (
-    files.sections.find(
-      (section) => section.source === "core" && BigInt(section.start) <= address && address < BigInt(section.end),
-    ) ?? null
-  );
+  return files.sections.find((section) => section.source === "core" && holds(section, address)) ?? null;
+}
+
+/** The section of a loaded file (the program, a library, the vDSO) that holds an address. */
+export function fileSectionAt(files: TargetFiles, address: bigint): TargetSection | null {
+  return files.sections.find((section) => section.source !== "core" && holds(section, address)) ?? null;
+}
+
+/** The process's mapping that holds an address. */
+export function mappingAt(mappings: Mapping[], address: bigint): Mapping | null {
+  return mappings.find((mapping) => holds(mapping, address)) ?? null;
 }
 
 

@@ -4,6 +4,7 @@
  */
 import type { Frame } from "../debuggers/model.js";
 import type { SharedLibrary, TargetFiles } from "../debuggers/probe.js";
+import { fileSectionAt } from "./address-space.js";
 
 export interface PlacedFrame extends Frame {
   /** The executable or shared object the frame's code lives in, when known. */
@@ -19,9 +20,7 @@ export type ModuleLocator = (address: bigint) => string | null;
  */
 export function moduleLocator(files: TargetFiles, libraries: SharedLibrary[]): ModuleLocator {
   return (address) => {
-    const section = files.sections.find(
-      (s) => s.source !== "core" && BigInt(s.start) <= address && address < BigInt(s.end),
-    );
+    const section = fileSectionAt(files, address);
     if (section) return section.source === "exec" ? files.executable : section.source;
     const library = libraries.find(
       (lib) => lib.from !== null && lib.to !== null && BigInt(lib.from) <= address && address <= BigInt(lib.to),

@@ -13,7 +13,7 @@ import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
-import { coreSegmentAt, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
+import { coreSegmentAt, holds, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
 import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
 import { CLR_EXCEPTION, criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, managedExceptionText, readException } from "./windows.js";
 import {
@@ -412,7 +412,7 @@ function unwindLost(frames: PlacedFrame[], files: TargetFiles, foreign: ForeignL
   const pc = toBigInt(top?.address ?? null);
   if (!top || pc === null || top.function !== null || top.file !== null) return false;
   if (foreignAt(foreign, pc) !== null) return true;
-  return files.sections.some((section) => section.loaded === false && BigInt(section.start) <= pc && pc < BigInt(section.end));
+  return files.sections.some((section) => section.loaded === false && holds(section, pc));
 }
 
 /** Code of the program's own modules (not the system's or a runtime's). */
@@ -420,7 +420,7 @@ function ownCode(files: TargetFiles): (address: bigint) => boolean {
   const sections = files.sections.filter(
     (section) => section.source !== "core" && /^\.text$|^\.init$|^\.fini$/.test(section.name) && (section.source === "exec" || !isRuntimeModule(section.source)),
   );
-  return (address) => sections.some((section) => BigInt(section.start) <= address && address < BigInt(section.end));
+  return (address) => sections.some((section) => holds(section, address));
 }
 
 /**

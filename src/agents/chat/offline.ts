@@ -12,7 +12,7 @@
  */
 import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
 import { lockText } from "../../analyzers/deadlock.js";
-import { culpritIndex, lockWait, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
+import { coreSegmentAt, culpritIndex, fileSectionAt, lockWait, mappingAt, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
 import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
 import { placed, probeKey, probes, type Probe, type ProbeOf, type Reading, type Vocabulary } from "../../debuggers/probe.js";
 import { commandKey, type EvidenceStore } from "../../evidence/store.js";
@@ -300,10 +300,9 @@ export class OfflineEngine {
     const filesId = filesResult.id;
     const mappings = await this.run(MAPPINGS);
     const value = BigInt(address);
-    const contains = (s: { start: string; end: string }) => BigInt(s.start) <= value && value < BigInt(s.end);
-    const section = files.sections.find((s) => s.source !== "core" && contains(s));
-    const segment = files.sections.find((s) => s.source === "core" && contains(s));
-    const mapping = (mappings.reading ?? []).find(contains);
+    const section = fileSectionAt(files, value);
+    const segment = coreSegmentAt(files, value);
+    const mapping = mappingAt(mappings.reading ?? [], value);
     const named = symbol.reading ? symbolText(symbol.reading) : null;
     const lines: string[] = [];
     const ids: string[] = [];
