@@ -11,7 +11,7 @@ import { explainFault, stringEndBytes, textBytes, type FaultExplanation, type Ra
 import { thousands } from "../report/numbers.js";
 import { normalizeAddress, toBigInt } from "../debuggers/model.js";
 import { Inspector, type Ask } from "../debuggers/inspector.js";
-import type { SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
+import type { Probe, SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, holds, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
 import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
@@ -140,7 +140,8 @@ const STACK_NEAR_SP = 1n << 16n;
 /** Upper bound on the stack words read when looking for a Rust panic payload. */
 const MAX_PANIC_SCAN_WORDS = 4096;
 const MAX_PANIC_CANDIDATES = 16;
-const DEADLOCK_FRAMES = 64;
+/** Every thread's stack, as the deadlock search reads them (the chat asks the same, so the store answers it). */
+export const ALL_STACKS = { kind: "thread-backtraces", threads: "all", limit: 64 } as const satisfies Probe;
 /** Frames past the culprit whose return addresses are checked on Windows. */
 const UNWIND_CHECKS = 4;
 /** Stack words searched for the critical section a thread waits on, and pointers tried. */
@@ -968,7 +969,7 @@ async function findDeadlocks(
   notes: string[],
   imports: ImportLookup | null,
 ): Promise<{ cycles: DeadlockEdge[][]; framesOf: Map<number, PlacedFrame[]> }> {
-  const traces = await q.threadBacktraces("all", DEADLOCK_FRAMES);
+  const traces = await q.threadBacktraces(ALL_STACKS.threads, ALL_STACKS.limit);
   const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, moduleAt, null)]));
   const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
   const waits: LockWait[] = [];

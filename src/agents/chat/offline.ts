@@ -12,9 +12,9 @@
  */
 import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
 import { lockText } from "../../analyzers/deadlock.js";
-import { coreSegmentAt, culpritIndex, fileSectionAt, lockWait, mappingAt, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
+import { ALL_STACKS, coreSegmentAt, culpritIndex, fileSectionAt, lockWait, mappingAt, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
 import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
-import { placed, probeKey, probes, type Probe, type ProbeOf, type Reading, type Vocabulary } from "../../debuggers/probe.js";
+import { placed, probeKey, probes, type Probe, type Reading, type Vocabulary } from "../../debuggers/probe.js";
 import { commandKey, type EvidenceStore } from "../../evidence/store.js";
 import type { Crash } from "../../report/schema.js";
 import type { Hypothesis } from "../../state.js";
@@ -43,8 +43,6 @@ export interface OfflineDeps {
 
 /** Frames listed for one thread: as many as triage's and the playbooks' backtrace, so the crashing thread's are usually stored. */
 const STACK_FRAMES = BACKTRACE.limit;
-/** The same probe as triage's deadlock search, so a hung dump's stacks come from the store. */
-const ALL_STACKS: ProbeOf<"thread-backtraces"> = { kind: "thread-backtraces", threads: "all", limit: 64 };
 const EXIT_SIGNAL: Probe = { kind: "exit-signal" };
 const MAX_LISTED_THREADS = 40;
 const MAX_LOCKS = 8;
