@@ -20,6 +20,7 @@ import type { SessionContext } from "../debuggers/session.js";
 import { createSession, sessionPaths, Transcript, updateSession } from "../evidence/sessions.js";
 import { EvidenceStore } from "../evidence/store.js";
 import { ReportSchema } from "../report/schema.js";
+import { Resources } from "../resources.js";
 
 export interface McpOptions {
   sessionsDir: string;
@@ -34,9 +35,10 @@ interface OpenSession {
   id: string;
   opened: OpenedDump;
   store: EvidenceStore;
-  transcript: Transcript;
   executor: CommandExecutor;
   lastUsed: number;
+  /** The debugger, the store and the transcript, closed together when the session ends. */
+  resources: Resources;
 }
 
 type ErrorType = "unknown_session" | "bad_input" | "debugger_error" | "not_allowed" | "timeout" | "internal";
@@ -76,8 +78,8 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   };
   const close = async (session: OpenSession) => {
     sessions.delete(session.id);
-    await session.opened.session.close().catch(() => undefined);
-    session.store.close();
+    // A debugger that does not close politely is killed at shutdown; the session is over either way.
+    await session.resources[Symbol.asyncDispose]().catch(() => undefined);
     updateSession(options.sessionsDir, session.id, { state: "done", finishedAt: new Date().toISOString() });
   };
 
@@ -96,6 +98,8 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       },
     },
     async ({ path, exe, debugger: choice, modulesPath, symbols, symbolPath }) => {
+      // Until the session is kept, a failure closes what was opened; then the session owns them.
+      await using opening = new Resources();
       let opened: OpenedDump;
       try {
         opened = await openDump({
@@ -110,6 +114,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       } catch (error) {
         return failure("bad_input", (error as Error).message);
       }
+      opening.defer(() => opened.session.close());
       const meta = createSession(options.sessionsDir, {
         dump: opened.dump.path,
         executable: opened.executable,
@@ -117,10 +122,10 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         issue: null,
       });
       const paths = sessionPaths(options.sessionsDir, meta.id);
-      const store = EvidenceStore.open(paths.evidenceDb);
-      const transcript = Transcript.open(options.sessionsDir, meta.id);
+      const store = opening.use(EvidenceStore.open(paths.evidenceDb));
+      const transcript = opening.use(Transcript.open(options.sessionsDir, meta.id));
       const executor = new CommandExecutor({ session: opened.session, store, transcript });
-      const session: OpenSession = { id: meta.id, opened, store, transcript, executor, lastUsed: Date.now() };
+      const session: OpenSession = { id: meta.id, opened, store, executor, lastUsed: Date.now(), resources: opening.move() };
       sessions.set(meta.id, session);
       updateSession(options.sessionsDir, meta.id, { state: "running" });
       const warnings = [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)].filter((w): w is string => w !== null);
@@ -198,12 +203,12 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     },
     async ({ sessionId, query, limit }) => {
       const open = sessionOf(sessionId);
-      const session = open ?? openedForReading(options, sessionId);
-      if (!session) return failure("unknown_session", `no session ${sessionId}`);
-      const hits = session.store.search(query, limit ?? 10);
-      if (!open) session.store.close();
+      await using reading = new Resources();
+      const store = open?.store ?? closedSessionStore(options, sessionId, reading);
+      if (!store) return failure("unknown_session", `no session ${sessionId}`);
+      const hits = store.search(query, limit ?? 10);
       const text = hits.length ? hits.map((hit) => `[${hit.evidenceId}] ${hit.command}: ${hit.snippet}`).join("\n") : "no match";
-      return result(text, { ok: true, hits, context: "opened" in session ? where(session as OpenSession) : where(null) });
+      return result(text, { ok: true, hits, context: where(open) });
     },
   );
 
@@ -297,10 +302,10 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   });
 }
 
-/** A closed session's evidence, opened read-only for a search. */
-function openedForReading(options: McpOptions, sessionId: string): { store: EvidenceStore } | null {
+/** A closed session's evidence store, opened for one search and closed with `resources`. */
+function closedSessionStore(options: McpOptions, sessionId: string, resources: Resources): EvidenceStore | null {
   if (!/^[\w.-]+$/.test(sessionId)) return null;
   const db = sessionPaths(options.sessionsDir, sessionId).evidenceDb;
   if (!existsSync(db)) return null;
-  return { store: EvidenceStore.open(db) };
+  return resources.use(EvidenceStore.open(db));
 }

@@ -6,8 +6,8 @@ import { normalizeFunctionName } from "../../analyzers/index.js";
 import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
-import { conclusion, concurrencyQuestion, undetermined } from "./conclusions.js";
+import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, deeperProbes, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { concludeOn, concurrencyQuestion } from "./conclusions.js";
 import { thousands } from "../../report/numbers.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, location, where } from "./prose.js";
@@ -119,26 +119,18 @@ export function assertionPlaybook(facts: Facts): Playbook {
     },
   };
   const guard = guardAbove({ source: facts.callerSource }, facts.caller?.function ? normalizeFunctionName(facts.caller.function).split("::").at(-1) ?? null : null, facts.caller?.line ?? null);
+  const guardListing = guard ? facts.list(guard.line, guard.line, facts.caller?.file) : null;
   return {
     hypotheses: [badValues, corrupted],
-    investigate: (_rule, evidence) =>
-      notYetRun(evidence, [
-        facts.inCaller(probes.locals()),
-        facts.inCaller(probes.arguments()),
-        facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file),
-        guard ? facts.list(guard.line, guard.line, facts.caller?.file) : null,
-      ]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "assertion-values");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "which operand of the assertion was wrong");
-      const c = new Citations();
+    investigate: deeperProbes([facts.inCaller(probes.locals()), facts.inCaller(probes.arguments()), facts.callerListing, guardListing]),
+    conclude: concludeOn(facts, ["assertion-values"], "which operand of the assertion was wrong", ({ evidence, hit }, c) => {
       const messageFound = evidence.find(ABORT_MESSAGE);
       const summary = `The assertion \`${expression ?? "?"}\` in ${where(facts.culprit)} failed${c.cite(messageFound)}: ${hit.finding ?? ""}`;
-      const guardFound = guard ? evidence.find(facts.list(guard.line, guard.line, facts.caller?.file)) : null;
+      const guardFound = evidence.find(guardListing);
       const guardText = guard && guardFound?.ok
         ? `The caller ${where(facts.caller)} guarded the call with \`if (${guard.condition})\` at ${basename(facts.caller?.file ?? "")}:${guard.line}${c.cite(guardFound)}, and that check let these values through: the caller's guard and the assertion disagree about what is allowed${guardCallee(guard.condition)}.`
         : "";
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [`${where(facts.culprit)} was reached on the path ${callPath(facts)} with values that break its precondition.`, guardText],
         withCaller: true,
@@ -149,8 +141,8 @@ export function assertionPlaybook(facts: Facts): Playbook {
             : `Find where the operands of \`${expression}\` get these values on the path ${callPath(facts)} and stop the call there.`,
           "Add a test with these exact values; keep the assertion, it caught a real bug.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       { text: "The dump holds the values at the assertion, not the sequence of calls that produced them.", question: "Which sequence of operations leads here (e.g. after a wrap-around or a particular input size), and does it reproduce?" },
       ...concurrencyQuestion(facts),
@@ -168,15 +160,14 @@ export function abortPlaybook(facts: Facts): Playbook {
   const guard = guardAbove(facts, facts.fn, line);
   const conditionOperands = guard ? operands(guard.condition).slice(0, 2) : [];
   const print = (e: string) => facts.inCulprit(probes.evaluate(e));
-  const listLine = line === null ? null : facts.list(line);
   const listBlock = guard && line !== null ? facts.list(guard.line, line) : null;
 
   const deliberate: PlannedHypothesis = {
     rule: "deliberate-abort",
     statement: `${where(facts.culprit)} called abort() itself: one of the program's own checks decided to stop${guard ? ` (\`if (${guard.condition})\`)` : ""}`,
-    plan: [[listBlock ?? listLine, ...conditionOperands.map(print)].filter((c) => c !== null)],
+    plan: [[listBlock ?? facts.culpritListing, ...conditionOperands.map(print)].filter((c) => c !== null)],
     judge(evidence) {
-      const code = evidence.find(listBlock ?? listLine);
+      const code = evidence.find(listBlock ?? facts.culpritListing);
       const c = new Citations();
       const shown = conditionOperands.map((o) => ({ o, found: evidence.find(print(o)) })).filter((v) => printed(v.found) !== null);
       const values = shown.map((v) => `\`${v.o}\` = ${printed(v.found)}${c.cite(v.found)}`).join(", ");
@@ -205,17 +196,13 @@ export function abortPlaybook(facts: Facts): Playbook {
   const owner = conditionOperands.flatMap((o) => dereferences(o).map((d) => d.pointer)).find((p) => /^[A-Za-z_]\w*$/.test(p)) ?? null;
   return {
     hypotheses: [deliberate, library],
-    investigate: (_rule, evidence) =>
-      notYetRun(evidence, [owner ? print(`*${owner}`) : null, facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "deliberate-abort");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "why abort() was called");
-      const c = new Citations();
+    investigate: deeperProbes([owner ? print(`*${owner}`) : null, facts.inCaller(probes.locals()), facts.callerListing]),
+    conclude: concludeOn(facts, ["deliberate-abort"], "why abort() was called", ({ evidence, hit }, c) => {
       const ownerFound = owner ? evidence.find(print(`*${owner}`)) : null;
       const block = evidence.find(listBlock);
       const said = block?.ok ? /"([^"]{6,})"/.exec(sourceTextOf(block) ?? "")?.[1]?.replace(/(\\n|%\w)+$/g, "").replace(/[,:]?\s*(got|was)?\s*$/, "").trim() : undefined;
       const summary = `${where(facts.culprit)} aborted on purpose: ${hit.finding ?? ""}`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [
           guard ? `The check \`${guard.condition}\` held${ownerFound?.ok ? `; the object it checks is ${printed(ownerFound)}${c.cite(ownerFound)}` : ""}.` : "",
@@ -228,8 +215,8 @@ export function abortPlaybook(facts: Facts): Playbook {
           guard ? `Find where \`${conditionOperands[0] ?? guard.condition}\` gets its value and reject the bad value there with an error message, rather than aborting deep inside ${facts.fn ? `\`${facts.fn}\`` : "the program"}.` : "Replace the abort with an error the caller can report.",
           "Keep the check, but make the failure say what was wrong and where the value came from.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       { text: "The dump shows the rejected value, not the input it came from.", question: `Where does the rejected value come from in this deployment (configuration file, environment, request), and what was it supposed to be?` },
       { text: "Text the program printed before aborting is on its stderr, not in the core.", question: "Can you share the stderr or log of the crashed process?" },
@@ -250,18 +237,15 @@ function smashedReturnPlaybook(facts: Facts): Playbook {
     smashed === "ran-off-top" ? ranOffStack(facts, "top") : smashed === "ran-off-bottom" ? ranOffStack(facts, "bottom") : smashed === "returned" ? returnedToNoAddress(facts) : faultingReturn(facts);
   return {
     hypotheses: [hypothesis],
-    investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.arguments())]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, hypothesis.rule);
-      if (!hit) return undetermined(facts, hypotheses, evidence, "what overwrote the stack");
-      const c = new Citations();
+    investigate: deeperProbes([facts.inCulprit(probes.arguments())]),
+    conclude: concludeOn(facts, [hypothesis.rule], "what overwrote the stack", ({ evidence, hit }, c) => {
       const args = evidence.find(facts.inCulprit(probes.arguments()));
       const ranOff = hypothesis.rule === "write-ran-off-stack" || hypothesis.rule === "write-ran-below-stack";
       const summaries: Record<string, string> = {
         "write-ran-off-stack": `${where(facts.culprit)} wrote past the end of a buffer on its stack and kept going up to the top of the stack. ${hit.finding ?? ""} Every frame above it, return addresses included, was overwritten; no bound stopped the copy.`,
         "write-ran-below-stack": `${where(facts.culprit)} wrote downwards past the start of a buffer on its stack and kept going below the end of the stack. ${hit.finding ?? ""} It is not a stack overflow: nothing recursed and the stack pointer was far above the fault.`,
       };
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary:
           summaries[hypothesis.rule] ??
           `${where(facts.culprit)} returned through an overwritten return address. ${hit.finding ?? ""} A buffer in its frame was written past its end, over the saved return address; no stack protector caught it in this build.`,
@@ -274,8 +258,8 @@ function smashedReturnPlaybook(facts: Facts): Playbook {
           "Build with -fstack-protector-strong and -D_FORTIFY_SOURCE=2: the next overflow aborts with its name instead of jumping to input bytes.",
           "Add a test with an over-long input; AddressSanitizer reports the write at the line that does it.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [{ text: "Where the over-long input came from is not in the dump.", question: "What input reached this function (a file, a request, a command line), and how long was it?" }],
   };
 }
@@ -416,15 +400,12 @@ function canaryPlaybook(facts: Facts): Playbook {
       const writes = arrays(evidence).flatMap((a) => writesInto(facts, a.name)).slice(0, 3);
       return notYetRun(evidence, [...writes.map((n) => facts.list(n)), facts.inCulprit(probes.arguments()), facts.inCaller(probes.locals())]);
     },
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "local-array-overflow");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "which local buffer overflowed");
-      const c = new Citations();
+    conclude: concludeOn(facts, ["local-array-overflow"], "which local buffer overflowed", ({ evidence, hit }, c) => {
       const writes = arrays(evidence).flatMap((a) => writesInto(facts, a.name).map((n) => ({ name: a.name, n }))).slice(0, 3);
       const quoted = writes.map((w) => ({ ...w, found: evidence.find(facts.list(w.n)) })).filter((w) => w.found?.ok);
       const args = evidence.find(facts.inCulprit(probes.arguments()));
       const summary = `${where(facts.culprit)} overran a local buffer; the stack protector found its canary overwritten when the function returned${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [
           quoted.length ? `The writes into it: ${quoted.map((w) => `\`${listedCode(w.found)}\` at ${basename(facts.culprit?.file ?? "")}:${w.n}${c.cite(w.found)}`).join("; ")} — none is bounded by the array's size.` : "",
@@ -435,8 +416,8 @@ function canaryPlaybook(facts: Facts): Playbook {
           `Bound the copy into the array by its size (and reserve room for the NUL), or reject input longer than it; snprintf/strlcpy-style copies make the limit explicit.`,
           "Add a test with an over-long value; AddressSanitizer reports such a write at the line that does it.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       { text: "The dump shows the overrun, not whether the over-long input is legitimate.", question: "What is the longest legitimate value for this field, and where should longer ones be rejected?" },
       { text: "Whether an attacker controls this input cannot be seen in a core.", question: "Can someone outside the program choose this input (a file, the network, a command line)? If so, treat this as a security issue." },
@@ -515,15 +496,11 @@ export function fortifyPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [overflow, falseAlarm],
-    investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCulprit(probes.arguments()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "fortified-overflow");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "which write the fortify check stopped");
-      const c = new Citations();
-      const line = evidence.find(facts.list(facts.culprit?.line ?? 0));
+    investigate: deeperProbes([facts.culpritListing, facts.inCulprit(probes.arguments()), facts.callerListing]),
+    conclude: concludeOn(facts, ["fortified-overflow"], "which write the fortify check stopped", ({ evidence, hit }, c) => {
+      const line = evidence.find(facts.culpritListing);
       const summary = `_FORTIFY_SOURCE stopped a buffer overflow in ${where(facts.culprit)}${c.cite(evidence.find(ABORT_MESSAGE))}: ${hit.finding ?? ""}`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [line?.ok ? `The call is \`${listedCode(line)}\`${c.cite(line)}: it copies without a bound.` : "", `The long value arrives on the path ${callPath(facts)}.`],
         confidence: 0.85,
@@ -531,8 +508,8 @@ export function fortifyPlaybook(facts: Facts): Playbook {
           `Size \`${destBase ?? "the destination"}\` for the longest legitimate value, and copy with an explicit bound (snprintf, or check the length first and reject).`,
           "Keep building with -D_FORTIFY_SOURCE: it turned a silent overflow into this crash.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [{ text: "The core cannot say whether such long values are legitimate.", question: "What is the longest value this field must hold?" }],
   };
 }

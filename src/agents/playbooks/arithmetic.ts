@@ -3,8 +3,8 @@ import { fullRegister } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { Citations, confirmed, FAULTING_INSTRUCTION, notYetRun, REGISTERS, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
-import { conclusion, undetermined } from "./conclusions.js";
+import { Citations, confirmed, deeperProbes, FAULTING_INSTRUCTION, REGISTERS, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { concludeOn, conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { callPath, quoteLine, where } from "./prose.js";
 import { codeOf, enclosingFunction, grep } from "./source.js";
@@ -72,8 +72,7 @@ export function divisionPlaybook(facts: Facts): Playbook {
   const owner = expression?.includes("->") ? expression.slice(0, expression.lastIndexOf("->")) : null;
   return {
     hypotheses: [zero, overflow],
-    investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), owner ? facts.inCulprit(probes.evaluate(`*${owner}`)) : facts.inCulprit(probes.locals()), facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
+    investigate: deeperProbes([facts.culpritListing, owner ? facts.inCulprit(probes.evaluate(`*${owner}`)) : facts.inCulprit(probes.locals()), facts.inCaller(probes.locals()), facts.callerListing]),
     conclude(hypotheses, evidence) {
       const overflowed = confirmed(hypotheses, "int-min-overflow");
       if (overflowed) {
@@ -122,11 +121,10 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
   const trap: PlannedHypothesis = {
     rule: "trap-reached",
     statement: `${where(facts.culprit)} reached a trap the compiler emitted for code marked unreachable (\`__builtin_trap\`/\`ud2\`)${switchExpr ? `: \`switch (${switchExpr})\` got a value it has no case for` : ""}`,
-    plan: [[FAULTING_INSTRUCTION, line === null ? null : facts.list(line), print].filter((p) => p !== null)],
+    plan: [[FAULTING_INSTRUCTION, facts.culpritListing, print].filter((p) => p !== null)],
     judge(evidence) {
       const insn = evidence.find(FAULTING_INSTRUCTION);
-      const listing = line === null ? null : facts.list(line);
-      const code = listing ? evidence.find(listing) : null;
+      const code = evidence.find(facts.culpritListing);
       const value = print ? evidence.find(print) : null;
       const c = new Citations();
       if (insn?.reading?.instructions.some((i) => i.mnemonic === "ud2")) {
@@ -149,15 +147,11 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [trap, corrupt],
-    investigate: (_rule, evidence) =>
-      notYetRun(evidence, [switchLine === null ? null : facts.list(switchLine), facts.inCulprit(probes.arguments()), facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "trap-reached");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "why an illegal instruction ran");
-      const c = new Citations();
+    investigate: deeperProbes([switchLine === null ? null : facts.list(switchLine), facts.inCulprit(probes.arguments()), facts.inCaller(probes.locals()), facts.callerListing]),
+    conclude: concludeOn(facts, ["trap-reached"], "why an illegal instruction ran", ({ evidence, hit }, c) => {
       const value = print ? printed(evidence.find(print)) : null;
       const summary = `${where(facts.culprit)} executed a deliberate trap (\`ud2\`)${value !== null ? `: \`${switchExpr}\` was ${value}${c.cite(print ? evidence.find(print) : null)}, a value its switch has no case for, and the default branch traps` : ""}.`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [hit.finding ?? "", `The input reached it on the path ${callPath(facts)}.`],
         withCaller: true,
@@ -166,8 +160,8 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
           `Handle unknown values in \`${facts.fn}\` (reject the message with an error) instead of trapping: input from outside the program is never "unreachable".`,
           "If newer peers may send new types, version the protocol or ignore unknown types explicitly.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [{ text: "Where the value came from is not in the core.", question: "Which input or caller supplies this value, and should the program accept or reject it?" }],
   };
 }

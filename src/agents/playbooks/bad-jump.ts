@@ -1,9 +1,9 @@
 /** Execution jumped to an address that is not code: a call through a NULL or stale function pointer, or a smashed return. */
 import { probeKey, probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
-import { conclusion, undetermined } from "./conclusions.js";
+import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { Citations, confirmed, FAULTING_INSTRUCTION, notYetRun, SIGNAL_INFO, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
+import { Citations, FAULTING_INSTRUCTION, notYetRun, SIGNAL_INFO, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
 import { listing, originsOf } from "./origins.js";
 import { NULL_PAGE } from "./pointers.js";
 import { where } from "./prose.js";
@@ -88,10 +88,7 @@ export function badJumpPlaybook(facts: Facts): Playbook {
         : [];
       return notYetRun(evidence, [facts.list(callSite?.line ?? 0), facts.inCulprit(probes.locals()), ...stores]);
     },
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "null-function-pointer");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "how the program jumped to the bad address");
-      const c = new Citations();
+    conclude: concludeOn(facts, ["null-function-pointer"], "how the program jumped to the bad address", ({ evidence, hit }, c) => {
       const owner = calls[0] ? evidence.find(facts.inCulprit(probes.evaluate(`*${calls[0].pointer}`))) : null;
       const ownerValue = printed(owner);
       const entries = initializerLines(facts).flatMap((line) => {
@@ -106,7 +103,7 @@ export function badJumpPlaybook(facts: Facts): Playbook {
       const summary = jumpedToNull
         ? `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(targetValue)}, so execution jumped to address 0 and faulted${c.cite(evidence.find(SIGNAL_INFO))}.`
         : `${where(callSite)} called \`${target ?? "a function pointer"}\`, ${heldValue}${c.cite(targetValue)}, so ${generalProtection ? "the call" : "execution jumped there and"} faulted${c.cite(evidence.find(SIGNAL_INFO))}: the object ${calls[0] ? `behind \`${calls[0].pointer}\` ` : ""}was not a live, initialised one (freed and reused, never set up, or overwritten).`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [hit.finding ?? "", ownerValue ? `The object it came from is ${ownerValue}${c.cite(owner)}.` : "", table],
         confidence: 0.9,
@@ -119,8 +116,8 @@ export function badJumpPlaybook(facts: Facts): Playbook {
               `Find where ${calls[0] ? `\`${calls[0].pointer}\`` : "the object"} stops being valid before \`${facts.fn}\` uses it: a free that leaves the pointer in place, or a missing initialisation.`,
               "Run the failing input under AddressSanitizer, which reports a use after free with the stacks of the free and of the use.",
             ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       jumpedToNull
         ? { text: "The dump shows the NULL handler, not whether it is a missing feature or a registration that failed at run time.", question: `Is the entry behind \`${target ?? "this function pointer"}\` meant to have a handler, or should the request be rejected?` }

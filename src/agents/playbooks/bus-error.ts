@@ -1,9 +1,9 @@
 /** SIGBUS: a file mapping read past the end of its file, or an unaligned access. */
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
-import { conclusion, undetermined } from "./conclusions.js";
+import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { Citations, confirmed, MAPPINGS, notYetRun, SIGNAL_INFO, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
+import { Citations, MAPPINGS, notYetRun, SIGNAL_INFO, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
 import { listing, outerCallers } from "./origins.js";
 import { where } from "./prose.js";
 import { hex } from "./values.js";
@@ -43,17 +43,14 @@ export function busErrorPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [truncated, misaligned],
-    investigate: (rule, evidence) => (rule === "truncated-mapping" ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...outerCallers(facts).map(listing), facts.inCaller(probes.locals())]) : []),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "truncated-mapping") ?? confirmed(hypotheses, "misaligned-access");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "why the access raised SIGBUS");
-      const c = new Citations();
+    investigate: (rule, evidence) => (rule === "truncated-mapping" ? notYetRun(evidence, [facts.culpritListing, ...outerCallers(facts).map(listing), facts.inCaller(probes.locals())]) : []),
+    conclude: concludeOn(facts, ["truncated-mapping", "misaligned-access"], "why the access raised SIGBUS", ({ evidence, hit }, c) => {
       const { hit: region, found } = mapping(evidence);
       const args = evidence.find(facts.inCulprit(probes.arguments()));
       const summary = hit.rule === "truncated-mapping"
         ? `${where(facts.culprit)} read ${hex(fault ?? 0n)} in the mapping of ${region?.objfile ?? "a file"}${c.cite(found)}; the file no longer had data there, so the kernel raised SIGBUS${c.cite(evidence.find(SIGNAL_INFO))}.`
         : `${where(facts.culprit)} made an unaligned access${c.cite(evidence.find(SIGNAL_INFO))}.`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [hit.finding ?? "", args?.reading?.length ? `Its arguments: ${args.reading.map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(args)}.` : ""],
         confidence: 0.8,
@@ -61,8 +58,8 @@ export function busErrorPlaybook(facts: Facts): Playbook {
           "Do not truncate or rotate a file in place while it is mapped; rotate by rename and keep the old file until readers unmap it.",
           `Or read with read()/pread() in \`${facts.fn}\`, or re-check the file size (fstat) before touching mapped pages, and handle SIGBUS where files can shrink underneath.`,
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       { text: "Who truncated the file is not in this process's dump.", question: "Which process or job truncates or rotates this file (log rotation, cleanup), and does it coordinate with readers?" },
       { text: "The dump cannot show the file's size at crash time.", question: "How large was the file when it was mapped, and how large after the rotation?" },

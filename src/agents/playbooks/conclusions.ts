@@ -9,7 +9,7 @@ import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { BACKTRACE, Citations, firstOk, SIGNAL_INFO, THREADS, type Draft, type OpenQuestion } from "./kit.js";
+import { BACKTRACE, Citations, confirmed, firstOk, SIGNAL_INFO, THREADS, type Draft, type OpenQuestion, type Playbook } from "./kit.js";
 import { callPath, where } from "./prose.js";
 
 /** What a conclusion rests on. */
@@ -53,6 +53,21 @@ export function conclusion({ facts, evidence, hypotheses, hit }: Grounds, c: Cit
     confidence: findings.confidence,
     recommendations: [...findings.recommendations, ...foreignLibrariesAdvice(facts), ...debugSymbolsAdvice(facts, findings.recommendations)],
     evidenceIds: c.ids,
+  };
+}
+
+/**
+ * A playbook's `conclude` when its conclusion rests on one hypothesis, the first of `rules` that was
+ * confirmed: `findings` says what it found; with none confirmed, the conclusion is that `open` could
+ * not be established.
+ */
+export function concludeOn(facts: Facts, rules: string[], open: string, findings: (grounds: Grounds & { hit: Hypothesis }, c: Citations) => Findings): Playbook["conclude"] {
+  return (hypotheses, evidence) => {
+    const hit = rules.map((rule) => confirmed(hypotheses, rule)).find((h) => h !== null);
+    if (!hit) return undetermined(facts, hypotheses, evidence, open);
+    const grounds = { facts, evidence, hypotheses, hit };
+    const c = new Citations();
+    return conclusion(grounds, c, findings(grounds, c));
   };
 }
 

@@ -3,8 +3,8 @@ import { CLR_EXCEPTION, normalizeFunctionName } from "../../analyzers/index.js";
 import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
-import { conclusion, undetermined } from "./conclusions.js";
+import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { concludeOn } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
 import { grep, type SourceFile } from "./source.js";
@@ -32,17 +32,16 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   if (facts.crash.signalCode === CLR_EXCEPTION) return managedExceptionPlaybook(facts);
   const type = /instance of '(.*)'$/.exec(facts.crash.message ?? "")?.[1] ?? null;
   const thrown = type ? `\`${type}\`` : "an exception";
-  const line = facts.culprit?.line ?? null;
   const noHandler: PlannedHypothesis = {
     rule: "no-handler",
     statement: `${where(facts.culprit)} threw ${thrown} and no caller on the path ${callPath(facts)} catches it`,
-    plan: [[line === null ? null : facts.list(line), BACKTRACE].filter((c) => c !== null)],
+    plan: [[facts.culpritListing, BACKTRACE].filter((c) => c !== null)],
     judge(evidence) {
       const { found, names } = machinery(evidence, facts);
       const c = new Citations();
       const throws = names.some((n) => /^__cxa_(re)?throw$/.test(n));
       if (throws && names.some((n) => /terminate/.test(n)) && !names.some((n) => /__cxa_call_terminate|__cxa_call_unexpected/.test(n))) {
-        const code = line === null ? null : evidence.find(facts.list(line));
+        const code = evidence.find(facts.culpritListing);
         const source = code?.ok ? ` The line is \`${listedCode(code)}\`${c.cite(code)}.` : "";
         const chain = names.slice(names.findIndex((n) => /abort$/.test(n))).reverse().filter((n) => n !== "??");
         const api = libraryThrower(names);
@@ -69,18 +68,14 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   const catches = () => files.flatMap((file) => grep(file, /\bcatch\s*\(/).map((line) => ({ file, line })));
   return {
     hypotheses: [noHandler, noexcept],
-    investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.inCulprit(probes.arguments()), facts.inCulprit(probes.locals()), ...catches().slice(0, 3).map((c) => facts.list(c.line, c.line, c.file.path))]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "no-handler");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "where the exception came from");
-      const c = new Citations();
+    investigate: deeperProbes([facts.inCulprit(probes.arguments()), facts.inCulprit(probes.locals()), ...catches().slice(0, 3).map((c) => facts.list(c.line, c.line, c.file.path))]),
+    conclude: concludeOn(facts, ["no-handler"], "where the exception came from", ({ evidence, hit }, c) => {
       const args = evidence.find(facts.inCulprit(probes.arguments()));
       const values = variablesOf(args).map((v) => ({ name: v.name, text: stringOf(v.value) })).filter((v) => v.text !== null);
       const handlers = catches().map((h) => ({ ...h, found: evidence.find(facts.list(h.line, h.line, h.file.path)) }));
       const api = libraryThrower(machinery(evidence, facts).names);
       const summary = `${where(facts.culprit)} ${api ? `called \`${api}\`, which threw` : "threw"} ${thrown}${c.cite(evidence.find(ABORT_MESSAGE))}${values.length ? ` (with ${values.map((v) => `${v.name} = "${v.text}"`).join(", ")}${c.cite(args)})` : ""}, and nothing on the path ${callPath(facts)} catches it, so std::terminate aborted the process.`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [
           hit.finding ?? "",
@@ -94,8 +89,8 @@ export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
           `Catch ${thrown} where the failure can be handled — the caller that can skip or reject the input (on the path ${callPath(facts)}) — and report which input caused it.`,
           `Or make the condition that throws an expected outcome (e.g. return an optional/error) if callers must deal with it anyway.`,
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       { text: "The exception object's message is not recoverable from this core without libstdc++ debug info.", question: "Does the program's stderr show the exception's what() text (\"terminate called after throwing...\")?" },
       { text: "Which input triggered the throw is not in the core beyond the arguments shown.", question: "Which input (file, request, plugin) was being processed, and is it expected to be invalid sometimes?" },
@@ -147,15 +142,12 @@ export function pureVirtualPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [inDestructor, dangling, constructor],
-    investigate: (_rule, evidence) => notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "called-during-destruction") ?? confirmed(hypotheses, "called-during-construction");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "why a pure virtual function was called");
-      const c = new Citations();
-      const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
+    investigate: deeperProbes([facts.culpritListing, facts.callerListing]),
+    conclude: concludeOn(facts, ["called-during-destruction", "called-during-construction"], "why a pure virtual function was called", ({ evidence, hit }, c) => {
+      const code = evidence.find(facts.culpritListing);
       const destroying = hit.rule === "called-during-destruction";
       const summary = `${where(facts.culprit)} called a pure virtual function${code?.ok ? ` (\`${listedCode(code)}\`${c.cite(code)})` : ""} ${destroying ? "while the object was being destroyed" : "while it was being constructed"}, and libstdc++ aborted with "pure virtual method called".`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [
           hit.finding ?? "",
@@ -170,8 +162,8 @@ export function pureVirtualPlaybook(facts: Facts): Playbook {
             : "Do not call virtual functions from a constructor; use a separate init step or a factory.",
           "Compile with -Wall; clang's -Wcall-to-pure-virtual-from-ctor-dtor catches the direct case.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [{ text: "Which code released the object is outside the stack once it returns.", question: "Who owns and destroys this object — is destruction expected at that point (shutdown, reset)?" }],
   };
 }
@@ -212,15 +204,12 @@ function managedExceptionPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [unhandled],
-    investigate: (_rule, evidence) => notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0)]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "managed-unhandled");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "which exception ended the process");
-      const c = new Citations();
+    investigate: deeperProbes([facts.culpritListing]),
+    conclude: concludeOn(facts, ["managed-unhandled"], "which exception ended the process", ({ evidence, hit }, c) => {
       const thrown = evidence.find(exception)?.reading ?? null;
-      const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
+      const code = evidence.find(facts.culpritListing);
       const nullReference = thrown?.type === "System.NullReferenceException";
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary: `${where(facts.culprit)} threw ${thrown?.type ?? "an exception"}${thrown?.message ? ` ("${thrown.message}")` : ""}${c.cite(evidence.find(exception))}${code?.ok ? ` at \`${listedCode(code)}\`${c.cite(code)}` : ""}, and no catch on the thread's managed stack handled it, so the runtime ended the process.`,
         cause: [hit.finding ?? ""],
         confidence: 0.85,
@@ -230,8 +219,8 @@ function managedExceptionPlaybook(facts: Facts): Playbook {
             : `Handle ${thrown?.type ?? "the exception"} where the failure can be dealt with, on the path that calls ${where(facts.culprit)}, and report which input caused it.`,
           "Log unhandled exceptions with their stack (AppDomain.UnhandledException) so the next one names its input.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [{ text: "Which request or input the method was processing is not in the exception record.", question: "Which operation was running when the service died, and with what input?" }],
   };
 }

@@ -8,8 +8,8 @@ import type { ThreadSummary } from "../../debuggers/model.js";
 import { placed, probes, type Probe, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { Citations, confirmed, notYetRun, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
-import { conclusion, undetermined } from "./conclusions.js";
+import { Citations, notYetRun, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { concludeOn } from "./conclusions.js";
 import { basename } from "./prose.js";
 import { codeOf, functionSpan, grep } from "./source.js";
 import { fieldOf, pointerOf, printed } from "./values.js";
@@ -139,10 +139,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       if (lines.length && first?.edge.file) commands.push(facts.list(Math.min(...lines), Math.max(...lines), first.edge.file));
       return notYetRun(evidence, commands);
     },
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "lock-cycle");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "what the threads wait for");
-      const c = new Citations();
+    conclude: concludeOn(facts, ["lock-cycle"], "what the threads wait for", ({ evidence }, c) => {
       const named = waiters(evidence).map((w) => {
         const held = w.expressions.map((e) => {
           const probe = e.expression ? w.at(probes.evaluate(`&${e.expression}`)) : null;
@@ -167,7 +164,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
       const listing = named[0]?.expressions.length && named[0].edge.file ? facts.list(Math.min(...named[0].expressions.map((e) => e.line)), Math.max(...named[0].expressions.map((e) => e.line)), named[0].edge.file) : null;
       const lockLines = listing ? evidence.find(listing) : null;
       const summary = `Deadlock: ${threads.length} threads each hold a ${lockWord} the next one waits for${c.cite(evidence.find(backtraces))}. ${sentences.join(" ")}`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [
           sameFunction
@@ -184,8 +181,8 @@ export function deadlockPlaybook(facts: Facts): Playbook {
             ? "Check the lock order with Application Verifier's Locks checks, or run the code under ThreadSanitizer on Linux, which reports lock-order inversions even when no deadlock happens."
             : "Run the test suite under ThreadSanitizer, which reports lock-order inversions even when no deadlock happens.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       { text: "A dump of a hung process cannot show how long the threads had been waiting.", question: "How often does the hang happen, and does it need two operations in opposite directions at the same moment (e.g. two transfers between the same accounts)?" },
       { text: "Other code paths that take the same mutexes are not on these stacks.", question: "Which other functions lock these objects, and do they follow the same order?" },

@@ -5,7 +5,7 @@
  * resumed run finds its evidence).
  */
 import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame, type TriageResult } from "../../analyzers/index.js";
-import { placed, type Probe, type ProbeOf } from "../../debuggers/probe.js";
+import { placed, probes, type Probe, type ProbeOf } from "../../debuggers/probe.js";
 import type { Crash } from "../../report/schema.js";
 import type { State } from "../../state.js";
 import type { CrashSite } from "./crash-site.js";
@@ -35,6 +35,10 @@ export interface Facts {
   inCaller<P extends Probe>(probe: P): P | null;
   /** The probe that shows lines `from`..`to` of `file` (the culprit's by default). */
   list(from: number, to?: number, file?: string | null): ProbeOf<"source"> | null;
+  /** The probe that shows the culprit's line; null when the debugger gave the frame no file or no line. */
+  culpritListing: ProbeOf<"source"> | null;
+  /** The probe that shows the caller's line, the call into the culprit; null likewise, or without a caller. */
+  callerListing: ProbeOf<"source"> | null;
   /** The culprit's arguments as the debugger printed them in the backtrace. */
   args: Map<string, string>;
   /** The crash site's source of a file of the crashing stack, by the name the debug info gives it. */
@@ -73,9 +77,15 @@ export function factsOf(triage: TriageResult, site: CrashSite): Facts {
     list(from, to = from, file = culprit?.file ?? null) {
       return file === null ? null : { kind: "source", file, from, to };
     },
+    culpritListing: lineListing(culprit),
+    callerListing: lineListing(caller),
     args: parseArgs(culprit?.args ?? ""),
     sourceOf,
   };
+}
+
+function lineListing(frame: PlacedFrame | null): ProbeOf<"source"> | null {
+  return frame?.file != null && frame.line !== null ? probes.source(frame.file, frame.line) : null;
 }
 
 /** `ns::Class::method(int)` → `method`; `crate::module::function` → `function`. */

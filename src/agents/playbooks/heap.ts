@@ -8,7 +8,7 @@ import type { Evidence, Found } from "../evidence.js";
 import type { Hypothesis } from "../../state.js";
 import type { Facts } from "./facts.js";
 import { ABORT_MESSAGE, BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
-import { conclusion, undetermined } from "./conclusions.js";
+import { concludeOn, conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, where } from "./prose.js";
 import { codeOf, enclosingFunction, escape, functionSpan, grep, type SourceFile } from "./source.js";
@@ -113,7 +113,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
     hypotheses: [twice, corrupted],
     investigate: (rule, evidence) =>
       rule === "freed-twice"
-        ? notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), ...otherFrees().slice(0, 3).map((n) => facts.list(n)), facts.inCaller(probes.locals())])
+        ? notYetRun(evidence, [facts.culpritListing, ...otherFrees().slice(0, 3).map((n) => facts.list(n)), facts.inCaller(probes.locals())])
         : rule === "corrupted-chunk"
           ? notYetRun(evidence, copies.map((n) => facts.list(n)))
           : [],
@@ -238,21 +238,18 @@ function invalidFreePlaybook(facts: Facts): Playbook {
     investigate: (rule, evidence) =>
       rule === "interior-pointer"
         ? notYetRun(evidence, [
-            facts.list(facts.culprit?.line ?? 0),
-            facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file),
+            facts.culpritListing,
+            facts.callerListing,
             ...(producer ? producer.lines.map((n) => facts.list(n, n, producer.file.path)) : []),
             facts.inCaller(probes.locals()),
           ])
         : [],
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "interior-pointer");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "what was wrong with the freed pointer");
-      const c = new Citations();
+    conclude: concludeOn(facts, ["interior-pointer"], "what was wrong with the freed pointer", ({ evidence, hit }, c) => {
       const moved = producer
         ? producer.lines.map((n) => ({ n, found: evidence.find(facts.list(n, n, producer.file.path)) })).filter((m) => m.found?.ok)
         : [];
       const summary = `${where(facts.culprit)} passed free() a pointer into the middle of a block, and malloc aborted with "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))}.`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [
           hit.finding ?? "",
@@ -266,8 +263,8 @@ function invalidFreePlaybook(facts: Facts): Playbook {
           producer ? `Keep the pointer malloc returned in \`${producer.name}\` and free that one; advance a second pointer (or return an offset) instead of the owner.` : "Free only the exact pointer malloc returned.",
           "AddressSanitizer reports such a free with the allocation's stack.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [{ text: "The dump shows the bad free, not every caller that might do the same.", question: "Do other callers free pointers obtained from the same function?" }],
   };
 }
@@ -340,10 +337,7 @@ function overflowPlaybook(facts: Facts): Playbook {
       const written = stringAt(evidence.find(text));
       return notYetRun(evidence, [text, ...(written ? writerLines(facts, written).map((l) => facts.list(l.line, l.line, l.file.path)) : [])]);
     },
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "heap-overflow");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "which write corrupted the heap");
-      const c = new Citations();
+    conclude: concludeOn(facts, ["heap-overflow"], "which write corrupted the heap", ({ evidence, hit }, c) => {
       const start = pointerOf(printed(evidence.find(base)));
       const end = pointerOf(printed(evidence.find(top)));
       const walk = start !== null && end !== null ? walkHeap(evidence, start, end) : null;
@@ -360,7 +354,7 @@ function overflowPlaybook(facts: Facts): Playbook {
         ? `That text is written by ${writers.map((w) => `\`${listedCode(w.found)}\` at ${basename(w.file.path)}:${w.line}${w.fn ? ` in \`${w.fn}\`` : ""}${c.cite(w.found)}`).join("; ")}.`
         : "";
       const summary = `Heap corruption: malloc found its metadata overwritten ("${facts.crash.message}")${c.cite(evidence.find(ABORT_MESSAGE))} when ${where(facts.culprit)} allocated. ${hit.finding ?? ""}`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [overflowText, writerText],
         confidence: writerText ? 0.85 : overflowText ? 0.75 : 0.6,
@@ -370,8 +364,8 @@ function overflowPlaybook(facts: Facts): Playbook {
             : "Find the write that overflows a heap block: run the same input under AddressSanitizer, which stops at the first byte written out of bounds.",
           `Do not look for the bug in ${where(facts.culprit)}: it is where malloc noticed the damage.`,
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [
       { text: "A core shows the damage, not the moment of the out-of-bounds write.", question: "Can you run the failing input under AddressSanitizer (or valgrind) to catch the write as it happens?" },
       { text: "Other blocks may be damaged too; only the first check that failed is visible.", question: "Have there been other unexplained crashes or corrupted output in this process before?" },

@@ -172,7 +172,7 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
       const pointer = culpritPointer(evidence);
       if (rule !== primary.rule || !pointer) return notYetRun(evidence, [facts.inCaller(probes.arguments()), facts.inCaller(probes.locals())]);
       return notYetRun(evidence, [
-        facts.list(facts.culprit?.line ?? 0),
+        facts.culpritListing,
         ...originsOf(facts, pointer.suspect.pointer, false).map(listing),
         ...outerCallers(facts).map(listing),
         facts.inCaller(probes.arguments()),

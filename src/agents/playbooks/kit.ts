@@ -115,6 +115,11 @@ export function notYetRun(evidence: Evidence, wanted: (Probe | null)[]): Probe[]
   return wanted.filter((probe): probe is Probe => probe !== null && evidence.find(probe) === null);
 }
 
+/** An `investigate` that asks for the same probes whichever hypothesis was confirmed, each once. */
+export function deeperProbes(wanted: (Probe | null)[]): Playbook["investigate"] {
+  return (_rule, evidence) => notYetRun(evidence, wanted);
+}
+
 /** The hypothesis confirmed for `rule`, if any. */
 export function confirmed(hypotheses: Hypothesis[], rule: string): Hypothesis | null {
   return hypotheses.find((h) => h.rule === rule && h.status === "confirmed") ?? null;

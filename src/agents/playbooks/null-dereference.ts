@@ -113,7 +113,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
       if (!suspect) return [];
       const origins = originsOf(facts, suspect.pointer, true);
       return notYetRun(evidence, [
-        facts.culprit?.line != null ? facts.list(facts.culprit.line) : null,
+        facts.culpritListing,
         ...origins.map(listing),
         facts.inCaller(probes.locals()),
         facts.inCaller(probes.arguments()),

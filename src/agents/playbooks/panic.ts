@@ -3,8 +3,8 @@ import { normalizeFunctionName } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { BACKTRACE, backtraceOf, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
-import { conclusion, undetermined } from "./conclusions.js";
+import { BACKTRACE, backtraceOf, Citations, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { concludeOn } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { callPath, where } from "./prose.js";
 import { variablesOf, variablesText } from "./values.js";
@@ -70,19 +70,15 @@ export function panicPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [ownCall, library],
-    investigate: (_rule, evidence) =>
-      notYetRun(evidence, [facts.list(facts.culprit?.line ?? 0), facts.inCaller(probes.locals()), facts.list(facts.caller?.line ?? 0, facts.caller?.line ?? 0, facts.caller?.file)]),
-    conclude(hypotheses, evidence) {
-      const hit = confirmed(hypotheses, "own-call-panicked");
-      if (!hit) return undetermined(facts, hypotheses, evidence, "what panicked");
-      const c = new Citations();
+    investigate: deeperProbes([facts.culpritListing, facts.inCaller(probes.locals()), facts.callerListing]),
+    conclude: concludeOn(facts, ["own-call-panicked"], "what panicked", ({ evidence, hit }, c) => {
       const { what } = entry(evidence);
-      const code = evidence.find(facts.list(facts.culprit?.line ?? 0));
+      const code = evidence.find(facts.culpritListing);
       const argsFound = evidence.find(args);
       // Without debug info the debugger lists no arguments at all.
       const argText = variablesText(argsFound);
       const summary = `${where(facts.culprit)} ${what ?? "panicked"}${facts.crash.message ? ` with the message "${facts.crash.message}"` : ""}${code?.ok ? ` at \`${listedCode(code)}\`${c.cite(code)}` : ""}${argText ? `, with ${argText}${c.cite(argsFound)}` : ""}; with panic=abort the panic aborted the process.`;
-      return conclusion({ facts, evidence, hypotheses, hit }, c, {
+      return {
         summary,
         cause: [hit.finding ?? "", `It was called on the path ${callPath(facts)}.`],
         withCaller: true,
@@ -91,8 +87,8 @@ export function panicPlaybook(facts: Facts): Playbook {
           `Handle the missing case in \`${facts.fn}\` instead of panicking: return an error (or a default) that the caller can report, naming the input${argText ? ` (${argText})` : ""}.`,
           "If the value can never legitimately be missing, validate it where it enters the program so the panic cannot be reached.",
         ],
-      });
-    },
+      };
+    }),
     openQuestions: [{ text: "Why the input lacked the expected value is outside the dump.", question: "Where does this input come from, and is a missing entry a data error to report or a case the code must support?" }],
   };
 }

@@ -2,7 +2,7 @@
 import { probes, type Probe } from "../../debuggers/probe.js";
 import { unknownCrashOf } from "../../report/unknown-crash.js";
 import type { Facts } from "./facts.js";
-import { Citations, notYetRun, SIGNAL_INFO, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { Citations, deeperProbes, SIGNAL_INFO, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { conclusion } from "./conclusions.js";
 import { plural, where } from "./prose.js";
 
@@ -41,7 +41,7 @@ export function unknownPlaybook(facts: Facts): Playbook {
   };
   return {
     hypotheses: [snapshot],
-    investigate: (_rule, evidence) => notYetRun(evidence, [facts.inCulprit(probes.locals()), facts.inCulprit(probes.arguments())]),
+    investigate: deeperProbes([facts.inCulprit(probes.locals()), facts.inCulprit(probes.arguments())]),
     conclude(hypotheses, evidence) {
       const c = new Citations();
       const threads = evidence.find(threadsCommand);
