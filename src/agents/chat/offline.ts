@@ -427,7 +427,7 @@ export class OfflineEngine {
   /** The culprit's source line for a sentence (`\`int fd = session->client->fd;\` (null-deref.c:27) [E9]`), and the listing that shows it. */
   private async culpritLine(): Promise<{ text: string; id: string | null }> {
     const { culprit } = this.crash;
-    const probe = culprit.line === null ? null : this.facts.list(culprit.line);
+    const probe = this.facts.culpritListing;
     const listing = probe ? (await this.runAtHome([probe]))[0] : undefined;
     const shown = listing?.ok && listing.reading?.some((line) => line.line === culprit.line) ? listing.id : null;
     const at = culprit.file !== null && culprit.line !== null ? ` (${culprit.file}:${culprit.line})` : "";

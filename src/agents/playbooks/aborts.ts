@@ -2,7 +2,7 @@
  * The program stopped itself: a failed assert, a direct abort(), the stack protector, a fortified
  * string function. The check is known; the question is which values broke it and where they came from.
  */
-import { normalizeFunctionName } from "../../analyzers/index.js";
+import { coreSegmentAt, normalizeFunctionName } from "../../analyzers/index.js";
 import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
@@ -332,7 +332,7 @@ function ranOffStack(facts: Facts, side: "top" | "bottom"): PlannedHypothesis {
       const fault = facts.crash.faultAddress === null ? null : BigInt(facts.crash.faultAddress);
       const at = pointer?.reading ? BigInt(pointer.reading) : null;
       const c = new Citations();
-      const stack = at === null ? undefined : files?.reading?.sections.find((s) => s.source === "core" && BigInt(s.start) <= at && at < BigInt(s.end));
+      const stack = at === null || !files?.reading ? null : coreSegmentAt(files.reading, at);
       if (fault === null || at === null || !stack) return verdict("inconclusive", `The stack's extent could not be read${c.cite(files, pointer)}.`, files, pointer);
       const inStack = `The stack pointer ${pointer?.reading}${c.cite(pointer)} lies in the stack segment ${stack.start}–${stack.end}${c.cite(files)}`;
       if (side === "top") {

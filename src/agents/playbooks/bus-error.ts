@@ -1,4 +1,5 @@
 /** SIGBUS: a file mapping read past the end of its file, or an unaligned access. */
+import { mappingAt } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import { concludeOn } from "./conclusions.js";
@@ -13,7 +14,7 @@ export function busErrorPlaybook(facts: Facts): Playbook {
   const mapping = (evidence: Evidence) => {
     const found = evidence.find(MAPPINGS);
     if (!found?.reading || fault === null) return { found, hit: null };
-    return { found, hit: found.reading.find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
+    return { found, hit: mappingAt(found.reading, fault) };
   };
   const truncated: PlannedHypothesis = {
     rule: "truncated-mapping",

@@ -2,7 +2,7 @@
  * An access to an address no mapping allows: a wild pointer, a write into read-only data, an index
  * far past the end of its block, or a pointer one bit away from a valid one.
  */
-import { normalizeFunctionName } from "../../analyzers/index.js";
+import { fileSectionAt, holds, mappingAt, normalizeFunctionName } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Hypothesis } from "../../state.js";
 import type { Evidence } from "../evidence.js";
@@ -35,13 +35,13 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
   const sectionOf = (evidence: Evidence) => {
     const files = evidence.find(SECTIONS);
     if (!files?.reading || fault === null) return null;
-    const section = files.reading.sections.find((s) => s.source !== "core" && BigInt(s.start) <= fault && fault < BigInt(s.end));
+    const section = fileSectionAt(files.reading, fault);
     return section ? { section, files } : null;
   };
   const mappingOf = (evidence: Evidence) => {
     const found = evidence.find(MAPPINGS);
     if (!found?.reading || fault === null) return { found, mapping: null };
-    return { found, mapping: found.reading.find((m) => BigInt(m.start) <= fault && fault < BigInt(m.end)) ?? null };
+    return { found, mapping: mappingAt(found.reading, fault) };
   };
 
   // An index far past the end of a valid block also lands on unmapped memory: tell it from a bad pointer.
@@ -134,8 +134,8 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
           const mappings = evidence.find(MAPPINGS);
           const pointer = culpritPointer(evidence);
           const c = new Citations();
-          const inSections = sections?.reading?.sections.find((s) => BigInt(s.start) <= flip.candidate && flip.candidate < BigInt(s.end));
-          const inMappings = mappings?.reading?.find((m) => BigInt(m.start) <= flip.candidate && flip.candidate < BigInt(m.end));
+          const inSections = sections?.reading?.sections.find((s) => holds(s, flip.candidate));
+          const inMappings = mappings?.reading ? mappingAt(mappings.reading, flip.candidate) : null;
           const found = inSections ? sections : inMappings ? mappings : (sections ?? mappings);
           const home = inSections ? { name: inSections.source === "core" ? "a segment of the dump" : `${inSections.name} of ${basename(inSections.source)}`, start: inSections.start, end: inSections.end } : inMappings ? { name: inMappings.objfile ?? "anonymous memory", start: inMappings.start, end: inMappings.end } : null;
           if (!sections?.ok && !mappings?.ok) return verdict("inconclusive", "The memory map of the process could not be read.", sections, mappings);
