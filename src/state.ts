@@ -75,7 +75,7 @@ export interface CritiqueRound {
   issues: Issue[];
 }
 
-/** A model step that failed, and why: the offline path took it. */
+/** A model step the offline path took, and why: the call failed, or its answer was not taken. */
 export interface Fallback {
   agent: string;
   reason: string;

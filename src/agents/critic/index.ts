@@ -27,12 +27,21 @@ const Review = z.object({
 });
 
 export const critic = agentNode(
-  { name: "critic", prompt: "critic", profile: { tier: "cloud", temperature: 0.5 }, schema: Review },
-  async (state, { runtime, ask }): Promise<[Update, string]> => {
+  {
+    name: "critic",
+    prompt: "critic",
+    profile: { tier: "cloud", temperature: 0.5 },
+    schema: Review,
+    // Beyond the mechanical checks, which always run, a model raises its own issues, and the
+    // offline critic what no dump of this kind can show.
+    offline: ({ state }) => openIssues(crashFacts(state)),
+    check: (answer) => answer.issues.map((i) => ({ text: i.issue, commands: cleanCommands(i.commands, COMMANDS_PER_TEST), question: i.question })),
+  },
+  async (state, { runtime, decide }): Promise<[Update, string]> => {
     const conclusion = state.conclusion;
     if (!conclusion) throw new Error("the critic was reached without a conclusion to review");
     const round = state.critique.length + 1;
-    const answer = await ask({
+    const judged = await decide({
       round: String(round),
       conclusion: `Summary: ${conclusion.summary}\nRoot cause: ${conclusion.rootCause}\nConfidence: ${conclusion.confidence}\nRecommendations:\n${conclusion.recommendations.map((r) => `- ${r}`).join("\n")}`,
       hypotheses: hypothesesText(state.hypotheses),
@@ -41,14 +50,7 @@ export const critic = agentNode(
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
     });
-
-    const facts = crashFacts(state);
-    const checks = mechanicalChecks(state, facts, evidenceOf(state, runtime.store, runtime.session.vocabulary));
-    // The mechanical checks always run; beyond them a model raises its own issues, and the offline
-    // critic what no dump of this kind can show.
-    const judged = answer
-      ? answer.issues.map((i) => ({ text: i.issue, commands: cleanCommands(i.commands, COMMANDS_PER_TEST), question: i.question }))
-      : openIssues(facts);
+    const checks = mechanicalChecks(state, crashFacts(state), evidenceOf(state, runtime.store, runtime.session.vocabulary));
     const issues = dedupe([...checks, ...judged]);
     return [
       { critique: [{ round, issues }] },

@@ -3,13 +3,13 @@
  * printed, and says what to test next (more of it, or the next one).
  */
 import { z } from "zod";
-import type { Hypothesis, State, Update } from "../../state.js";
+import type { Hypothesis, Update } from "../../state.js";
 import { existingIds, supportingIds, unknownCitations } from "../answer-checks.js";
 import { triageText } from "../prompt-text.js";
 import { outputsOf } from "../evidence.js";
 import { nextToTest } from "../flow.js";
 import type { Verdict } from "../playbooks/kit.js";
-import { agentNode } from "../agent.js";
+import { agentNode, notTaken, type NotTaken } from "../agent.js";
 import { hypothesisById, type Runtime } from "../runtime.js";
 import { offlineVerdict } from "./offline.js";
 
@@ -20,16 +20,25 @@ const Judgement = z.object({
 });
 
 export const evaluator = agentNode(
-  { name: "evaluator", prompt: "evaluator", profile: { tier: "local", temperature: 0.1 }, schema: Judgement },
-  async (state, { runtime, ask }): Promise<[Update, string]> => {
+  {
+    name: "evaluator",
+    prompt: "evaluator",
+    profile: { tier: "local", temperature: 0.1 },
+    schema: Judgement,
+    offline: ({ state, runtime }) => offlineVerdict(state, hypothesisById(state, state.current), runtime),
+    check: (answer, { state, runtime, floor }) => {
+      const current = hypothesisById(state, state.current);
+      return floored(checked(answer, current, runtime), current, floor);
+    },
+  },
+  async (state, { runtime, decide }): Promise<[Update, string]> => {
     const current = hypothesisById(state, state.current);
-    const answer = await ask({
+    const judged = await decide({
       hypothesis: `${current.id}: ${current.statement}`,
       outputs: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
       debugger: runtime.session.backend,
     });
-    const judged: Verdict = answer ? floored(checked(answer, current, runtime), state, current, runtime) : offlineVerdict(state, current, runtime);
     const updated: Hypothesis = { ...current, status: judged.status, finding: judged.finding, evidenceIds: [...new Set([...judged.evidenceIds, ...current.evidenceIds])] };
     const after = { ...state, hypotheses: state.hypotheses.map((h) => (h.id === updated.id ? updated : h)) };
     return [
@@ -58,11 +67,15 @@ function checked(verdict: Verdict, hypothesis: Hypothesis, runtime: Runtime): Ve
 
 /**
  * The offline rule's verdict is the floor: where the model's (checked) verdict decides nothing but
- * the rule decides, the rule's stands, and the model's view is kept beside it.
+ * the rule decides, the rule's stands, and the model's view is kept beside it. A verdict the check
+ * downgraded stays the model's step: it says why the model's judgement did not count.
  */
-function floored(verdict: Verdict, state: State, hypothesis: Hypothesis, runtime: Runtime): Verdict {
+async function floored(verdict: Verdict, hypothesis: Hypothesis, floor: () => Promise<Verdict>): Promise<Verdict | NotTaken<Verdict>> {
   if (verdict.status !== "inconclusive" || !hypothesis.rule) return verdict;
-  const offline = offlineVerdict(state, hypothesis, runtime);
+  const offline = await floor();
   if (offline.status === "inconclusive") return verdict;
-  return { ...offline, finding: `${offline.finding} (The model found it inconclusive: ${verdict.finding.replace(/\.$/, "")}.)` };
+  return notTaken("the model's verdict decides nothing where the playbook's rule does", {
+    ...offline,
+    finding: `${offline.finding} (The model found it inconclusive: ${verdict.finding.replace(/\.$/, "")}.)`,
+  });
 }

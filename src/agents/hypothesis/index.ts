@@ -3,12 +3,13 @@
  * pivot (when every hypothesis so far was rejected or stayed inconclusive).
  */
 import { z } from "zod";
-import type { Hypothesis, Update } from "../../state.js";
+import type { Hypothesis, State, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
 import { hypothesesText, triageText } from "../prompt-text.js";
 import { playbookOf } from "../playbooks/index.js";
-import { agentNode } from "../agent.js";
-import { COMMANDS_PER_TEST, INITIAL_HYPOTHESES } from "../runtime.js";
+import type { PlannedHypothesis } from "../playbooks/kit.js";
+import { agentNode, notTaken, type NotTaken } from "../agent.js";
+import { COMMANDS_PER_TEST, INITIAL_HYPOTHESES, type Runtime } from "../runtime.js";
 import { playbookHypotheses } from "./offline.js";
 
 const Proposal = z.object({
@@ -25,16 +26,21 @@ const Proposal = z.object({
 });
 
 export const hypothesis = agentNode(
-  { name: "hypothesis", prompt: "hypothesis", profile: { tier: "cloud", temperature: 0.0 }, schema: Proposal },
-  async (state, { runtime, ask, notTaken }): Promise<[Update, string]> => {
-    const room = runtime.limits.maxHypotheses - state.hypotheses.length;
-    if (room <= 0) return [{}, "no room for more hypotheses"];
-    const wanted = Math.min(room, state.hypotheses.length === 0 ? INITIAL_HYPOTHESES : 1);
-    const playbook = playbookOf(state);
-    const formed = new Set(state.hypotheses.map((h) => h.rule));
-    const candidates = playbook.hypotheses.filter((h) => !formed.has(h.rule));
-
-    const answer = await ask({
+  {
+    name: "hypothesis",
+    prompt: "hypothesis",
+    profile: { tier: "cloud", temperature: 0.0 },
+    schema: Proposal,
+    offline: ({ state, runtime }) => {
+      const { wanted, candidates } = forming(state, runtime);
+      return playbookHypotheses(candidates.slice(0, wanted), (n) => idOf(state, n));
+    },
+    check: (answer, { state, runtime }) => proposed(answer, state, runtime),
+  },
+  async (state, { runtime, decide }): Promise<[Update, string]> => {
+    if (state.hypotheses.length >= runtime.limits.maxHypotheses) return [{}, "no room for more hypotheses"];
+    const { wanted, candidates } = forming(state, runtime);
+    const fresh = await decide({
       issue: state.issue ?? "(none given)",
       triage: triageText(state),
       tried: hypothesesText(state.hypotheses),
@@ -43,32 +49,6 @@ export const hypothesis = agentNode(
       syntax: runtime.session.vocabulary.syntax,
       wanted: String(wanted),
     });
-
-    const next = (n: number) => `H${state.hypotheses.length + n + 1}`;
-    // A model that proposes again what was already tested would loop the graph to its limits.
-    const seen = new Set(state.hypotheses.map((h) => sameStatement(h.statement)));
-    // A statement that says nothing testable ("x", "a bug") is no hypothesis: the playbook's stand.
-    const proposals = answer?.hypotheses.filter((p) => !seen.has(sameStatement(p.statement)) && saysSomething(p.statement)) ?? [];
-    const repeated = answer !== null && answer.hypotheses.some((p) => seen.has(sameStatement(p.statement))) && proposals.length === 0;
-    const empty = answer !== null && proposals.length === 0 && !repeated;
-    const fresh: Hypothesis[] = proposals.length > 0
-      ? proposals.slice(0, wanted).map((proposal, n) => {
-          const adopted = candidates.find((h) => h.rule === proposal.rule);
-          return {
-            id: next(n),
-            statement: proposal.statement,
-            origin: "model",
-            rule: adopted?.rule ?? null,
-            plan: [cleanCommands(proposal.commands, COMMANDS_PER_TEST), ...(adopted?.plan.slice(1) ?? [])],
-            rounds: 0,
-            status: "untested",
-            finding: null,
-            evidenceIds: [],
-          };
-        })
-      : playbookHypotheses(candidates.slice(0, wanted), next);
-    if (repeated) notTaken("the model only proposed hypotheses already tested");
-    if (empty) notTaken("the model proposed no hypothesis that says something testable");
     const note = fresh.length === 0 ? "no new hypothesis" : `${fresh.length} hypothes${fresh.length === 1 ? "is" : "es"}: ${fresh.map((h) => `${h.id} ${h.statement}`).join("; ")}`;
     return [
       { hypotheses: fresh, current: fresh[0]?.id ?? null },
@@ -76,6 +56,47 @@ export const hypothesis = agentNode(
     ];
   },
 );
+
+/** What this step forms: how many hypotheses, and the playbook's candidates not formed yet. */
+function forming(state: State, runtime: Runtime): { wanted: number; candidates: PlannedHypothesis[] } {
+  const room = runtime.limits.maxHypotheses - state.hypotheses.length;
+  const formed = new Set(state.hypotheses.map((h) => h.rule));
+  return {
+    wanted: Math.min(room, state.hypotheses.length === 0 ? INITIAL_HYPOTHESES : 1),
+    candidates: playbookOf(state).hypotheses.filter((h) => !formed.has(h.rule)),
+  };
+}
+
+/** The id of the n-th hypothesis formed in this step. */
+function idOf(state: State, n: number): string {
+  return `H${state.hypotheses.length + n + 1}`;
+}
+
+/** The model's proposals this step takes: new ones that say something testable, adopting a candidate's rule and later rounds where they name one. */
+function proposed(answer: z.infer<typeof Proposal>, state: State, runtime: Runtime): Hypothesis[] | NotTaken<Hypothesis[]> {
+  // A model that proposes again what was already tested would loop the graph to its limits.
+  const seen = new Set(state.hypotheses.map((h) => sameStatement(h.statement)));
+  // A statement that says nothing testable ("x", "a bug") is no hypothesis: the playbook's stand.
+  const proposals = answer.hypotheses.filter((p) => !seen.has(sameStatement(p.statement)) && saysSomething(p.statement));
+  if (proposals.length === 0) {
+    return notTaken(answer.hypotheses.some((p) => seen.has(sameStatement(p.statement))) ? "the model only proposed hypotheses already tested" : "the model proposed no hypothesis that says something testable");
+  }
+  const { wanted, candidates } = forming(state, runtime);
+  return proposals.slice(0, wanted).map((proposal, n) => {
+    const adopted = candidates.find((h) => h.rule === proposal.rule);
+    return {
+      id: idOf(state, n),
+      statement: proposal.statement,
+      origin: "model",
+      rule: adopted?.rule ?? null,
+      plan: [cleanCommands(proposal.commands, COMMANDS_PER_TEST), ...(adopted?.plan.slice(1) ?? [])],
+      rounds: 0,
+      status: "untested",
+      finding: null,
+      evidenceIds: [],
+    };
+  });
+}
 
 /** Whether a statement claims something: a few words, at least one of them a name or a real word. */
 function saysSomething(statement: string): boolean {

@@ -3,7 +3,7 @@
  * assignment, the code that stores it), each step able to depend on what the last one printed.
  */
 import { z } from "zod";
-import type { Observation, Update } from "../../state.js";
+import type { Hypothesis, State, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
 import { hypothesesText, triageText } from "../prompt-text.js";
 import { evidenceIndex } from "../evidence.js";
@@ -17,11 +17,21 @@ const Commands = z.object({
 });
 
 export const investigator = agentNode(
-  { name: "investigator", prompt: "investigator", profile: { tier: "local", temperature: 0.1 }, schema: Commands },
-  async (state, { runtime, ask }): Promise<[Update, string]> => {
-    const target = awaitingInvestigation(state);
-    if (!target) throw new Error("the investigator was reached without a confirmed hypothesis to investigate");
-    const answer = await ask({
+  {
+    name: "investigator",
+    prompt: "investigator",
+    profile: { tier: "local", temperature: 0.1 },
+    schema: Commands,
+    offline: ({ state, runtime }) => {
+      const rule = investigated(state).rule;
+      return rule ? investigateOffline(state, rule, runtime) : [];
+    },
+    // A model's commands are taken as it proposed them, cleaned and capped, and run.
+    check: (answer, { runtime }) => runCommands(runtime, "investigator", cleanCommands(answer.commands, COMMANDS_PER_STEP)),
+  },
+  async (state, { runtime, decide }): Promise<[Update, string]> => {
+    const target = investigated(state);
+    const observations = await decide({
       hypothesis: `${target.id}: ${target.statement} — ${target.finding ?? ""}`,
       hypotheses: hypothesesText(state.hypotheses),
       evidence: evidenceIndex(runtime.store),
@@ -29,16 +39,16 @@ export const investigator = agentNode(
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
     });
-
-    const observations: Observation[] = [];
-    if (answer) {
-      observations.push(...(await runCommands(runtime, "investigator", cleanCommands(answer.commands, COMMANDS_PER_STEP))));
-    } else if (target.rule) {
-      observations.push(...(await investigateOffline(state, target.rule, runtime)));
-    }
     return [
       { observations, investigated: [target.id] },
       `${target.id}: ${observations.length} command${observations.length === 1 ? "" : "s"}`,
     ];
   },
 );
+
+/** The confirmed hypothesis this step goes deeper into. */
+function investigated(state: State): Hypothesis {
+  const target = awaitingInvestigation(state);
+  if (!target) throw new Error("the investigator was reached without a confirmed hypothesis to investigate");
+  return target;
+}

@@ -9,7 +9,7 @@ import { existingIds, supportingIds, unknownCitations } from "../answer-checks.j
 import { hypothesesText, triageText } from "../prompt-text.js";
 import { evidenceIndex, outputsOf } from "../evidence.js";
 import { untested } from "../flow.js";
-import { agentNode } from "../agent.js";
+import { agentNode, notTaken } from "../agent.js";
 import { requireTriage, type Runtime } from "../runtime.js";
 import { offlineConclusion } from "./offline.js";
 
@@ -22,11 +22,27 @@ const Answer = z.object({
 });
 
 export const reasoner = agentNode(
-  { name: "reasoner", prompt: "reasoner", profile: { tier: "cloud", temperature: 0.2 }, schema: Answer },
-  async (state, { runtime, ask, notTaken }): Promise<[Update, string]> => {
+  {
+    name: "reasoner",
+    prompt: "reasoner",
+    profile: { tier: "cloud", temperature: 0.2 },
+    schema: Answer,
+    offline: ({ state, runtime }) => offlineConclusion(state, runtime),
+    // The offline conclusion is the floor: a model's is kept only when it cites evidence that
+    // exists and says at least as much (the culprit, its line, the kind) as the offline one.
+    check: async (answer, { state, runtime, floor }) => {
+      const offline = await floor();
+      const why = whyNotTaken(answer, offline, state, runtime);
+      if (!why) return { ...answer, evidenceIds: existingIds(answer.evidenceIds, runtime.store), confidence: earnedConfidence(answer, state, runtime) };
+      // The model's view is kept beside the conclusion, with why it was not taken, unless it invented evidence.
+      const view = /does not exist/.test(why) ? "" : ` A model concluded: “${answer.summary.trim().slice(0, 300)}”; not taken, because ${why}.`;
+      return notTaken(`the model's conclusion was not taken: ${why}`, { ...offline, rootCause: `${offline.rootCause}${view}` });
+    },
+  },
+  async (state, { runtime, decide }): Promise<[Update, string]> => {
     const last = state.critique.at(-1);
     const cited = state.hypotheses.flatMap((h) => h.evidenceIds);
-    const answer = await ask({
+    let conclusion = await decide({
       issue: state.issue ?? "(none given)",
       triage: triageText(state),
       hypotheses: hypothesesText(state.hypotheses),
@@ -34,25 +50,6 @@ export const reasoner = agentNode(
       outputs: outputsOf(runtime.store, cited),
       critique: last ? last.issues.map((i) => `- ${i.text}`).join("\n") || "(no issues)" : "(not reviewed yet)",
     });
-
-    let conclusion: Conclusion;
-    // The offline conclusion is the floor: a model's is kept only when it cites evidence that
-    // exists and says at least as much (the culprit, its line, the kind) as the offline one.
-    const offline = offlineConclusion(state, runtime);
-    const why = answer ? whyNotTaken(answer, offline, state, runtime) : null;
-    if (why) {
-      notTaken(`the model's conclusion was not taken: ${why}`);
-      runtime.progress(`[reasoner] the model's conclusion was not taken: ${why}; the offline conclusion stands`);
-    }
-    if (answer && !why) {
-      conclusion = { ...answer, evidenceIds: existingIds(answer.evidenceIds, runtime.store), confidence: earnedConfidence(answer, state, runtime) };
-    } else if (answer && why) {
-      // The model's view is kept beside the conclusion, with why it was not taken, unless it invented evidence.
-      const view = /does not exist/.test(why) ? "" : ` A model concluded: “${answer.summary.trim().slice(0, 300)}”; not taken, because ${why}.`;
-      conclusion = { ...offline, rootCause: `${offline.rootCause}${view}` };
-    } else {
-      conclusion = offline;
-    }
     const skipped = untested(state);
     if (skipped.length > 0) {
       // The loop was cut short by a limit: say so rather than let the conclusion look complete.

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { counted } from "../../report/numbers.js";
 import type { Update } from "../../state.js";
-import { agentNode } from "../agent.js";
+import { agentNode, notTaken } from "../agent.js";
 import { unknownCitations } from "../answer-checks.js";
 import { composeReport } from "./compose.js";
 import { followUpQuestions } from "./offline.js";
@@ -18,19 +18,25 @@ const Questions = z.object({
 });
 
 export const reportWriter = agentNode(
-  { name: "report", prompt: "report", profile: { tier: "cloud", temperature: 0.2 }, schema: Questions },
-  async (state, { runtime, spentSoFar, ask }): Promise<[Update, string]> => {
-    const unresolved = state.critique.at(-1)?.issues ?? [];
-    let questions: string[] = [];
-    if (unresolved.length > 0) {
-      const answer = await ask({
-        conclusion: state.conclusion ? `${state.conclusion.summary}\n${state.conclusion.rootCause}` : "(none)",
-        unresolved: unresolved.map((i) => `- ${i.text}`).join("\n"),
-      });
+  {
+    name: "report",
+    prompt: "report",
+    profile: { tier: "cloud", temperature: 0.2 },
+    schema: Questions,
+    offline: ({ state }) => followUpQuestions(state, []),
+    check: (answer, { state, runtime }) => {
       // A question that cites evidence which does not exist would send the user looking for it.
-      const proposed = (answer?.questions ?? []).filter((q) => unknownCitations([q], runtime.store).length === 0);
-      questions = followUpQuestions(state, proposed);
-    }
+      const proposed = answer.questions.filter((q) => unknownCitations([q], runtime.store).length === 0);
+      if (proposed.length > 0) return followUpQuestions(state, proposed);
+      return notTaken(answer.questions.length === 0 ? "the model asked no question" : "every question the model asked cites evidence that does not exist");
+    },
+  },
+  async (state, { runtime, spentSoFar, decide }): Promise<[Update, string]> => {
+    const unresolved = state.critique.at(-1)?.issues ?? [];
+    const questions = unresolved.length === 0 ? [] : await decide({
+      conclusion: state.conclusion ? `${state.conclusion.summary}\n${state.conclusion.rootCause}` : "(none)",
+      unresolved: unresolved.map((i) => `- ${i.text}`).join("\n"),
+    });
     const document = composeReport(state, runtime, spentSoFar(), questions);
     return [{ document }, `${counted(document.report.hypotheses.length, "hypothesis", "hypotheses")}, ${counted(document.report.evidence.length, "piece", "pieces")} of evidence, ${counted(questions.length, "follow-up question")}`];
   },

@@ -3,6 +3,7 @@
  * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
  */
 import { z } from "zod";
+import type { Probe } from "../../debuggers/probe.js";
 import type { Update } from "../../state.js";
 import { cleanCommands, distinctProbes } from "../answer-checks.js";
 import { evidenceIndex, evidenceOf } from "../evidence.js";
@@ -15,18 +16,26 @@ const Commands = z.object({
 });
 
 export const responder = agentNode(
-  { name: "responder", prompt: "responder", profile: { tier: "local", temperature: 0.1 }, schema: Commands },
-  async (state, { runtime, ask }): Promise<[Update, string]> => {
+  {
+    name: "responder",
+    prompt: "responder",
+    profile: { tier: "local", temperature: 0.1 },
+    schema: Commands,
+    // Without a model the issues' own commands are all there is to run.
+    offline: (): Probe[] => [],
+    check: (answer) => cleanCommands(answer.commands, COMMANDS_PER_STEP),
+  },
+  async (state, { runtime, decide }): Promise<[Update, string]> => {
     const round = state.critique.at(-1);
     if (!round) throw new Error("the responder was reached before the critic's first round");
-    const answer = await ask({
+    const added = await decide({
       issues: round.issues.map((i) => `- ${i.text}${i.commands.length ? ` (suggested: ${i.commands.map((probe) => runtime.session.vocabulary.render(probe)).join("; ")})` : ""}`).join("\n") || "(none)",
       evidence: evidenceIndex(runtime.store),
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
     });
     const evidence = evidenceOf(state, runtime.store, runtime.session.vocabulary);
-    const wanted = distinctProbes([...round.issues.flatMap((i) => i.commands), ...cleanCommands(answer?.commands ?? [], COMMANDS_PER_STEP)], COMMANDS_PER_STEP * 2);
+    const wanted = distinctProbes([...round.issues.flatMap((i) => i.commands), ...added], COMMANDS_PER_STEP * 2);
     const commands = wanted.filter((command) => evidence.find(command) === null).slice(0, COMMANDS_PER_STEP);
     const observations = await runCommands(runtime, "responder", commands);
 

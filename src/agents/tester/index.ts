@@ -4,7 +4,7 @@ import type { Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
 import { triageText } from "../prompt-text.js";
 import { outputsOf } from "../evidence.js";
-import { agentNode } from "../agent.js";
+import { agentNode, notTaken } from "../agent.js";
 import { COMMANDS_PER_TEST, hypothesisById, runCommands } from "../runtime.js";
 import { plannedRound } from "./offline.js";
 
@@ -13,20 +13,27 @@ const Commands = z.object({
 });
 
 export const tester = agentNode(
-  { name: "tester", prompt: "tester", profile: { tier: "local", temperature: 0.1 }, schema: Commands },
-  async (state, { runtime, ask }): Promise<[Update, string]> => {
+  {
+    name: "tester",
+    prompt: "tester",
+    profile: { tier: "local", temperature: 0.1 },
+    schema: Commands,
+    offline: ({ state }) => plannedRound(hypothesisById(state, state.current)),
+    check: (answer) => {
+      const proposed = cleanCommands(answer.commands, COMMANDS_PER_TEST);
+      return proposed.length > 0 ? proposed : notTaken("the model proposed only blank commands");
+    },
+  },
+  async (state, { runtime, decide }): Promise<[Update, string]> => {
     const current = hypothesisById(state, state.current);
-    const planned = plannedRound(current);
-    const answer = await ask({
+    const commands = await decide({
       hypothesis: `${current.id}: ${current.statement}`,
-      planned: planned.map((probe) => runtime.session.vocabulary.render(probe)).join("\n") || "(none)",
+      planned: plannedRound(current).map((probe) => runtime.session.vocabulary.render(probe)).join("\n") || "(none)",
       debugger: runtime.session.backend,
       syntax: runtime.session.vocabulary.syntax,
       evidence: outputsOf(runtime.store, current.evidenceIds),
       triage: triageText(state),
     });
-    const proposed = answer ? cleanCommands(answer.commands, COMMANDS_PER_TEST) : [];
-    const commands = proposed.length > 0 ? proposed : planned;
     const observations = await runCommands(runtime, "tester", commands, current.id);
     const tested = {
       ...current,
