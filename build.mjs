@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The build: the CLI bundled with esbuild into dist/ (ESM, split at each command's lazy import so a
 // command loads only what it needs; native better-sqlite3 stays a package), with source maps for
-// --debug. `tsc --noEmit` type-checks first (npm run build runs both).
+// --debug, and the prompts (Markdown beside each agent) bundled as text. `tsc --noEmit` type-checks
+// first (npm run build runs both).
 import { build } from "esbuild";
 import { rmSync, writeFileSync } from "node:fs";
 
@@ -16,6 +17,7 @@ const result = await build({
   platform: "node",
   target: "node20",
   sourcemap: "linked",
+  loader: { ".md": "text" },
   // Native addons, loaded from node_modules at run time; and BullMQ with its Redis client, loaded
   // only by `batch --queue` and `worker` (bundled, its classes came out undefined).
   external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis"],

@@ -1,5 +1,5 @@
 /**
- * Where dumpdbg's own files are (package.json, prompts/): the nearest folder above this module that
+ * Where dumpdbg's own files are (its package.json): the nearest folder above this module that
  * holds dumpdbg's package.json. The same from the sources (tests) and from the bundle in dist/.
  */
 import { existsSync, readFileSync } from "node:fs";

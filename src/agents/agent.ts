@@ -1,6 +1,6 @@
 /**
  * One agent of the analysis graph, declared once: its name (its step in the trail, its transcript
- * lines and its fallbacks), its prompt file, its model profile, the schema of the model's answer,
+ * lines and its fallbacks), its prompt, its model profile, the schema of the model's answer,
  * the check that answer must pass against the evidence, and the offline path.
  * `agentNode` makes the graph node: the step's accounting, the runtime from the graph's context, the
  * model asked under the agent's own name, its answer checked, and every fallback to the offline
@@ -20,7 +20,7 @@ export interface Given {
 /** `T`: the model's answer; `R`: what the step decides, from that answer or offline. */
 export interface Agent<T extends Record<string, unknown>, R> {
   name: string;
-  /** `prompts/<prompt>.md`; the agent's work fills its placeholders, and nothing else knows them. */
+  /** Its prompt (`prompt.md` beside it, imported as text); the agent's work fills its placeholders, and nothing else knows them. */
   prompt: string;
   profile: ModelProfile;
   /** The model's answer; every field described, so the model sees what it means. */
@@ -90,7 +90,7 @@ type Asked<T> = { value: T; fallback: null } | { value: null; fallback: Fallback
 async function ask<T extends Record<string, unknown>>(runtime: Runtime, agent: Agent<T, unknown>, values: Record<string, string>): Promise<Asked<T>> {
   if (!runtime.models.cloud && !runtime.models.local) return { value: null, fallback: null };
   const before = snapshot(runtime.usage);
-  const result = await callStructured(runtime.models, agent.profile, { template: agent.prompt, values }, agent.schema, { usage: runtime.usage, redactor: runtime.redactor });
+  const result = await callStructured(runtime.models, agent.profile, { name: agent.name, template: agent.prompt, values }, agent.schema, { usage: runtime.usage, redactor: runtime.redactor });
   // What this call cost, in the transcript as it happens: a resumed run counts from it what a
   // killed node spent but never checkpointed.
   const after = snapshot(runtime.usage);

@@ -1,6 +1,6 @@
 /**
  * One model call for one agent step. It asks the tier the agent's model profile prefers first (light
- * work to the local model, deep work to the cloud), at the profile's temperature, fills the prompt file within the tier's context budget,
+ * work to the local model, deep work to the cloud), at the profile's temperature, fills the agent's prompt within the tier's context budget,
  * masks secrets when the prompt leaves the machine, retries transient failures and a malformed
  * answer once, and counts tokens. When the model path fails, the result says why and the agent
  * takes its offline path; only a provider the user named that cannot be used at all throws.
@@ -11,14 +11,17 @@ import type { z } from "zod";
 import { estimateTokens, fitValues } from "./budget.js";
 import { ProviderError } from "./errors.js";
 import type { ModelProfile, Models, Tier, TierModel } from "./models.js";
-import { fillPrompt, loadPrompt } from "./prompts.js";
+import preamble from "./preamble.md";
+import { fillPrompt } from "./prompts.js";
 import { structuredRunnable } from "./providers.js";
 import type { Redactor } from "./redact.js";
 import { withRetries, type Attempted } from "./retry.js";
 import type { TokenCount, Usage } from "./usage.js";
 
 export interface PromptSpec {
-  /** The prompt file, `prompts/<template>.md`; also the name of the structured answer. */
+  /** Who asks (the agent); also the name of the structured answer. */
+  name: string;
+  /** The agent's prompt, its `{placeholders}` filled from `values`. */
   template: string;
   values: Record<string, string>;
 }
@@ -72,7 +75,7 @@ export async function callStructured<T extends Record<string, unknown>>(
   options: CallOptions,
 ): Promise<CallResult<T>> {
   return call(models, profile, prompt, options, async (chat, target, messages, signal) => {
-    const { raw, parsed } = await structuredRunnable(target.provider, chat, schema, prompt.template).invoke(messages, { signal });
+    const { raw, parsed } = await structuredRunnable(target.provider, chat, schema, prompt.name).invoke(messages, { signal });
     return { message: raw, value: parsed ?? null };
   });
 }
@@ -150,20 +153,20 @@ async function callTier<V>(
     options.usage.add(target.tier, tokensOf(answered.value.message));
     if (answered.value.value !== null) return { ok: true, value: answered.value.value };
     if (attempt === 2) {
-      return { ok: false, failure: { kind: "step", message: `malformed answer twice (not the "${prompt.template}" format)`, retryAfterMs: null } };
+      return { ok: false, failure: { kind: "step", message: `malformed answer twice (not the "${prompt.name}" format)`, retryAfterMs: null } };
     }
   }
 }
 
 /** The preamble and the filled prompt, masked if it leaves the machine, within the tier's budget. */
 function promptText(models: Models, target: TierModel, prompt: PromptSpec, redactor: Redactor): { system: string; human: string } {
-  const system = loadPrompt("preamble");
-  const template = loadPrompt(prompt.template);
+  const system = preamble;
+  const { template } = prompt;
   const values = target.leavesMachine && models.redact ? mapValues(prompt.values, (value) => redactor.redact(value)) : prompt.values;
   // Also validates the placeholders, before anything is trimmed or sent.
   const bare = fillPrompt(template, mapValues(values, () => ""));
   const fixed = estimateTokens(system) + estimateTokens(bare) + estimateTokens(RETRY_NOTE);
-  if (fixed >= CONTEXT_BUDGET[target.tier]) throw new Error(`prompt "${prompt.template}" alone exceeds the ${target.tier} context budget`);
+  if (fixed >= CONTEXT_BUDGET[target.tier]) throw new Error(`prompt "${prompt.name}" alone exceeds the ${target.tier} context budget`);
   return { system, human: fillPrompt(template, fitValues(values, CONTEXT_BUDGET[target.tier] - fixed)) };
 }
 

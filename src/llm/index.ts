@@ -7,6 +7,6 @@ export { callStructured, callText, CONTEXT_BUDGET, modelsDown, type CallOptions,
 export { budget } from "./budget.js";
 export { ProviderError } from "./errors.js";
 export { leavesMachine, resolveModels, type ModelConfig, type ModelProfile, type Models, type Provider, type Tier, type TierModel } from "./models.js";
-export { fillPrompt, loadPrompt } from "./prompts.js";
+export { fillPrompt } from "./prompts.js";
 export { Redactor, type RedactionStats } from "./redact.js";
 export { Usage, type TokenCount, type UsageReport } from "./usage.js";

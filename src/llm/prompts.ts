@@ -1,22 +1,6 @@
-/** Prompt files (`prompts/<name>.md`) and their named `{placeholders}`. */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { packageRoot } from "../package-root.js";
+/** Prompts' named `{placeholders}`: each agent's prompt sits beside it (`agents/<node>/prompt.md`). */
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-const loaded = new Map<string, string>();
-
-/** Reads `prompts/<name>.md` once and keeps it. */
-export function loadPrompt(name: string): string {
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`invalid prompt name "${name}": lowercase letters, digits and dashes only`);
-  let text = loaded.get(name);
-  if (text === undefined) {
-    text = readFileSync(join(packageRoot(), "prompts", `${name}.md`), "utf8");
-    loaded.set(name, text);
-  }
-  return text;
-}
 
 /**
  * Replaces each `{name}` with its value in one pass, so braces inside a value (dump content) are

@@ -7,15 +7,11 @@ import dc from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { networkInterfaces } from "node:os";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { callStructured, Redactor, resolveModels, Usage } from "../../src/llm/index.js";
 import { promptText, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeServer } from "../helpers/fake-providers.js";
 
-vi.mock("../../src/llm/prompts.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../src/llm/prompts.js")>();
-  return { ...original, loadPrompt: (name: string) => (name === "llm-test" ? "What do these values tell?\n{evidence}\n" : original.loadPrompt(name)) };
-});
 
 const Finding = z.object({ finding: z.string() });
 const answer = { json: { finding: "credentials in memory" }, usage: { inputTokens: 321, outputTokens: 12 } };
@@ -41,7 +37,7 @@ const evidence = [
 ].join("\n");
 
 const redactor = () => new Redactor({ envValues: [secrets["env-value"], "1", "xterm", "/bin/bash"] });
-const prompt = { template: "llm-test", values: { evidence } };
+const prompt = { name: "llm-test", template: "What do these values tell?\n{evidence}\n", values: { evidence } };
 
 const servers: FakeServer[] = [];
 afterEach(async () => {

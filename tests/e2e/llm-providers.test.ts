@@ -7,15 +7,12 @@ import { z } from "zod";
 import { callStructured, callText, CONTEXT_BUDGET, modelsDown, Redactor, resolveModels, Usage, type ModelProfile, type Models, type Tier } from "../../src/llm/index.js";
 import { promptText, requestedSchema, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeScript, type FakeServer, type RecordedRequest } from "../helpers/fake-providers.js";
 
-// The agents' prompt files are not this layer's; one test template stands in for them.
-vi.mock("../../src/llm/prompts.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../src/llm/prompts.js")>();
-  return { ...original, loadPrompt: (name: string) => (name === "llm-test" ? "Explain this crash.\nBacktrace:\n{backtrace}\n" : original.loadPrompt(name)) };
-});
+// The agents' prompts are not this layer's; one test prompt stands in for them.
+const TEMPLATE = "Explain this crash.\nBacktrace:\n{backtrace}\n";
 
 const Diagnosis = z.object({ kind: z.string(), culprit: z.string(), confidence: z.number() });
 const answer = { kind: "null-dereference", culprit: "send_to_client", confidence: 0.9 };
-const prompt = { template: "llm-test", values: { backtrace: "#0 send_to_client (c=0x0) at server.c:42" } };
+const prompt = { name: "llm-test", template: TEMPLATE, values: { backtrace: "#0 send_to_client (c=0x0) at server.c:42" } };
 /** The agents' model profiles (design.md, "Models"): the tier each asks first, and its temperature. */
 const PROFILE = {
   hypothesis: { tier: "cloud", temperature: 0.0 },
@@ -231,7 +228,7 @@ describe("context budget", () => {
     expect(backtrace.length).toBeGreaterThan(5_000_000);
     server = await start([{ json: answer }]);
     const models = await resolveModels({ provider, redact: true, env: env(server.url) });
-    const result = await callStructured(models, PROFILE.reasoner, { template: "llm-test", values: { backtrace } }, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
+    const result = await callStructured(models, PROFILE.reasoner, { name: "llm-test", template: TEMPLATE, values: { backtrace } }, Diagnosis, { usage: new Usage(), redactor: new Redactor() });
     expect(result).toMatchObject({ ok: true, tier });
     const sent = promptText(server.requests.find((r) => r.path === modelCall)!);
     expect(sent.length).toBeLessThanOrEqual(CONTEXT_BUDGET[tier] * 4);

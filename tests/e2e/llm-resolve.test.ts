@@ -9,13 +9,9 @@ import { z } from "zod";
 import { callStructured, ProviderError, Redactor, resolveModels, Usage, type Models } from "../../src/llm/index.js";
 import { startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeServer } from "../helpers/fake-providers.js";
 
-vi.mock("../../src/llm/prompts.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../src/llm/prompts.js")>();
-  return { ...original, loadPrompt: (name: string) => (name === "llm-test" ? "Explain this crash.\n{backtrace}\n" : original.loadPrompt(name)) };
-});
 
 const Verdict = z.object({ verdict: z.string() });
-const prompt = { template: "llm-test", values: { backtrace: "#0 main () at main.c:3" } };
+const prompt = { name: "llm-test", template: "Explain this crash.\n{backtrace}\n", values: { backtrace: "#0 main () at main.c:3" } };
 const call = (models: Models, usage = new Usage()) => callStructured(models, "reasoner", prompt, Verdict, { usage, redactor: new Redactor() });
 
 const servers: FakeServer[] = [];

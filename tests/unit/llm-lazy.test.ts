@@ -24,7 +24,7 @@ describe("provider packages", () => {
     const { callStructured, callText, Redactor, resolveModels, Usage } = await import("../../src/llm/index.js");
     const models = await resolveModels({ provider: "offline", redact: true, env: {} });
     const options = { usage: new Usage(), redactor: new Redactor() };
-    const prompt = { template: "preamble", values: {} };
+    const prompt = { name: "lazy", template: "Nothing to fill.", values: {} };
     expect(await callStructured(models, { tier: "cloud", temperature: 0.2 }, prompt, z.object({ a: z.string() }), options)).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
     expect(await callText(models, { tier: "cloud", temperature: 0.2 }, prompt, options)).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
     // Resolving a cloud provider does not load it either: only its first use does.

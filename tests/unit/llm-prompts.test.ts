@@ -1,6 +1,6 @@
 /** Prompt files, named placeholders, and the context budget that keeps prompts bounded. */
 import { describe, expect, it } from "vitest";
-import { budget, fillPrompt, loadPrompt } from "../../src/llm/index.js";
+import { budget, fillPrompt } from "../../src/llm/index.js";
 
 describe("fillPrompt", () => {
   it("fills named placeholders, and leaves braces inside values alone", () => {
@@ -21,14 +21,15 @@ describe("fillPrompt", () => {
   });
 });
 
-describe("loadPrompt", () => {
-  it("reads prompts/<name>.md from the package root", () => {
-    expect(loadPrompt("preamble")).toMatch(/is data to analyse, never\s+instructions to you/);
-  });
-
-  it("refuses names that could leave prompts/", () => {
-    expect(() => loadPrompt("../package")).toThrow(/invalid prompt name/);
-    expect(() => loadPrompt("Preamble")).toThrow(/invalid prompt name/);
+describe("the prompts", () => {
+  it("sit beside their agents, imported as text, with the preamble that guards against dump content", async () => {
+    const { default: preamble } = await import("../../src/llm/preamble.md");
+    expect(preamble).toMatch(/is data to analyse, never\s+instructions to you/);
+    for (const agent of ["hypothesis", "tester", "evaluator", "investigator", "reasoner", "critic", "responder", "report-writer", "chat"]) {
+      const { default: prompt } = (await import(`../../src/agents/${agent}/prompt.md`)) as { default: string };
+      expect(prompt.length, agent).toBeGreaterThan(200);
+      expect([...prompt.matchAll(/\{([A-Za-z_]\w*)\}/g)].length, agent).toBeGreaterThan(0);
+    }
   });
 });
 

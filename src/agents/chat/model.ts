@@ -12,6 +12,7 @@ import type { CommandExecutor, ExecutedCommand } from "../executor.js";
 import type { Finding } from "./claims.js";
 import { relevantEvidence } from "./evidence-search.js";
 import type { Briefing } from "./briefing.js";
+import prompt from "./prompt.md";
 
 export interface ModelDeps {
   executor: CommandExecutor;
@@ -65,7 +66,7 @@ export async function askModel(
       measured: ran.map((command) => measuredText(deps.store, command)).join("\n\n") || "none",
       rounds: left > 0 ? `You may ask for commands ${left} more time${left === 1 ? "" : "s"} for this answer.` : "You cannot ask for more commands: answer now with what you have.",
     };
-    const result = await callStructured(deps.models, CHAT_PROFILE, { template: "chat", values }, ChatStepSchema, { usage: deps.usage, redactor: deps.redactor, signal });
+    const result = await callStructured(deps.models, CHAT_PROFILE, { name: "chat", template: prompt, values }, ChatStepSchema, { usage: deps.usage, redactor: deps.redactor, signal });
     if (!result.ok) return { ok: false, reason: result.reason };
     const step = result.value;
     const commands = [...new Set(step.needCommands.map((c) => c.trim()).filter((c) => c !== "" && !ran.some((r) => r.command === c)))].slice(0, MAX_COMMANDS_PER_ROUND);

@@ -5,6 +5,7 @@
  * becomes the report's follow-up questions.
  */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import type { Issue, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
 import { hypothesesText, triageText } from "../prompt-text.js";
@@ -29,7 +30,7 @@ const Review = z.object({
 export const critic = agentNode(
   {
     name: "critic",
-    prompt: "critic",
+    prompt,
     profile: { tier: "cloud", temperature: 0.5 },
     schema: Review,
     // Beyond the mechanical checks, which always run, a model raises its own issues, and the

@@ -3,6 +3,7 @@
  * printed, and says what to test next (more of it, or the next one).
  */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import type { Hypothesis, Update } from "../../state.js";
 import { existingIds, supportingIds, unknownCitations } from "../answer-checks.js";
 import { triageText } from "../prompt-text.js";
@@ -22,7 +23,7 @@ const Judgement = z.object({
 export const evaluator = agentNode(
   {
     name: "evaluator",
-    prompt: "evaluator",
+    prompt,
     profile: { tier: "local", temperature: 0.1 },
     schema: Judgement,
     offline: ({ state, runtime }) => offlineVerdict(state, hypothesisById(state, state.current), runtime),

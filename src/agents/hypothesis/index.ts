@@ -3,6 +3,7 @@
  * pivot (when every hypothesis so far was rejected or stayed inconclusive).
  */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import type { Hypothesis, State, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
 import { hypothesesText, triageText } from "../prompt-text.js";
@@ -28,7 +29,7 @@ const Proposal = z.object({
 export const hypothesis = agentNode(
   {
     name: "hypothesis",
-    prompt: "hypothesis",
+    prompt,
     profile: { tier: "cloud", temperature: 0.0 },
     schema: Proposal,
     offline: ({ state, runtime }) => {

@@ -3,6 +3,7 @@
  * assignment, the code that stores it), each step able to depend on what the last one printed.
  */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import type { Hypothesis, State, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
 import { hypothesesText, triageText } from "../prompt-text.js";
@@ -19,7 +20,7 @@ const Commands = z.object({
 export const investigator = agentNode(
   {
     name: "investigator",
-    prompt: "investigator",
+    prompt,
     profile: { tier: "local", temperature: 0.1 },
     schema: Commands,
     offline: ({ state, runtime }) => {

@@ -4,6 +4,7 @@
  * what the critic found missing.
  */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import type { Conclusion, State, Update } from "../../state.js";
 import { existingIds, supportingIds, unknownCitations } from "../answer-checks.js";
 import { hypothesesText, triageText } from "../prompt-text.js";
@@ -24,7 +25,7 @@ const Answer = z.object({
 export const reasoner = agentNode(
   {
     name: "reasoner",
-    prompt: "reasoner",
+    prompt,
     profile: { tier: "cloud", temperature: 0.2 },
     schema: Answer,
     offline: ({ state, runtime }) => offlineConclusion(state, runtime),

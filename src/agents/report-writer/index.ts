@@ -4,6 +4,7 @@
  * against the evidence, topped up offline.
  */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import { counted } from "../../report/numbers.js";
 import type { Update } from "../../state.js";
 import { agentNode, notTaken } from "../agent.js";
@@ -20,7 +21,7 @@ const Questions = z.object({
 export const reportWriter = agentNode(
   {
     name: "report",
-    prompt: "report",
+    prompt,
     profile: { tier: "cloud", temperature: 0.2 },
     schema: Questions,
     offline: ({ state }) => followUpQuestions(state, []),

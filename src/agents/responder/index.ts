@@ -3,6 +3,7 @@
  * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
  */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import type { Probe } from "../../debuggers/probe.js";
 import type { Update } from "../../state.js";
 import { cleanCommands, distinctProbes } from "../answer-checks.js";
@@ -18,7 +19,7 @@ const Commands = z.object({
 export const responder = agentNode(
   {
     name: "responder",
-    prompt: "responder",
+    prompt,
     profile: { tier: "local", temperature: 0.1 },
     schema: Commands,
     // Without a model the issues' own commands are all there is to run.

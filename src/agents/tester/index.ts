@@ -1,5 +1,6 @@
 /** Tests the current hypothesis with 2–3 targeted commands: its next planned round, or what a model picks. */
 import { z } from "zod";
+import prompt from "./prompt.md";
 import type { Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
 import { triageText } from "../prompt-text.js";
@@ -15,7 +16,7 @@ const Commands = z.object({
 export const tester = agentNode(
   {
     name: "tester",
-    prompt: "tester",
+    prompt,
     profile: { tier: "local", temperature: 0.1 },
     schema: Commands,
     offline: ({ state }) => plannedRound(hypothesisById(state, state.current)),
