@@ -27,11 +27,19 @@ const RECURSION_DEPTH = 1000;
 const MAX_PERIOD = 8;
 // A Rust overflow ends in its handler, abort and a dozen frames of std and hashbrown above the cycle.
 const MAX_SKIP = 24;
+/**
+ * Frames read when the innermost ones show no cycle: the stack can run out deep inside a library
+ * (a Rust overflow in the middle of hashing a key: the handler, abort and 25 inlined frames of std
+ * and hashbrown above the first recursive one), so the cycle starts below the first window.
+ */
+export const RECURSION_WINDOW = 128;
+/** How many frames may stand above the cycle in that deeper window. */
+export const RECURSION_WINDOW_SKIP = 96;
 
 /** The cycle the frames repeat to the end of the listing, at least three times; else null. */
-export function repeatingCycle(frames: Frame[]): Cycle | null {
+export function repeatingCycle(frames: Frame[], maxSkip = MAX_SKIP): Cycle | null {
   const names = frames.map((frame) => normalizeFunctionName(frame.function ?? "??"));
-  for (let skip = 0; skip <= MAX_SKIP && skip < names.length; skip++) {
+  for (let skip = 0; skip <= maxSkip && skip < names.length; skip++) {
     const window = names.slice(skip);
     for (let period = 1; period <= MAX_PERIOD && window.length >= period * 3; period++) {
       if (window.every((name, index) => index < period || name === window[index - period])) {

@@ -32,7 +32,7 @@ import { hangSummary } from "./hang.js";
 import { exceptionText, readManaged, withManaged } from "./managed.js";
 import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, mutexOwnerExpression, plausibleChunkSize } from "./glibc.js";
 import { acceptPanicMessage, panicMessageCandidates } from "./panic-message.js";
-import { recursionOf, recursiveCallIndex, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
+import { RECURSION_WINDOW, RECURSION_WINDOW_SKIP, recursionOf, recursiveCallIndex, repeatingCycle, type Cycle, type Recursion } from "./recursion.js";
 import {
   bytesOf,
   callTarget,
@@ -212,7 +212,13 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   let recursion: Recursion | null = null;
   if (top.truncated) {
     // A recursion is measured, not unwound: the debugger would walk every one of its frames for the outermost.
-    const cycle = repeatingCycle(frames);
+    let cycle = repeatingCycle(frames);
+    if (cycle === null) {
+      // The stack may have run out deep inside a library call: the cycle starts below these frames.
+      const deeper = await q.backtrace(RECURSION_WINDOW);
+      cycle = repeatingCycle(deeper.frames, RECURSION_WINDOW_SKIP);
+      if (cycle) frames = deeper.frames;
+    }
     const estimate = cycle ? await estimateDepth(q, files, frames, cycle) : null;
     if (cycle && estimate !== null) {
       stackDepth = estimate;

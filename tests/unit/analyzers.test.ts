@@ -15,7 +15,7 @@ import { parseMappings, parseTargetFiles } from "../../src/debuggers/gdb/text/ma
 import { parseMemoryString, parseMemoryWords } from "../../src/debuggers/gdb/text/memory.js";
 import { keyRegisters } from "../../src/analyzers/registers.js";
 import { parseRegisters } from "../../src/debuggers/gdb/text/registers.js";
-import { recursiveCallIndex, repeatingCycle } from "../../src/analyzers/recursion.js";
+import { RECURSION_WINDOW, RECURSION_WINDOW_SKIP, recursiveCallIndex, repeatingCycle } from "../../src/analyzers/recursion.js";
 import { analyzeOutput as analyzeProbe } from "../../src/analyzers/registry.js";
 import { gdbVocabulary } from "../../src/debuggers/gdb/vocabulary.js";
 import { parseSharedLibraries } from "../../src/debuggers/gdb/text/shared-libraries.js";
@@ -80,7 +80,7 @@ beforeAll(async () => {
       capture("bad-jump", ["bt", "x/i $pc", "info files", "p $_siginfo"]),
       capture("null-write", ["x/i $pc", "x/4gx $sp", "x/s *(char **)&__progname"]),
       capture("stack-overflow", ["bt 40", "x/i $pc"]),
-      capture("rust-stack-overflow", ["bt 40"]),
+      capture("rust-stack-overflow", ["bt 40", `bt ${RECURSION_WINDOW}`]),
     ]);
 });
 
@@ -294,11 +294,25 @@ describe("names, culprit, signature, kind", () => {
     expect(classifyCrash({ ...facts, frames: [], abortMessage: null })).toBe("abort");
   });
 
+  it("finds a recursion whose stack ran out 25 frames deep in a library call, in the deeper window", () => {
+    const frame = (level: number, fn: string) => ({ level, address: null, function: fn, args: "", file: null, line: null, from: null });
+    const handler = ["__pthread_kill_implementation", "raise", "abort", "std::process::abort", "signal_handler", "<signal handler called>"];
+    const hashing = Array.from({ length: 19 }, (_, i) => `core::hash::sip::write_${i}`);
+    const stack = [...handler, ...hashing, ...Array.from({ length: RECURSION_WINDOW }, () => "rust_stack_overflow::load")].map((fn, level) => frame(level, fn));
+    expect(repeatingCycle(stack.slice(0, 40))).toBeNull();
+    expect(repeatingCycle(stack.slice(0, RECURSION_WINDOW), RECURSION_WINDOW_SKIP)).toEqual({ skip: 25, functions: ["rust_stack_overflow::load"] });
+  });
+
   it("reads Rust's guard-page handler under abort as a stack overflow, blamed on the recursive call", () => {
-    const trace = parseBacktrace(rustOverflow["bt 40"] ?? "");
+    // Where the stack ran out varies from run to run (ASLR): sometimes 25 inlined frames of std's
+    // hashing stand above the first recursive call, and only the deeper window shows the cycle, as in triage.
+    const top = parseBacktrace(rustOverflow["bt 40"] ?? "");
+    const deeper = parseBacktrace(rustOverflow[`bt ${RECURSION_WINDOW}`] ?? "");
+    const inTop = repeatingCycle(top.frames);
+    const trace = inTop ? top : deeper;
     const frames = placeFrames(trace.frames, () => null, null);
     expect(classifyCrash({ signal: 6, siginfo: null, pc: null, pcInCode: null, frames, stackExhausted: false, abortMessage: null, deadlocked: false })).toBe("stack-overflow");
-    const cycle = repeatingCycle(trace.frames);
+    const cycle = inTop ?? repeatingCycle(deeper.frames, RECURSION_WINDOW_SKIP);
     expect(cycle?.functions).toEqual(["rust_stack_overflow::load"]);
     const first = culpritIndex(frames);
     const call = recursiveCallIndex(frames, first ?? 0);

@@ -153,7 +153,11 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
       const call = listing ? evidence.find(listing) : null;
       const state = pointerArgs.map((name) => ({ name, found: evidence.find(at(probes.evaluate(`*${name}`))) })).filter((s) => printed(s.found) !== null);
       const locals = evidence.find(at(probes.locals()));
-      const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find(BACKTRACE))} until the stack was exhausted; the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}.`;
+      const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find(BACKTRACE))} until the stack was exhausted; ${
+        facts.crash.faultAddress === null
+          ? `${facts.crash.message ?? "the next call ran into the stack's guard page"}${c.cite(evidence.find(BACKTRACE))}`
+          : `the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}`
+      }.`;
       return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
         cause: [
