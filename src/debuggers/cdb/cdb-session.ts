@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { CommandRunner } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, SessionDead } from "../errors.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
@@ -78,7 +79,7 @@ export class CdbSession implements DebuggerSession {
   loadWarnings: string[] = [];
   private running: Running | null = null;
   /** Commands wait here so that exactly one is in flight. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext();
   private counter = 0;
   /** A marker a dump cannot print by accident or on purpose: its nonce is this session's secret. */
@@ -94,7 +95,23 @@ export class CdbSession implements DebuggerSession {
   private promptThread: number | null = null;
   private stderrTail = "";
 
-  constructor(private readonly options: CdbSessionOptions) {}
+  constructor(private readonly options: CdbSessionOptions) {
+    this.runner = new CommandRunner(
+      {
+        running: () => this.running !== null,
+        reopen: () => this.reopen(),
+        exchange: (command, timeoutMs) => this.reply(command, timeoutMs),
+        // The command was broken into already (see exchange); if cdb did not answer the break, it is killed.
+        recover: async (timeout) => {
+          if (timeout instanceof InterruptedCommand) return { interrupted: true };
+          await this.reopen();
+          return { interrupted: false, why: "cdb did not answer a break" };
+        },
+        context: () => this.context(),
+      },
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+  }
 
   version(): string | null {
     return this.cdbVersion;
@@ -153,9 +170,7 @@ export class CdbSession implements DebuggerSession {
   }
 
   run(command: string, options: RunOptions = {}): Promise<CommandResult> {
-    const next = this.queue.then(() => this.runNow(command, options));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.runner.run(command, options);
   }
 
   async close(): Promise<void> {
@@ -188,53 +203,12 @@ export class CdbSession implements DebuggerSession {
     return `the process ran .NET (${clr}.dll) but cdb could not load SOS: managed threads, stacks and exceptions are not readable (install it with dotnet-sos)`;
   }
 
-  private async runNow(command: string, options: RunOptions): Promise<CommandResult> {
-    const started = performance.now();
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const result = (fields: Partial<CommandResult> & { ok: boolean; output: string }): CommandResult => ({
-      command,
-      ...fields,
-      ms: Math.round(performance.now() - started),
-      context: this.context(),
-    });
-
-    // cdb would run a second line as a second command, past whatever checked this one.
-    if (/[\u0000-\u001f\u007f]/.test(command)) {
-      return result({ ok: false, output: "", errorType: "debugger_error", error: "a command cannot contain newlines or control characters" });
-    }
-
-    let reopened = false;
-    if (!this.running) {
-      await this.reopen();
-      reopened = true;
-    }
-
-    try {
-      const { place, command: inner } = parsePlaced(command);
-      const output = place.thread === null && place.frame === null && place.source === null ? await this.exchange(command, timeoutMs) : await this.placed(place, inner, timeoutMs);
-      if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
-      const error = COMMAND_ERROR.exec(output);
-      return result({
-        ok: error === null,
-        output,
-        ...(error === null ? {} : { errorType: "debugger_error" as const, error: error[0].trim() }),
-        ...(reopened ? { reopened } : {}),
-      });
-    } catch (error) {
-      if (error instanceof CommandTimeout) {
-        const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
-        if (error instanceof InterruptedCommand) {
-          return result({ ok: false, output: "", errorType: "timeout", error: `command timed out after ${seconds}s and was interrupted` });
-        }
-        await this.reopen();
-        return result({ ok: false, output: "", errorType: "timeout", error: `command timed out after ${seconds}s; cdb did not answer a break, so it was killed and the dump reopened`, reopened: true });
-      }
-      if (error instanceof SessionDead) {
-        await this.reopen();
-        return result({ ok: false, output: "", errorType: "session_dead", error: `${error.message}; the dump was reopened`, reopened: true });
-      }
-      throw error;
-    }
+  /** One command: placed ones in their thread, frame or source, the selection read back after one that moves it. */
+  private async reply(command: string, timeoutMs: number): Promise<{ output: string; error: string | null }> {
+    const { place, command: inner } = parsePlaced(command);
+    const output = place.thread === null && place.frame === null && place.source === null ? await this.exchange(command, timeoutMs) : await this.placed(place, inner, timeoutMs);
+    if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
+    return { output, error: COMMAND_ERROR.exec(output)?.[0].trim() ?? null };
   }
 
   private async start(binary: string): Promise<Running> {

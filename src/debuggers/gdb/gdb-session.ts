@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CommandRunner } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
@@ -54,7 +55,7 @@ export class GdbSession implements DebuggerSession {
   private nextToken = 1;
   private pending: Pending | null = null;
   /** Commands wait here so that exactly one is in flight. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext();
   private selectionChanged = false;
   private gdbVersion: string | null = null;
@@ -66,7 +67,18 @@ export class GdbSession implements DebuggerSession {
   /** Where the MI stream is read from once the dump is loaded; see streamThroughLogFile. */
   private logTail: { dir: string; tail: MiLogTail; cleanup: Killable } | null = null;
 
-  constructor(private readonly options: GdbSessionOptions) {}
+  constructor(private readonly options: GdbSessionOptions) {
+    this.runner = new CommandRunner(
+      {
+        running: () => this.proc !== null,
+        reopen: () => this.reopen(),
+        exchange: (command, timeoutMs) => this.reply(command, timeoutMs),
+        recover: async () => ((await this.recoverFromTimeout()) === "interrupted" ? { interrupted: true } : { interrupted: false, why: "gdb did not respond to an interrupt" }),
+        context: () => this.context(),
+      },
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+  }
 
   version(): string | null {
     return this.gdbVersion;
@@ -119,9 +131,7 @@ export class GdbSession implements DebuggerSession {
   }
 
   run(command: string, options: RunOptions = {}): Promise<CommandResult> {
-    const next = this.queue.then(() => this.runNow(command, options));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.runner.run(command, options);
   }
 
   async close(): Promise<void> {
@@ -162,68 +172,17 @@ export class GdbSession implements DebuggerSession {
     log.cleanup.kill();
   }
 
-  private async runNow(command: string, options: RunOptions): Promise<CommandResult> {
-    const started = performance.now();
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const result = (fields: Partial<CommandResult> & { ok: boolean; output: string }): CommandResult => ({
-      command,
-      ...fields,
-      ms: Math.round(performance.now() - started),
-      context: this.context(),
-    });
-
-    // A newline would smuggle a second MI command past whatever checked this one.
-    if (/[\u0000-\u001f\u007f]/.test(command)) {
-      return result({ ok: false, output: "", errorType: "debugger_error", error: "a command cannot contain newlines or control characters" });
-    }
-
-    let reopened = false;
-    if (!this.proc) {
-      await this.reopen();
-      reopened = true;
-    }
-
-    const line = command.trimStart().startsWith("-")
-      ? command.trim()
-      : `-interpreter-exec console ${miQuote(command)}`;
-    try {
-      const reply = await this.mi(line, timeoutMs);
-      // gdb announces a new selection only when it differs from the last one it announced: `frame 0`
-      // after `thread 1` (which already went to frame 0) says nothing, so a selection command is read back.
-      if (this.selectionChanged || this.vocabulary.movesSelection(command)) await this.refreshContext(false);
-      const output = withoutError(reply.console + reply.log, reply.results);
-      if (reply.resultClass === "error") {
-        return result({
-          ok: false,
-          output,
-          errorType: "debugger_error",
-          error: miString(reply.results.msg) ?? "gdb reported an error",
-          ...(reopened ? { reopened } : {}),
-        });
-      }
-      const miResults = line.startsWith("-interpreter-exec") ? "" : formatMiResults(reply.results);
-      return result({ ok: true, output: output + miResults, ...(reopened ? { reopened } : {}) });
-    } catch (error) {
-      if (error instanceof CommandTimeout) {
-        const outcome = await this.recoverFromTimeout();
-        const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
-        return result({
-          ok: false,
-          output: "",
-          errorType: "timeout",
-          error:
-            outcome === "interrupted"
-              ? `command timed out after ${seconds}s and was interrupted`
-              : `command timed out after ${seconds}s; gdb did not respond to an interrupt, so it was killed and the dump reopened`,
-          ...(outcome === "reopened" || reopened ? { reopened: true } : {}),
-        });
-      }
-      if (error instanceof SessionDead) {
-        await this.reopen();
-        return result({ ok: false, output: "", errorType: "session_dead", error: `${error.message}; the dump was reopened`, reopened: true });
-      }
-      throw error;
-    }
+  /** One command through MI: CLI commands through `-interpreter-exec console`, MI commands as they are. */
+  private async reply(command: string, timeoutMs: number): Promise<{ output: string; error: string | null }> {
+    const line = command.trimStart().startsWith("-") ? command.trim() : `-interpreter-exec console ${miQuote(command)}`;
+    const reply = await this.mi(line, timeoutMs);
+    // gdb announces a new selection only when it differs from the last one it announced: `frame 0`
+    // after `thread 1` (which already went to frame 0) says nothing, so a selection command is read back.
+    if (this.selectionChanged || this.vocabulary.movesSelection(command)) await this.refreshContext(false);
+    const output = withoutError(reply.console + reply.log, reply.results);
+    if (reply.resultClass === "error") return { output, error: miString(reply.results.msg) ?? "gdb reported an error" };
+    const miResults = line.startsWith("-interpreter-exec") ? "" : formatMiResults(reply.results);
+    return { output: output + miResults, error: null };
   }
 
   /** After a timeout: interrupt, wait for gdb's answer to the abandoned command, else kill and reopen. */

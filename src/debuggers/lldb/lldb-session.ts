@@ -8,7 +8,8 @@
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { closeSync, openSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
+import { CommandRunner } from "../command-runner.js";
+import { DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
 import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
@@ -80,7 +81,7 @@ export class LldbSession implements DebuggerSession {
   loadWarnings: string[] = [];
   private adapter: Adapter | null = null;
   /** Commands wait here so that exactly one is in flight. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext();
   /** Thread names by OS thread id: the adapter's ids are lldb's tids, and a dump's threads never change. */
   private threadNames = new Map<number, string | null>();
@@ -91,6 +92,20 @@ export class LldbSession implements DebuggerSession {
 
   constructor(private readonly options: LldbSessionOptions) {
     this.vocabulary = isMinidump(options.dump) ? lldbMinidumpVocabulary : lldbVocabulary;
+    this.runner = new CommandRunner(
+      {
+        running: () => this.adapter !== null,
+        reopen: () => this.reopen(),
+        exchange: (command, timeoutMs) => this.reply(command, timeoutMs),
+        // DAP has no way to interrupt a command in lldb.
+        recover: async () => {
+          await this.reopen();
+          return { interrupted: false, why: "DAP cannot interrupt lldb" };
+        },
+        context: () => this.context(),
+      },
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
   }
 
   version(): string | null {
@@ -144,9 +159,7 @@ export class LldbSession implements DebuggerSession {
   }
 
   run(command: string, options: RunOptions = {}): Promise<CommandResult> {
-    const next = this.queue.then(() => this.runNow(command, options));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.runner.run(command, options);
   }
 
   async close(): Promise<void> {
@@ -160,55 +173,12 @@ export class LldbSession implements DebuggerSession {
     await adapter.proc.exited;
   }
 
-  private async runNow(command: string, options: RunOptions): Promise<CommandResult> {
-    const started = performance.now();
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const result = (fields: Partial<CommandResult> & { ok: boolean; output: string }): CommandResult => ({
-      command,
-      ...fields,
-      ms: Math.round(performance.now() - started),
-      context: this.context(),
-    });
-
-    // The adapter would run a second line as a second command, past whatever checked this one.
-    if (/[\u0000-\u001f\u007f]/.test(command)) {
-      return result({ ok: false, output: "", errorType: "debugger_error", error: "a command cannot contain newlines or control characters" });
-    }
-
-    let reopened = false;
-    if (!this.adapter) {
-      await this.reopen();
-      reopened = true;
-    }
-
-    try {
-      const { place, command: inner } = parsePlaced(command);
-      const reply = place.thread === null && place.frame === null ? await this.command(command, timeoutMs) : await this.placed(place, inner, timeoutMs);
-      if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
-      return result({
-        ok: reply.error === null,
-        output: reply.output,
-        ...(reply.error === null ? {} : { errorType: "debugger_error" as const, error: reply.error }),
-        ...(reopened ? { reopened } : {}),
-      });
-    } catch (error) {
-      if (error instanceof CommandTimeout) {
-        await this.reopen();
-        const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
-        return result({
-          ok: false,
-          output: "",
-          errorType: "timeout",
-          error: `command timed out after ${seconds}s; DAP cannot interrupt lldb, so it was killed and the dump reopened`,
-          reopened: true,
-        });
-      }
-      if (error instanceof SessionDead) {
-        await this.reopen();
-        return result({ ok: false, output: "", errorType: "session_dead", error: `${error.message}; the dump was reopened`, reopened: true });
-      }
-      throw error;
-    }
+  /** One command through the adapter's REPL: placed ones in their thread and frame, the selection read back after one that moves it. */
+  private async reply(command: string, timeoutMs: number): Promise<{ output: string; error: string | null }> {
+    const { place, command: inner } = parsePlaced(command);
+    const reply = place.thread === null && place.frame === null ? await this.command(command, timeoutMs) : await this.placed(place, inner, timeoutMs);
+    if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
+    return { output: reply.output, error: reply.error };
   }
 
   private async start(binary: string): Promise<Adapter> {

@@ -1,0 +1,93 @@
+/**
+ * Running one command, the same for every debugger: one at a time, in the order asked; a command
+ * holding a newline or a control character refused before it reaches the debugger (it would run
+ * a second command past whatever checked this one); a debugger that is gone reopened first; a
+ * timeout recovered the backend's way (interrupted, or killed and the dump reopened); a debugger
+ * that dies mid-command reopened. A backend only exchanges one command and says how it recovers.
+ */
+import { CommandTimeout, SessionDead } from "./errors.js";
+import type { CommandResult, RunOptions, SessionContext } from "./session.js";
+
+/** What a backend does for the runner. */
+export interface CommandLine {
+  /** Whether the debugger is running; a command to one that is not reopens the dump first. */
+  running(): boolean;
+  reopen(): Promise<void>;
+  /**
+   * One command's reply: what the debugger printed, and its error message (null when the command
+   * succeeded). Throws CommandTimeout past `timeoutMs`, SessionDead when the debugger went away.
+   */
+  exchange(command: string, timeoutMs: number): Promise<{ output: string; error: string | null }>;
+  /**
+   * After `exchange` timed out: whether the debugger answered an interrupt and is still open, or
+   * why it could not be interrupted, once it has been killed and the dump reopened.
+   */
+  recover(timeout: CommandTimeout): Promise<{ interrupted: true } | { interrupted: false; why: string }>;
+  context(): SessionContext;
+}
+
+export class CommandRunner {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly line: CommandLine,
+    /** The timeout of a command whose options set none. */
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Runs one command after those asked before it. Never throws for a failing command: the failure is in the result. */
+  run(command: string, options: RunOptions = {}): Promise<CommandResult> {
+    const next = this.queue.then(() => this.runNow(command, options.timeoutMs ?? this.timeoutMs));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runNow(command: string, timeoutMs: number): Promise<CommandResult> {
+    const started = performance.now();
+    const result = (fields: Partial<CommandResult> & { ok: boolean; output: string }): CommandResult => ({
+      command,
+      ...fields,
+      ms: Math.round(performance.now() - started),
+      context: this.line.context(),
+    });
+
+    if (/[\u0000-\u001f\u007f]/.test(command)) {
+      return result({ ok: false, output: "", errorType: "debugger_error", error: "a command cannot contain newlines or control characters" });
+    }
+
+    let reopened = false;
+    if (!this.line.running()) {
+      await this.line.reopen();
+      reopened = true;
+    }
+
+    try {
+      const reply = await this.line.exchange(command, timeoutMs);
+      return result({
+        ok: reply.error === null,
+        output: reply.output,
+        ...(reply.error === null ? {} : { errorType: "debugger_error" as const, error: reply.error }),
+        ...(reopened ? { reopened } : {}),
+      });
+    } catch (error) {
+      if (error instanceof CommandTimeout) {
+        const recovered = await this.line.recover(error);
+        const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
+        return result({
+          ok: false,
+          output: "",
+          errorType: "timeout",
+          error: recovered.interrupted
+            ? `command timed out after ${seconds}s and was interrupted`
+            : `command timed out after ${seconds}s; ${recovered.why}, so it was killed and the dump reopened`,
+          ...(reopened || !recovered.interrupted ? { reopened: true } : {}),
+        });
+      }
+      if (error instanceof SessionDead) {
+        await this.line.reopen();
+        return result({ ok: false, output: "", errorType: "session_dead", error: `${error.message}; the dump was reopened`, reopened: true });
+      }
+      throw error;
+    }
+  }
+}
