@@ -14,12 +14,9 @@ import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
 import { lockText } from "../../analyzers/deadlock.js";
 import { ALL_STACKS, coreSegmentAt, culpritIndex, fileSectionAt, lockWait, mappingAt, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
 import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
-import { placed, probeKey, probes, type Probe, type Reading, type Vocabulary } from "../../debuggers/probe.js";
-import { commandKey, type EvidenceStore } from "../../evidence/store.js";
+import { placed, probes, type Probe } from "../../debuggers/probe.js";
 import type { Crash } from "../../report/schema.js";
 import type { Hypothesis } from "../../state.js";
-import { evidenceFrom, type Evidence } from "../evidence.js";
-import type { CommandExecutor } from "../executor.js";
 import type { Facts } from "../playbooks/facts.js";
 import { playbookFor } from "../playbooks/index.js";
 import { BACKTRACE, MAPPINGS, SECTIONS, SIGNAL_INFO, THREADS, type Draft, type PlannedHypothesis, type Verdict } from "../playbooks/kit.js";
@@ -28,18 +25,11 @@ import { suspects } from "../playbooks/pointers.js";
 import { quoteLine } from "../playbooks/prose.js";
 import { printed } from "../playbooks/values.js";
 import { COMMANDS_PER_STEP, DEFAULT_LIMITS, INITIAL_HYPOTHESES } from "../runtime.js";
-import { firstEvidence, type Briefing } from "./briefing.js";
+import { firstEvidence } from "./briefing.js";
 import { checkClaim, findClaims, kindPhrase, nullClaimFinding, type Measurements, type Finding } from "./claims.js";
 import { relevantEvidence } from "./evidence-search.js";
+import { QuestionProbes, type Measured, type ProbeDeps } from "./probes.js";
 import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
-
-export interface OfflineDeps {
-  executor: CommandExecutor;
-  store: EvidenceStore;
-  briefing: Briefing;
-  /** How the session's debugger says each probe and reads its output. */
-  vocabulary: Vocabulary;
-}
 
 /** Frames listed for one thread: as many as triage's and the playbooks' backtrace, so the crashing thread's are usually stored. */
 const STACK_FRAMES = BACKTRACE.limit;
@@ -56,16 +46,6 @@ const OFFLINE_TOPICS =
   "the fault address and what an address points into, which pointer was null, the value of an expression " +
   "(in backticks), and who holds which lock";
 
-interface Measured<P extends Probe = Probe> {
-  id: string;
-  ok: boolean;
-  /** The output read into the model; null when the command failed. */
-  reading: Reading<P> | null;
-  /** Why it failed, as one line; null when it succeeded. */
-  error: string | null;
-  refused: boolean;
-}
-
 /** An answer that ends early, e.g. a thread that does not exist; its text is the answer. */
 class Unanswerable extends Error {
   constructor(readonly finding: Finding) {
@@ -73,18 +53,16 @@ class Unanswerable extends Error {
   }
 }
 
-/** One question's worth of measurements: the same probe is asked of the executor once. */
+/** The offline answers to one question, from its probes. */
 export class OfflineEngine {
-  private readonly measured = new Map<string, Promise<Measured>>();
-  /** Each command this question ran or recalled, by its key, with its evidence id: what the playbooks' judges read. */
-  private readonly ran = new Map<string, string>();
-  /** Where /exec had left the debugger when the playbooks' probes moved it home; null while it has not moved. */
-  private userSelection: { thread: number | null; frame: number } | null = null;
+  private readonly probes: QuestionProbes;
 
   constructor(
-    private readonly deps: OfflineDeps,
-    private readonly signal: AbortSignal,
-  ) {}
+    private readonly deps: ProbeDeps,
+    signal: AbortSignal,
+  ) {
+    this.probes = new QuestionProbes(deps, signal);
+  }
 
   private get crash(): Crash {
     return this.deps.briefing.crash;
@@ -120,7 +98,7 @@ export class OfflineEngine {
         if (finding) findings.push(finding);
       }
     } finally {
-      await this.putSelectionBack();
+      await this.probes.putSelectionBack();
     }
     return findings;
   }
@@ -138,7 +116,7 @@ export class OfflineEngine {
       if (error instanceof Unanswerable) return error.finding;
       throw error;
     } finally {
-      await this.putSelectionBack();
+      await this.probes.putSelectionBack();
     }
   }
 
@@ -188,7 +166,7 @@ export class OfflineEngine {
   }
 
   private async allStacksAnswer(): Promise<Finding> {
-    const all = await this.run(ALL_STACKS);
+    const all = await this.probes.run(ALL_STACKS);
     const traces = [...(all.reading ?? [])].sort((a, b) => a.thread - b.thread);
     if (traces.length === 0) return failed(`${this.deps.vocabulary.debugger} listed no threads`, all);
     const lines = [`${traces.length} thread${traces.length === 1 ? "" : "s"} [${all.id}]:`];
@@ -222,7 +200,7 @@ export class OfflineEngine {
     const frame = await this.frameOf(thread, level);
     // A debugger prints nothing for a frame level the stack does not have.
     if (frame.missing) return { text: `Thread ${thread} has no frame ${level} [${frame.id}]; ask for its stack to see the frames it has.`, evidenceIds: [frame.id] };
-    const result = await this.run(placed(probes.locals(), { thread, frame: level }));
+    const result = await this.probes.run(placed(probes.locals(), { thread, frame: level }));
     if (!result.ok) return failed(`${this.deps.vocabulary.debugger} could not read the locals of frame ${level} of thread ${thread}`, result);
     const locals = result.reading ?? [];
     const ids = frame.frame ? [result.id, frame.id] : [result.id];
@@ -236,7 +214,7 @@ export class OfflineEngine {
   private async registersAnswer(names: string[], threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
     const thread = await this.resolveThread(threadRef);
     const level = await this.resolveFrame(thread, frameRef);
-    const result = await this.run(placed({ kind: "registers", ...(names.length > 0 ? { names } : {}) }, { thread, frame: level }));
+    const result = await this.probes.run(placed({ kind: "registers", ...(names.length > 0 ? { names } : {}) }, { thread, frame: level }));
     const registers = result.reading ?? [];
     if (!result.ok || registers.length === 0) return failed(`${this.deps.vocabulary.debugger} could not read ${names.join(", ") || "the registers"} in frame ${level} of thread ${thread}`, result);
     // The registers are printed without their frame: which function it is, the stack says.
@@ -292,11 +270,11 @@ export class OfflineEngine {
 
   /** What an address is: a symbol, a section of the program or a library, memory saved in the core, or nothing. */
   private async region(address: string): Promise<Finding> {
-    const symbol = await this.run(probes.symbol(address));
-    const filesResult = await this.run(SECTIONS);
+    const symbol = await this.probes.run(probes.symbol(address));
+    const filesResult = await this.probes.run(SECTIONS);
     const files = filesResult.reading ?? { executable: null, core: null, sections: [] };
     const filesId = filesResult.id;
-    const mappings = await this.run(MAPPINGS);
+    const mappings = await this.probes.run(MAPPINGS);
     const value = BigInt(address);
     const section = fileSectionAt(files, value);
     const segment = coreSegmentAt(files, value);
@@ -328,7 +306,7 @@ export class OfflineEngine {
   }
 
   private async locksAnswer(only: string | null): Promise<Finding> {
-    const all = await this.run(ALL_STACKS);
+    const all = await this.probes.run(ALL_STACKS);
     const waits = (all.reading ?? [])
       .map((trace) => lockWait(trace.thread, trace.frames.map((frame) => ({ ...frame, module: frame.from }))))
       .filter((wait): wait is LockWait => wait !== null);
@@ -355,7 +333,7 @@ export class OfflineEngine {
       lines.push(`Deadlock: ${members.join("; ")}. None of them can go on.`);
     }
     for (const lock of locks.slice(0, MAX_LOCKS)) {
-      const owner = await this.run(probes.evaluate(mutexOwnerExpression(lock)));
+      const owner = await this.probes.run(probes.evaluate(mutexOwnerExpression(lock)));
       ids.push(owner.id);
       const lwpValue = owner.reading ?? null;
       const holder = lwpValue !== null && /^\d+$/.test(lwpValue) ? threads.find((t) => t.lwp === Number(lwpValue)) : undefined;
@@ -397,7 +375,7 @@ export class OfflineEngine {
     const { facts } = this;
     const tried: { planned: PlannedHypothesis; verdict: Verdict }[] = [];
     for (const planned of nullDereferencePlaybook(facts).hypotheses.filter((h) => NULL_RULE.test(h.rule)).slice(0, MAX_POINTERS)) {
-      const verdict = await this.judged(planned);
+      const verdict = await this.probes.judged(planned);
       tried.push({ planned, verdict });
       if (verdict.status === "confirmed") break;
     }
@@ -428,7 +406,7 @@ export class OfflineEngine {
   private async culpritLine(): Promise<{ text: string; id: string | null }> {
     const { culprit } = this.crash;
     const probe = this.facts.culpritListing;
-    const listing = probe ? (await this.runAtHome([probe]))[0] : undefined;
+    const listing = probe ? (await this.probes.runAtHome([probe]))[0] : undefined;
     const shown = listing?.ok && listing.reading?.some((line) => line.line === culprit.line) ? listing.id : null;
     const at = culprit.file !== null && culprit.line !== null ? ` (${culprit.file}:${culprit.line})` : "";
     const code = quoteLine(this.facts.line);
@@ -439,7 +417,7 @@ export class OfflineEngine {
   /** `\`session\` = 0x5566…` [E7]: a suspect of the playbook's that its rule found not null, as printed. */
   private printedSuspect(planned: PlannedHypothesis): string | null {
     const suspect = suspects(this.facts).find((s) => planned.rule === `null:${s.pointer}`);
-    const found = suspect ? this.evidence().find(this.facts.inCulprit(probes.evaluate(suspect.pointer))) : null;
+    const found = suspect ? this.probes.evidence().find(this.facts.inCulprit(probes.evaluate(suspect.pointer))) : null;
     const value = printed(found);
     return suspect && found && value !== null ? `\`${suspect.pointer}\` = ${stripType(value)} [${found.id}]` : null;
   }
@@ -448,7 +426,7 @@ export class OfflineEngine {
   private async checkNullClaim(expression: string): Promise<Finding | null> {
     if (this.crash.thread.id === null) return null;
     // The probe the playbook's rule for this pointer asks, so the analysis's evidence serves it.
-    const [measured] = await this.runAtHome([this.facts.inCulprit(probes.evaluate(expression))]);
+    const [measured] = await this.probes.runAtHome([this.facts.inCulprit(probes.evaluate(expression))]);
     if (!measured) return null;
     return nullClaimFinding(expression, { value: measured.ok ? (measured.reading ?? null) : null, evidenceId: measured.id });
   }
@@ -511,20 +489,20 @@ export class OfflineEngine {
     const hypotheses: Hypothesis[] = [];
     for (const planned of playbook.hypotheses.slice(0, DEFAULT_LIMITS.maxHypotheses)) {
       if (hypotheses.length >= INITIAL_HYPOTHESES && hypotheses.some((h) => h.status === "confirmed")) break;
-      const verdict = await this.judged(planned);
+      const verdict = await this.probes.judged(planned);
       hypotheses.push({ id: `H${hypotheses.length + 1}`, statement: planned.statement, origin: "playbook", rule: planned.rule, plan: planned.plan, rounds: planned.plan.length, status: verdict.status, finding: verdict.finding, evidenceIds: verdict.evidenceIds });
     }
     const hit = hypotheses.find((h) => h.status === "confirmed");
     if (hit?.rule) {
       // Each round sees what the previous printed, as the investigator's offline path does.
       for (let asked = 0; asked < COMMANDS_PER_STEP; ) {
-        const next = playbook.investigate(hit.rule, this.evidence()).slice(0, COMMANDS_PER_STEP - asked);
+        const next = playbook.investigate(hit.rule, this.probes.evidence()).slice(0, COMMANDS_PER_STEP - asked);
         if (next.length === 0) break;
-        await this.runAtHome(next);
+        await this.probes.runAtHome(next);
         asked += next.length;
       }
     }
-    const draft = playbook.conclude(hypotheses, this.evidence());
+    const draft = playbook.conclude(hypotheses, this.probes.evidence());
     return {
       origin: "now",
       conclusion: { ...draft, summary: bracketed(draft.summary), rootCause: bracketed(draft.rootCause), recommendations: draft.recommendations.map(bracketed) },
@@ -562,7 +540,7 @@ export class OfflineEngine {
   }
 
   private async printInFrame(expression: string, thread: number, level: number): Promise<{ value: string | null; id: string; result: Measured }> {
-    const result = await this.run(placed(probes.evaluate(expression), { thread, frame: level }));
+    const result = await this.probes.run(placed(probes.evaluate(expression), { thread, frame: level }));
     return { value: result.ok ? (result.reading ?? null) : null, id: result.id, result };
   }
 
@@ -598,7 +576,7 @@ export class OfflineEngine {
   }
 
   private async threads(): Promise<{ list: ThreadSummary[]; id: string }> {
-    const result = await this.run(THREADS);
+    const result = await this.probes.run(THREADS);
     return { list: result.reading ?? [], id: result.id };
   }
 
@@ -614,7 +592,7 @@ export class OfflineEngine {
   }
 
   private async stack(thread: number): Promise<Measured & { frames: Frame[]; truncated: boolean }> {
-    const result = await this.run(placed(probes.backtrace(STACK_FRAMES), { thread }));
+    const result = await this.probes.run(placed(probes.backtrace(STACK_FRAMES), { thread }));
     return { ...result, frames: result.reading?.frames ?? [], truncated: result.reading?.truncated ?? false };
   }
 
@@ -647,87 +625,6 @@ export class OfflineEngine {
   private mark(thread: number): string {
     if (this.crash.kind === "deadlock") return this.crash.deadlock?.cycle.some((edge) => edge.thread === thread) ? "   <- deadlocked" : "";
     return thread === this.crash.thread.id ? `   <- received the ${this.crash.signal ?? "signal"}` : "";
-  }
-
-  /**
-   * A playbook hypothesis judged by its own rule: its plan's rounds asked where the analysis asked
-   * them, until one decides.
-   */
-  private async judged(planned: PlannedHypothesis): Promise<Verdict> {
-    let verdict = planned.judge(this.evidence());
-    for (const round of planned.plan) {
-      await this.runAtHome(round);
-      verdict = planned.judge(this.evidence());
-      if (verdict.status !== "inconclusive") break;
-    }
-    return verdict;
-  }
-
-  /** What the playbooks' judges read: triage's evidence, and what this question ran or recalled. */
-  private evidence(): Evidence {
-    const latest = new Map(Object.entries(this.deps.briefing.triageEvidence).map(([command, id]) => [commandKey(command), id]));
-    for (const [key, id] of this.ran) latest.set(key, id);
-    return evidenceFrom(latest, this.deps.store, this.deps.vocabulary);
-  }
-
-  /**
-   * Asks the playbooks' probes where the analysis asked them: on the thread the debugger selected
-   * on opening the dump, in frame 0 (a probe for another place names it), so the store serves the
-   * analysis's evidence. When /exec moved the selection, it is moved there for them and back after.
-   */
-  private async runAtHome<P extends Probe>(wanted: P[]): Promise<Measured<P>[]> {
-    if (this.userSelection === null) {
-      const home = this.deps.briefing.homeThread;
-      const { selectedThread, selectedFrame } = this.deps.executor.context();
-      const thread = selectedThread?.id ?? null;
-      const frame = selectedFrame?.level ?? 0;
-      if ((home !== null && thread !== null && thread !== home) || frame !== 0) {
-        this.userSelection = { thread, frame };
-        await this.select(home, 0);
-      }
-    }
-    const measured: Measured<P>[] = [];
-    for (const probe of wanted) measured.push(await this.run(probe));
-    return measured;
-  }
-
-  /** The selection /exec made, back where it was, once a question's probes have run at home. */
-  private async putSelectionBack(): Promise<void> {
-    const selection = this.userSelection;
-    if (selection === null) return;
-    this.userSelection = null;
-    await this.select(selection.thread, selection.frame);
-  }
-
-  private async select(thread: number | null, frame: number): Promise<void> {
-    if (thread !== null) await this.deps.executor.run({ kind: "select", thread }, "chat");
-    await this.deps.executor.run({ kind: "select", frame }, "chat");
-  }
-
-  private run<P extends Probe>(probe: P): Promise<Measured<P>> {
-    const key = probeKey(probe);
-    let measured = this.measured.get(key) as Promise<Measured<P>> | undefined;
-    if (!measured) {
-      measured = this.measure(probe);
-      this.measured.set(key, measured);
-    }
-    return measured;
-  }
-
-  /** Runs (or recalls) a probe through the executor and reads its output, as stored, into the model. */
-  private async measure<P extends Probe>(probe: P): Promise<Measured<P>> {
-    this.signal.throwIfAborted();
-    const result = await this.deps.executor.run(probe, "chat");
-    // A cancelled answer stops at the next command; the one in flight was allowed to finish.
-    this.signal.throwIfAborted();
-    this.ran.set(commandKey(result.command), result.evidenceId);
-    return {
-      id: result.evidenceId,
-      ok: result.ok,
-      reading: result.ok ? this.deps.vocabulary.read(probe, this.deps.store.output(result.evidenceId)) : null,
-      error: result.ok ? null : (result.error ?? result.errorType ?? "failed"),
-      refused: result.errorType === "not_allowed",
-    };
   }
 }
 
