@@ -133,7 +133,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
   const triage = await runTriage(runtime.executor.asker("triage"), runtime.triageOptions);
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${counted(triage.commands.length, "command")})`);
-  const triageEvidence = runtime.executor.evidenceOf(triage.commands);
+  const triageEvidence = runtime.executor.evidenceIdsOf(triage.commands);
   return { issue, triage, crashSite: crashSiteOf(triage, runtime.homeThread), triageEvidence };
 }
 

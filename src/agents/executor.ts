@@ -106,7 +106,7 @@ export class CommandExecutor {
   }
 
   /** The commands that have a run or recall, each with the evidence id of its latest (triage's, to cite its findings). */
-  evidenceOf(commands: string[]): Record<string, string> {
+  evidenceIdsOf(commands: string[]): Record<string, string> {
     return Object.fromEntries(
       commands.flatMap((command) => {
         const id = this.evidenceFor(command);

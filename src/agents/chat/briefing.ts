@@ -115,7 +115,7 @@ async function analysedCrash(evidenceDb: string, sessionId: string): Promise<Ana
 /** A triage run now through the executor, and its crash site: the sources are read now, and the debugger stands where it opened. */
 async function triagedNow(executor: CommandExecutor, dump: DumpInfo | null): Promise<AnalysedCrash> {
   const result = await triage(executor.asker("triage"), triageOptionsOf(dump, null));
-  return { triage: result, crashSite: crashSiteOf(result, executor.context().selectedThread?.id ?? null), triageEvidence: executor.evidenceOf(result.commands) };
+  return { triage: result, crashSite: crashSiteOf(result, executor.context().selectedThread?.id ?? null), triageEvidence: executor.evidenceIdsOf(result.commands) };
 }
 
 /** The process id the dump file recorded: NT_PRPSINFO's pr_pid in an ELF core, the misc info stream's in a minidump. */

@@ -21,7 +21,7 @@ import type { Facts } from "../playbooks/facts.js";
 import { playbookFor } from "../playbooks/index.js";
 import { BACKTRACE, MAPPINGS, SECTIONS, SIGNAL_INFO, THREADS, type Draft, type PlannedHypothesis, type Verdict } from "../playbooks/kit.js";
 import { nullDereferencePlaybook } from "../playbooks/null-dereference.js";
-import { suspects } from "../playbooks/pointers.js";
+import { suspects, type Suspect } from "../playbooks/pointers.js";
 import { quoteLine } from "../playbooks/prose.js";
 import { printed } from "../playbooks/values.js";
 import { COMMANDS_PER_STEP, DEFAULT_LIMITS, INITIAL_HYPOTHESES } from "../runtime.js";
@@ -373,6 +373,8 @@ export class OfflineEngine {
    */
   private async nullPointer(): Promise<Finding> {
     const { facts } = this;
+    const pointers = suspects(facts);
+    const suspectOf = (planned: PlannedHypothesis) => pointers.find((s) => planned.rule === `null:${s.pointer}`);
     const tried: { planned: PlannedHypothesis; verdict: Verdict }[] = [];
     for (const planned of nullDereferencePlaybook(facts).hypotheses.filter((h) => NULL_RULE.test(h.rule)).slice(0, MAX_POINTERS)) {
       const verdict = await this.probes.judged(planned);
@@ -382,12 +384,12 @@ export class OfflineEngine {
     const hit = tried.find((t) => t.verdict.status === "confirmed");
     const others = tried.filter((t) => t !== hit);
     const ids = tried.flatMap((t) => t.verdict.evidenceIds);
-    const suspect = hit ? suspects(facts).find((s) => hit.planned.rule === `null:${s.pointer}`) : undefined;
+    const suspect = hit ? suspectOf(hit.planned) : undefined;
     const line = await this.culpritLine();
     if (line.id) ids.unshift(line.id);
     if (hit && suspect) {
       const passed = suspect.passedTo ? `passed to \`${suspect.passedTo}\` by` : "dereferenced by";
-      const before = others.map((t) => this.printedSuspect(t.planned)).filter((text): text is string => text !== null);
+      const before = others.map((t) => this.printedPointer(suspectOf(t.planned))).filter((text): text is string => text !== null);
       return {
         text: [
           `The null pointer is \`${suspect.pointer}\`, ${passed} ${line.text}.`,
@@ -405,18 +407,17 @@ export class OfflineEngine {
   /** The culprit's source line for a sentence (`\`int fd = session->client->fd;\` (null-deref.c:27) [E9]`), and the listing that shows it. */
   private async culpritLine(): Promise<{ text: string; id: string | null }> {
     const { culprit } = this.crash;
+    const code = quoteLine(this.facts.line);
+    if (code === null) return { text: `the culprit${culprit.function ? ` \`${culprit.function}\`` : ""}`, id: null };
     const probe = this.facts.culpritListing;
     const listing = probe ? (await this.probes.runAtHome([probe]))[0] : undefined;
     const shown = listing?.ok && listing.reading?.some((line) => line.line === culprit.line) ? listing.id : null;
     const at = culprit.file !== null && culprit.line !== null ? ` (${culprit.file}:${culprit.line})` : "";
-    const code = quoteLine(this.facts.line);
-    if (code === null) return { text: `the culprit${culprit.function ? ` \`${culprit.function}\`` : ""}`, id: null };
     return { text: `${code}${at}${shown ? ` [${shown}]` : ""}`, id: shown };
   }
 
   /** `\`session\` = 0x5566…` [E7]: a suspect of the playbook's that its rule found not null, as printed. */
-  private printedSuspect(planned: PlannedHypothesis): string | null {
-    const suspect = suspects(this.facts).find((s) => planned.rule === `null:${s.pointer}`);
+  private printedPointer(suspect: Suspect | undefined): string | null {
     const found = suspect ? this.probes.evidence().find(this.facts.inCulprit(probes.evaluate(suspect.pointer))) : null;
     const value = printed(found);
     return suspect && found && value !== null ? `\`${suspect.pointer}\` = ${stripType(value)} [${found.id}]` : null;

@@ -46,13 +46,13 @@ export class QuestionProbes {
    * them, until one decides.
    */
   async judged(planned: PlannedHypothesis): Promise<Verdict> {
-    let verdict = planned.judge(this.evidence());
+    let verdict: Verdict | null = null;
     for (const round of planned.plan) {
       await this.runAtHome(round);
       verdict = planned.judge(this.evidence());
       if (verdict.status !== "inconclusive") break;
     }
-    return verdict;
+    return verdict ?? planned.judge(this.evidence());
   }
 
   /** What the playbooks' judges read: triage's evidence, and what this question ran or recalled. */
