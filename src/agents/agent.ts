@@ -9,7 +9,7 @@
 import type { z } from "zod";
 import { callStructured, type ModelProfile } from "../llm/index.js";
 import type { Fallback, Spent, State, Update } from "../state.js";
-import { minus, snapshot, step, type NodeConfig, type Runtime } from "./runtime.js";
+import { snapshot, spentSince, step, type NodeConfig, type Runtime } from "./runtime.js";
 
 /** What an agent's check and offline path are given: the step's state and runtime. */
 export interface Given {
@@ -93,8 +93,8 @@ async function ask<T extends Record<string, unknown>>(runtime: Runtime, agent: A
   const result = await callStructured(runtime.models, agent.profile, { name: agent.name, template: agent.prompt, values }, agent.schema, { usage: runtime.usage, redactor: runtime.redactor });
   // What this call cost, in the transcript as it happens: a resumed run counts from it what a
   // killed node spent but never checkpointed.
-  const after = snapshot(runtime.usage);
-  const cost = { llmCalls: after.llmCalls - before.llmCalls, llmMs: Math.round(after.llmMs - before.llmMs), local: minus(after.local, before.local), cloud: minus(after.cloud, before.cloud) };
+  const spent = spentSince(runtime.usage, before);
+  const cost = { ...spent, llmMs: Math.round(spent.llmMs) };
   if (result.ok) {
     runtime.transcript.append({ type: "model", agent: agent.name, tier: result.tier, ok: true, cost });
     return { value: result.value, fallback: null };

@@ -101,14 +101,14 @@ export async function step(
   const carried = runtime.unclaimedUsage ?? { llmCalls: 0, llmMs: 0, local: { inputTokens: 0, outputTokens: 0 }, cloud: { inputTokens: 0, outputTokens: 0 } };
   runtime.unclaimedUsage = null;
   const spentSoFar = (): Spent => {
-    const after = snapshot(runtime.usage);
+    const model = spentSince(runtime.usage, before.usage);
     return {
       ms: performance.now() - started + setupMs,
       debuggerMs: runtime.executor.debuggerMs - before.debuggerMs,
-      llmMs: after.llmMs - before.usage.llmMs + carried.llmMs,
-      llmCalls: after.llmCalls - before.usage.llmCalls + carried.llmCalls,
-      local: plus(minus(after.local, before.usage.local), carried.local),
-      cloud: plus(minus(after.cloud, before.usage.cloud), carried.cloud),
+      llmMs: model.llmMs + carried.llmMs,
+      llmCalls: model.llmCalls + carried.llmCalls,
+      local: plus(model.local, carried.local),
+      cloud: plus(model.cloud, carried.cloud),
     };
   };
   const [update, note] = await work(runtime, spentSoFar);
@@ -199,10 +199,17 @@ function plus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
 }
 
+/** The model spending counted so far, to measure a step or a call against. */
 export function snapshot(usage: Usage) {
   return { llmMs: usage.llmMs, llmCalls: usage.llmCalls, local: { ...usage.local }, cloud: { ...usage.cloud } };
 }
 
-export function minus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens: number; outputTokens: number }) {
+/** What `usage` has counted since `before` was taken: calls, model time, tokens per tier. */
+export function spentSince(usage: Usage, before: ReturnType<typeof snapshot>): ReturnType<typeof snapshot> {
+  const after = snapshot(usage);
+  return { llmCalls: after.llmCalls - before.llmCalls, llmMs: after.llmMs - before.llmMs, local: minus(after.local, before.local), cloud: minus(after.cloud, before.cloud) };
+}
+
+function minus(a: { inputTokens: number; outputTokens: number }, b: { inputTokens: number; outputTokens: number }) {
   return { inputTokens: a.inputTokens - b.inputTokens, outputTokens: a.outputTokens - b.outputTokens };
 }
