@@ -1,6 +1,6 @@
 /**
- * Where dumpdbg's own files are (its package.json): the nearest folder above this module that
- * holds dumpdbg's package.json. The same from the sources (tests) and from the bundle in dist/.
+ * dumpdbg's version, from its package.json: the nearest one above this module whose name is
+ * dumpdbg's, the same from the sources (tests) and from the bundle in dist/.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 let found: string | null = null;
 
-export function packageRoot(): string {
+function packageRoot(): string {
   if (found) return found;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
