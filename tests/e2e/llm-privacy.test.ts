@@ -12,7 +12,8 @@ import { z } from "zod";
 import { callStructured, Redactor, resolveModels, Usage } from "../../src/llm/index.js";
 import { promptText, startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeServer } from "../helpers/fake-providers.js";
 
-
+/** The reasoner's model profile: the cloud first, at its temperature. */
+const REASONER = { tier: "cloud", temperature: 0.2 } as const;
 const Finding = z.object({ finding: z.string() });
 const answer = { json: { finding: "credentials in memory" }, usage: { inputTokens: 321, outputTokens: 12 } };
 
@@ -55,7 +56,7 @@ describe.each(cloudProviders)("a cloud call ($provider)", ({ provider, start, en
     servers.push(server);
     const models = await resolveModels({ provider, redact: true, env: env(server.url) });
     const masks = redactor();
-    expect(await callStructured(models, "reasoner", prompt, Finding, { usage: new Usage(), redactor: masks })).toMatchObject({ ok: true, tier: "cloud" });
+    expect(await callStructured(models, REASONER, prompt, Finding, { usage: new Usage(), redactor: masks })).toMatchObject({ ok: true, tier: "cloud" });
 
     const sent = JSON.stringify(server.requests[0]!.body);
     for (const [kind, secret] of Object.entries(secrets)) {
@@ -73,7 +74,7 @@ describe.each(cloudProviders)("a cloud call ($provider)", ({ provider, start, en
     servers.push(server);
     const models = await resolveModels({ provider, redact: false, env: env(server.url) });
     const masks = redactor();
-    await callStructured(models, "reasoner", prompt, Finding, { usage: new Usage(), redactor: masks });
+    await callStructured(models, REASONER, prompt, Finding, { usage: new Usage(), redactor: masks });
     expect(promptText(server.requests[0]!)).toContain(evidence);
     expect(masks.stats().count).toBe(0);
   });
@@ -86,7 +87,7 @@ describe("a local call", () => {
     const models = await resolveModels({ provider: "ollama", redact: true, env: { OLLAMA_HOST: server.url } });
     expect(models.describe()).toBe("ollama llama3.2:latest (local)");
     const masks = redactor();
-    expect(await callStructured(models, "reasoner", prompt, Finding, { usage: new Usage(), redactor: masks })).toMatchObject({ ok: true, tier: "local" });
+    expect(await callStructured(models, REASONER, prompt, Finding, { usage: new Usage(), redactor: masks })).toMatchObject({ ok: true, tier: "local" });
     expect(promptText(server.requests.find((r) => r.path === "/api/chat")!)).toContain(evidence);
     expect(masks.stats().count).toBe(0);
   });
@@ -103,7 +104,7 @@ describe("a local call", () => {
     const models = await resolveModels({ provider: "ollama", redact: true, env: { OLLAMA_HOST: host } });
     expect(models.describe()).toBe("ollama llama3.2:latest (local, secrets masked)");
     const masks = redactor();
-    expect(await callStructured(models, "reasoner", prompt, Finding, { usage: new Usage(), redactor: masks })).toMatchObject({ ok: true, tier: "local" });
+    expect(await callStructured(models, REASONER, prompt, Finding, { usage: new Usage(), redactor: masks })).toMatchObject({ ok: true, tier: "local" });
     const sent = promptText(server.requests.find((r) => r.path === "/api/chat")!);
     for (const secret of Object.values(secrets)) expect(sent).not.toContain(secret);
     expect(masks.stats().count).toBe(7);
@@ -137,7 +138,7 @@ describe("nothing is fetched but the model endpoint", () => {
   it("offline sends nothing at all", async () => {
     const seen = await contacted(async () => {
       const models = await resolveModels({ provider: "offline", redact: true, env: { OPENAI_API_KEY: "sk-x" } });
-      expect(await callStructured(models, "reasoner", prompt, Finding, { usage: new Usage(), redactor: redactor() })).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
+      expect(await callStructured(models, REASONER, prompt, Finding, { usage: new Usage(), redactor: redactor() })).toEqual({ ok: false, value: null, reason: "offline: no model configured" });
     });
     expect(seen).toEqual([]);
   });
@@ -157,7 +158,7 @@ describe("nothing is fetched but the model endpoint", () => {
       const State = Annotation.Root({ finding: Annotation<string | null>() });
       const graph = new StateGraph(State)
         .addNode("reasoner", async () => {
-          const result = await callStructured(models, "reasoner", prompt, Finding, { usage, redactor: redactor() });
+          const result = await callStructured(models, REASONER, prompt, Finding, { usage, redactor: redactor() });
           finding = result.value?.finding ?? null;
           return { finding };
         })

@@ -9,10 +9,11 @@ import { z } from "zod";
 import { callStructured, ProviderError, Redactor, resolveModels, Usage, type Models } from "../../src/llm/index.js";
 import { startFakeAnthropic, startFakeOllama, startFakeOpenAI, type FakeServer } from "../helpers/fake-providers.js";
 
-
 const Verdict = z.object({ verdict: z.string() });
 const prompt = { name: "llm-test", template: "Explain this crash.\n{backtrace}\n", values: { backtrace: "#0 main () at main.c:3" } };
-const call = (models: Models, usage = new Usage()) => callStructured(models, "reasoner", prompt, Verdict, { usage, redactor: new Redactor() });
+/** The reasoner's model profile: the cloud first, at its temperature. */
+const REASONER = { tier: "cloud", temperature: 0.2 } as const;
+const call = (models: Models, usage = new Usage()) => callStructured(models, REASONER, prompt, Verdict, { usage, redactor: new Redactor() });
 
 const servers: FakeServer[] = [];
 async function running<T extends FakeServer>(server: Promise<T>): Promise<T> {
@@ -144,7 +145,7 @@ describe("Ctrl+C", () => {
     const openai = await running(startFakeOpenAI([{ hangMs: 60_000 }]));
     const models = await resolveModels({ provider: "openai", redact: true, env: { OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: openai.url } });
     const controller = new AbortController();
-    const pending = callStructured(models, "reasoner", prompt, Verdict, { usage: new Usage(), redactor: new Redactor(), signal: controller.signal });
+    const pending = callStructured(models, REASONER, prompt, Verdict, { usage: new Usage(), redactor: new Redactor(), signal: controller.signal });
     await vi.waitFor(() => expect(openai.requests).toHaveLength(1));
     const started = performance.now();
     controller.abort();

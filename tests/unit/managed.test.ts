@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { exceptionText, methodName, monitorCycles, programFrame, readManaged, withManaged } from "../../src/analyzers/managed.js";
+import type { PlacedFrame } from "../../src/analyzers/culprit.js";
 import { analyzeOutput } from "../../src/analyzers/registry.js";
 import { cdbManagedVocabulary, cdbVocabulary } from "../../src/debuggers/cdb/vocabulary.js";
 import { parseClrStacks, parsePrintException, parseSyncBlocks } from "../../src/debuggers/cdb/text/sos.js";
@@ -133,7 +134,7 @@ describe("triage's result with the managed side", () => {
 
   it("takes the culprit, the signature and the frames from the managed stack", async () => {
     const { q } = recorded(cdbManagedVocabulary, { "!threads": MANAGED_CRASH.threads, "!pe": MANAGED_CRASH.printException, "!clrstack -a": MANAGED_CRASH.clrstack, "!dumpheap -stat": MANAGED_CRASH.heap });
-    const result = withManaged({ crash, frames: [], hiddenFrames: 0, stackDepth: 8 }, await readManaged(q, "exception"));
+    const result = withManaged({ crash, frames: [] as PlacedFrame[], hiddenFrames: 0, stackDepth: 8 }, await readManaged(q, "exception"));
     expect(result.crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: "OrderService" });
     expect(result.crash.signature).toBe("uncaught-exception | OrderService.Pricing.Discount | OrderService.Program.Main");
     expect(result.frames.map((f) => [f.function, f.line, f.args])).toEqual([

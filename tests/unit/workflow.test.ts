@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { canGatherMore, mustWrapUp, nextToTest } from "../../src/agents/flow.js";
 import type { Runtime } from "../../src/agents/runtime.js";
 import { DEFAULT_LIMITS, ensureLimits } from "../../src/agents/runtime.js";
+import { probes } from "../../src/debuggers/probe.js";
 import type { Hypothesis, State } from "../../src/state.js";
 import { buildAnalysisGraph } from "../../src/workflows.js";
 
@@ -37,7 +38,7 @@ const hypothesis = (id: string, fields: Partial<Hypothesis> = {}): Hypothesis =>
   statement: `statement of ${id}`,
   origin: "playbook",
   rule: id,
-  plan: [["p x"], ["disassemble"]],
+  plan: [[probes.evaluate("x")], [probes.disassemble()]],
   rounds: 1,
   status: "untested",
   finding: null,
@@ -62,7 +63,7 @@ describe("routing", () => {
   });
 
   it("lets a model gather more even without planned rounds, but only so often", () => {
-    const h1 = hypothesis("H1", { status: "inconclusive", plan: [["p x"]], rounds: 1 });
+    const h1 = hypothesis("H1", { status: "inconclusive", plan: [[probes.evaluate("x")]], rounds: 1 });
     expect(canGatherMore(h1, runtime(false))).toBe(false);
     expect(canGatherMore(h1, runtime(true))).toBe(true);
     expect(canGatherMore({ ...h1, rounds: 2 }, runtime(true))).toBe(false);
