@@ -77,7 +77,7 @@ export interface TriageOptions {
   /** Finds glibc's abort message in the dump's memory without symbols (the address of its text). */
   findAbortMessage?: () => Address | null;
   /** The installed package a file comes from, with its version (Debian's dpkg). */
-  packageOf?: (path: string) => InstalledPackage | null;
+  packageOf?: (path: string) => Promise<InstalledPackage | null>;
 }
 
 export interface ThreadGroup {
@@ -359,7 +359,9 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     ...(culpritFrame && culpritFrame.file === null && culpritFrame.module ? [culpritFrame.module] : []),
     ...(files.executable && !threadFrames.some((frame) => frame.file !== null && frame.module === files.executable) ? [files.executable] : []),
   ].filter((module, index, all) => all.indexOf(module) === index && sameBuildAsDumped(module, options));
-  const packages = options.packageOf ? strippedModules.flatMap((path) => { const owner = options.packageOf?.(path); return owner ? [{ path, ...owner }] : []; }) : [];
+  const { packageOf } = options;
+  const owners = packageOf ? await Promise.all(strippedModules.map(async (path) => ({ path, owner: await packageOf(path) }))) : [];
+  const packages = owners.flatMap(({ path, owner }) => (owner ? [{ path, ...owner }] : []));
   if (packages.length > 0) {
     const said = packages.map((p) => `${p.path.split("/").at(-1)} is from ${p.name} ${p.version}`).join(", ");
     notes.push(`no debug information here for the code that crashed: ${said}, the builds that ran (the files here have the dump's build ids); install those versions' debug symbols (from Debian's debug archive, or through debuginfod) and analyse again for function names, lines and variables`);
