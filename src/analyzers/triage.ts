@@ -14,7 +14,7 @@ import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { Probe, SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, holds, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
-import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
+import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_KERNEL, SI_QUEUE, SI_TKILL } from "./classify.js";
 import { CLR_EXCEPTION, criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, managedExceptionText, readException } from "./windows.js";
 import {
   crashSignature,
@@ -130,7 +130,6 @@ export interface TriageResult {
 const SIGABRT = 6;
 const SIGSTOP = 19;
 const MEMORY_FAULTS = new Set<CrashKind>(["null-dereference", "invalid-memory-access", "bus-error"]);
-const SI_KERNEL = 0x80;
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 /** Exceptions raised by an instruction (access violation, in-page error, illegal instruction, division). */
 const FAULTING_EXCEPTIONS = new Set([EXCEPTION_ACCESS_VIOLATION, "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc000008e"]);
@@ -204,6 +203,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const pcForeign = foreignAt(foreign, pc);
   // The memory holding the stack pointer: where a stack ran out, or a write ran off it.
   const stack = stackOf(files, options.regions ?? [], sp);
+  const mapped = mappedRanges(files, options.regions ?? []);
 
   const moduleAt = moduleLocator(files, libraries);
   const top = await q.backtrace(limit);
@@ -280,7 +280,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const faultAddress = verdict ? verdict.faultAddress : !sent && (signal === 11 || signal === 7) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
   const fault =
     faulting && access
-      ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(faultAddress), registers: allRegisters, mapped: mappedRanges(files, options.regions ?? []) })
+      ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(faultAddress), registers: allRegisters, mapped })
       : null;
 
   const abortMessage = signal === SIGABRT ? ((await q.abortMessage()) ?? (foreign.length > 0 ? await abortMessageWithoutSymbols(q, options.findAbortMessage, notes) : null)) : null;
@@ -317,7 +317,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   });
   // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
   // Only a fault signal: abort() called inside a handler (Rust's stack overflow handler) is read from the stack like any abort.
-  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, options.pid ?? null) ? await reraisedSignal(q, innermost, signal, mappedRanges(files, options.regions ?? [])) : null;
+  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, options.pid ?? null) ? await reraisedSignal(q, innermost, signal, mapped) : null;
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
   const kind = reraised?.kind ?? (exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null)));
 
@@ -616,7 +616,6 @@ function exceptionFault(exception: ExceptionStop): SignalRecord | null {
   return address === undefined ? null : { signo: 11, errno: 0, code: 1, address, pid: null };
 }
 
-/** The file's record of a signal in the shape the debugger's is read into. */
 /**
  * What a signal a process sent says: who sent it, or that the process raised it at itself (tgkill,
  * as raise() and pthread_kill() do) and where; in both cases that nothing faulted.
@@ -651,6 +650,7 @@ export function smashedReturnMessage(frame: PlacedFrame | null, popped: bigint |
   return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${what}`;
 }
 
+/** The file's record of a signal in the shape the debugger's is read into. */
 function signalRecordOf(stop: SignalStop): SignalRecord {
   return { signo: stop.signo, errno: stop.errno, code: stop.code, address: stop.address, pid: stop.senderPid, uid: stop.senderUid };
 }
@@ -863,7 +863,7 @@ function stackOf(files: TargetFiles, regions: MemoryRegion[], sp: bigint | null)
   if (sp === null) return null;
   const segment = coreSegmentAt(files, sp);
   if (segment) return { start: BigInt(segment.start), end: BigInt(segment.end) };
-  const region = regions.find((r) => BigInt(r.start) <= sp && sp < BigInt(r.end));
+  const region = regions.find((r) => holds(r, sp));
   return region ? { start: BigInt(region.start), end: BigInt(region.end) } : null;
 }
 
