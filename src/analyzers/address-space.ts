@@ -49,7 +49,7 @@ export function placeFault(files: TargetFiles, address: bigint, sp: bigint | nul
     end: section.end,
   }));
   if (address < NULL_PAGE) return { address: hex(address), within: { label: "the null page (never mapped)", start: "0x0", end: hex(NULL_PAGE) }, below: null, above: null };
-  const within = stretches.filter((s) => BigInt(s.start) <= address && address < BigInt(s.end)).sort((a, b) => Number(BigInt(a.end) - BigInt(a.start) - (BigInt(b.end) - BigInt(b.start))))[0];
+  const within = stretches.filter((s) => holds(s, address)).sort((a, b) => Number(BigInt(a.end) - BigInt(a.start) - (BigInt(b.end) - BigInt(b.start))))[0];
   if (within) return { address: hex(address), within, below: null, above: null };
   const below = stretches.filter((s) => BigInt(s.end) <= address).sort((a, b) => (BigInt(b.end) > BigInt(a.end) ? 1 : -1))[0] ?? null;
   const above = stretches.filter((s) => BigInt(s.start) > address).sort((a, b) => (BigInt(a.start) > BigInt(b.start) ? 1 : -1))[0] ?? null;
@@ -61,7 +61,7 @@ function labelOf(section: TargetSection, sp: bigint | null): string {
     // The stack holds the stack pointer, or lies just above it when a frame too large for the
     // stack moved the pointer past its end (a stack overflow by a huge frame).
     const start = BigInt(section.start);
-    const holdsSp = sp !== null && ((start <= sp && sp < BigInt(section.end)) || (sp < start && start - sp <= STACK_REACH));
+    const holdsSp = sp !== null && (holds(section, sp) || (sp < start && start - sp <= STACK_REACH));
     return holdsSp ? "the crashing thread's stack" : "memory of the process (a dumped segment)";
   }
   const file = section.source === "exec" ? "the program" : (section.source.split("/").pop() ?? section.source);

@@ -37,9 +37,9 @@ const SIGSEGV = 11;
 const FPE_INTDIV = 1;
 const FPE_FLTDIV = 3;
 /** A general-protection fault: a non-canonical address, which the kernel reports as 0. */
-const SI_KERNEL = 0x80;
+export const SI_KERNEL = 0x80;
 /** Codes of a signal sent by a process rather than raised by the CPU: kill(), sigqueue(), tgkill(). */
-export const SI_USER = 0;
+const SI_USER = 0;
 export const SI_QUEUE = -1;
 export const SI_TKILL = -6;
 
@@ -105,9 +105,9 @@ export function abortKind(frames: PlacedFrame[], message: string | null, headerO
   const names = frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : ""));
   const has = (pattern: RegExp) => names.some((name) => pattern.test(name));
   const says = (pattern: RegExp) => message !== null && pattern.test(message);
-  // glibc's __assert_fail; the Windows C runtimes' _assert and _wassert.
   // Rust's guard-page handler reports "has overflowed its stack" and aborts: the fault was the overflow.
   if (has(RUST_STACK_OVERFLOW_HANDLER)) return "stack-overflow";
+  // glibc's __assert_fail; the Windows C runtimes' _assert and _wassert.
   if (has(/^_*assert(_perror)?_fail/) || has(/^_w?assert$/) || says(/Assertion `.*' failed/s)) return "assertion-failure";
   if (has(/^_*stack_chk_fail/) || says(/stack smashing detected/)) return "stack-buffer-overflow";
   if (has(/^_*(fortify_fail|chk_fail)$/) || says(/buffer overflow detected/)) return "fortify-failure";

@@ -14,7 +14,7 @@ import { Inspector, type Ask } from "../debuggers/inspector.js";
 import type { Probe, SharedLibrary, SignalRecord, TargetFiles } from "../debuggers/probe.js";
 import type { Crash, CrashKind } from "../report/schema.js";
 import { coreSegmentAt, holds, isCodeAddress, placeFault, type FaultPlace } from "./address-space.js";
-import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_QUEUE, SI_TKILL } from "./classify.js";
+import { abortKind, classifyCrash, RUST_STACK_OVERFLOW_HANDLER, NULL_PAGE_LIMIT, sentByProcess, SI_KERNEL, SI_QUEUE, SI_TKILL } from "./classify.js";
 import { CLR_EXCEPTION, criticalSectionOf, criticalSectionOwnerAddress, EXCEPTION_ACCESS_VIOLATION, exceptionName, managedExceptionText, readException } from "./windows.js";
 import {
   crashSignature,
@@ -77,7 +77,7 @@ export interface TriageOptions {
   /** Finds glibc's abort message in the dump's memory without symbols (the address of its text). */
   findAbortMessage?: () => Address | null;
   /** The installed package a file comes from, with its version (Debian's dpkg). */
-  packageOf?: (path: string) => InstalledPackage | null;
+  packageOf?: (path: string) => Promise<InstalledPackage | null>;
 }
 
 export interface ThreadGroup {
@@ -130,7 +130,6 @@ export interface TriageResult {
 const SIGABRT = 6;
 const SIGSTOP = 19;
 const MEMORY_FAULTS = new Set<CrashKind>(["null-dereference", "invalid-memory-access", "bus-error"]);
-const SI_KERNEL = 0x80;
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 /** Exceptions raised by an instruction (access violation, in-page error, illegal instruction, division). */
 const FAULTING_EXCEPTIONS = new Set([EXCEPTION_ACCESS_VIOLATION, "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc000008e"]);
@@ -204,6 +203,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const pcForeign = foreignAt(foreign, pc);
   // The memory holding the stack pointer: where a stack ran out, or a write ran off it.
   const stack = stackOf(files, options.regions ?? [], sp);
+  const mapped = mappedRanges(files, options.regions ?? []);
 
   const moduleAt = moduleLocator(files, libraries);
   const top = await q.backtrace(limit);
@@ -280,7 +280,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const faultAddress = verdict ? verdict.faultAddress : !sent && (signal === 11 || signal === 7) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
   const fault =
     faulting && access
-      ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(faultAddress), registers: allRegisters, mapped: mappedRanges(files, options.regions ?? []) })
+      ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(faultAddress), registers: allRegisters, mapped })
       : null;
 
   const abortMessage = signal === SIGABRT ? ((await q.abortMessage()) ?? (foreign.length > 0 ? await abortMessageWithoutSymbols(q, options.findAbortMessage, notes) : null)) : null;
@@ -317,7 +317,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   });
   // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
   // Only a fault signal: abort() called inside a handler (Rust's stack overflow handler) is read from the stack like any abort.
-  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, options.pid ?? null) ? await reraisedSignal(q, innermost, signal, mappedRanges(files, options.regions ?? [])) : null;
+  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, options.pid ?? null) ? await reraisedSignal(q, innermost, signal, mapped) : null;
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
   const kind = reraised?.kind ?? (exception === null ? classified : cycles.length > 0 ? "deadlock" : (verdict?.kind ?? abortKind(innermost, null)));
 
@@ -359,7 +359,9 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     ...(culpritFrame && culpritFrame.file === null && culpritFrame.module ? [culpritFrame.module] : []),
     ...(files.executable && !threadFrames.some((frame) => frame.file !== null && frame.module === files.executable) ? [files.executable] : []),
   ].filter((module, index, all) => all.indexOf(module) === index && sameBuildAsDumped(module, options));
-  const packages = options.packageOf ? strippedModules.flatMap((path) => { const owner = options.packageOf?.(path); return owner ? [{ path, ...owner }] : []; }) : [];
+  const { packageOf } = options;
+  const owners = packageOf ? await Promise.all(strippedModules.map(async (path) => ({ path, owner: await packageOf(path) }))) : [];
+  const packages = owners.flatMap(({ path, owner }) => (owner ? [{ path, ...owner }] : []));
   if (packages.length > 0) {
     const said = packages.map((p) => `${p.path.split("/").at(-1)} is from ${p.name} ${p.version}`).join(", ");
     notes.push(`no debug information here for the code that crashed: ${said}, the builds that ran (the files here have the dump's build ids); install those versions' debug symbols (from Debian's debug archive, or through debuginfod) and analyse again for function names, lines and variables`);
@@ -614,7 +616,6 @@ function exceptionFault(exception: ExceptionStop): SignalRecord | null {
   return address === undefined ? null : { signo: 11, errno: 0, code: 1, address, pid: null };
 }
 
-/** The file's record of a signal in the shape the debugger's is read into. */
 /**
  * What a signal a process sent says: who sent it, or that the process raised it at itself (tgkill,
  * as raise() and pthread_kill() do) and where; in both cases that nothing faulted.
@@ -649,6 +650,7 @@ export function smashedReturnMessage(frame: PlacedFrame | null, popped: bigint |
   return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${what}`;
 }
 
+/** The file's record of a signal in the shape the debugger's is read into. */
 function signalRecordOf(stop: SignalStop): SignalRecord {
   return { signo: stop.signo, errno: stop.errno, code: stop.code, address: stop.address, pid: stop.senderPid, uid: stop.senderUid };
 }
@@ -861,7 +863,7 @@ function stackOf(files: TargetFiles, regions: MemoryRegion[], sp: bigint | null)
   if (sp === null) return null;
   const segment = coreSegmentAt(files, sp);
   if (segment) return { start: BigInt(segment.start), end: BigInt(segment.end) };
-  const region = regions.find((r) => BigInt(r.start) <= sp && sp < BigInt(r.end));
+  const region = regions.find((r) => holds(r, sp));
   return region ? { start: BigInt(region.start), end: BigInt(region.end) } : null;
 }
 

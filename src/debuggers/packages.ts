@@ -3,8 +3,9 @@
  * name the exact debug symbols to install for a stripped program. Asked only about a file whose
  * build id is the one the core recorded: then the package here is the build that ran.
  */
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { realpathSync } from "node:fs";
+import { promisify } from "node:util";
 
 export interface InstalledPackage {
   name: string;
@@ -13,29 +14,35 @@ export interface InstalledPackage {
 
 const QUERY_TIMEOUT_MS = 2000;
 
-/** What dpkg said of each file asked about: a batch triages many dumps of the same programs. */
-const known = new Map<string, InstalledPackage | null>();
+const run = promisify(execFile);
 
-/** The package that installed `path`, with its version; null without dpkg or when no package owns it. */
-export function packageOf(path: string): InstalledPackage | null {
-  if (!known.has(path)) known.set(path, ownerOf(path));
-  return known.get(path) ?? null;
+/** What dpkg said of each file asked about: a batch triages many dumps of the same programs. */
+const known = new Map<string, Promise<InstalledPackage | null>>();
+
+/**
+ * The package that installed `path`, with its version; null without dpkg or when no package owns it.
+ * dpkg is asked without blocking: a batch runs other dumps' triage on the same event loop.
+ */
+export function packageOf(path: string): Promise<InstalledPackage | null> {
+  let owner = known.get(path);
+  if (!owner) known.set(path, (owner = ownerOf(path)));
+  return owner;
 }
 
-function ownerOf(path: string): InstalledPackage | null {
+async function ownerOf(path: string): Promise<InstalledPackage | null> {
   // dpkg records the path it installed: with a merged /usr, /lib/… is the same file as /usr/lib/….
   for (const candidate of new Set([path, real(path), path.replace(/^\/lib/, "/usr/lib")])) {
-    const owner = query(["-S", candidate])?.split("\n")[0]?.match(/^([^:\s,]+(?::[\w-]+)?): /)?.[1];
+    const owner = (await query(["-S", candidate]))?.split("\n")[0]?.match(/^([^:\s,]+(?::[\w-]+)?): /)?.[1];
     if (!owner) continue;
-    const version = query(["-W", "-f=${Version}", owner])?.trim();
+    const version = (await query(["-W", "-f=${Version}", owner]))?.trim();
     if (version) return { name: owner.replace(/:[\w-]+$/, ""), version };
   }
   return null;
 }
 
-function query(args: string[]): string | null {
+async function query(args: string[]): Promise<string | null> {
   try {
-    return execFileSync("dpkg-query", args, { encoding: "utf8", timeout: QUERY_TIMEOUT_MS, stdio: ["ignore", "pipe", "ignore"] });
+    return (await run("dpkg-query", args, { encoding: "utf8", timeout: QUERY_TIMEOUT_MS })).stdout;
   } catch {
     return null;
   }

@@ -54,7 +54,7 @@ export class GdbSession implements DebuggerSession {
   private proc: DebuggerProcess | null = null;
   private nextToken = 1;
   private pending: Pending | null = null;
-  /** Commands wait here so that exactly one is in flight. */
+  /** Runs commands one at a time, and recovers from timeouts and a gdb that died. */
   private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext();
   private selectionChanged = false;
@@ -73,7 +73,7 @@ export class GdbSession implements DebuggerSession {
         running: () => this.proc !== null,
         reopen: () => this.reopen(),
         exchange: (command, timeoutMs) => this.reply(command, timeoutMs),
-        recover: async () => ((await this.recoverFromTimeout()) === "interrupted" ? { interrupted: true } : { interrupted: false, why: "gdb did not respond to an interrupt" }),
+        recover: () => this.recoverFromTimeout(),
         context: () => this.context(),
       },
       options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -186,7 +186,7 @@ export class GdbSession implements DebuggerSession {
   }
 
   /** After a timeout: interrupt, wait for gdb's answer to the abandoned command, else kill and reopen. */
-  private async recoverFromTimeout(): Promise<"interrupted" | "reopened"> {
+  private async recoverFromTimeout(): Promise<{ interrupted: true } | { interrupted: false; why: string }> {
     const stuck = this.pending;
     this.proc?.interrupt();
     if (stuck) {
@@ -201,7 +201,7 @@ export class GdbSession implements DebuggerSession {
         // gdb came back; make sure it answers before trusting it with the next command.
         try {
           await this.mi("-gdb-version", INTERRUPT_GRACE_MS);
-          return "interrupted";
+          return { interrupted: true };
         } catch {
           // fall through to a reopen
         }
@@ -210,7 +210,7 @@ export class GdbSession implements DebuggerSession {
     this.pending = null;
     this.proc?.kill();
     await this.reopen();
-    return "reopened";
+    return { interrupted: false, why: "gdb did not respond to an interrupt" };
   }
 
   private async reopen(): Promise<void> {
