@@ -3,13 +3,14 @@
  * and its output read back into the model (instructions in AT&T spelling, values in gdb's one-line
  * C form). Counts are written in hex with `0x` (cdb's default radix is 16), line numbers with `0n`.
  * A probe addressed to another thread or frame carries the session's `[thread T, frame F]` prefix
- * (`place.ts`), so the selection and the exception context never move. On a .NET dump with SOS
+ * (`../place-text.ts`), so the selection and the exception context never move. On a .NET dump with SOS
  * loaded, the managed probes are SOS's commands and what the runtime died with (the probe for an
  * abort's message) is `!pe`; without SOS they ask for the module list, where a CLR would show, and
  * read nothing.
  */
-import type { Place, Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
-import { placedCommand, parsePlaced, sourceCommand } from "./place.js";
+import type { Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
+import { placedCommand, probePlace } from "../place-text.js";
+import { parsePlaced, sourceCommand } from "./place.js";
 import { cdbNumber } from "./text/common.js";
 import { parseDisassembly } from "./text/disassembly.js";
 import { parseLastEvent } from "./text/exception.js";
@@ -237,9 +238,7 @@ function recognise(command: string, reading: CdbReading): Probe | null {
       if (match) return place.thread === null && place.frame === null ? probe(match) : null;
     }
   }
-  const at: Place = {};
-  if (place.thread !== null) at.thread = place.thread;
-  if (place.frame !== null) at.frame = place.frame;
+  const at = probePlace(place);
   for (const [pattern, probe] of RECOGNISED) {
     const match = pattern.exec(text.trim());
     if (!match) continue;

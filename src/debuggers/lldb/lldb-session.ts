@@ -16,7 +16,7 @@ import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from 
 import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "./dap.js";
 import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
-import { parsePlaced, type Placed } from "./place.js";
+import { parsePlaced, type CommandPlace } from "../place-text.js";
 import { parseFrameText } from "./text/frames.js";
 
 export interface LldbSessionOptions {
@@ -253,7 +253,7 @@ export class LldbSession implements DebuggerSession {
    * as gdb's `thread apply N frame apply level F` leaves gdb's. A thread without a frame means its
    * innermost frame.
    */
-  private async placed(place: Placed["place"], command: string, timeoutMs: number): Promise<Reply> {
+  private async placed(place: CommandPlace, command: string, timeoutMs: number): Promise<Reply> {
     const home = { thread: this.ctx.selectedThread?.id ?? null, frame: this.ctx.selectedFrame?.level ?? 0 };
     const moves = [
       ...(place.thread !== null ? [`thread select ${place.thread}`] : []),

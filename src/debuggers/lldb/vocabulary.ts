@@ -5,8 +5,8 @@
  * session's `[thread T, frame F]` prefix, so the selection never moves.
  */
 import type { SourceLine } from "../model.js";
-import type { Place, Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
-import { placedCommand, parsePlaced } from "./place.js";
+import type { Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
+import { placedCommand, parsePlaced, probePlace } from "../place-text.js";
 import { parseDisassembly } from "./text/disassembly.js";
 import { parseBacktrace, parseThreadBacktraces, parseThreads } from "./text/frames.js";
 import { parseImageList, parseLookup, parseRegions, parseSections } from "./text/images.js";
@@ -183,9 +183,7 @@ const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
 /** The probe an lldb command is, reading through dumpdbg's `[thread T, frame F]` prefix. */
 function recognise(command: string): Probe | null {
   const { place, command: text } = parsePlaced(command.trim());
-  const at: Place = {};
-  if (place.thread !== null) at.thread = place.thread;
-  if (place.frame !== null) at.frame = place.frame;
+  const at = probePlace(place);
   for (const [pattern, probe] of RECOGNISED) {
     const match = pattern.exec(text.trim());
     if (!match) continue;
