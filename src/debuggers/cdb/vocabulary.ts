@@ -8,7 +8,7 @@
  * abort's message) is `!pe`; without SOS they ask for the module list, where a CLR would show, and
  * read nothing.
  */
-import type { Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
+import { probeOfCommand, type CommandPatterns, type Probe, type ProbeOf, type Reading, type Readings, type Vocabulary } from "../probe.js";
 import { placedCommand, probePlace } from "../place-text.js";
 import { parsePlaced, sourceCommand } from "./place.js";
 import { cdbNumber } from "./text/common.js";
@@ -200,7 +200,7 @@ function count(text: string | undefined): number {
 }
 
 /** cdb commands a model or user may type that are one of the probes, so their output is read the same way. */
-const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
+const RECOGNISED: CommandPatterns = [
   [/^~\*\s*kn(?:\s+(\S+))?$/i, (m) => ({ kind: "thread-backtraces", threads: "all", ...(m[1] ? { limit: count(m[1]) } : {}) })],
   [/^~(\d+)\s*kn(?:\s+(\S+))?$/i, (m) => ({ kind: "thread-backtraces", threads: [Number(m[1])], ...(m[2] ? { limit: count(m[2]) } : {}) })],
   [/^kn(?:\s+(\S+))?$/i, (m) => ({ kind: "backtrace", limit: count(m[1]) })],
@@ -214,7 +214,7 @@ const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
 ];
 
 /** SOS's commands, recognised as probes only where SOS is loaded to answer them. */
-const RECOGNISED_SOS: [RegExp, (match: RegExpExecArray) => Probe][] = [
+const RECOGNISED_SOS: CommandPatterns = [
   [/^!(?:sos\.)?(?:threads|clrthreads)$/i, () => ({ kind: "managed-threads" })],
   [/^!(?:sos\.)?clrstack\s+-a$/i, () => ({ kind: "managed-stack" })],
   [/^~(\d+)\s*e\s+!(?:sos\.)?clrstack\s+-a$/i, (m) => ({ kind: "managed-stack", thread: Number(m[1]) })],
@@ -231,24 +231,15 @@ const PLACED = new Set<Probe["kind"]>(["backtrace", "registers", "disassemble", 
 function recognise(command: string, reading: CdbReading): Probe | null {
   const { place, command: text } = parsePlaced(command.trim());
   if (place.source !== null) return null;
-  if (reading.managed) {
-    for (const [pattern, probe] of RECOGNISED_SOS) {
-      const match = pattern.exec(text.trim());
-      // SOS's commands read the process or name their thread: a prefix would be lost on them.
-      if (match) return place.thread === null && place.frame === null ? probe(match) : null;
-    }
-  }
-  const at = probePlace(place);
-  for (const [pattern, probe] of RECOGNISED) {
-    const match = pattern.exec(text.trim());
-    if (!match) continue;
-    const found = probe(match);
-    // A thread's whole stack is addressed by its thread, not by a frame.
-    if (found.kind === "backtrace" && place.frame !== null) return null;
-    if (found.kind === "thread-backtraces" && (place.thread !== null || place.frame !== null)) return null;
-    return (PLACED.has(found.kind) ? { ...found, ...at } : found) as Probe;
-  }
-  return null;
+  const sos = reading.managed ? probeOfCommand(RECOGNISED_SOS, text.trim()) : null;
+  // SOS's commands read the process or name their thread: a prefix would be lost on them.
+  if (sos) return place.thread === null && place.frame === null ? sos : null;
+  const found = probeOfCommand(RECOGNISED, text.trim());
+  if (!found) return null;
+  // A thread's whole stack is addressed by its thread, not by a frame.
+  if (found.kind === "backtrace" && place.frame !== null) return null;
+  if (found.kind === "thread-backtraces" && (place.thread !== null || place.frame !== null)) return null;
+  return (PLACED.has(found.kind) ? { ...found, ...probePlace(place) } : found) as Probe;
 }
 
 const SYNTAX = [
