@@ -124,8 +124,6 @@ function sosCommand(probe: ManagedProbe): string {
   }
 }
 
-const MANAGED_KINDS = new Set<Probe["kind"]>(["managed-threads", "managed-stack", "managed-stacks", "managed-exception", "managed-locks", "managed-heap"]);
-
 type Readers = { [K in keyof Readings]: (output: string, probe: ProbeOf<K>) => Readings[K] };
 
 const READERS: Readers = {
@@ -188,7 +186,7 @@ const WITHOUT_SOS: Pick<Readings, ManagedProbe["kind"]> = {
 };
 
 function read<P extends Probe>(probe: P, output: string, reading: CdbReading): Reading<P> {
-  if (!reading.managed && MANAGED_KINDS.has(probe.kind)) return WITHOUT_SOS[probe.kind as ManagedProbe["kind"]] as Reading<P>;
+  if (!reading.managed && Object.hasOwn(WITHOUT_SOS, probe.kind)) return WITHOUT_SOS[probe.kind as ManagedProbe["kind"]] as Reading<P>;
   const reader = READERS[probe.kind] as unknown as (output: string, probe: P) => Reading<P>;
   return reader(output, probe);
 }
