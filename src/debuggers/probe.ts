@@ -214,6 +214,18 @@ export interface Vocabulary {
   readonly syntax: string;
 }
 
+/** A backend's commands that are probes: each a pattern, and the probe a command matching it is. */
+export type CommandPatterns = readonly (readonly [RegExp, (match: RegExpExecArray) => Probe])[];
+
+/** The probe of the first pattern `command` matches, for a vocabulary's `recognise`; null when none does. */
+export function probeOfCommand(patterns: CommandPatterns, command: string): Probe | null {
+  for (const [pattern, probe] of patterns) {
+    const match = pattern.exec(command);
+    if (match) return probe(match);
+  }
+  return null;
+}
+
 /** Probe constructors, for the common asks. */
 export const probes = {
   backtrace: (limit: number, place: Place = {}): ProbeOf<"backtrace"> => ({ kind: "backtrace", limit, ...place }),

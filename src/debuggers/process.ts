@@ -114,3 +114,10 @@ function signal(pid: number, name: NodeJS.Signals): void {
     // Already gone: nothing to do.
   }
 }
+
+/** Waits for a debugger that was asked to quit, and kills it if it has not left within `graceMs`. */
+export async function leaveWithin(proc: DebuggerProcess, graceMs: number): Promise<void> {
+  const grace = new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs).unref());
+  if (!(await Promise.race([proc.exited.then(() => true), grace]))) proc.kill();
+  await proc.exited;
+}

@@ -21,6 +21,11 @@ export interface SessionContext {
   } | null;
 }
 
+/** Where a session stands before its dump is loaded. */
+export function emptyContext(backend: Backend): SessionContext {
+  return { backend, targetLoaded: false, threadCount: null, selectedThread: null, selectedFrame: null };
+}
+
 /** The result of one command, as the design's contract names it. */
 export interface CommandResult {
   command: string;

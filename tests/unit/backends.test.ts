@@ -26,10 +26,18 @@ describe("chooseBackend", () => {
   });
 
   it("refuses a backend this build does not have, naming it", () => {
-    for (const backend of (["lldb", "cdb"] as const).filter((b) => !BACKENDS[b].start)) {
-      const format = backend === "cdb" ? "minidump" : "elf-core";
-      const choice = choose({ requested: backend, format, host: "win32" });
-      expect(choice).toEqual({ error: `the ${backend} backend is not in this version of dumpdbg yet` });
+    // Every backend is built now: each is taken out for the moment, so the refusal is still seen.
+    for (const backend of ["lldb", "cdb"] as const) {
+      const definition = BACKENDS[backend];
+      const { start } = definition;
+      delete definition.start;
+      try {
+        const format = backend === "cdb" ? "minidump" : "elf-core";
+        const choice = choose({ requested: backend, format, host: "win32" });
+        expect(choice).toEqual({ error: `the ${backend} backend is not in this version of dumpdbg yet` });
+      } finally {
+        Object.assign(definition, { start });
+      }
     }
   });
 

@@ -12,9 +12,9 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { CommandRunner } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, SessionDead } from "../errors.js";
-import { spawnDebugger, type DebuggerProcess } from "../process.js";
+import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
-import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
+import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { parsePlaced, type CdbPlace } from "./place.js";
 import { clrModule, parseModuleList } from "./text/modules.js";
 import { parseSelectedFrame, parseThreads } from "./text/stack.js";
@@ -80,7 +80,7 @@ export class CdbSession implements DebuggerSession {
   private running: Running | null = null;
   /** Commands wait here so that exactly one is in flight. */
   private readonly runner: CommandRunner;
-  private ctx: SessionContext = emptyContext();
+  private ctx: SessionContext = emptyContext("cdb");
   private counter = 0;
   /** A marker a dump cannot print by accident or on purpose: its nonce is this session's secret. */
   private readonly nonce = `dumpdbg-${randomBytes(8).toString("hex")}`;
@@ -156,7 +156,7 @@ export class CdbSession implements DebuggerSession {
       }
       const threads = parseThreads(await this.exchange("~", OPEN_TIMEOUT_MS));
       this.threads = new Map(threads.map((thread) => [thread.id, { lwp: thread.lwp, name: thread.name }]));
-      this.ctx = { ...emptyContext(), targetLoaded: true, threadCount: threads.length };
+      this.ctx = { ...emptyContext("cdb"), targetLoaded: true, threadCount: threads.length };
       const sos = await this.loadSos();
       if (sos) warnings.push(sos);
       await this.refreshSelection(OPEN_TIMEOUT_MS);
@@ -178,9 +178,7 @@ export class CdbSession implements DebuggerSession {
     this.running = null;
     if (!running) return;
     running.proc.writeLine("q");
-    const quit = await Promise.race([running.proc.exited.then(() => true), delay(CLOSE_GRACE_MS).then(() => false)]);
-    if (!quit) running.proc.kill();
-    await running.proc.exited;
+    await leaveWithin(running.proc, CLOSE_GRACE_MS);
   }
 
   /**
@@ -345,12 +343,4 @@ export class CdbSession implements DebuggerSession {
     this.ctx.selectedThread = id === null ? null : { id, lwp: thread?.lwp ?? null, name: thread?.name ?? null };
     this.ctx.selectedFrame = frame ? { ...frame, address: null } : null;
   }
-}
-
-function emptyContext(): SessionContext {
-  return { backend: "cdb", targetLoaded: false, threadCount: null, selectedThread: null, selectedFrame: null };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -2,7 +2,7 @@
  * cdb's part of the command safety policy. Commands are case-insensitive; ";" chains commands, so
  * it is refused outright rather than split, as are alias expansions that could turn into anything.
  * The one extension that may be loaded is SOS, for .NET dumps, from a local path; its read-only
- * commands are allowed. dumpdbg's own `[thread T, frame F]` / `[source "FILE"]` prefix (`place.ts`)
+ * commands are allowed. dumpdbg's own `[thread T, frame F]` / `[source "FILE"]` prefix (`place.ts`, `../place-text.ts`)
  * only says where a command runs: the command after it is what is checked.
  */
 

@@ -3,13 +3,14 @@
  * and its output read back into the model (instructions in AT&T spelling, values in gdb's one-line
  * C form). Counts are written in hex with `0x` (cdb's default radix is 16), line numbers with `0n`.
  * A probe addressed to another thread or frame carries the session's `[thread T, frame F]` prefix
- * (`place.ts`), so the selection and the exception context never move. On a .NET dump with SOS
+ * (`../place-text.ts`), so the selection and the exception context never move. On a .NET dump with SOS
  * loaded, the managed probes are SOS's commands and what the runtime died with (the probe for an
  * abort's message) is `!pe`; without SOS they ask for the module list, where a CLR would show, and
  * read nothing.
  */
-import type { Place, Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
-import { placedCommand, parsePlaced, sourceCommand } from "./place.js";
+import { probeOfCommand, type CommandPatterns, type Probe, type ProbeOf, type Reading, type Readings, type Vocabulary } from "../probe.js";
+import { placedCommand, probePlace } from "../place-text.js";
+import { parsePlaced, sourceCommand } from "./place.js";
 import { cdbNumber } from "./text/common.js";
 import { parseDisassembly } from "./text/disassembly.js";
 import { parseLastEvent } from "./text/exception.js";
@@ -123,8 +124,6 @@ function sosCommand(probe: ManagedProbe): string {
   }
 }
 
-const MANAGED_KINDS = new Set<Probe["kind"]>(["managed-threads", "managed-stack", "managed-stacks", "managed-exception", "managed-locks", "managed-heap"]);
-
 type Readers = { [K in keyof Readings]: (output: string, probe: ProbeOf<K>) => Readings[K] };
 
 const READERS: Readers = {
@@ -187,7 +186,7 @@ const WITHOUT_SOS: Pick<Readings, ManagedProbe["kind"]> = {
 };
 
 function read<P extends Probe>(probe: P, output: string, reading: CdbReading): Reading<P> {
-  if (!reading.managed && MANAGED_KINDS.has(probe.kind)) return WITHOUT_SOS[probe.kind as ManagedProbe["kind"]] as Reading<P>;
+  if (!reading.managed && Object.hasOwn(WITHOUT_SOS, probe.kind)) return WITHOUT_SOS[probe.kind as ManagedProbe["kind"]] as Reading<P>;
   const reader = READERS[probe.kind] as unknown as (output: string, probe: P) => Reading<P>;
   return reader(output, probe);
 }
@@ -199,7 +198,7 @@ function count(text: string | undefined): number {
 }
 
 /** cdb commands a model or user may type that are one of the probes, so their output is read the same way. */
-const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
+const RECOGNISED: CommandPatterns = [
   [/^~\*\s*kn(?:\s+(\S+))?$/i, (m) => ({ kind: "thread-backtraces", threads: "all", ...(m[1] ? { limit: count(m[1]) } : {}) })],
   [/^~(\d+)\s*kn(?:\s+(\S+))?$/i, (m) => ({ kind: "thread-backtraces", threads: [Number(m[1])], ...(m[2] ? { limit: count(m[2]) } : {}) })],
   [/^kn(?:\s+(\S+))?$/i, (m) => ({ kind: "backtrace", limit: count(m[1]) })],
@@ -213,7 +212,7 @@ const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
 ];
 
 /** SOS's commands, recognised as probes only where SOS is loaded to answer them. */
-const RECOGNISED_SOS: [RegExp, (match: RegExpExecArray) => Probe][] = [
+const RECOGNISED_SOS: CommandPatterns = [
   [/^!(?:sos\.)?(?:threads|clrthreads)$/i, () => ({ kind: "managed-threads" })],
   [/^!(?:sos\.)?clrstack\s+-a$/i, () => ({ kind: "managed-stack" })],
   [/^~(\d+)\s*e\s+!(?:sos\.)?clrstack\s+-a$/i, (m) => ({ kind: "managed-stack", thread: Number(m[1]) })],
@@ -230,26 +229,15 @@ const PLACED = new Set<Probe["kind"]>(["backtrace", "registers", "disassemble", 
 function recognise(command: string, reading: CdbReading): Probe | null {
   const { place, command: text } = parsePlaced(command.trim());
   if (place.source !== null) return null;
-  if (reading.managed) {
-    for (const [pattern, probe] of RECOGNISED_SOS) {
-      const match = pattern.exec(text.trim());
-      // SOS's commands read the process or name their thread: a prefix would be lost on them.
-      if (match) return place.thread === null && place.frame === null ? probe(match) : null;
-    }
-  }
-  const at: Place = {};
-  if (place.thread !== null) at.thread = place.thread;
-  if (place.frame !== null) at.frame = place.frame;
-  for (const [pattern, probe] of RECOGNISED) {
-    const match = pattern.exec(text.trim());
-    if (!match) continue;
-    const found = probe(match);
-    // A thread's whole stack is addressed by its thread, not by a frame.
-    if (found.kind === "backtrace" && place.frame !== null) return null;
-    if (found.kind === "thread-backtraces" && (place.thread !== null || place.frame !== null)) return null;
-    return (PLACED.has(found.kind) ? { ...found, ...at } : found) as Probe;
-  }
-  return null;
+  const sos = reading.managed ? probeOfCommand(RECOGNISED_SOS, text.trim()) : null;
+  // SOS's commands read the process or name their thread: a prefix would be lost on them.
+  if (sos) return place.thread === null && place.frame === null ? sos : null;
+  const found = probeOfCommand(RECOGNISED, text.trim());
+  if (!found) return null;
+  // A thread's whole stack is addressed by its thread, not by a frame.
+  if (found.kind === "backtrace" && place.frame !== null) return null;
+  if (found.kind === "thread-backtraces" && (place.thread !== null || place.frame !== null)) return null;
+  return (PLACED.has(found.kind) ? { ...found, ...probePlace(place) } : found) as Probe;
 }
 
 const SYNTAX = [

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { CommandRunner } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
-import { spawnDebugger, type DebuggerProcess } from "../process.js";
-import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
+import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
+import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
 import { parseMiLine, type MiRecord, type MiTuple, type MiValue } from "./mi-parser.js";
@@ -56,7 +56,7 @@ export class GdbSession implements DebuggerSession {
   private pending: Pending | null = null;
   /** Runs commands one at a time, and recovers from timeouts and a gdb that died. */
   private readonly runner: CommandRunner;
-  private ctx: SessionContext = emptyContext();
+  private ctx: SessionContext = emptyContext("gdb");
   private selectionChanged = false;
   private gdbVersion: string | null = null;
   private stderrTail = "";
@@ -139,9 +139,7 @@ export class GdbSession implements DebuggerSession {
     this.proc = null;
     if (!proc) return;
     proc.writeLine("-gdb-exit");
-    const quit = await Promise.race([proc.exited.then(() => true), delay(1_000).then(() => false)]);
-    if (!quit) proc.kill();
-    await proc.exited;
+    await leaveWithin(proc, 1_000);
     this.dropLogTail();
   }
 
@@ -353,15 +351,10 @@ export class GdbSession implements DebuggerSession {
   }
 }
 
-function emptyContext(): SessionContext {
-  return { backend: "gdb", targetLoaded: false, threadCount: null, selectedThread: null, selectedFrame: null };
-}
-
 /** Quotes a string as an MI c-string argument. */
 function miQuote(text: string): string {
   return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
-
 
 function miString(value: MiValue | undefined): string | undefined {
   return typeof value === "string" ? value : undefined;

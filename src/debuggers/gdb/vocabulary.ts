@@ -16,7 +16,7 @@ import { parseExitSignal, parseSiginfo } from "./text/signals.js";
 import { parseThreads } from "./text/threads.js";
 import { parseLocals } from "./text/variables.js";
 import type { SourceLine, SymbolAt } from "../model.js";
-import type { Place, Probe, Reading, Readings, Vocabulary } from "../probe.js";
+import { probeOfCommand, type CommandPatterns, type Place, type Probe, type Reading, type Readings, type Vocabulary } from "../probe.js";
 
 function at(place: Place, command: string): string {
   const inFrame = place.frame ? `frame apply level ${place.frame} -q ${command}` : command;
@@ -161,7 +161,7 @@ function parseSource(output: string): SourceLine[] {
 }
 
 /** Commands a model or user may type that are one of the probes, so their output is read the same way. */
-const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
+const RECOGNISED: CommandPatterns = [
   [/^thread apply (all|[\d\s-]+?)\s+(?:-\S+\s+)*(?:bt|backtrace|where)\b(?:\s+(\d+))?\s*$/, (m) => ({ kind: "thread-backtraces", threads: m[1] === "all" ? "all" : (m[1] ?? "").trim().split(/\s+/).map(Number), ...(m[2] ? { limit: Number(m[2]) } : {}) })],
   [/^(?:bt|backtrace|where)(?:\s+-?full)?(?:\s+(-?)(\d+))?\s*$/, (m) => ({ kind: "backtrace", limit: Number(m[2] ?? 0), ...(m[1] ? { outermost: true } : {}) })],
   [/^(?:info\s+(?:registers|all-registers)|i\s+r)\b(.*)$/, (m) => ({ kind: "registers", ...((m[1] ?? "").trim() ? { names: (m[1] ?? "").trim().split(/\s+/) } : {}) })],
@@ -193,11 +193,8 @@ function recognise(command: string): Probe | null {
     place.frame = Number(frame[1]);
     text = frame[2] ?? "";
   }
-  for (const [pattern, probe] of RECOGNISED) {
-    const match = pattern.exec(text);
-    if (match) return { ...probe(match), ...place } as Probe;
-  }
-  return null;
+  const found = probeOfCommand(RECOGNISED, text);
+  return found && ({ ...found, ...place } as Probe);
 }
 
 const SYNTAX = [

@@ -10,13 +10,13 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { CommandRunner } from "../command-runner.js";
 import { DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
-import { spawnDebugger, type DebuggerProcess } from "../process.js";
+import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
-import type { CommandResult, DebuggerSession, RunOptions, SessionContext } from "../session.js";
+import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "./dap.js";
 import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
-import { parsePlaced, type Placed } from "./place.js";
+import { parsePlaced, type CommandPlace } from "../place-text.js";
 import { parseFrameText } from "./text/frames.js";
 
 export interface LldbSessionOptions {
@@ -82,7 +82,7 @@ export class LldbSession implements DebuggerSession {
   private adapter: Adapter | null = null;
   /** Commands wait here so that exactly one is in flight. */
   private readonly runner: CommandRunner;
-  private ctx: SessionContext = emptyContext();
+  private ctx: SessionContext = emptyContext("lldb");
   /** Thread names by OS thread id: the adapter's ids are lldb's tids, and a dump's threads never change. */
   private threadNames = new Map<number, string | null>();
   private lldbVersion: string | null = null;
@@ -144,7 +144,7 @@ export class LldbSession implements DebuggerSession {
       const threads = await client.request("threads", undefined, OPEN_TIMEOUT_MS);
       const list = threads.success ? threads.body.threads : [];
       this.threadNames = new Map(list.map((thread) => [thread.id, threadName(thread)]));
-      this.ctx = { ...emptyContext(), targetLoaded: true, threadCount: list.length };
+      this.ctx = { ...emptyContext("lldb"), targetLoaded: true, threadCount: list.length };
       const version = await this.command("version", OPEN_TIMEOUT_MS);
       this.lldbVersion = version.output.trim().split("\n")[0] || null;
       await this.refreshSelection(OPEN_TIMEOUT_MS);
@@ -168,9 +168,7 @@ export class LldbSession implements DebuggerSession {
     if (!adapter) return;
     // Leaves the dump as it is; lldb-vscode exits once it has answered.
     await adapter.client.request("disconnect", { terminateDebuggee: false }, CLOSE_GRACE_MS).catch(() => undefined);
-    const quit = await Promise.race([adapter.proc.exited.then(() => true), delay(CLOSE_GRACE_MS).then(() => false)]);
-    if (!quit) adapter.proc.kill();
-    await adapter.proc.exited;
+    await leaveWithin(adapter.proc, CLOSE_GRACE_MS);
   }
 
   /** One command through the adapter's REPL: placed ones in their thread and frame, the selection read back after one that moves it. */
@@ -253,7 +251,7 @@ export class LldbSession implements DebuggerSession {
    * as gdb's `thread apply N frame apply level F` leaves gdb's. A thread without a frame means its
    * innermost frame.
    */
-  private async placed(place: Placed["place"], command: string, timeoutMs: number): Promise<Reply> {
+  private async placed(place: CommandPlace, command: string, timeoutMs: number): Promise<Reply> {
     const home = { thread: this.ctx.selectedThread?.id ?? null, frame: this.ctx.selectedFrame?.level ?? 0 };
     const moves = [
       ...(place.thread !== null ? [`thread select ${place.thread}`] : []),
@@ -305,10 +303,6 @@ export class LldbSession implements DebuggerSession {
       this.loading.push(output);
     }
   }
-}
-
-function emptyContext(): SessionContext {
-  return { backend: "lldb", targetLoaded: false, threadCount: null, selectedThread: null, selectedFrame: null };
 }
 
 /**
@@ -376,8 +370,4 @@ function isMinidump(path: string): boolean {
 /** Quotes an argument of an lldb command. */
 function lldbQuote(text: string): string {
   return `"${text.replace(/[\\"]/g, "\\$&")}"`;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -25,7 +25,7 @@ import {
   refuse,
   type PolicyVerdict,
 } from "../policy/verdict.js";
-import { parsePlaced } from "./place.js";
+import { parsePlaced } from "../place-text.js";
 
 // lldb compiles an expression with clang as the body of a function, and runs it.
 const LLDB_EXPRESSIONS: ExpressionLanguage = { ...C_EXPRESSIONS, compiled: true };

@@ -5,8 +5,8 @@
  * session's `[thread T, frame F]` prefix, so the selection never moves.
  */
 import type { SourceLine } from "../model.js";
-import type { Place, Probe, ProbeOf, Reading, Readings, Vocabulary } from "../probe.js";
-import { placedCommand, parsePlaced } from "./place.js";
+import { probeOfCommand, type CommandPatterns, type Probe, type ProbeOf, type Reading, type Readings, type Vocabulary } from "../probe.js";
+import { placedCommand, parsePlaced, probePlace } from "../place-text.js";
 import { parseDisassembly } from "./text/disassembly.js";
 import { parseBacktrace, parseThreadBacktraces, parseThreads } from "./text/frames.js";
 import { parseImageList, parseLookup, parseRegions, parseSections } from "./text/images.js";
@@ -164,7 +164,7 @@ function read<P extends Probe>(probe: P, output: string): Reading<P> {
 }
 
 /** lldb commands a model or user may type that are one of the probes, so their output is read the same way. */
-const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
+const RECOGNISED: CommandPatterns = [
   [/^(?:bt|thread backtrace)\s+(?:(?:-c|--count)\s+(\d+)\s+)?all\s*$/, (m) => ({ kind: "thread-backtraces", threads: "all", ...(m[1] ? { limit: Number(m[1]) } : {}) })],
   [/^thread backtrace\s+all\s+(?:-c|--count)\s+(\d+)\s*$/, (m) => ({ kind: "thread-backtraces", threads: "all", limit: Number(m[1]) })],
   [/^bt(?:\s+(\d+))?\s*$/, (m) => ({ kind: "backtrace", limit: Number(m[1] ?? 0) })],
@@ -183,18 +183,10 @@ const RECOGNISED: [RegExp, (match: RegExpExecArray) => Probe][] = [
 /** The probe an lldb command is, reading through dumpdbg's `[thread T, frame F]` prefix. */
 function recognise(command: string): Probe | null {
   const { place, command: text } = parsePlaced(command.trim());
-  const at: Place = {};
-  if (place.thread !== null) at.thread = place.thread;
-  if (place.frame !== null) at.frame = place.frame;
-  for (const [pattern, probe] of RECOGNISED) {
-    const match = pattern.exec(text.trim());
-    if (!match) continue;
-    const found = probe(match);
-    // A thread's whole stack is addressed by its argument, not by the prefix's frame.
-    if (found.kind === "backtrace" && place.frame !== null) return null;
-    return { ...found, ...at } as Probe;
-  }
-  return null;
+  const found = probeOfCommand(RECOGNISED, text.trim());
+  // A thread's whole stack is addressed by its argument, not by the prefix's frame.
+  if (!found || (found.kind === "backtrace" && place.frame !== null)) return null;
+  return { ...found, ...probePlace(place) } as Probe;
 }
 
 const SYNTAX = [

@@ -4,6 +4,7 @@
  * x86 analyzers read for every backend. Direct targets and rip-relative operands come with their
  * symbol in parentheses (`call prog!helper (00007ff6`1a2b1100)`): that is the instruction's reference.
  */
+import { splitOperands } from "../../att-text.js";
 import type { Disassembly, Instruction } from "../../model.js";
 import { bounded, cdbAddress, cdbNumber, lines, parseLocation } from "./common.js";
 
@@ -59,30 +60,12 @@ function toAtt(text: string): Pick<Instruction, "mnemonic" | "operands" | "refer
   const rest = words.join(" ").replace(/\s+[a-z]s:[0-9a-f`]+=\S*$/i, "");
   let reference: Instruction["reference"] = null;
   const branch = /^(call|j[a-z]*|loop\w*)$/.test(mnemonic);
-  const operands = splitIntel(rest).map((operand) => {
+  const operands = splitOperands(rest).map((operand) => {
     const converted = convertOperand(operand, branch);
     if (converted.reference) reference = converted.reference;
     return converted.text;
   });
   return { mnemonic, operands: operands.reverse(), reference };
-}
-
-/** Intel operands split at commas outside brackets and parentheses. */
-function splitIntel(text: string): string[] {
-  if (text.trim() === "") return [];
-  const operands: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of text) {
-    if (ch === "[" || ch === "(") depth++;
-    if (ch === "]" || ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      operands.push(current.trim());
-      current = "";
-    } else current += ch;
-  }
-  operands.push(current.trim());
-  return operands;
 }
 
 const REGISTER = /^(?:[re]?[abcd]x|[abcd][lh]|[re]?(?:si|di|sp|bp|ip)|[sd]il|[sb]pl|r(?:[89]|1[0-5])[dwb]?|[c-gs]s|[xyz]mm\d{1,2}|k[0-7]|st(?:\(\d\))?|cr\d|dr\d)$/i;

@@ -1,13 +1,19 @@
 /**
- * Where an LLDB command runs. LLDB has no per-command thread or frame prefix (gdb has `thread apply N`
- * and `frame apply level F`), so dumpdbg's LLDB session takes one of its own: `[thread 2, frame 3]
- * frame variable` selects thread 2 (LLDB's index) and its frame 3, runs `frame variable`, and puts the
- * selection back. Either part may be left out.
+ * Where a command runs, for a debugger with no per-command thread and frame prefix (gdb has `thread
+ * apply N` and `frame apply level F`; LLDB has none, cdb's `~T e CMD` has no frame): dumpdbg's LLDB
+ * and cdb sessions take one of their own. `[thread 2, frame 3] CMD` selects thread 2 (the debugger's
+ * own number) and its frame 3, runs CMD, and puts the selection back. Either part may be left out.
  */
-import type { Place } from "../probe.js";
+import type { Place } from "./probe.js";
+
+/** A command's thread and frame; null where the prefix names none. */
+export interface CommandPlace {
+  thread: number | null;
+  frame: number | null;
+}
 
 export interface Placed {
-  place: { thread: number | null; frame: number | null };
+  place: CommandPlace;
   command: string;
 }
 
@@ -22,7 +28,7 @@ export function placedCommand(place: Place, command: string): string {
   return parts.length === 0 ? command : `[${parts.join(", ")}] ${command}`;
 }
 
-/** The place and the LLDB command of a line that may carry the prefix. */
+/** The place and the debugger's command of a line that may carry the prefix. */
 export function parsePlaced(text: string): Placed {
   const match = PREFIX.exec(text);
   if (!match || (match[1] === undefined && match[2] === undefined)) return { place: { thread: null, frame: null }, command: text };
@@ -30,4 +36,12 @@ export function parsePlaced(text: string): Placed {
     place: { thread: match[1] === undefined ? null : Number(match[1]), frame: match[2] === undefined ? null : Number(match[2]) },
     command: text.slice(match[0].length),
   };
+}
+
+/** A parsed prefix as a probe's place: only the parts it names. */
+export function probePlace(place: CommandPlace): Place {
+  const at: Place = {};
+  if (place.thread !== null) at.thread = place.thread;
+  if (place.frame !== null) at.frame = place.frame;
+  return at;
 }
