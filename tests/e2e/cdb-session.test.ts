@@ -102,6 +102,8 @@ describe("CdbSession on a native crash dump", () => {
     expect(await session.run("frobnicate")).toMatchObject({ ok: false, errorType: "debugger_error", error: "^ Syntax error in 'frobnicate'" });
     expect(await session.run("?? nosuch")).toMatchObject({ ok: false, errorType: "debugger_error", error: "Couldn't resolve error at 'nosuch'" });
     expect(await session.run("kb\n.shell dir")).toMatchObject({ ok: false, errorType: "debugger_error" });
+    // A placed command aimed at a thread the dump does not have fails with cdb's line, not an empty success.
+    expect(await session.run("[thread 9] kn 0x29")).toMatchObject({ ok: false, errorType: "debugger_error", error: "^ Illegal thread error in '~9s'" });
   });
 
   it("runs a placed command in its thread and frame and puts the selection and the exception context back", async () => {

@@ -55,7 +55,7 @@ const PROMPT_THREAD = /(\d+):(\d+)(?::\w+)?> $/;
  * command reports about the dump (`????????` memory).
  */
 const COMMAND_ERROR =
-  /^(?:Couldn't resolve error at .*|\s*\^ (?:Syntax|Extra character|Bad register|Illegal value|Operator expected|Range|Numeric expression missing|Unknown) error in .*|No export \S+ found|The call to LoadLibrary\(.*\) failed.*|Unable to find module '.*'|Invalid parameter .*|Memory access error at .*)$/m;
+  /^(?:Couldn't resolve error at .*|\s*\^ (?:Syntax|Extra character|Bad register|Illegal value|Illegal thread|Operator expected|Range|Numeric expression missing|Unknown) error in .*|No export \S+ found|The call to LoadLibrary\(.*\) failed.*|Unable to find module '.*'|Invalid parameter .*|Memory access error at .*)$/m;
 
 /** Load-time lines worth a user's attention: missing images and symbols, mismatches. */
 const LOAD_WARNING = /^\*\*\* (?:WARNING|ERROR)|^WARNING: |^Unable to load image|^Unable to verify|^\*\*\* Unable to/;
