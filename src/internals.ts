@@ -2,7 +2,7 @@
  * The layers the benches time directly, below the command line: built into `dist/internals.js`
  * beside the CLI's bundle. Not an API.
  */
-export { triage } from "./analyzers/triage.js";
+export { triage } from "./analyzers/triage/index.js";
 export { askSession } from "./debuggers/inspector.js";
 export { GdbSession } from "./debuggers/gdb/gdb-session.js";
 export { LldbSession } from "./debuggers/lldb/lldb-session.js";

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Annotation, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { TriageOptions } from "../analyzers/triage.js";
+import type { TriageOptions } from "../analyzers/triage/index.js";
 import type { Probe } from "../debuggers/probe.js";
 import type { DebuggerSession } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";

@@ -4,6 +4,9 @@ import type { FaultPlace, Stretch } from "../report/document.js";
 
 export type { FaultPlace } from "../report/document.js";
 
+/** The first page(s) are never mapped: an access there came from a NULL pointer (plus offset). */
+export const NULL_PAGE_LIMIT = 0x10000n;
+
 const CODE_SECTIONS = new Set([".text", ".plt", ".plt.got", ".plt.sec", ".init", ".fini", ".iplt"]);
 
 /** Whether a range of addresses (`start` included, `end` not) holds an address. */

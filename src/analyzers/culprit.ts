@@ -43,6 +43,9 @@ export function placeFrames(frames: Frame[], moduleAt: ModuleLocator, pc: string
 }
 
 /** Shared objects of the C, C++ and Rust runtimes, the loader and the sanitizers. */
+/** Rust's SIGSEGV handler for a guard-page hit (`std::sys::pal::unix::stack_overflow::imp::signal_handler`). */
+export const RUST_STACK_OVERFLOW_HANDLER = /^std::sys::(pal::)?unix::stack_overflow::(imp::)?signal_handler$/;
+
 const RUNTIME_MODULE =
   /^system-supplied DSO|^(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*|ld|ld64|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi|libunwind|libffi|libasan|libubsan|libtsan|liblsan|linux-vdso|linux-gate)([.-].*)?\.so(\.\d+)*$|^linux-vdso/;
 

@@ -6,7 +6,7 @@
  * (failing RAM, a bad cosmic day): the candidate is named. Pure; x86-64, AT&T operands.
  */
 import { toBigInt, type Address, type Instruction, type Register } from "../debuggers/model.js";
-import { NULL_PAGE_LIMIT } from "./classify.js";
+import { NULL_PAGE_LIMIT } from "./address-space.js";
 
 export interface Range {
   start: bigint;

@@ -1,8 +1,8 @@
 /** The human verdict of `dumpdbg triage`: a few lines saying what, where and why. */
-import type { CrashKind } from "../report/schema.js";
+import type { CrashKind, OriginType } from "../report/schema.js";
 import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
 import { lockText } from "./deadlock.js";
-import type { TriageResult } from "./triage.js";
+import type { TriageResult } from "./triage/index.js";
 
 const KIND_TEXT: Record<CrashKind, string> = {
   "null-dereference": "null pointer dereference",
@@ -21,8 +21,18 @@ const KIND_TEXT: Record<CrashKind, string> = {
   "bus-error": "bus error",
   panic: "panic",
   deadlock: "deadlock",
+  hang: "hang (every thread blocked waiting, no lock cycle)",
+  breakpoint: "breakpoint trap",
   "fortify-failure": "buffer overflow caught by _FORTIFY_SOURCE",
   unknown: "unknown",
+};
+
+const ORIGIN_TEXT: Record<OriginType, string> = {
+  fault: "the CPU faulted",
+  sent: "sent by another process",
+  raised: "raised by the program itself",
+  requested: "dump taken on request, not at a crash",
+  exception: "an unhandled software exception",
 };
 
 /** Frames of the crashing thread listed under the verdict. */
@@ -33,6 +43,7 @@ export function formatTriage(result: TriageResult): string {
   const out: string[] = [];
   const signal = crash.signal ? ` (${[crash.signal, crash.signalCode].filter(Boolean).join(", ")})` : "";
   out.push(`Crash:     ${KIND_TEXT[crash.kind]}${signal}`);
+  if (crash.origin) out.push(`Origin:    ${ORIGIN_TEXT[crash.origin.type]}: ${crash.origin.evidence}`);
   const c = crash.culprit;
   const where = c.function ?? (c.frame !== null ? `frame ${c.frame}` : "unknown");
   const location = c.file !== null ? ` at ${c.file}:${c.line ?? "?"}` : c.module !== null ? ` in ${c.module}` : "";

@@ -57,10 +57,10 @@ export function blockedOn(thread: number, frames: PlacedFrame[]): BlockedThread 
 }
 
 /**
- * "hung: all 4 threads blocked waiting: 3 on a condition variable (in worker_main), 1 for another
+ * "all 4 threads are blocked waiting: 3 on a condition variable (in worker_main), 1 for another
  * thread to finish (in main)", when every thread is blocked; null when any one is running.
  */
-export function hangSummary(framesOf: Map<number, PlacedFrame[]>): string | null {
+export function blockedThreads(framesOf: Map<number, PlacedFrame[]>): string | null {
   if (framesOf.size === 0) return null;
   const blocked = [...framesOf].map(([thread, frames]) => blockedOn(thread, frames));
   // Only waits another thread must end make a hang: a sleep ends by itself, and a thread waiting
@@ -77,5 +77,10 @@ export function hangSummary(framesOf: Map<number, PlacedFrame[]>): string | null
     .sort((a, b) => b[1].count - a[1].count)
     .map(([what, g]) => `${g.count} ${WAITED_FOR.has(what) ? "for" : "on"} ${what}${g.waiters.size ? ` (in ${[...g.waiters].slice(0, 3).join(", ")})` : ""}`);
   const n = framesOf.size;
-  return `hung: ${n === 1 ? "its only thread is" : `all ${n} threads are`} blocked waiting: ${parts.join(", ")}; no wait records an owner, so who should have woken them is not in the dump`;
+  return `${n === 1 ? "its only thread is" : `all ${n} threads are`} blocked waiting: ${parts.join(", ")}`;
+}
+
+/** A hang's message: what the threads are blocked on, and that the dump cannot say who should have woken them. */
+export function hangMessage(blocked: string): string {
+  return `hung: ${blocked}; no wait records an owner, so who should have woken them is not in the dump`;
 }

@@ -30,3 +30,27 @@ export function signalCodeName(signo: number, code: number): string {
   const perSignal = code > 0 && code < 128 ? FAULT_CODES[signalName(signo)]?.[code - 1] : undefined;
   return perSignal ?? GENERIC_CODES[code] ?? String(code);
 }
+
+/** A general-protection fault: a non-canonical address, which the kernel reports as 0. */
+export const SI_KERNEL = 0x80;
+/** Codes of a signal sent by a process rather than raised by the CPU: kill(), sigqueue(), tgkill(). */
+export const SI_USER = 0;
+export const SI_QUEUE = -1;
+export const SI_TKILL = -6;
+/** SIGTRAP's code for a breakpoint trap (`brk` on arm64; int3 reports SI_KERNEL on x86). */
+export const TRAP_BRKPT = 1;
+
+export const SIGILL = 4;
+export const SIGTRAP = 5;
+export const SIGABRT = 6;
+export const SIGBUS = 7;
+export const SIGFPE = 8;
+export const SIGSEGV = 11;
+export const SIGSTOP = 19;
+/** Signals the CPU raises for the instruction it ran. */
+export const FAULT_SIGNALS = new Set([SIGILL, SIGBUS, SIGFPE, SIGSEGV]);
+
+/** Whether a signal was sent by a process (another one, or the process itself) instead of a fault. */
+export function sentByProcess(siginfo: { code: number } | null | undefined): boolean {
+  return siginfo !== null && siginfo !== undefined && (siginfo.code === SI_USER || siginfo.code === SI_QUEUE || siginfo.code === SI_TKILL);
+}

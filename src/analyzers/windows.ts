@@ -4,8 +4,8 @@
  * the system and runtime modules a culprit is never in. Pure.
  */
 import { toBigInt, type ExceptionStop } from "../debuggers/model.js";
-import type { Crash, CrashKind } from "../report/schema.js";
-import { NULL_PAGE_LIMIT } from "./classify.js";
+import type { Crash, CrashKind, OriginType } from "../report/schema.js";
+import { NULL_PAGE_LIMIT } from "./address-space.js";
 
 export const EXCEPTION_ACCESS_VIOLATION = "0xc0000005";
 export const EXCEPTION_STACK_OVERFLOW = "0xc00000fd";
@@ -82,6 +82,19 @@ export function managedExceptionText(text: string | null): string | null {
   return text !== null && /^[A-Za-z_][\w`+]*(?:\.[A-Za-z_][\w`+]*)+(?::\s.*)?$/.test(text) ? text : null;
 }
 
+/** Exceptions the CPU raises for the instruction it ran. */
+const CPU_EXCEPTIONS = new Set(["0xc0000005", "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc0000095", "0xc000008e", "0xc00000fd", "0x80000003", "0x80000004", "0x80000002", "0xc000008c"]);
+/** Exceptions the program, its runtime or the system's libraries raise to end it: abort, __fastfail, the heap manager, an assertion. */
+const ENDING_EXCEPTIONS = new Set(["0xc0000409", "0x40000015", "0xc0000602", "0xc0000420", "0xc0000374"]);
+
+/** Where an exception came from, by its code: the CPU, the program ending itself, or a software exception. */
+export function exceptionOrigin(code: string): { type: OriginType; evidence: string } {
+  const named = `exception ${code}${NAMES[code] ? ` (${NAMES[code]})` : ""}`;
+  if (CPU_EXCEPTIONS.has(code)) return { type: "fault", evidence: `${named}: the CPU raised it for the instruction at the exception address` };
+  if (ENDING_EXCEPTIONS.has(code)) return { type: "raised", evidence: `${named}: the program, its C runtime or the system's libraries raised it to end the process` };
+  return { type: "exception", evidence: `${named}: a software exception thrown by the program and not handled` };
+}
+
 /** The name of an exception code, null for one the program defined itself. */
 export function exceptionName(code: string): string | null {
   return NAMES[code] ?? null;
@@ -148,8 +161,8 @@ export function readException(exception: ExceptionStop, context: { stackExhauste
     case "0xc0000420":
       return verdict("assertion-failure", "assertion failure (STATUS_ASSERTION_FAILURE)");
     case "0x80000003":
-      // Not a crash kind of its own: __debugbreak() or a debug build's assertion stopped the program on purpose.
-      return verdict("abort", "breakpoint (EXCEPTION_BREAKPOINT): __debugbreak() or a debug build's assertion");
+      // __debugbreak() or a debug build's assertion stopped the program on purpose.
+      return verdict("breakpoint", "breakpoint (EXCEPTION_BREAKPOINT): __debugbreak() or a debug build's assertion");
     case MSVC_CXX_EXCEPTION:
       return verdict("uncaught-exception");
     case CLR_EXCEPTION: {

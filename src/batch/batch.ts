@@ -28,7 +28,7 @@ export interface BatchOptions {
 }
 
 export interface BatchDocument {
-  groups: { id: string; kind: string; signature: string; culprit: Group["culprit"]; count: number; members: string[]; representative: string; firstModified: string; lastModified: string; analysis: string | null }[];
+  groups: { id: string; kind: string; origin: Group["origin"]; signature: string; culprit: Group["culprit"]; count: number; members: string[]; representative: string; firstModified: string; lastModified: string; analysis: string | null }[];
   errors: { dump: string; error: string }[];
   skipped: string[];
   /** Dumps not triaged because the batch was stopped (Ctrl+C); a rerun takes them. */
@@ -171,6 +171,7 @@ function documentOf(groups: Group[], analyses: Map<string, string>, errors: Batc
       return {
         id: group.id,
         kind: group.kind,
+        origin: group.origin,
         signature: group.signature,
         culprit: group.culprit,
         count: group.members.length,

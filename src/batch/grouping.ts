@@ -4,7 +4,7 @@
  * culprit outwards, with a threshold) are one. Names only, never addresses, so two builds and two
  * runs of one bug meet. Pure.
  */
-import type { CrashKind } from "../report/schema.js";
+import type { CrashKind, OriginType } from "../report/schema.js";
 
 export interface Triaged {
   dump: string;
@@ -18,6 +18,8 @@ export interface Triaged {
   modifiedAt: string;
   /** The program's build id, when the dump records it: an analysis is reused within one build. */
   buildId: string | null;
+  /** Where the stop came from (a fault, a signal another process sent, a dump on request…); null in results kept from before origins were read. */
+  origin?: OriginType | null;
 }
 
 export interface Group {
@@ -25,6 +27,8 @@ export interface Group {
   kind: CrashKind;
   signature: string;
   culprit: Triaged["culprit"];
+  /** Where its dumps' stops came from: a kill from outside and a crash with the same stack are not one bug. */
+  origin: OriginType | null;
   members: Triaged[];
   representative: Triaged;
 }
@@ -56,9 +60,10 @@ export function groupByBug(triaged: Triaged[]): Group[] {
   const groups: Group[] = [];
   const sorted = [...triaged].sort((x, y) => x.dump.localeCompare(y.dump));
   for (const dump of sorted) {
+    const origin = dump.origin ?? null;
     const home =
-      groups.find((g) => g.signature === dump.signature) ??
-      groups.find((g) => g.kind === dump.kind && dump.culprit.function !== null && g.culprit.function === dump.culprit.function && stackSimilarity(g.representative.frames, dump.frames) >= SIMILARITY_THRESHOLD);
+      groups.find((g) => g.signature === dump.signature && g.origin === origin) ??
+      groups.find((g) => g.kind === dump.kind && g.origin === origin && dump.culprit.function !== null && g.culprit.function === dump.culprit.function && stackSimilarity(g.representative.frames, dump.frames) >= SIMILARITY_THRESHOLD);
     if (home) {
       home.members.push(dump);
       if (dump.completeness > home.representative.completeness) {
@@ -66,7 +71,7 @@ export function groupByBug(triaged: Triaged[]): Group[] {
         home.culprit = dump.culprit;
       }
     } else {
-      groups.push({ id: "", kind: dump.kind, signature: dump.signature, culprit: dump.culprit, members: [dump], representative: dump });
+      groups.push({ id: "", kind: dump.kind, signature: dump.signature, culprit: dump.culprit, origin, members: [dump], representative: dump });
     }
   }
   groups.sort((x, y) => y.members.length - x.members.length || x.signature.localeCompare(y.signature));

@@ -3,6 +3,11 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { BatchDocument } from "./batch.js";
 
+/** A group's kind, and where its stops came from when that says it was no crash (a kill from outside, a dump on request). */
+function kindText(group: BatchDocument["groups"][number]): string {
+  return group.origin === "sent" || group.origin === "requested" ? `${group.kind} (${group.origin === "sent" ? "signal sent by another process" : "dump on request"})` : group.kind;
+}
+
 export function batchMarkdown(doc: BatchDocument, id: string): string {
   const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
   const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
@@ -16,10 +21,10 @@ export function batchMarkdown(doc: BatchDocument, id: string): string {
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...doc.groups.map((g) => {
       const culprit = g.culprit.function ? `${code(g.culprit.function)}${g.culprit.file ? ` at ${code(`${basename(g.culprit.file)}:${g.culprit.line ?? "?"}`)}` : ""}` : "—";
-      return `| ${g.id} | ${g.kind} | ${culprit} | ${g.count} | ${g.firstModified.slice(0, 19).replace("T", " ")} | ${g.lastModified.slice(0, 19).replace("T", " ")} | ${cell(g.representative)} | ${g.analysis ? `[analysis](${g.analysis})` : "—"} |`;
+      return `| ${g.id} | ${kindText(g)} | ${culprit} | ${g.count} | ${g.firstModified.slice(0, 19).replace("T", " ")} | ${g.lastModified.slice(0, 19).replace("T", " ")} | ${cell(g.representative)} | ${g.analysis ? `[analysis](${g.analysis})` : "—"} |`;
     }),
     "",
-    ...doc.groups.flatMap((g) => [`## ${g.id} · ${g.kind} · ${g.count} ${g.count === 1 ? "dump" : "dumps"}`, "", `Signature: ${code(g.signature)}`, "", ...g.members.map((m) => `- ${cell(m)}${m === g.representative ? " (representative)" : ""}`), ""]),
+    ...doc.groups.flatMap((g) => [`## ${g.id} · ${kindText(g)} · ${g.count} ${g.count === 1 ? "dump" : "dumps"}`, "", `Signature: ${code(g.signature)}`, "", ...g.members.map((m) => `- ${cell(m)}${m === g.representative ? " (representative)" : ""}`), ""]),
     ...(doc.errors.length ? ["## Could not be read", "", ...doc.errors.map((e) => `- ${cell(e.dump)}: ${cell(e.error)}`), ""] : []),
     ...(doc.skipped.length ? ["## Not dumps", "", ...doc.skipped.map((s) => `- ${cell(s)}`), ""] : []),
   ];
@@ -38,7 +43,7 @@ export function batchHtml(doc: BatchDocument, id: string): string {
     .map((g) => {
       const culprit = g.culprit.function ? `${g.culprit.function}${g.culprit.file ? ` at ${basename(g.culprit.file)}:${g.culprit.line ?? "?"}` : ""}` : "—";
       const analysis = g.analysis ? `<a href="${escape(g.analysis.replace(/\.md$/, ".html"))}">analysis</a>` : "";
-      return `<tr><td>${escape(g.id)}</td><td>${escape(g.kind)}</td><td><code>${escape(culprit)}</code></td><td data-n="${g.count}">${g.count}</td><td>${escape(g.firstModified.slice(0, 19).replace("T", " "))}</td><td>${escape(g.lastModified.slice(0, 19).replace("T", " "))}</td><td title="${escape(g.members.join("\n"))}">${escape(basename(g.representative))}</td><td>${analysis}</td></tr>`;
+      return `<tr><td>${escape(g.id)}</td><td>${escape(kindText(g))}</td><td><code>${escape(culprit)}</code></td><td data-n="${g.count}">${g.count}</td><td>${escape(g.firstModified.slice(0, 19).replace("T", " "))}</td><td>${escape(g.lastModified.slice(0, 19).replace("T", " "))}</td><td title="${escape(g.members.join("\n"))}">${escape(basename(g.representative))}</td><td>${analysis}</td></tr>`;
     })
     .join("\n");
   const errors = doc.errors.map((e) => `<li><code>${escape(e.dump)}</code>: ${escape(e.error)}</li>`).join("\n");

@@ -41,6 +41,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
       completeness: (crash.culprit.line !== null ? 10 : 0) + frames.filter((f) => f !== "??").length,
       modifiedAt: statSync(dump).mtime.toISOString(),
       buildId: opened.dump.facts.modules[0]?.buildId ?? null,
+      origin: crash.origin?.type ?? null,
     };
   } finally {
     await opened.session.close();

@@ -120,7 +120,7 @@ export async function printResult(result: Pick<AnalysisResult, "sessionId" | "re
   const { report, files } = result;
   const c = colours(process.stdout);
   const width = process.stdout.isTTY ? widthOf(process.stdout) : Number.POSITIVE_INFINITY;
-  const hang = report.crash.kind === "deadlock";
+  const hang = report.crash.kind === "deadlock" || report.crash.kind === "hang";
   const headline = c.bold((hang ? c.yellow : c.red)(verdict(report, (text) => text)));
   const paths = files.map((f) => `  ${f.file}`);
   if (flags.quiet) {

@@ -1,6 +1,6 @@
 /** `dumpdbg triage`: the deterministic verdict, fast: no graph, no model, no evidence store. */
 import { formatTriage } from "../analyzers/format.js";
-import { triage as runTriage, triageOptionsOf } from "../analyzers/triage.js";
+import { triage as runTriage, triageOptionsOf } from "../analyzers/triage/index.js";
 import { askSession } from "../debuggers/inspector.js";
 import { debuggerWarningsLine, openDump } from "../debuggers/open.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";

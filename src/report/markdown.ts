@@ -8,7 +8,7 @@
 import path from "node:path";
 import type { ReportDetails, ReportDocument, SourceExcerpt, StackFrame } from "./document.js";
 import { thousands } from "./numbers.js";
-import { unknownCrashOf } from "./unknown-crash.js";
+import { senderText } from "./origin.js";
 import type { CrashKind, Report } from "./schema.js";
 
 export interface RenderOptions {
@@ -84,9 +84,11 @@ export function verdict(report: Report, literal: (s: string) => string): string 
   const where = fn ? ` in ${literal(fn)}` : "";
   const at = file ? ` (${literal(line === null ? basename(file) : `${basename(file)}:${line}`)})` : "";
   // A hang without a lock cycle, or a signal a process sent: neither is a crash, and the title says so.
-  const story = unknownCrashOf(crash);
-  if (story && "hang" in story) return `Hang: ${story.hang.replace(/ blocked waiting:.*$/, "")} blocked waiting`;
-  if (story && crash.signal) return story.self ? `${crash.signal} raised by the program itself${where}${at}` : `${crash.signal} sent ${story.sender}, not a crash: it arrived${where}${at}`;
+  if (crash.kind === "hang") return "Hang: every thread is blocked waiting, with no lock cycle";
+  const origin = crash.origin?.type;
+  if (crash.kind === "unknown" && crash.signal && crash.origin && (origin === "sent" || origin === "raised")) {
+    return origin === "raised" ? `${crash.signal} raised by the program itself${where}${at}` : `${crash.signal} sent ${senderText(crash.origin, false)}, not a crash: it arrived${where}${at}`;
+  }
   return `${KIND_LABEL[crash.kind]}${where}${at}`;
 }
 
@@ -111,6 +113,8 @@ const KIND_LABEL = {
   "bus-error": "Bus error",
   panic: "Panic",
   deadlock: "Deadlock",
+  hang: "Hang",
+  breakpoint: "Breakpoint trap",
   "fortify-failure": "Fortify check failure",
   unknown: "Crash of unknown kind",
 } satisfies Record<CrashKind, string>;
@@ -141,6 +145,7 @@ function crashSection({ crash }: Report, details: ReportDetails): string[] {
   const facts: [string, string][] = [
     ["Kind", cellCode(crash.kind)],
     ["Signal", crash.signal ? cellCode([crash.signal, crash.signalCode].filter(Boolean).join(" / ")) : "—"],
+    ["Origin", crash.origin ? `${text(crash.origin.type)}: ${text(crash.origin.evidence)}` : "—"],
     ["Fault address", orDash(crash.faultAddress, cellCode)],
     ["Access", orDash(crash.access, text)],
     ["Message", orDash(crash.message, text)],

@@ -18,6 +18,8 @@ const CRASH_KINDS = [
   "bus-error",
   "panic",
   "deadlock",
+  "hang",
+  "breakpoint",
   "fortify-failure",
   "unknown",
 ] as const;
@@ -50,6 +52,23 @@ const DeadlockEdgeSchema = z.object({
   heldByThread: z.number().int().nullable(),
 });
 
+const ORIGIN_TYPES = ["fault", "sent", "raised", "requested", "exception"] as const;
+export type OriginType = (typeof ORIGIN_TYPES)[number];
+
+/**
+ * Where the stop came from, decided on evidence and never on one field alone: the CPU faulted, another
+ * process sent a signal, the program raised it itself, someone asked for the dump, or a software
+ * exception went unhandled.
+ */
+const OriginSchema = z.object({
+  type: z.enum(ORIGIN_TYPES),
+  /** The process that sent the signal (`sent`; `raised` names the process itself), as the signal record gives it. */
+  sender: z.object({ pid: z.number().int().nullable(), uid: z.number().int().nullable() }).nullable(),
+  /** What decided it, and what disagreed. */
+  evidence: z.string(),
+});
+export type Origin = z.infer<typeof OriginSchema>;
+
 export const CrashSchema = z.object({
   kind: CrashKindSchema,
   signal: z.string().nullable(),
@@ -65,6 +84,8 @@ export const CrashSchema = z.object({
   culprit: CulpritSchema,
   signature: z.string(),
   deadlock: z.object({ cycle: z.array(DeadlockEdgeSchema) }).nullable(),
+  /** Null only in a report written before origins were recorded. */
+  origin: OriginSchema.nullable().default(null),
 });
 export type Crash = z.infer<typeof CrashSchema>;
 

@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { triage } from "../../src/analyzers/triage.js";
+import { triage } from "../../src/analyzers/triage/index.js";
 import { CdbSession } from "../../src/debuggers/cdb/cdb-session.js";
 import { parseExceptionRecord } from "../../src/debuggers/cdb/text/exception.js";
 import { monitorCycles } from "../../src/analyzers/managed.js";

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommandExecutor } from "../../src/agents/executor.js";
-import { triage } from "../../src/analyzers/triage.js";
+import { triage } from "../../src/analyzers/triage/index.js";
 import { openDump } from "../../src/debuggers/open.js";
 import { createSession, sessionPaths, Transcript } from "../../src/evidence/sessions.js";
 import { EvidenceStore } from "../../src/evidence/store.js";

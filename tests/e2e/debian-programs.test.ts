@@ -89,7 +89,7 @@ describe.skipIf(!existsSync(BASH))("Debian's bash sending itself SIGSEGV", () =>
     const run = await runCli(["triage", core, "--json"]);
     expect(run.code, run.stderr).toBe(0);
     const crash = JSON.parse(run.stdout);
-    expect(crash).toMatchObject({ kind: "unknown", signal: "SIGSEGV", signalCode: "SI_USER", faultAddress: null, access: null, culprit: { function: "kill_builtin" } });
+    expect(crash).toMatchObject({ kind: "unknown", signal: "SIGSEGV", signalCode: "SI_USER", faultAddress: null, access: null, culprit: { function: "kill_builtin" }, origin: { type: "raised" } });
     expect(crash.message).toBe("the process raised SIGSEGV at itself in kill_builtin (kill() with its own pid); it was not a fault");
   }, 60_000);
 });
@@ -105,7 +105,7 @@ describe.skipIf(!existsSync(PYTHON))("Debian's python3 hung on a semaphore no th
       const run = await runCli(["triage", core, "--json"]);
       expect(run.code, run.stderr).toBe(0);
       const crash = JSON.parse(run.stdout);
-      expect(crash.kind).toBe("unknown");
+      expect(crash.kind).toBe("hang");
       expect(crash.message).toMatch(/^hung: all 3 threads are blocked waiting: /);
       // Worker threads on the Semaphore, the main thread joining them: in CPython all are its lock.
       expect(crash.message).toMatch(/: 3 on a Python lock \(a threading Lock, Semaphore, Condition or Event, or a join\);/);

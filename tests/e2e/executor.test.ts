@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommandExecutor } from "../../src/agents/executor.js";
-import { triage } from "../../src/analyzers/triage.js";
+import { triage } from "../../src/analyzers/triage/index.js";
 import { openDump, type OpenedDump } from "../../src/debuggers/open.js";
 import { createSession, sessionPaths, Transcript } from "../../src/evidence/sessions.js";
 import { EvidenceStore } from "../../src/evidence/store.js";

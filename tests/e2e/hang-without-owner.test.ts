@@ -63,14 +63,15 @@ describe("a hang without owners", () => {
     const run = await runCli(["triage", core, "--exe", exe, "--json"]);
     expect(run.code, run.stderr).toBe(0);
     const crash = JSON.parse(run.stdout);
-    expect(crash.kind).toBe("unknown");
+    expect(crash.kind).toBe("hang");
+    expect(crash.origin).toMatchObject({ type: "requested", sender: null });
     expect(crash.message).toBe("hung: all 4 threads are blocked waiting: 3 on a semaphore (in worker), 1 for another thread to finish (in main); no wait records an owner, so who should have woken them is not in the dump");
   }, 60_000);
 
   it("the analysis titles it a hang and says what should have woken the threads", async () => {
     const run = await runCli(["analyze", core, "--exe", exe, "--provider", "offline", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions"), "--quiet"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout.split("\n")[0]).toBe("Hang: all 4 threads are blocked waiting");
+    expect(run.stdout.split("\n")[0]).toBe("Hang: every thread is blocked waiting, with no lock cycle");
     const json = await runCli(["analyze", core, "--exe", exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
     const report = JSON.parse(json.stdout);
     expect(report.conclusion.summary).toMatch(/^The process hung: all 4 threads are blocked waiting: 3 on a semaphore \(in worker\), 1 for another thread to finish \(in main\) \(E\d+\)\./);

@@ -5,7 +5,7 @@
  * debugger read the dump. Where LLDB 16 reads less than gdb, the test says so explicitly.
  */
 import { describe, expect, it } from "vitest";
-import { triage, type TriageResult } from "../../src/analyzers/triage.js";
+import { triage, type TriageResult } from "../../src/analyzers/triage/index.js";
 import { inspectDump } from "../../src/debuggers/dump.js";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
 import { askSession } from "../../src/debuggers/inspector.js";

@@ -77,6 +77,7 @@ interface Crash {
   access: string | null;
   message: string | null;
   culprit: { function: string | null };
+  origin: { type: string; sender: { pid: number | null; uid: number | null } | null; evidence: string } | null;
 }
 
 async function triage(built: { exe: string; core: string }, debuggerName = "gdb"): Promise<Crash> {
@@ -95,6 +96,8 @@ describe("signals sent by a process", () => {
     const crash = await triage(segv, debuggerName);
     expect(crash).toMatchObject({ kind: "unknown", signal: "SIGSEGV", signalCode: "SI_USER", faultAddress: null, access: null });
     expect(crash.message).toMatch(/^the process was sent SIGSEGV by pid \d+ \(uid \d+\) with kill; it was not a fault/);
+    const [, pid, uid] = /by pid (\d+) \(uid (\d+)\)/.exec(crash.message ?? "") ?? [];
+    expect(crash.origin).toMatchObject({ type: "sent", sender: { pid: Number(pid), uid: Number(uid) } });
     expect(crash.culprit.function).toBe("serve_forever");
   }, 60_000);
 
@@ -106,7 +109,7 @@ describe("signals sent by a process", () => {
 
   it("a SIGSEGV the program raised at itself is said so, where it did", async () => {
     const crash = await triage(coreOf("raiser", raiser));
-    expect(crash).toMatchObject({ kind: "unknown", signal: "SIGSEGV", signalCode: "SI_TKILL", faultAddress: null });
+    expect(crash).toMatchObject({ kind: "unknown", signal: "SIGSEGV", signalCode: "SI_TKILL", faultAddress: null, origin: { type: "raised" } });
     expect(crash.message).toMatch(/^the process raised SIGSEGV at itself in parse_header \(raiser\.c:8\)/);
   }, 60_000);
 

@@ -9,17 +9,19 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatTriage } from "../../src/analyzers/format.js";
-import { triage, type TriageResult } from "../../src/analyzers/triage.js";
+import { triage, type TriageResult } from "../../src/analyzers/triage/index.js";
 import { inspectDump } from "../../src/debuggers/dump.js";
 import { askSession, type Ask } from "../../src/debuggers/inspector.js";
 import type { Probe, SignalRecord } from "../../src/debuggers/probe.js";
 import { GdbSession, type GdbSessionOptions } from "../../src/debuggers/gdb/gdb-session.js";
-import { CrashSchema, type CrashKind } from "../../src/report/schema.js";
+import { CrashSchema, type CrashKind, type OriginType } from "../../src/report/schema.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
 
 interface Expected {
   kind: CrashKind;
   culprit: string;
+  /** Where the stop came from, when it is not what the kind says (a fault; an abort the program raised; a dump of a hung process on request). */
+  origin?: OriginType;
   /** What `crash.message` must contain; absent when the crash has no message. */
   message?: RegExp;
   access?: "read" | "write" | "execute";
@@ -51,14 +53,24 @@ const EXPECTED: Record<string, Expected> = {
   "many-threads": { kind: "null-dereference", culprit: "count_request", access: "read" },
   deadlock: { kind: "deadlock", culprit: "transfer_funds" },
   "deadlock-3": { kind: "deadlock", culprit: "hand_over_item" },
+  "lost-wakeup": { kind: "hang", culprit: "pool_shutdown", message: /^hung: all 4 threads are blocked waiting: 3 on a condition variable \(in worker_main\), 1 for another thread to finish \(in pool_shutdown\); no wait records an owner/ },
+  "debug-break": { kind: "breakpoint", culprit: "texture_bytes" },
   "uncaught-exception": { kind: "uncaught-exception", culprit: "read_field", message: /instance of 'std::runtime_error'$/ },
   "out-of-range": { kind: "uncaught-exception", culprit: "score_at_rank", message: /instance of 'std::out_of_range'$/ },
   "pure-virtual": { kind: "pure-virtual-call", culprit: "OutputStream::close", message: /pure virtual method called/ },
   "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", access: "read" },
   "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", message: /^every SKU in an order has a price in the catalog$/ },
   "rust-null": { kind: "null-dereference", culprit: "rust_null::nth_value", access: "read" },
-  "rust-stack-overflow": { kind: "stack-overflow", culprit: "rust_stack_overflow::load", message: /Rust's handler aborted the process \("has overflowed its stack"\)/ },
+  "rust-stack-overflow": { kind: "stack-overflow", culprit: "rust_stack_overflow::load", origin: "raised", message: /Rust's handler aborted the process \("has overflowed its stack"\)/ },
 };
+
+/** Kinds the program reaches by aborting (abort, raise, a runtime's check), and those of a process dumped alive. */
+const RAISED = new Set<CrashKind>(["stack-buffer-overflow", "double-free", "heap-corruption", "assertion-failure", "abort", "fortify-failure", "uncaught-exception", "pure-virtual-call", "panic"]);
+const REQUESTED = new Set<CrashKind>(["deadlock", "hang"]);
+
+function expectedOrigin(expected: Expected): OriginType {
+  return expected.origin ?? (RAISED.has(expected.kind) ? "raised" : REQUESTED.has(expected.kind) ? "requested" : "fault");
+}
 
 const noDebugFiles = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-no-debug-"));
 
@@ -98,6 +110,7 @@ describe("triage of every fixture", () => {
 
     expect(CrashSchema.parse(crash)).toEqual(crash);
     expect(crash.kind).toBe(expected.kind);
+    expect(crash.origin?.type).toBe(expectedOrigin(expected));
     expect(crash.culprit.function).toBe(expected.culprit);
     expect(crash.culprit.line).toBe(culpritLine(name));
     expect(crash.culprit.file).toMatch(new RegExp(`/${name}\\.(c|cpp|rs)$`));

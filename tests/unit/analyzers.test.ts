@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAbortMessage, ABORT_MESSAGE_COMMAND } from "../../src/debuggers/gdb/text/abort-message.js";
 import { parseBacktrace, parseThreadBacktraces } from "../../src/debuggers/gdb/text/backtrace.js";
-import { classifyCrash } from "../../src/analyzers/classify.js";
+import { classifyCrash } from "../../src/analyzers/triage/classify.js";
 import { crashSignature, culpritIndex, isRuntimeFrame, isRuntimeModule, moduleLocator, normalizeFunctionName, placeFrames, type PlacedFrame } from "../../src/analyzers/culprit.js";
 import { deadlockCycles, lockWait } from "../../src/analyzers/deadlock.js";
 import { parseDisassembly } from "../../src/debuggers/gdb/text/disassembly.js";

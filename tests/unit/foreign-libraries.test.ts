@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { foreignAt, foreignLibraries, foreignNote } from "../../src/analyzers/libraries.js";
-import { libraryFunctionName } from "../../src/analyzers/triage.js";
+import { libraryFunctionName } from "../../src/analyzers/triage/fault.js";
 import type { Module } from "../../src/debuggers/model.js";
 import type { SharedLibrary } from "../../src/debuggers/probe.js";
 

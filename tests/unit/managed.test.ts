@@ -128,6 +128,7 @@ describe("triage's result with the managed side", () => {
     message: "System.NullReferenceException: Object reference not set to an instance of an object.",
     thread: { id: 0, lwp: 0x1b3c, name: null },
     culprit: { function: null, file: null, line: null, frame: null, module: null },
+    origin: { type: "exception", sender: null, evidence: "exception 0xe0434352 (CLR exception (.NET)): a software exception thrown by the program and not handled" },
     signature: "uncaught-exception",
     deadlock: null,
   };

@@ -1,7 +1,7 @@
 /** A `ret` that faulted: classified as a stack buffer overflow, its popped word read like an engineer would. */
 import { describe, expect, it } from "vitest";
-import { classifyCrash } from "../../src/analyzers/classify.js";
-import { smashedReturnMessage } from "../../src/analyzers/triage.js";
+import { classifyCrash } from "../../src/analyzers/triage/classify.js";
+import { smashedReturnMessage } from "../../src/analyzers/triage/explain.js";
 
 const facts = (instruction: string, code = 0x80) => ({
   signal: 11,

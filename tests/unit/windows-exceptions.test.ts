@@ -91,7 +91,7 @@ describe("the other codes", () => {
     ["fatal app exit: the stack tells why", "0x40000015", [], verdict(null)],
     ["fail-fast exception", "0xc0000602", [], verdict("abort", { message: "fail-fast exception (STATUS_FAIL_FAST_EXCEPTION)" })],
     ["assertion failure", "0xc0000420", [], verdict("assertion-failure", { message: "assertion failure (STATUS_ASSERTION_FAILURE)" })],
-    ["breakpoint", "0x80000003", [], verdict("abort", { message: "breakpoint (EXCEPTION_BREAKPOINT): __debugbreak() or a debug build's assertion" })],
+    ["breakpoint", "0x80000003", [], verdict("breakpoint", { message: "breakpoint (EXCEPTION_BREAKPOINT): __debugbreak() or a debug build's assertion" })],
     ["MSVC C++ exception", "0xe06d7363", ["0x19930520", "0x14fd10", "0x140005080", "0x140000000"], verdict("uncaught-exception")],
     ["a code the program raised (customer bit)", "0xe0000001", [], verdict("uncaught-exception", { message: "unhandled exception 0xe0000001 raised by the program (RaiseException)" })],
     ["another with the customer bit", "0x2badf00d", [], verdict("uncaught-exception", { message: "unhandled exception 0x2badf00d raised by the program (RaiseException)" })],

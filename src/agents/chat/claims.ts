@@ -42,6 +42,8 @@ const KIND_PHRASES: ReadonlyArray<[RegExp, CrashKind]> = [
   [/\bnull[- ]?(pointer|deref\w*)\b|\bnullptr\b/, "null-dereference"],
   [/\bassert(ion)?( failure| failed)?\b/, "assertion-failure"],
   [/\bdeadlock(s|ed)?\b/, "deadlock"],
+  [/\bhang(s|ing)?\b|\bhung\b|\bfroze(n)?\b/, "hang"],
+  [/\bbreakpoint\b|\bint3\b|\b_*debugbreak\b|\bsigtrap\b/, "breakpoint"],
   [/\bdivi(de|sion)[- ]by[- ]zero\b|\bdiv[- ]by[- ]zero\b/, "division-by-zero"],
   [/\b(uncaught|unhandled) (c\+\+ )?exception\b/, "uncaught-exception"],
   [/\bpure virtual\b/, "pure-virtual-call"],
@@ -56,6 +58,9 @@ const SAME_KIND: Partial<Record<CrashKind, CrashKind[]>> = {
   "stack-buffer-overflow": ["fortify-failure"],
   "heap-corruption": ["double-free"],
   "null-dereference": ["bad-jump"],
+  // A deadlock is a hang with a lock cycle: "it hung" names it too.
+  hang: ["deadlock"],
+  deadlock: ["hang"],
 };
 
 const SIGNAL_WORDS: ReadonlyArray<[RegExp, string]> = [

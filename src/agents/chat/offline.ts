@@ -10,11 +10,12 @@
  * their probes asked where the analysis asked them (so the store serves its evidence) and read by
  * their own judges.
  */
-import { NULL_PAGE_LIMIT } from "../../analyzers/classify.js";
+import { NULL_PAGE_LIMIT } from "../../analyzers/address-space.js";
 import { lockText } from "../../analyzers/deadlock.js";
 import { ALL_STACKS, coreSegmentAt, culpritIndex, fileSectionAt, lockWait, mappingAt, mutexOwnerExpression, normalizeFunctionName, type LockWait } from "../../analyzers/index.js";
 import { normalizeAddress, toBigInt, type Frame, type SymbolAt, type ThreadSummary } from "../../debuggers/model.js";
 import { placed, probes, type Probe } from "../../debuggers/probe.js";
+import { senderText } from "../../report/origin.js";
 import type { Crash } from "../../report/schema.js";
 import type { Hypothesis } from "../../state.js";
 import type { Facts } from "../playbooks/facts.js";
@@ -236,9 +237,15 @@ export class OfflineEngine {
     const signalId = this.firstEvidence(SIGNAL_INFO);
     const cited = signalId ? ` [${signalId}]` : "";
     if (crash.faultAddress === null) {
-      const why = crash.kind === "deadlock" || crash.signal === null
-        ? "the dump is of a process that was stopped from outside, not of a fault"
-        : `${crash.signal} is not raised by a memory access (the crash is ${kindPhrase(crash.kind)})`;
+      const origin = crash.origin;
+      const why =
+        crash.kind === "deadlock" || crash.kind === "hang" || crash.signal === null || origin?.type === "requested"
+          ? "the dump is of a process that was stopped from outside, not of a fault"
+          : origin?.type === "sent"
+            ? `${crash.signal} was sent ${senderText(origin)}, not raised by a memory access`
+            : origin?.type === "raised"
+              ? `the program raised ${crash.signal} itself, no memory access did (the crash is ${kindPhrase(crash.kind)})`
+              : `${crash.signal} is not raised by a memory access (the crash is ${kindPhrase(crash.kind)})`;
       return { text: `There is no fault address: ${why}${cited}.`, evidenceIds: signalId ? [signalId] : [] };
     }
     const address = crash.faultAddress;
@@ -464,6 +471,7 @@ export class OfflineEngine {
       const thread = crash.thread.id !== null ? ` on thread ${crash.thread.id}${lwp(crash.thread.lwp)}` : "";
       lines.push(`It is ${kindPhrase(crash.kind)}${where}${thread}${signal ? `: ${signal}${fault}` : ""}${cited}.`);
       if (crash.message) lines.push(`Message: ${crash.message}`);
+      if (crash.origin && crash.origin.type !== "fault") lines.push(`Origin: ${crash.origin.type}: ${crash.origin.evidence}`);
     }
     const judged = await this.judgement();
     if (judged.origin === "now") lines.push("The session has no report of the analysis; the playbook for this kind of crash, run now offline, finds:");

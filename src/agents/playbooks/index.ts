@@ -12,10 +12,12 @@ import type { State } from "../../state.js";
 import { abortPlaybook, assertionPlaybook, fortifyPlaybook, stackProtectorPlaybook } from "./aborts.js";
 import { divisionPlaybook, illegalInstructionPlaybook } from "./arithmetic.js";
 import { badJumpPlaybook } from "./bad-jump.js";
+import { breakpointPlaybook } from "./breakpoint.js";
 import { busErrorPlaybook } from "./bus-error.js";
 import { pureVirtualPlaybook, uncaughtExceptionPlaybook } from "./cpp.js";
 import { deadlockPlaybook } from "./deadlock.js";
 import { crashFacts, type Facts } from "./facts.js";
+import { hangPlaybook } from "./hang.js";
 import { doubleFreePlaybook, heapCorruptionPlaybook } from "./heap.js";
 import { invalidAccessPlaybook } from "./invalid-access.js";
 import type { Playbook } from "./kit.js";
@@ -42,6 +44,8 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
   "illegal-instruction": illegalInstructionPlaybook,
   panic: panicPlaybook,
   deadlock: deadlockPlaybook,
+  hang: hangPlaybook,
+  breakpoint: breakpointPlaybook,
   unknown: unknownPlaybook,
 };
 

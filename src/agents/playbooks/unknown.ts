@@ -1,6 +1,6 @@
 /** A dump triage could not classify: say what is known, and look at what every thread was doing. */
 import { probes, type Probe } from "../../debuggers/probe.js";
-import { unknownCrashOf } from "../../report/unknown-crash.js";
+import { senderPid, signalStory } from "../../report/origin.js";
 import type { Facts } from "./facts.js";
 import { Citations, deeperProbes, SIGNAL_INFO, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { conclusion } from "./conclusions.js";
@@ -11,31 +11,26 @@ const MAX_THREADS_TO_UNWIND = 64;
 
 export function unknownPlaybook(facts: Facts): Playbook {
   const live = facts.crash.signal === null;
-  // Triage reads si_code first (a signal a process sent is no crash) and calls a dump whose every
-  // thread is blocked in a wait, with no lock cycle, a hang whose waits record no owner.
-  const story = unknownCrashOf(facts.crash);
-  const hung = story && "hang" in story ? story.hang : null;
-  const sent = story && "sent" in story ? story : null;
+  // Triage reads si_code first: a signal a process sent, or the program raised at itself, is no crash.
+  const story = signalStory(facts.crash);
+  const self = facts.crash.origin?.type === "raised";
   const threadsCommand: Probe = facts.triage.threads.count <= MAX_THREADS_TO_UNWIND ? { kind: "thread-backtraces", threads: "all", limit: 8 } : THREADS;
   const exitSignal: Probe = { kind: "exit-signal" };
   const snapshot: PlannedHypothesis = {
     rule: "live-snapshot",
-    statement: hung
-      ? `the process hung: ${hung}`
-      : live
+    statement: live
       ? "the process was dumped while alive (no fatal signal): it was waiting or looping, not crashing"
-      : sent
-        ? `${sent.sent}: nothing faulted`
+      : story
+        ? `${story}: nothing faulted`
         : `the process died of ${facts.crash.signal}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}, which no playbook classifies`,
     plan: [[exitSignal, threadsCommand]],
     judge(evidence) {
       const exit = evidence.find(exitSignal);
       const threads = evidence.find(threadsCommand);
       const c = new Citations();
-      if (hung) return verdict("confirmed", `Every thread's stack ends in a wait call${c.cite(threads)}, and no lock cycle was found: ${hung}.`, threads, exit);
       if (live) return verdict("confirmed", `There is no terminating signal${c.cite(exit)}; the threads' stacks are a snapshot${c.cite(threads)}.`, exit, threads);
       const record = evidence.find(SIGNAL_INFO);
-      if (sent) return verdict("confirmed", `The signal record says ${facts.crash.signalCode ?? "a sent signal"}${c.cite(record)}: ${sent.sent}; nothing faulted. The threads' stacks show where each one was when it arrived${c.cite(threads)}.`, record, exit, threads);
+      if (story) return verdict("confirmed", `The signal record says ${facts.crash.signalCode ?? "a sent signal"}${c.cite(record)}: ${story}; nothing faulted. The threads' stacks show where each one was when it arrived${c.cite(threads)}.`, record, exit, threads);
       return verdict("inconclusive", `The process was killed by ${facts.crash.signal}${c.cite(exit)}.`, exit, threads);
     },
   };
@@ -46,23 +41,10 @@ export function unknownPlaybook(facts: Facts): Playbook {
       const c = new Citations();
       const threads = evidence.find(threadsCommand);
       const groups = facts.triage.threads.groups.slice(0, 3).map((g) => `${plural(g.threads.length, "thread")} in \`${g.function}\``);
-      if (hung) {
+      if (story) {
+        const sender = senderPid(facts.crash.origin);
         return {
-          summary: `The process hung: ${hung}${c.cite(threads)}. No lock cycle was found, and these waits record no owner, so the dump cannot say which thread should have woken them.`,
-          rootCause: "A wait that nothing ends: the post, signal, unlock or write that should wake these threads never came — it was skipped on some path, or its own thread exited or is one of the waiters.",
-          confidence: 0.8,
-          recommendations: [
-            "Find every place that should wake these waits (sem_post, pthread_cond_signal/broadcast, the writer of the pipe or socket) and check each path reaches it, errors and early returns included.",
-            "Take two dumps a few seconds apart to confirm nothing moves, and log around the waits to see which wake-up never happens.",
-          ],
-          evidenceIds: c.ids,
-        };
-      }
-      if (sent) {
-        const { self } = sent;
-        const sender = /^by pid (\d+)$/.exec(sent.sender ?? "")?.[1] ?? null;
-        return {
-          summary: `${sent.sent.charAt(0).toUpperCase()}${sent.sent.slice(1)}${c.cite(evidence.find(SIGNAL_INFO))}: nothing faulted. ${where(facts.culprit)} was running when it arrived; ${groups.join(", ")}${c.cite(threads)}.`,
+          summary: `${story.charAt(0).toUpperCase()}${story.slice(1)}${c.cite(evidence.find(SIGNAL_INFO))}: nothing faulted. ${where(facts.culprit)} was running when it arrived; ${groups.join(", ")}${c.cite(threads)}.`,
           rootCause: self
             ? `The program raised ${facts.crash.signal} itself${facts.culprit?.function ? ` from \`${facts.culprit.function}\`` : ""}: a deliberate signal, not a memory fault. Why it chose to is in its own code at that line.`
             : `Another process sent the signal${sender ? ` (pid ${sender})` : ""}: a watchdog, a supervisor, a test harness or a person with kill. The dump shows where the threads were, not why the sender acted.`,

@@ -1,8 +1,82 @@
-/** The crash kind of the design, decided from the symptoms triage measured. Pure. */
-import type { CrashKind } from "../report/schema.js";
-import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
-import { AMBIGUOUS_FREE_MESSAGE } from "./glibc.js";
-import type { SignalRecord as Siginfo } from "../debuggers/probe.js";
+/**
+ * The crash kind, its thread and its culprit, decided from what the other steps read. Pure: no
+ * debugger is asked anything here.
+ */
+import type { ThreadSummary } from "../../debuggers/model.js";
+import type { SignalRecord as Siginfo } from "../../debuggers/probe.js";
+import type { CrashKind } from "../../report/schema.js";
+import { isCodeAddress, NULL_PAGE_LIMIT } from "../address-space.js";
+import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
+import { AMBIGUOUS_FREE_MESSAGE } from "../glibc.js";
+import { blockedThreads } from "../hang.js";
+import { recursiveCallIndex } from "../recursion.js";
+import { SI_KERNEL, SI_QUEUE, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, TRAP_BRKPT, sentByProcess } from "../signals.js";
+import type { Fault } from "./fault.js";
+import type { Hang } from "./hang.js";
+import type { Said } from "./messages.js";
+import type { Stack } from "./stack.js";
+import type { Stop } from "./stop.js";
+import type { Target } from "./target.js";
+
+/** What the steps before classification read of the dump. */
+export interface Readings {
+  target: Target;
+  stop: Stop;
+  stack: Stack;
+  fault: Fault;
+  said: Said;
+  hang: Hang;
+  /** Frames fetched from each end of the crashing thread's stack. */
+  limit: number;
+}
+
+export interface Verdict {
+  kind: CrashKind;
+  /** The crash's thread: the one the signal or exception stopped, or the first thread of a deadlock's cycle. */
+  thread: ThreadSummary | null;
+  /** That thread's frames, innermost first. */
+  frames: PlacedFrame[];
+  /** Index in `frames` of the culprit: the first frame of the program's own code responsible. */
+  culprit: number | null;
+  /** What every thread of a hung process waits for, when there is no lock cycle ("all 4 threads are blocked waiting: …"). */
+  blocked: string | null;
+}
+
+export function classify(readings: Readings): Verdict {
+  const { target, stop, stack, fault, said, hang, limit } = readings;
+  const { pc, files } = target;
+  const classified = classifyCrash({
+    signal: stop.signal,
+    siginfo: stop.siginfo,
+    pc,
+    pcInCode: pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc) || target.pcForeign !== null,
+    frames: stack.innermost,
+    stackExhausted: fault.stackExhausted,
+    abortMessage: said.abortMessage,
+    deadlocked: hang.cycles.length > 0,
+    instruction: fault.instruction,
+    poppedReturn: stack.popped,
+    overranStackTop: fault.overran || fault.underran,
+    freedHeaderOverwritten: said.freedHeaderOverwritten,
+  });
+  // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
+  const decided = fault.reraised?.kind ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
+  // Every thread blocked and no cycle: a hang, even when no wait records an owner.
+  const hung = decided === "unknown" && stop.externallyStopped && hang.cycles.length === 0 ? blockedThreads(hang.framesOf) : null;
+  const kind = hung ? "hang" : decided;
+  // For a deadlock, the crash's thread is the first thread of the first cycle.
+  const deadlocked = kind === "deadlock" ? (hang.cycles[0]?.[0]?.thread ?? null) : null;
+  const thread = deadlocked === null ? target.selected : (target.threads.find((t) => t.id === deadlocked) ?? null);
+  // A write that ran off the stack overwrote every frame above the writer: what unwinds past it is the data written.
+  const overwritten = fault.overran || fault.underran;
+  const frames = deadlocked === null ? (overwritten ? stack.frames.slice(0, (culpritIndex(stack.frames) ?? 0) + 1) : stack.frames) : (hang.framesOf.get(deadlocked) ?? []);
+  // Behind a re-raised signal, the culprit is read from the frame the first signal interrupted.
+  const from = fault.reraised?.interrupted ?? 0;
+  const own = culpritIndex(frames.slice(from).filter((frame) => frame.level < limit));
+  const first = own === null ? null : own + from;
+  const culprit = kind === "stack-overflow" && stack.recursion !== null && first !== null ? (recursiveCallIndex(frames, first) ?? first) : first;
+  return { kind, thread, frames, culprit, blocked: hung };
+}
 
 export interface Symptoms {
   /** The signal that ended the process; null for a dump of a live process (gcore). */
@@ -29,27 +103,10 @@ export interface Symptoms {
   freedHeaderOverwritten?: boolean;
 }
 
-const SIGILL = 4;
-const SIGABRT = 6;
-const SIGBUS = 7;
-const SIGFPE = 8;
-const SIGSEGV = 11;
 const FPE_INTDIV = 1;
 const FPE_FLTDIV = 3;
-/** A general-protection fault: a non-canonical address, which the kernel reports as 0. */
-export const SI_KERNEL = 0x80;
-/** Codes of a signal sent by a process rather than raised by the CPU: kill(), sigqueue(), tgkill(). */
-const SI_USER = 0;
-export const SI_QUEUE = -1;
-export const SI_TKILL = -6;
 
-/** Whether a signal was sent by a process (another one, or the process itself) instead of a fault. */
-export function sentByProcess(siginfo: { code: number } | null | undefined): boolean {
-  return siginfo !== null && siginfo !== undefined && (siginfo.code === SI_USER || siginfo.code === SI_QUEUE || siginfo.code === SI_TKILL);
-}
-/** The first page(s) are never mapped: an access there came from a NULL pointer (plus offset). */
-export const NULL_PAGE_LIMIT = 0x10000n;
-
+/** The crash kind of the design, decided from the symptoms triage measured. */
 export function classifyCrash(symptoms: Symptoms): CrashKind {
   if (symptoms.deadlocked) return "deadlock";
   // Sent by a process (kill, sigqueue, tgkill) a fault signal is no fault: no rule may read its
@@ -67,6 +124,9 @@ export function classifyCrash(symptoms: Symptoms): CrashKind {
       return symptoms.siginfo?.code === FPE_INTDIV || symptoms.siginfo?.code === FPE_FLTDIV ? "division-by-zero" : "unknown";
     case SIGABRT:
       return abortKind(symptoms.frames, symptoms.abortMessage, symptoms.freedHeaderOverwritten);
+    case SIGTRAP:
+      // int3 traps with SI_KERNEL on x86, brk with TRAP_BRKPT on arm64: a breakpoint instruction the program ran.
+      return symptoms.siginfo === null || symptoms.siginfo.code === SI_KERNEL || symptoms.siginfo.code === TRAP_BRKPT ? "breakpoint" : "unknown";
     default:
       return "unknown";
   }
@@ -94,8 +154,6 @@ function segfaultKind(symptoms: Symptoms): CrashKind {
   return "invalid-memory-access";
 }
 
-/** Rust's SIGSEGV handler for a guard-page hit (`std::sys::pal::unix::stack_overflow::imp::signal_handler`). */
-export const RUST_STACK_OVERFLOW_HANDLER = /^std::sys::(pal::)?unix::stack_overflow::(imp::)?signal_handler$/;
 
 /**
  * What made the program abort: the machinery on its stack, or glibc's message. `headerOverwritten`:

@@ -1,0 +1,73 @@
+/** The `crash` object of the JSON report, and the result a report shows beside it, from what triage read and decided. */
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt } from "../../debuggers/model.js";
+import type { Crash } from "../../report/schema.js";
+import { crashSignature, normalizeFunctionName } from "../culprit.js";
+import { FAULT_SIGNALS, SI_KERNEL, SIGSEGV, signalCodeName, signalName } from "../signals.js";
+import { exceptionName } from "../windows.js";
+import type { Readings, Verdict } from "./classify.js";
+import { libraryFault, namedPlace } from "./fault.js";
+import { reraisedOrigin } from "./stop.js";
+import type { TriageResult } from "./result.js";
+import { groupThreads } from "./target.js";
+
+const MEMORY_FAULTS = new Set<Crash["kind"]>(["null-dereference", "invalid-memory-access", "bus-error"]);
+
+export function crashOf(readings: Readings, verdict: Verdict, message: string | null): Crash {
+  const { stop, fault, hang } = readings;
+  const { signal, siginfo, exception } = stop;
+  const { kind, thread, frames, culprit } = verdict;
+  const culpritFrame = culprit === null ? null : (frames[culprit] ?? null);
+  const cycle = hang.cycles[0];
+  return {
+    kind,
+    signal: exception ? (exceptionName(exception.code) ?? "exception") : signal === null ? null : signalName(signal),
+    signalCode: exception ? exception.code : siginfo && signal !== null ? signalCodeName(signal, siginfo.code) : null,
+    // The kernel reports 0 for a general-protection fault: that address was never accessed.
+    faultAddress: fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
+    access: fault.access,
+    message,
+    thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
+    culprit: {
+      function: culpritFrame?.function ? normalizeFunctionName(culpritFrame.function) : null,
+      file: culpritFrame?.file ?? null,
+      line: culpritFrame?.line ?? null,
+      frame: culpritFrame?.level ?? null,
+      module: culpritFrame?.module ?? null,
+    },
+    // A deadlock is every thread of its cycle, in an order that does not depend on thread numbers.
+    signature: kind === "deadlock" && cycle ? ["deadlock", ...cycle.map((edge) => edge.function ?? "??").sort()].join(" | ") : crashSignature(kind, frames, culprit),
+    deadlock: kind === "deadlock" ? { cycle: hang.cycles.flat() } : null,
+    origin: fault.reraised ? reraisedOrigin(stop.origin, fault.reraised.handler) : stop.origin,
+  };
+}
+
+/** What a report shows beside the crash: the stack from the culprit out, the fault read like an engineer reads it, the threads. */
+export async function resultOf(q: Inspector, readings: Readings, verdict: Verdict, crash: Crash, said: { commands: string[]; packages: NonNullable<TriageResult["packages"]> }): Promise<TriageResult> {
+  const { target, stack, fault } = readings;
+  const { kind, frames, culprit } = verdict;
+  const overwritten = fault.overran || fault.underran;
+  const smashed = kind !== "stack-buffer-overflow" || readings.stop.signal !== SIGSEGV ? null : fault.overran ? "ran-off-top" : fault.underran ? "ran-off-bottom" : stack.popped ? "returned" : "faulting-ret";
+  return {
+    crash,
+    os: target.os ?? null,
+    frames: culprit === null ? frames : frames.slice(culprit),
+    hiddenFrames: culprit ?? 0,
+    stackDepth: kind !== "deadlock" && !overwritten && !stack.returner && !stack.scanned ? stack.depth : frames.length,
+    recursion: stack.recursion,
+    registers: target.keyRegisters,
+    instruction: fault.instruction,
+    fault: fault.explanation,
+    faultPlace: await namedPlace(q, crash.faultAddress === null ? null : toBigInt(crash.faultAddress), target.files, target.sp),
+    threads: { count: target.threads.length, groups: groupThreads(target.threads) },
+    blocked: verdict.blocked,
+    executable: target.files.executable,
+    modules: target.libraries,
+    commands: said.commands,
+    notes: q.problems,
+    foreignLibraries: target.foreign.map((lib) => ({ path: lib.path, status: lib.status, found: lib.found })),
+    packages: said.packages,
+    smashed,
+    faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(frames.slice(0, culprit), target.registers, toBigInt(crash.faultAddress), target.os, target.pcForeign?.path ?? null) : null,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * dumpdbg's own sentence for what happened, where no program or runtime said anything: a signal a
+ * process sent, a crash handler's re-raise, a return address overwritten on the stack, a write that
+ * ran off the stack.
+ */
+import { hex } from "../../debuggers/dumpfile/file.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt } from "../../debuggers/model.js";
+import { thousands } from "../../report/numbers.js";
+import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
+import { normalizeFunctionName, type PlacedFrame } from "../culprit.js";
+import { stringEndBytes, textBytes, type FaultExplanation, type Range } from "../fault.js";
+import { signalName } from "../signals.js";
+import type { Reraised } from "./fault.js";
+
+/**
+ * What a signal a process sent says: who sent it, or that the process raised it at itself (tgkill,
+ * as raise() and pthread_kill() do) and where; in both cases that nothing faulted. Null for any other origin.
+ */
+export function sentMessage(facts: SignalStoryFacts): string | null {
+  const story = signalStory(facts);
+  if (story === null) return null;
+  return `${story}; it was not a fault${facts.origin?.type === "raised" ? "" : ": the threads were where the signal found them"}`;
+}
+
+/**
+ * A `ret` that faulted: the word it popped, and what it looks like. Text bytes ('AAAAAAAA') are
+ * input that ran past a buffer on the stack, and a senior engineer leads with that.
+ */
+export function smashedReturnMessage(frame: PlacedFrame | null, popped: bigint | null): string {
+  const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
+  if (popped === null) return `${fn} returned through a return address that is no address: it was overwritten on the stack`;
+  const word = `0x${popped.toString(16).padStart(16, "0")}`;
+  const text = textBytes(popped);
+  const end = text ? null : stringEndBytes(popped);
+  const what = text
+    ? ` with the bytes "${text}", text written past a buffer on the stack (input, not a pointer)`
+    : end
+      ? ` with the bytes "${end}" and the NUL that ends a string: a string copied past a buffer on the stack (input, not a pointer)`
+      : "";
+  return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${what}`;
+}
+
+export function reraisedMessage(reraised: Reraised, signal: number | null, frame: PlacedFrame | null): string {
+  const name = signal === null ? "the signal" : signalName(signal);
+  const at = frame?.function ? normalizeFunctionName(frame.function) : frame?.module ? `code in ${frame.module.split("/").at(-1)}` : "the interrupted frame";
+  const what = reraised.explanation ? `: ${reraised.explanation.text} (${reraised.instruction})` : reraised.instruction ? ` at \`${reraised.instruction}\`` : "";
+  return `${reraised.handler ?? "the program's signal handler"} re-raised ${name} with kill() from inside its signal handler, as a crash handler does; the ${name} it was handling arrived in ${at}${what}`;
+}
+
+export function underrunMessage(frame: PlacedFrame | null, fault: bigint | null, sp: bigint, stack: Range | null): string {
+  const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
+  const below = fault === null ? "" : ` at ${hex(fault)}, ${thousands(Number(sp - fault))} bytes below the stack pointer`;
+  const room = stack === null ? "far above it" : `${thousands(Number(sp - stack.start))} bytes above the stack's end`;
+  return `${fn} wrote downwards past the start of a buffer on the stack and ran off the bottom of the stack${below}: not a stack overflow — the stack pointer is ${room} and nothing recursed — but a write below a buffer's start (an index or length gone negative or too large, a copy running backwards)`;
+}
+
+/** What a write that ran off the stack's top did, from where the buffer started (the access's base on the stack). */
+export async function overrunMessage(q: Inspector, frame: PlacedFrame | null, fault: bigint | null, sp: bigint, explained: FaultExplanation | null): Promise<string> {
+  const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
+  const base = toBigInt(explained?.base?.value ?? null);
+  const start = base !== null && base >= sp && fault !== null && base < fault ? base : null;
+  const span = start !== null && fault !== null ? ` ${thousands(Number(fault - start))} bytes past the start of a buffer at ${hex(start)} (the stack pointer${start === sp ? "" : ` + ${thousands(Number(start - sp))}`}), and` : "";
+  // The word at the top of the stack held the environment's pointers: now what was copied.
+  const last = fault === null ? null : ((await q.readMemory(hex(fault - 8n), 1))[0] ?? null);
+  const text = last === null ? null : textBytes(last);
+  return `${fn} wrote${span} ran off the top of the stack at ${fault === null ? "its end" : hex(fault)}: every frame above ${fn} was overwritten${text ? ` with the bytes "${text}" (input, not pointers)` : ""}; a copy into a buffer on the stack with no bound`;
+}

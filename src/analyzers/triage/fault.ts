@@ -1,0 +1,200 @@
+/**
+ * The fault: the instruction the CPU faulted on, how it touched memory, what the address was and
+ * where it falls, a write that ran off the stack, and, behind a crash handler that re-raised the
+ * signal, the fault it was handling.
+ */
+import { hex } from "../../debuggers/dumpfile/file.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt, type ExceptionStop, type Instruction, type Platform, type Register } from "../../debuggers/model.js";
+import type { SignalRecord, TargetFiles } from "../../debuggers/probe.js";
+import type { Crash, CrashKind } from "../../report/schema.js";
+import { NULL_PAGE_LIMIT, placeFault, type FaultPlace } from "../address-space.js";
+import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
+import { globalName } from "../deadlock.js";
+import { explainFault, type FaultExplanation, type Range } from "../fault.js";
+import { FAULT_SIGNALS, SI_KERNEL, SIGBUS, SIGFPE, SIGILL, SIGSEGV } from "../signals.js";
+import { EXCEPTION_ACCESS_VIOLATION, readException, type ExceptionVerdict } from "../windows.js";
+import { argumentRegisters, memoryAccess } from "../x86-64.js";
+import type { Stack } from "./stack.js";
+import { raisedBySelf, type Stop } from "./stop.js";
+import type { Target } from "./target.js";
+
+/** Exceptions raised by an instruction (access violation, in-page error, illegal instruction, division). */
+const FAULTING_EXCEPTIONS = new Set([EXCEPTION_ACCESS_VIOLATION, "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc000008e"]);
+/** How far below the stack's lowest mapped page a fault still counts as running off its end. */
+const STACK_GUARD_REACH = 1n << 20n;
+export const STACK_NEAR_SP = 1n << 16n;
+
+export interface Fault {
+  /** The faulting instruction, as the debugger printed it. */
+  instruction: string | null;
+  access: Crash["access"];
+  /** What a Windows exception record alone says. */
+  exception: ExceptionVerdict | null;
+  /** The address the fault touched, as the record gives it (none for a general-protection fault). */
+  address: string | null;
+  explanation: FaultExplanation | null;
+  /** The stack ran out: a recursion thousands of frames deep, or a fault just below the stack. */
+  stackExhausted: boolean;
+  /** A write ran off the top of the stack from a buffer on it. */
+  overran: boolean;
+  /** A write walked down off the bottom of the stack from a buffer on it. */
+  underran: boolean;
+  /** The fault a crash handler was handling when it re-raised its signal. */
+  reraised: Reraised | null;
+}
+
+export interface Reraised {
+  kind: CrashKind;
+  /** Index of the frame the first signal interrupted (just under `<signal handler called>`). */
+  interrupted: number;
+  /** The program's function that re-raised it, from inside its signal handler. */
+  handler: string | null;
+  explanation: FaultExplanation | null;
+  instruction: string | null;
+}
+
+export async function readFault(q: Inspector, target: Target, stop: Stop, stack: Stack): Promise<Fault> {
+  const { signal, exception, siginfo, sent } = stop;
+  const { pc, sp } = target;
+  let instruction: string | null = null;
+  let faulting: Instruction | null = null;
+  let access: Crash["access"] = null;
+  // A signal a process sent is no fault: nothing faulted, and the record's "address" holds the sender.
+  // The code of a library from elsewhere is not in the dump (or is another build's): no instruction to read.
+  if (!sent && target.pcForeign === null && ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code)))) {
+    faulting = (await q.instructions(1))?.instructions[0] ?? null;
+    if (faulting) {
+      instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
+      access = memoryAccess(faulting);
+    }
+    const fault = toBigInt(siginfo?.address ?? null);
+    if (fault !== null && pc !== null && fault === pc) access = "execute";
+    // A general-protection fault (SI_KERNEL): the pointer was not even a canonical address; for
+    // an indirect call or jump it is the target that was bad.
+    if (siginfo?.code === SI_KERNEL && /^(call|jmp)\w*\s+\*/.test(instruction ?? "")) access = "execute";
+    if (signal !== SIGSEGV && signal !== SIGBUS) access = null;
+  }
+  const stackExhausted = stack.recursion !== null || ranOffStack(target.stack, exception ? exceptionFault(exception) : siginfo, sp);
+  const verdict = exception ? readException(exception, { stackExhausted, instruction }) : null;
+  // The exception record says how memory was touched; the instruction is a guess.
+  if (verdict) access = verdict.access;
+  const address = verdict ? verdict.faultAddress : !sent && (signal === SIGSEGV || signal === SIGBUS) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
+  const explanation = faulting && access ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(address), registers: target.registers, mapped: target.mapped }) : null;
+  const overran = access === "write" && overranStackTop(target.stack, address);
+  const underran = access === "write" && stack.recursion === null && underranStack(target.stack, address, sp);
+  if (overran || underran) q.problems.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
+  // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
+  // Only a fault signal: abort() called inside a handler (Rust's stack overflow handler) is read from the stack like any abort.
+  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, stop.pid) ? await reraisedSignal(q, stack.innermost, signal, target.mapped) : null;
+  if (reraised) q.problems.push("the signal in the dump's notes is the one the crash handler raised; the one it was handling is not recorded, so it is read from the frame it interrupted (its registers are exact)");
+  return { instruction, access, exception: verdict, address, explanation, stackExhausted, overran, underran, reraised };
+}
+
+/**
+ * The library function the thread faulted in, above the culprit: the innermost named frame of a
+ * library (`__strlen_evex` is strlen), or the function the culprit called through its PLT when the
+ * library's frames are unknown. Its first argument register is named when it holds the faulting
+ * address (or, for a NULL-page fault, a pointer into the NULL page): the caller passed it.
+ */
+export function libraryFault(above: PlacedFrame[], registers: Register[], fault: bigint | null, os: Platform["os"] | undefined, foreignModule: string | null) {
+  const frame = above.find((f) => f.function !== null && f.function !== "<signal handler called>");
+  if (!frame?.function) return null;
+  const name = libraryFunctionName(frame.function);
+  const register = argumentRegisters(os)[0] ?? "rdi";
+  const value = toBigInt(registers.find((r) => r.name === register)?.value ?? null);
+  const passed = value !== null && fault !== null && (value === fault || (fault < NULL_PAGE_LIMIT && value < NULL_PAGE_LIMIT));
+  return { function: name, module: frame.module ?? frame.from ?? foreignModule, argument: passed ? { register: `%${register}`, value: hex(value) } : null };
+}
+
+/** glibc's internal and CPU-specific names as the program called them: `__strlen_evex` → strlen, `__GI___libc_free` → free. */
+export function libraryFunctionName(name: string): string {
+  const plain = normalizeFunctionName(name).replace(/^_+(libc_)?/, "");
+  return plain.replace(/_(sse2|ssse3|sse4_[12]|avx2?|avx512\w*|evex\w*|erms|unaligned\w*)(_\w+)?$/, "");
+}
+
+/**
+ * Where a fault address falls, and in a file's data the global it is in, by the debugger's symbol
+ * (`audit_log+8 in the program .bss`): names over addresses.
+ */
+export async function namedPlace(q: Inspector, address: bigint | null, files: TargetFiles, sp: bigint | null): Promise<FaultPlace | null> {
+  if (address === null) return null;
+  const place = placeFault(files, address, sp);
+  if (!place.within || !/ \.(bss|data|rodata|tbss|tdata)/.test(place.within.label)) return place;
+  const global = globalName(await q.symbolAt(place.address));
+  return global ? { ...place, within: { ...place.within, label: `${global} in ${place.within.label}` } } : place;
+}
+
+/**
+ * A signal a process raised at itself from inside a signal handler (Redis, Chromium and many servers
+ * log a crash report and re-raise the fatal signal): the kernel recorded the re-raise, not the
+ * fault. The fault is in the frame under `<signal handler called>`: its pc is the faulting
+ * instruction itself and its registers, unwound from the signal frame, are exact; the kind is read
+ * from them as for a fault.
+ */
+async function reraisedSignal(q: Inspector, frames: PlacedFrame[], signal: number, mapped: Range[]): Promise<Reraised | null> {
+  const trampoline = frames.findIndex((frame) => frame.function === "<signal handler called>");
+  const interrupted = trampoline < 0 ? null : frames[trampoline + 1];
+  if (!interrupted?.address) return null;
+  const handlerFrame = frames.slice(0, trampoline).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
+  const handler = handlerFrame?.function ? normalizeFunctionName(handlerFrame.function) : null;
+  const base = { interrupted: trampoline + 1, handler };
+  const code = (await q.instructions(1, interrupted.address))?.instructions[0] ?? null;
+  const instruction = code ? `${code.mnemonic} ${code.operands.join(",")}`.trim() : null;
+  if (signal === SIGILL) return { ...base, kind: "illegal-instruction", explanation: null, instruction };
+  if (signal === SIGFPE) return { ...base, kind: /^i?div/.test(code?.mnemonic ?? "") ? "division-by-zero" : "unknown", explanation: null, instruction };
+  const access = code ? memoryAccess(code) : null;
+  if (!code || !access || (signal !== SIGSEGV && signal !== SIGBUS)) return { ...base, kind: signal === SIGBUS ? "bus-error" : "invalid-memory-access", explanation: null, instruction };
+  const registers = await q.registers({ frame: interrupted.level });
+  const explanation = explainFault({ instruction: code, access, faultAddress: null, registers, mapped });
+  const address = operandAddress(explanation);
+  const kind: CrashKind = signal === SIGBUS ? "bus-error" : address !== null && address < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access";
+  return { ...base, kind, explanation, instruction };
+}
+
+/** The address a memory operand names: base + index × scale + displacement, from the registers' values. */
+function operandAddress(explanation: FaultExplanation): bigint | null {
+  const base = toBigInt(explanation.base?.value ?? null);
+  if (base === null) return null;
+  const index = toBigInt(explanation.index?.value ?? null) ?? 0n;
+  const address = base + index * BigInt(explanation.index?.scale ?? 1) + BigInt(explanation.displacement);
+  return BigInt.asUintN(64, address);
+}
+
+/** An access violation's address as the signal record the stack checks read. */
+function exceptionFault(exception: ExceptionStop): SignalRecord | null {
+  const address = exception.code === EXCEPTION_ACCESS_VIOLATION ? exception.parameters[1] : undefined;
+  return address === undefined ? null : { signo: SIGSEGV, errno: 0, code: 1, address, pid: null };
+}
+
+/**
+ * A fault just past the top of the crashing thread's stack, far above its stack pointer: a copy
+ * into a buffer on the stack ran upwards through every frame above it and off the stack's end.
+ */
+function overranStackTop(stack: Range | null, faultAddress: string | null): boolean {
+  const fault = toBigInt(faultAddress);
+  if (fault === null || stack === null) return false;
+  const top = stack.end;
+  return fault >= top && fault - top < STACK_NEAR_SP;
+}
+
+/**
+ * A write just below the end of the stack while the stack pointer is far above it, with no
+ * recursion: not a stack overflow (that faults near the stack pointer) but a write that walked down
+ * from a buffer on the stack (an index or length gone negative, or a copy running backwards).
+ */
+function underranStack(stack: Range | null, faultAddress: string | null, sp: bigint | null): boolean {
+  const fault = toBigInt(faultAddress);
+  if (fault === null || stack === null || sp === null) return false;
+  return fault < stack.start && stack.start - fault <= STACK_GUARD_REACH && sp - stack.start > STACK_GUARD_REACH;
+}
+
+/** A fault at the lower end of the crashing thread's stack: the stack ran into its guard. */
+function ranOffStack(stack: Range | null, siginfo: SignalRecord | null, sp: bigint | null): boolean {
+  const fault = toBigInt(siginfo?.address ?? null);
+  if (siginfo?.signo !== SIGSEGV || fault === null || sp === null || fault < NULL_PAGE_LIMIT) return false;
+  if (stack === null) return fault + STACK_NEAR_SP >= sp && fault <= sp + STACK_NEAR_SP;
+  const low = stack.start;
+  // The stack ran out only if the stack pointer got there too: a fault below the stack from far above is a write (underranStack).
+  return fault < low && low - fault <= STACK_GUARD_REACH && sp - low <= STACK_GUARD_REACH;
+}

@@ -1,0 +1,153 @@
+/**
+ * A hung process: the threads blocked on locks, each lock's owner read from the lock itself (glibc's
+ * `__owner`, a CRITICAL_SECTION's `OwningThread`, .NET's monitors), and the cycles of who waits for
+ * whom. Threads a debugger cannot unwind are read from their stack memory.
+ */
+import type { ImportLookup } from "../../debuggers/dump.js";
+import { hex } from "../../debuggers/dumpfile/file.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt, type Platform, type ThreadSummary } from "../../debuggers/model.js";
+import type { Probe } from "../../debuggers/probe.js";
+import { NULL_PAGE_LIMIT } from "../address-space.js";
+import { culpritIndex, placeFrames, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import { deadlockCycles, globalName, lockExpressionIn, lockWait, type DeadlockEdge, type LockWait } from "../deadlock.js";
+import { mutexOwnerExpression } from "../glibc.js";
+import type { ManagedFindings } from "../managed.js";
+import { criticalSectionOf, criticalSectionOwnerAddress } from "../windows.js";
+import { argumentRegisters } from "../x86-64.js";
+import { scanStack } from "./scan.js";
+import type { Stop } from "./stop.js";
+import { unwindLost, type Target } from "./target.js";
+
+/** Every thread's stack, as the deadlock search reads them (the chat asks the same, so the store answers it). */
+export const ALL_STACKS = { kind: "thread-backtraces", threads: "all", limit: 64 } as const satisfies Probe;
+/** Stack words searched for the critical section a thread waits on, and pointers tried. */
+const CRITICAL_SECTION_SCAN_WORDS = 256;
+const MAX_CRITICAL_SECTION_CANDIDATES = 48;
+
+export interface Hang {
+  /** Cycles of threads each waiting for a lock the next one holds, native and managed. */
+  cycles: DeadlockEdge[][];
+  /** Every thread's frames, as read for the search (none when the process was not stopped from outside). */
+  framesOf: Map<number, PlacedFrame[]>;
+}
+
+/** Only a dump no fault stopped is searched: a live process dumped, or one killed from outside. */
+export async function readHang(q: Inspector, target: Target, stop: Stop, dotnet: ManagedFindings | null): Promise<Hang> {
+  const native = stop.externallyStopped ? await findDeadlocks(q, target) : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
+  return { cycles: [...native.cycles, ...(dotnet?.cycles ?? [])], framesOf: native.framesOf };
+}
+
+async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
+  const { threads, files, os } = target;
+  const traces = await q.threadBacktraces(ALL_STACKS.threads, ALL_STACKS.limit);
+  const framesOf = new Map(traces.map((trace) => [trace.thread, placeFrames(trace.frames, target.moduleAt, null)]));
+  const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
+  const waits: LockWait[] = [];
+  const foundOnStack: number[] = [];
+  for (const [thread, frames] of framesOf) {
+    const wait = lockWait(thread, frames);
+    if (wait) {
+      waits.push(wait);
+      continue;
+    }
+    // A thread stopped in a system module the debugger cannot unwind: its frames from its stack
+    // memory, and on Windows the critical section it waits for from its stack too.
+    if (!unwindLost(frames, files)) continue;
+    const found = await waitOnStack(q, thread, frames, threads, threadOfLwp, target.isOwnCode, target.moduleAt, os, target.imports);
+    if (!found) continue;
+    framesOf.set(thread, found.frames);
+    if (found.wait) {
+      waits.push(found.wait);
+      foundOnStack.push(thread);
+    }
+  }
+  if (foundOnStack.length > 0) {
+    const many = foundOnStack.length > 1;
+    q.problems.push(`without the system modules no frame names the lock a thread waits for: the critical sections thread${many ? "s" : ""} ${foundOnStack.join(", ")} wait${many ? "" : "s"} on were found on ${many ? "their stacks" : "its stack"}, held by another thread`);
+  }
+  if (waits.length < 2) return { cycles: [], framesOf };
+  // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
+  // syscall still has the futex word, which is the mutex's first field, in its first argument register.
+  for (const wait of waits.filter((w) => w.lock === null)) {
+    const value = toBigInt(await q.register(argumentRegisters(os)[0] ?? "rdi", { thread: wait.thread }));
+    if (value !== null && value >= NULL_PAGE_LIMIT) wait.lock = hex(value);
+  }
+  const ownerOf = new Map<string, number>();
+  for (const lock of new Set(waits.map((wait) => wait.lock).filter((lock): lock is string => lock !== null))) {
+    const owner = os === "windows" ? await criticalSectionOwner(q, lock) : await q.evaluate(mutexOwnerExpression(lock));
+    const thread = owner !== null && /^\d+$/.test(owner) ? threadOfLwp.get(Number(owner)) : undefined;
+    if (thread !== undefined) ownerOf.set(lock, thread);
+  }
+  const cycles = deadlockCycles(waits, ownerOf);
+  for (const edge of cycles.flat()) edge.lockName = await lockName(q, edge, framesOf.get(edge.thread) ?? []);
+  return { cycles, framesOf };
+}
+
+/** A thread the debugger could not unwind: its frames from its stack, and on Windows the critical section it waits on. */
+async function waitOnStack(
+  q: Inspector,
+  thread: number,
+  frames: PlacedFrame[],
+  threads: ThreadSummary[],
+  threadOfLwp: Map<number, number>,
+  isOwnCode: (address: bigint) => boolean,
+  moduleAt: ModuleLocator,
+  os: Platform["os"] | undefined,
+  imports: ImportLookup | null,
+): Promise<{ frames: PlacedFrame[]; wait: LockWait | null } | null> {
+  const sp = toBigInt(await q.register("sp", { thread }));
+  const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
+  if (!scanned) return null;
+  const own = culpritIndex(scanned);
+  const lwp = threads.find((t) => t.id === thread)?.lwp ?? null;
+  const lock = os === "windows" && sp !== null && own !== null ? await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode) : null;
+  return { frames: scanned, wait: lock ? { thread, lock, waiter: scanned[own ?? 0] ?? null } : null };
+}
+
+/**
+ * The name of the lock a thread waits for, where the debugger knows one: a global's symbol, else
+ * the expression its own locking call passed, kept only when it evaluates, in that frame, to the
+ * lock's address.
+ */
+async function lockName(q: Inspector, edge: DeadlockEdge, frames: PlacedFrame[]): Promise<string | null> {
+  if (edge.lock === null) return null;
+  const global = globalName(await q.symbolAt(edge.lock));
+  if (global) return global;
+  const waiter = culpritIndex(frames);
+  const frame = waiter === null ? null : frames[waiter];
+  if (!frame?.file || frame.line === null) return null;
+  const expression = lockExpressionIn((await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "");
+  if (!expression) return null;
+  // Printed as a typed pointer: `(pthread_mutex_t *) 0x7ffd2e8b9bd0`.
+  const printed = (await q.evaluate(`&${expression}`, { thread: edge.thread, frame: frame.level })) ?? "";
+  const address = toBigInt(/0x[0-9a-f]+(?![\s\S]*0x[0-9a-f])/i.exec(printed)?.[0] ?? null);
+  return address !== null && address === BigInt(edge.lock) ? expression : null;
+}
+
+/**
+ * The critical section a thread waits for, found on its stack where no frame names it: the nearest
+ * word above its stack pointer that points at a CRITICAL_SECTION held by another thread of the dump
+ * (RecursionCount at least 1, OwningThread one of the dump's thread ids). Windows' wait functions
+ * keep the section they wait on in their frames, below the program's own.
+ */
+async function heldCriticalSectionOnStack(q: Inspector, sp: bigint, self: number | null, threadOfLwp: Map<number, number>, isOwnCode: (address: bigint) => boolean): Promise<string | null> {
+  const words = await q.readMemory(hex(sp), CRITICAL_SECTION_SCAN_WORDS);
+  const pointers = [...new Set(words.filter((word) => word >= NULL_PAGE_LIMIT && word % 8n === 0n && !isOwnCode(word)))].slice(0, MAX_CRITICAL_SECTION_CANDIDATES);
+  for (const pointer of pointers) {
+    const section = criticalSectionOf(await q.readMemory(hex(pointer), 3));
+    if (section && section.owner !== self && threadOfLwp.has(section.owner)) return hex(pointer);
+  }
+  return null;
+}
+
+/**
+ * A critical section's owner, read as a word of memory: LLDB cannot evaluate an expression on a
+ * minidump (it has no process to hold the result in), but reads its memory.
+ */
+async function criticalSectionOwner(q: Inspector, lock: string): Promise<string | null> {
+  const owner = criticalSectionOwnerAddress(lock);
+  if (owner === null) return null;
+  const words = await q.readMemory(owner, 1);
+  return words[0] === undefined ? null : words[0].toString();
+}

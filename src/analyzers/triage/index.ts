@@ -1,0 +1,62 @@
+/**
+ * Crash triage: reads a dump the way an engineer does, through a command runner (a session, or the
+ * analysis's evidence-storing executor) with a fixed, cheap set of read-only questions, and returns
+ * the `crash` object of the JSON report plus what a report shows next to it. No model, no store.
+ *
+ * Each step is a module with one job, taking what the steps before it read:
+ *   target   the threads, libraries, sections and registers the debugger shows
+ *   stop     what stopped the process, and where that came from
+ *   stack    the crashing thread's unwind, a recursion measured, a stack scanned or repaired
+ *   fault    the faulting instruction, its access and address, a re-raised signal's first fault
+ *   messages what the program or its runtime said (read before the kind, composed after it)
+ *   hang     lock cycles and what blocked threads wait for
+ *   classify the kind, the crash's thread and its culprit, pure
+ */
+import { Inspector, type Ask } from "../../debuggers/inspector.js";
+import { readManaged, withManaged } from "../managed.js";
+import { CLR_EXCEPTION } from "../windows.js";
+import { classify } from "./classify.js";
+import { crashOf, resultOf } from "./crash.js";
+import { readFault } from "./fault.js";
+import { readHang } from "./hang.js";
+import { messageOf, readMessages } from "./messages.js";
+import type { TriageOptions } from "./options.js";
+import type { TriageResult } from "./result.js";
+import { readStack } from "./stack.js";
+import { readStop } from "./stop.js";
+import { debugPackages } from "./symbols.js";
+import { readTarget } from "./target.js";
+
+export { ALL_STACKS } from "./hang.js";
+export { triageOptionsOf, type TriageOptions } from "./options.js";
+export type { ThreadGroup, TriageResult } from "./result.js";
+
+export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
+  const limit = options.frameLimit ?? 40;
+  const commands: string[] = [];
+  const q = new Inspector(async (probe) => {
+    const answer = await ask(probe);
+    commands.push(answer.command);
+    return answer;
+  });
+
+  const target = await readTarget(q, options);
+  const stop = await readStop(q, target, options);
+  const stack = await readStack(q, target, stop, limit);
+  const fault = await readFault(q, target, stop, stack);
+  const said = await readMessages(q, target, stop, stack, options.findAbortMessage);
+  // A .NET dump (null for any other): SOS's managed side, whose monitor cycles are a hang's too.
+  const dotnet = stop.exception?.code === CLR_EXCEPTION || stop.externallyStopped ? await readManaged(q, stop.exception === null ? "hang" : "exception") : null;
+  const hang = await readHang(q, target, stop, dotnet);
+  const readings = { target, stop, stack, fault, said, hang, limit };
+
+  const verdict = classify(readings);
+  const message = await messageOf(q, readings, verdict, dotnet);
+  if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
+    q.problems.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
+  }
+  const culprit = verdict.culprit === null ? null : (verdict.frames[verdict.culprit] ?? null);
+  const packages = await debugPackages(q, culprit, verdict.frames, target.files.executable, options);
+  const crash = crashOf(readings, verdict, message);
+  return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages }), dotnet);
+}

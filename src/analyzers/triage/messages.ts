@@ -1,0 +1,195 @@
+/**
+ * What the program or its runtime said as it died: glibc's abort and assertion messages, the C++
+ * exception's type, a Rust panic's payload, the Windows C runtime's assertion, a .NET exception;
+ * and where none said anything, dumpdbg's own sentence for what happened (explain.ts).
+ */
+import { unquoteCString } from "../../debuggers/c-text.js";
+import { hex } from "../../debuggers/dumpfile/file.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { normalizeAddress, toBigInt, type Address, type Platform } from "../../debuggers/model.js";
+import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
+import type { CrashKind } from "../../report/schema.js";
+import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
+import { textBytes } from "../fault.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, plausibleChunkSize } from "../glibc.js";
+import { demangleTypeinfo } from "../itanium.js";
+import { hangMessage } from "../hang.js";
+import { exceptionText, type ManagedFindings } from "../managed.js";
+import { acceptPanicMessage, panicMessageCandidates } from "../panic-message.js";
+import { SIGABRT, SIGSEGV, signalCodeName, signalName } from "../signals.js";
+import { CLR_EXCEPTION, managedExceptionText } from "../windows.js";
+import { argumentRegisters, callArgumentAddress } from "../x86-64.js";
+import { overrunMessage, reraisedMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
+import { STACK_NEAR_SP, type Fault } from "./fault.js";
+import type { Stack } from "./stack.js";
+import type { Stop } from "./stop.js";
+import type { Target } from "./target.js";
+
+/** Upper bound on the stack words read when looking for a Rust panic payload. */
+const MAX_PANIC_SCAN_WORDS = 4096;
+const MAX_PANIC_CANDIDATES = 16;
+
+/** What was said before the kind is decided, which the kind rests on. */
+export interface Said {
+  /** glibc's abort message (`__abort_msg`), also found in memory without libc's symbols. */
+  abortMessage: string | null;
+  /** The block a failed free was given has a header holding no size malloc writes: "double free or corruption" was the corruption. */
+  freedHeaderOverwritten: boolean;
+}
+
+export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, findAbortMessage?: () => Address | null): Promise<Said> {
+  const abortMessage = stop.signal === SIGABRT ? ((await q.abortMessage()) ?? (target.foreign.length > 0 ? await abortMessageWithoutSymbols(q, findAbortMessage) : null)) : null;
+  const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, stack.innermost) : null;
+  if (freedHeader && !freedHeader.plausible) q.problems.push(freedHeader.note);
+  return { abortMessage, freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible };
+}
+
+/** What the message is composed from: the steps' readings and the kind decided from them. */
+interface Told {
+  readings: { target: Target; stop: Stop; stack: Stack; fault: Fault; said: Said };
+  verdict: { kind: CrashKind; frames: PlacedFrame[]; culprit: number | null; blocked: string | null };
+}
+
+/** The crash's message: what the program or its runtime said, else what happened in dumpdbg's words. */
+export async function messageOf(q: Inspector, readings: Told["readings"], verdict: Told["verdict"], dotnet: ManagedFindings | null): Promise<string | null> {
+  const { target, stop, stack, fault } = readings;
+  const { signal, siginfo, exception } = stop;
+  const { kind, culprit } = verdict;
+  const culpritFrame = culprit === null ? null : (verdict.frames[culprit] ?? null);
+  const sp = target.sp;
+  // A .NET exception: what the runtime died with names its type and message (SOS's `!pe` under cdb).
+  const managed = dotnet ? exceptionText(dotnet.exception) : exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
+  if (managed !== null) return managed;
+  if (fault.exception?.message != null) return fault.exception.message;
+  if (fault.reraised) return reraisedMessage(fault.reraised, signal, culpritFrame);
+  // A signal a process sent explains a dump no fault rule classifies.
+  const story: SignalStoryFacts | null =
+    stop.sent && (kind === "unknown" || kind === "hang") && siginfo && signal !== null
+      ? {
+          signal: signalName(signal),
+          signalCode: signalCodeName(signal, siginfo.code),
+          origin: stop.origin,
+          culprit: { function: culpritFrame?.function ? normalizeFunctionName(culpritFrame.function) : null, file: culpritFrame?.file ?? null, line: culpritFrame?.line ?? null },
+        }
+      : null;
+  if (verdict.blocked) return `${hangMessage(verdict.blocked)}${story ? `; ${signalStory(story)}` : ""}`;
+  if (story) return sentMessage(story);
+  if (fault.overran && sp !== null) return overrunMessage(q, culpritFrame, toBigInt(fault.address), sp, fault.explanation);
+  if (fault.underran && sp !== null) return underrunMessage(culpritFrame, toBigInt(fault.address), sp, target.stack);
+  if (kind === "stack-buffer-overflow" && signal === SIGSEGV && sp !== null) {
+    return smashedReturnMessage(culpritFrame ?? stack.innermost[0] ?? null, stack.popped ? target.pc : ((await q.readMemory(hex(sp), 1))[0] ?? null));
+  }
+  return crashMessage(q, kind, readings.said.abortMessage, stack.innermost, culprit, sp, target.os);
+}
+
+async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string | null, frames: PlacedFrame[], culprit: number | null, sp: bigint | null, os: Platform["os"] | undefined): Promise<string | null> {
+  switch (kind) {
+    case "uncaught-exception": {
+      const type = await thrownType(q, frames, os);
+      return type === null ? "terminate called after throwing an exception" : `terminate called after throwing an instance of '${type}'`;
+    }
+    case "pure-virtual-call":
+      // What libstdc++'s __cxa_pure_virtual prints before it terminates.
+      return "pure virtual method called";
+    case "panic":
+      return panicMessage(q, frames, culprit, sp);
+    case "deadlock":
+      return null;
+    case "assertion-failure":
+      return abortMessage ?? windowsAssertion(frames);
+    case "stack-overflow":
+      return frames.some((frame) => RUST_STACK_OVERFLOW_HANDLER.test(normalizeFunctionName(frame.function ?? "")))
+        ? "the thread ran into its stack's guard page and Rust's handler aborted the process (\"has overflowed its stack\")"
+        : abortMessage;
+    default:
+      return abortMessage;
+  }
+}
+
+/**
+ * glibc's abort message found in the dump's memory without libc's symbols, read back through the
+ * debugger so that it is evidence like any other.
+ */
+async function abortMessageWithoutSymbols(q: Inspector, find: (() => Address | null) | undefined): Promise<string | null> {
+  const address = find?.() ?? null;
+  if (address === null) return null;
+  const text = (await q.readString(address))?.replace(/\n$/, "") ?? null;
+  if (text) q.problems.push(`glibc's abort message was found in the process's memory at ${address}, without libc's symbols`);
+  return text || null;
+}
+
+/**
+ * The header of the block a failed free was given, read from the culprit's line (`free(s->log);`):
+ * the expression freed, evaluated in the culprit's frame, and the two words before it. Null when the
+ * line or the value cannot be read (no debug info, no source).
+ */
+async function freedBlockHeader(q: Inspector, frames: PlacedFrame[]): Promise<{ plausible: boolean; note: string } | null> {
+  const index = culpritIndex(frames);
+  const frame = index === null ? null : frames[index];
+  if (!frame?.file || frame.line === null) return null;
+  const code = (await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "";
+  const freed = freedExpression(code);
+  if (!freed) return null;
+  const words = await q.readMemory(chunkHeaderAddress(freed), CHUNK_HEADER_WORDS, { frame: frame.level });
+  if (words.length < CHUNK_HEADER_WORDS) return null;
+  const size = words[1] ?? 0n;
+  const text = textBytes(size);
+  return {
+    plausible: plausibleChunkSize(words),
+    note: `glibc says "double free or corruption", but the header of the block \`${freed}\` points to holds size ${hex(size)}${text ? ` (the bytes "${text}")` : ""}, no size malloc writes: the header was overwritten, by a write past the end of the block before it, and the free found it corrupt`,
+  };
+}
+
+/** The Windows C runtime's assertion, from its `_wassert(str=L"…", file=L"…", line=N)` frame: its own message. */
+function windowsAssertion(frames: PlacedFrame[]): string | null {
+  const frame = frames.find((f) => /^_w?assert$/.test(normalizeFunctionName(f.function ?? "")) && /\bstr=L?"/.test(f.args));
+  if (!frame) return null;
+  const text = (name: string) => {
+    const quoted = new RegExp(`\\b${name}=L?("(?:[^"\\\\]|\\\\.)*")`).exec(frame.args)?.[1];
+    return quoted ? unquoteCString(quoted) : null;
+  };
+  const condition = text("str");
+  if (!condition) return null;
+  const line = /\bline=(\d+)/.exec(frame.args)?.[1];
+  const file = text("file");
+  return `Assertion failed: ${condition}${file ? `, file ${file}` : ""}${line ? `, line ${line}` : ""}`;
+}
+
+/**
+ * The thrown type: libstdc++ has no debug info, so __cxa_throw's `tinfo` argument (its second) is
+ * read from the code of its caller, which loads the type_info's address just before the call.
+ */
+async function thrownType(q: Inspector, frames: PlacedFrame[], os: Platform["os"] | undefined): Promise<string | null> {
+  const throwing = frames.findIndex((frame) => /^(__cxa_throw|__cxa_rethrow)$/.test(normalizeFunctionName(frame.function ?? "")));
+  const caller = throwing < 0 ? null : frames[throwing + 1];
+  if (!caller?.address) return null;
+  // libstdc++'s own throwers (std::__throw_out_of_range_fmt, ...) sit in cold sections with no
+  // symbol, where a function cannot be disassembled: disassemble the bytes before the call instead.
+  const code = caller.function ? await q.disassemble(caller.address) : await q.disassemble(caller.address, 64);
+  const tinfo = callArgumentAddress(code?.instructions ?? [], caller.address, argumentRegisters(os)[1] ?? "rsi");
+  if (!tinfo) return null;
+  // gdb names the symbol demangled; LLDB leaves a versioned one (`_ZTISt13runtime_error@GLIBCXX_3.4`) mangled.
+  const typeinfo = (symbol: string | null | undefined) => /^typeinfo for (.*?)(?:@\S+)?$/.exec(demangleTypeinfo(symbol ?? "") ?? symbol ?? "")?.[1] ?? null;
+  const named = typeinfo(tinfo.symbol);
+  if (named) return named;
+  // The address is the type_info itself (lea), or a GOT slot holding it (mov from memory).
+  return typeinfo((await q.symbolAt(tinfo.address))?.symbol) ?? typeinfo((await q.symbolAt(tinfo.address, true))?.symbol);
+}
+
+/** The panic payload, from the stack between the innermost frame and the panicking frame. */
+async function panicMessage(q: Inspector, frames: PlacedFrame[], culprit: number | null, sp: bigint | null): Promise<string | null> {
+  if (culprit === null || sp === null) return null;
+  const level = frames[culprit]?.level ?? culprit;
+  const cfa = await q.frameCfa(level);
+  if (!cfa) return null;
+  const count = Math.min(MAX_PANIC_SCAN_WORDS, Number((BigInt(cfa) - sp) / 8n));
+  if (count <= 0) return null;
+  const words = await q.readMemory(normalizeAddress(hex(sp)), count);
+  const candidates = panicMessageCandidates(words, { low: sp, high: BigInt(cfa) + STACK_NEAR_SP });
+  for (const candidate of candidates.slice(0, MAX_PANIC_CANDIDATES)) {
+    const text = await q.readString(hex(candidate.address));
+    const message = acceptPanicMessage(text, candidate.length);
+    if (message !== null) return message;
+  }
+  return null;
+}

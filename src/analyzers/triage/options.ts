@@ -1,0 +1,44 @@
+/** What triage takes from the dump file as given, beside what it asks the debugger. */
+import { abortMessageAddress, fileBuildId, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
+import type { Address, MemoryRegion, Module, Platform, StopReason } from "../../debuggers/model.js";
+import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
+import type { BuildIdReader } from "../libraries.js";
+
+export interface TriageOptions {
+  /** Frames fetched from each end of the crashing thread's stack (default 40). */
+  frameLimit?: number;
+  /**
+   * What the dump file itself records as the stop (an ELF core's NT_SIGINFO), read by dumpdbg: the
+   * ground truth for the signal, its code, the fault address and the sender, whatever the debugger says.
+   */
+  stopReason?: StopReason | null;
+  /** The dump's platform: Windows' calling convention differs from System V's. */
+  platform?: Platform | null;
+  /** The dumped process's pid, when the dump records it: tells a signal it sent itself from one sent to it. */
+  pid?: number | null;
+  /** The dump's memory regions as its file records them (segments of a core, a minidump's memory info). */
+  regions?: MemoryRegion[];
+  /** Which DLL function a Windows program's import slot holds (from its import table). */
+  imports?: ImportLookup | null;
+  /** The modules the dump maps, with the build ids its copies of their first pages hold. */
+  modules?: Module[];
+  /** Reads a local file's build id: tells a library found here from the build the process ran. */
+  buildIdOf?: BuildIdReader;
+  /** Finds glibc's abort message in the dump's memory without symbols (the address of its text). */
+  findAbortMessage?: () => Address | null;
+  /** The installed package a file comes from, with its version (Debian's dpkg). */
+  packageOf?: (path: string) => Promise<InstalledPackage | null>;
+}
+
+/** What the dump file says that triage takes as given: its stop reason, platform, regions and the program's imports. */
+export function triageOptionsOf(dump: DumpInfo | null, executable: string | null): TriageOptions {
+  if (!dump) return {};
+  return {
+    stopReason: dump.facts.stopReason,
+    platform: dump.facts.platform,
+    regions: dump.facts.regions,
+    imports: importsOf(dump, executable),
+    pid: "pid" in dump.facts ? dump.facts.pid : null,
+    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf } : {}),
+  };
+}

@@ -1,0 +1,57 @@
+/** What triage returns: the `crash` object of the JSON report, and what a report shows next to it. */
+import type { Platform } from "../../debuggers/model.js";
+import type { SharedLibrary } from "../../debuggers/probe.js";
+import type { Crash } from "../../report/schema.js";
+import type { PlacedFrame } from "../culprit.js";
+import type { FaultExplanation } from "../fault.js";
+import type { FaultPlace } from "../address-space.js";
+import type { Recursion } from "../recursion.js";
+
+export interface ThreadGroup {
+  /** The innermost function the threads are in. */
+  function: string;
+  threads: number[];
+}
+
+export interface TriageResult {
+  crash: Crash;
+  /** The operating system the dump comes from (its locks, its calling convention); null when unknown. */
+  os: Platform["os"] | null;
+  /** The crashing thread's frames from the culprit outwards (as many as were fetched). */
+  frames: PlacedFrame[];
+  /** Runtime and machinery frames above the culprit that `frames` leaves out. */
+  hiddenFrames: number;
+  /** Frames on the crashing thread's stack. */
+  stackDepth: number;
+  recursion: Recursion | null;
+  registers: { pc: string | null; sp: string | null; fp: string | null };
+  /** The faulting instruction, as the debugger printed it. */
+  instruction: string | null;
+  /** What the faulting instruction did with memory, read like an engineer reads it (memory faults). */
+  fault: FaultExplanation | null;
+  /** Where the fault address falls in the address space (memory faults). */
+  faultPlace?: FaultPlace | null;
+  threads: { count: number; groups: ThreadGroup[] };
+  /** A hang without a lock cycle: what every thread is blocked on ("all 4 threads are blocked waiting: 3 on a semaphore (in worker), …"). */
+  blocked?: string | null;
+  executable: string | null;
+  modules: SharedLibrary[];
+  /** Every command triage ran, in order. */
+  commands: string[];
+  /** What triage could not establish, said plainly. */
+  notes: string[];
+  /**
+   * How a stack buffer overflow without a protector showed: a `ret` faulted on the word it popped,
+   * a `ret` returned to an address that maps nothing, or a write ran off the top of the stack.
+   */
+  smashed?: "faulting-ret" | "returned" | "ran-off-top" | "ran-off-bottom" | null;
+  /**
+   * The library function a memory fault happened in, called by the culprit (`strlen` in libc), with
+   * its first argument's register when that holds the faulting address (or a NULL for a fault there).
+   */
+  faultIn?: { function: string; module: string | null; argument: { register: string; value: string } | null } | null;
+  /** Libraries of the dumped process that are not here as they were (a core from another machine). */
+  foreignLibraries?: { path: string; status: "missing" | "different"; found: string | null }[];
+  /** The packages of the crash's modules that have no debug information here: whose debug symbols to get. */
+  packages?: { path: string; name: string; version: string }[];
+}

@@ -1,0 +1,182 @@
+/**
+ * The crashing thread's frames from its stack memory, where the debugger's unwind is lost or went
+ * astray: words above the stack pointer that point into the program's own code right after a call,
+ * chained so that each caller called the function below it, as Breakpad's stack walker scans.
+ */
+import type { ImportLookup } from "../../debuggers/dump.js";
+import { hex } from "../../debuggers/dumpfile/file.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt, type SymbolAt } from "../../debuggers/model.js";
+import { culpritIndex, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import type { ForeignLibrary } from "../libraries.js";
+import {
+  bytesOf,
+  callTarget,
+  endsWithCall,
+  MAX_SCAN_CANDIDATES,
+  MAX_SCAN_STARTS,
+  MAX_SCANNED_FRAMES,
+  returnCandidates,
+  SCAN_PIECE_WORDS,
+  SCAN_WORDS,
+  thunkSlot,
+  type CallTarget,
+  type ReturnCandidate,
+} from "../stack-scan.js";
+
+/** Frames past the culprit whose return addresses are checked on Windows. */
+const UNWIND_CHECKS = 4;
+
+/**
+ * The thread's frames from its stack memory: its innermost frame as the debugger has it, then each
+ * word above the stack pointer that points into the program's own code right after a call, named
+ * by the debugger's symbols. Null when the scan finds none.
+ */
+export async function scanStack(
+  q: Inspector,
+  frames: PlacedFrame[],
+  sp: bigint | null,
+  isOwnCode: (address: bigint) => boolean,
+  moduleAt: ModuleLocator,
+  imports: ImportLookup | null,
+): Promise<PlacedFrame[] | null> {
+  const top = frames[0];
+  if (!top || sp === null) return null;
+  // In pieces: the read ends where the stack does.
+  const words: bigint[] = [];
+  while (words.length < SCAN_WORDS) {
+    const piece = await q.readMemory(hex(sp + BigInt(words.length * 8)), SCAN_PIECE_WORDS);
+    words.push(...piece);
+    if (piece.length < SCAN_PIECE_WORDS) break;
+  }
+  const calls: ScannedCall[] = [];
+  for (const candidate of returnCandidates(sp, words, isOwnCode).slice(0, MAX_SCAN_CANDIDATES)) {
+    // The 16 bytes before the return address hold the call that returns there, if it is one.
+    const code = bytesOf(await q.readMemory(hex(candidate.address - 16n), 2));
+    if (code.length < 16 || !endsWithCall(code)) continue;
+    calls.push({ ...candidate, call: await classifyCall(q, callTarget(code, candidate.address), isOwnCode) });
+  }
+  const symbols = new Map<bigint, SymbolAt | null>();
+  const symbolOf = async (address: bigint) => {
+    if (!symbols.has(address)) symbols.set(address, await q.symbolAt(hex(address - 1n)));
+    return symbols.get(address) ?? null;
+  };
+  // The innermost caller called out of the program, into the module the thread stopped in. Stale
+  // return addresses of calls that have returned lie around on the stack too: of the chains that
+  // start with a call out, the longest whose every caller called the function below it wins.
+  let best: ScannedCall[] = [];
+  for (const start of calls.filter((c) => c.call.kind !== "direct" || !isOwnCode(c.call.target)).slice(0, MAX_SCAN_STARTS)) {
+    const chain = [start];
+    for (const next of calls) {
+      if (chain.length === MAX_SCANNED_FRAMES) break;
+      const callee = chain[chain.length - 1];
+      if (!callee || next.slot <= callee.slot) continue;
+      const symbol = await symbolOf(callee.address);
+      const calleeStart = symbol ? callee.address - 1n - BigInt(symbol.offset) : null;
+      if (callsInto(next.call, calleeStart)) chain.push(next);
+    }
+    if (chain.length > best.length) best = chain;
+  }
+  if (best.length === 0) return null;
+  const found: PlacedFrame[] = [];
+  // The innermost caller called out through an import: its slot names the function it called
+  // (`__imp__assert`), another module's code the dump does not unwind.
+  const first = best[0]?.call;
+  const imported = first?.kind === "import" && first.slot !== null ? (imports?.(first.slot) ?? null) : first?.kind === "import" && first.target !== undefined ? await pltImport(q, first.target) : null;
+  if (imported) {
+    found.push({ level: 1, address: null, function: imported.name, args: "", file: null, line: null, from: imported.dll, found: "scan", module: imported.dll });
+  }
+  for (const call of best) {
+    // The call itself, one byte back, is on the caller's line.
+    const symbol = await symbolOf(call.address);
+    const line = symbol && !symbol.line ? await q.sourceLine(hex(call.address - 1n)) : null;
+    found.push({
+      level: found.length + 1,
+      address: hex(call.address),
+      function: symbol?.symbol ?? null,
+      args: "",
+      file: symbol?.file ?? line?.file ?? null,
+      line: symbol?.line ?? line?.line ?? null,
+      from: null,
+      found: "scan",
+      module: moduleAt(call.address),
+    });
+  }
+  return [{ ...top, level: 0 }, ...found];
+}
+
+/**
+ * Checks the frames just past the culprit: each return address must follow a call. At the first
+ * that does not, the debugger's unwind has gone wrong; the stack scan's frames replace it from the
+ * culprit on when they include the culprit's own return address, else the frames stop there.
+ */
+export async function repairUnwind(
+  q: Inspector,
+  frames: PlacedFrame[],
+  sp: bigint | null,
+  isOwnCode: (address: bigint) => boolean,
+  moduleAt: ModuleLocator,
+  imports: ImportLookup | null,
+): Promise<{ frames: PlacedFrame[]; note: string } | null> {
+  const culprit = culpritIndex(frames);
+  if (culprit === null) return null;
+  let broken: number | null = null;
+  for (let i = culprit + 1; i < Math.min(frames.length, culprit + UNWIND_CHECKS + 1); i++) {
+    const address = toBigInt(frames[i]?.address ?? null);
+    if (address === null || frames[i - 1]?.function === "<signal handler called>") continue;
+    const code = bytesOf(await q.readMemory(hex(address - 16n), 2));
+    if (code.length === 16 && !endsWithCall(code)) {
+      broken = i;
+      break;
+    }
+  }
+  if (broken === null) return null;
+  const culpritAddress = frames[culprit]?.address ?? null;
+  const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
+  const from = scanned?.findIndex((frame) => frame.address !== null && frame.address === culpritAddress) ?? -1;
+  if (scanned && from > 0) {
+    const rest = scanned.slice(from + 1).map((frame, i) => ({ ...frame, level: culprit + 1 + i }));
+    return { frames: [...frames.slice(0, culprit + 1), ...rest], note: `the debugger's unwind went astray past frame ${culprit} (frame ${broken}'s return address follows no call): the frames after it were found by scanning the stack` };
+  }
+  return { frames: frames.slice(0, broken), note: `the debugger's unwind went astray at frame ${broken} (its return address follows no call): the stack is shown up to it` };
+}
+
+export function scanNote(frames: PlacedFrame[], foreign: ForeignLibrary | null): string {
+  const module = foreign?.path ?? frames[0]?.module ?? null;
+  return `the debugger could not unwind past frame 0 (${module?.split(/[\\/]/).at(-1) ?? "a system module"}, whose unwind information this machine lacks): frames 1–${frames.length - 1} were found by scanning the stack for return addresses into the program's code; ${foreign ? "--solib-search-path DIR with that machine's libraries" : "--modules-path DIR with the dump's system modules"} gives the exact stack`;
+}
+
+/** The function an ELF program called through its PLT (`strlen@plt`): the library is not known from the stub. */
+async function pltImport(q: Inspector, stub: bigint): Promise<{ dll: string | null; name: string } | null> {
+  const name = /^(.+)@plt$/.exec((await q.symbolAt(hex(stub)))?.symbol ?? "")?.[1];
+  return name ? { dll: null, name } : null;
+}
+
+interface ScannedCall extends ReturnCandidate {
+  call: CallKind;
+}
+
+/** What a call instruction calls: a known function, a function in another module (an import), or a pointer it held. */
+type CallKind = { kind: "direct"; target: bigint } | { kind: "import"; slot: bigint | null; target?: bigint } | { kind: "indirect" };
+
+/** Whether a call could have called the function that starts at `start` (in the program's own code). */
+function callsInto(call: CallKind, start: bigint | null): boolean {
+  if (call.kind === "indirect") return true;
+  if (call.kind === "import") return false;
+  return start === null || call.target === start;
+}
+
+/** A call's target: its direct address, or the pointer in its slot, through an import thunk's jump. */
+async function classifyCall(q: Inspector, target: CallTarget, isOwnCode: (address: bigint) => boolean): Promise<CallKind> {
+  if (target === null) return { kind: "indirect" };
+  const slot = "slot" in target ? target.slot : null;
+  let address: bigint | null = "direct" in target ? target.direct : ((await q.readMemory(hex(target.slot), 1))[0] ?? null);
+  if (address === null || !isOwnCode(address)) return { kind: "import", slot, ...(address !== null ? { target: address } : {}) };
+  const thunk = thunkSlot(bytesOf(await q.readMemory(hex(address), 1)), address);
+  if (thunk !== null) {
+    // An import thunk (`jmp *__imp_f`): the call goes to another module.
+    address = (await q.readMemory(hex(thunk), 1))[0] ?? null;
+    if (address === null || !isOwnCode(address)) return { kind: "import", slot: thunk };
+  }
+  return { kind: "direct", target: address };
+}

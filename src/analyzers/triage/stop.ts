@@ -1,0 +1,125 @@
+/**
+ * What stopped the process, from the dump file and the debugger, and where it came from: the CPU
+ * faulted, another process sent a signal, the program raised it itself, someone asked for the dump,
+ * or a software exception went unhandled. The file's record is the truth; the debugger's reading is
+ * checked against it, and a disagreement is a note.
+ */
+import type { Inspector } from "../../debuggers/inspector.js";
+import type { ExceptionStop, SignalStop } from "../../debuggers/model.js";
+import type { SignalRecord } from "../../debuggers/probe.js";
+import type { Origin } from "../../report/schema.js";
+import { FAULT_SIGNALS, SI_KERNEL, SI_QUEUE, SI_TKILL, SI_USER, SIGABRT, SIGSTOP, SIGTRAP, sentByProcess, signalCodeName, signalName } from "../signals.js";
+import { exceptionOrigin } from "../windows.js";
+import type { TriageOptions } from "./options.js";
+import type { Target } from "./target.js";
+
+export interface Stop {
+  /** The signal that ended the process; null for a Windows exception or a dump of a live process. */
+  signal: number | null;
+  /** A Windows minidump's exception record (none in a hang dump). */
+  exception: ExceptionStop | null;
+  /** The signal record: the dump file's, else the debugger's. */
+  siginfo: SignalRecord | null;
+  /** A process sent the signal (kill, sigqueue, tgkill): nothing faulted, and the record's "address" holds the sender. */
+  sent: boolean;
+  /** No fault stopped it: a live process dumped (gcore, a hang dump), or one killed from outside with kill(). */
+  externallyStopped: boolean;
+  origin: Origin;
+  /** The dumped process's pid, when the dump records it. */
+  pid: number | null;
+}
+
+export async function readStop(q: Inspector, target: Target, options: TriageOptions): Promise<Stop> {
+  const notes = q.problems;
+  const recorded = options.stopReason?.type === "signal" ? options.stopReason : null;
+  const exception = options.stopReason?.type === "exception" ? options.stopReason : null;
+  // SIGSTOP cannot end a process: a dump whose threads show it was taken of a stopped or attached
+  // process (gcore), as a debugger that reads the threads' current signal (lldb) reports.
+  const exitSignal = await q.exitSignal();
+  const reported = exitSignal === SIGSTOP ? null : exitSignal;
+  const signal = recorded?.signo ?? reported;
+  if (recorded && reported !== null && reported !== recorded.signo) {
+    notes.push(`the debugger reports ${signalName(reported)} but the dump's notes record ${signalName(recorded.signo)}; the notes are used`);
+  }
+  const lwp = target.selected?.lwp ?? null;
+  if (recorded?.thread != null && lwp !== null && lwp !== recorded.thread) {
+    notes.push(`the debugger selected LWP ${lwp}, but the dump's notes say LWP ${recorded.thread} received the signal`);
+  }
+  const read = signal !== null && exception === null ? await q.signalInfo() : null;
+  const siginfo = recorded ? signalRecordOf(recorded) : read;
+  if (recorded && read && (read.code !== recorded.code || (recorded.address !== null && read.address !== recorded.address))) {
+    notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
+  }
+  const pid = options.pid ?? null;
+  return {
+    signal,
+    exception,
+    siginfo,
+    sent: signal !== null && exception === null && sentByProcess(siginfo),
+    externallyStopped: (signal === null && exception === null) || (siginfo !== null && siginfo.code === SI_USER),
+    origin: originOf({ signal, exception, siginfo, stopped: exitSignal === SIGSTOP }, pid),
+    pid,
+  };
+}
+
+/** Where a stop came from, from its record; `stopped`: the threads show SIGSTOP (an attached or stopped process). Pure. */
+export function originOf(stop: { signal: number | null; exception: ExceptionStop | null; siginfo: SignalRecord | null; stopped: boolean }, pid: number | null): Origin {
+  const { signal, exception, siginfo } = stop;
+  if (exception) return { ...exceptionOrigin(exception.code), sender: null };
+  if (signal === null) {
+    return {
+      type: "requested",
+      sender: null,
+      evidence: stop.stopped
+        ? "no fatal signal: the threads were stopped (SIGSTOP), as gcore or a debugger attaching to take a dump leaves them"
+        : "no signal and no exception in the dump: it was taken of a running process (gcore, a watchdog, a hang dump)",
+    };
+  }
+  const name = signalName(signal);
+  if (siginfo === null) {
+    if (FAULT_SIGNALS.has(signal)) return { type: "fault", sender: null, evidence: `${name} with no signal record to say who sent it: taken as the fault the CPU raises it for` };
+    if (signal === SIGABRT) return { type: "raised", sender: null, evidence: `${name} with no signal record: taken as abort()` };
+    return { type: "sent", sender: null, evidence: `${name} with no signal record: the CPU never raises it, so a process sent it` };
+  }
+  const code = signalCodeName(signal, siginfo.code);
+  if (sentByProcess(siginfo)) {
+    const sender = siginfo.pid === null ? null : { pid: siginfo.pid, uid: siginfo.uid ?? null };
+    const from = siginfo.pid === null ? "with no sender recorded" : `from pid ${siginfo.pid}${siginfo.uid != null ? ` (uid ${siginfo.uid})` : ""}`;
+    const how = siginfo.code === SI_TKILL ? "tgkill, as raise() and abort() do" : siginfo.code === SI_QUEUE ? "sigqueue" : "kill";
+    if (raisedBySelf(siginfo, pid)) {
+      const own = siginfo.pid !== null ? `, the process's own` : "";
+      return { type: "raised", sender, evidence: `the signal record says ${code} (${how}) ${from}${own}` };
+    }
+    const other = pid !== null && siginfo.pid !== null ? `, not the process's own (${pid})` : "";
+    return { type: "sent", sender, evidence: `the signal record says ${code} (${how}) ${from}${other}` };
+  }
+  const what =
+    siginfo.code !== SI_KERNEL
+      ? "the kernel's code for a fault of the instruction at the pc"
+      : signal === SIGTRAP
+        ? "the kernel's code for a breakpoint instruction (int3) the CPU trapped on"
+        : "the kernel's code for a general-protection fault (a non-canonical address)";
+  return { type: "fault", sender: null, evidence: `the signal record says ${name} ${code}, ${what}` };
+}
+
+/**
+ * A crash handler re-raised the signal it caught: the record is the re-raise, the fault it was
+ * handling came first, in the frame under `<signal handler called>`.
+ */
+export function reraisedOrigin(origin: Origin, handler: string | null): Origin {
+  return {
+    type: "fault",
+    sender: null,
+    evidence: `${origin.evidence}; but it was raised from inside the program's signal handler${handler ? ` (${handler})` : ""}, which re-raises what it caught: the signal it handled came from a fault in the frame it interrupted`,
+  };
+}
+
+/** Whether a sent signal came from the dumped process itself: its own pid, or tgkill with no sender recorded. */
+export function raisedBySelf(siginfo: SignalRecord, processPid: number | null): boolean {
+  return siginfo.pid !== null && processPid !== null ? siginfo.pid === processPid : siginfo.code === SI_TKILL && siginfo.pid === null;
+}
+
+/** The file's record of a signal in the shape the debugger's is read into. */
+function signalRecordOf(stop: SignalStop): SignalRecord {
+  return { signo: stop.signo, errno: stop.errno, code: stop.code, address: stop.address, pid: stop.senderPid, uid: stop.senderUid };
+}

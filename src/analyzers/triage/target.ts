@@ -1,0 +1,126 @@
+/**
+ * The process as the debugger shows it: its threads, the libraries and sections it loaded, the
+ * crashing thread's registers, and where its stack and the rest of its memory lie. Every later step
+ * reads the dump through these facts.
+ */
+import type { ImportLookup } from "../../debuggers/dump.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt, type MemoryRegion, type Platform, type Register, type ThreadSummary } from "../../debuggers/model.js";
+import type { SharedLibrary, TargetFiles } from "../../debuggers/probe.js";
+import { coreSegmentAt, holds } from "../address-space.js";
+import { isRuntimeModule, moduleLocator, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import type { Range } from "../fault.js";
+import { foreignAt, foreignLibraries, foreignNote, type ForeignLibrary } from "../libraries.js";
+import { keyRegisters } from "../registers.js";
+import type { TriageOptions } from "./options.js";
+import type { ThreadGroup } from "./result.js";
+
+export interface Target {
+  threads: ThreadSummary[];
+  /** The thread the debugger selects when it opens a dump: the one that received the signal. */
+  selected: ThreadSummary | null;
+  libraries: SharedLibrary[];
+  files: TargetFiles;
+  /** The crashing thread's registers, all of them. */
+  registers: Register[];
+  keyRegisters: { pc: string | null; sp: string | null; fp: string | null };
+  pc: bigint | null;
+  sp: bigint | null;
+  /** Libraries of the dumped process missing here, or here in another build (a core from another machine). */
+  foreign: ForeignLibrary[];
+  /** The foreign library the pc is in: its code is not in the dump as it ran. */
+  pcForeign: ForeignLibrary | null;
+  /** The memory holding the stack pointer: where a stack ran out, or a write ran off it. */
+  stack: Range | null;
+  /** Memory the process had. */
+  mapped: Range[];
+  moduleAt: ModuleLocator;
+  /** Whether an address is code of the program's own modules (not the system's or a runtime's). */
+  isOwnCode: (address: bigint) => boolean;
+  os: Platform["os"] | undefined;
+  /** Which DLL function a Windows program's import slot holds. */
+  imports: ImportLookup | null;
+}
+
+export async function readTarget(q: Inspector, options: TriageOptions): Promise<Target> {
+  const threads = await q.threads();
+  const libraries = await q.sharedLibraries();
+  const files = await q.sections();
+  const registers = await q.registers();
+  const key = keyRegisters(registers);
+  const pc = toBigInt(key.pc);
+  const sp = toBigInt(key.sp);
+  const foreign = options.modules && options.buildIdOf ? foreignLibraries(options.modules, libraries, files.executable, options.buildIdOf) : [];
+  const foreignSaid = foreignNote(foreign);
+  if (foreignSaid) q.problems.push(foreignSaid);
+  return {
+    threads,
+    selected: threads.find((thread) => thread.current) ?? threads[0] ?? null,
+    libraries,
+    files,
+    registers,
+    keyRegisters: key,
+    pc,
+    sp,
+    foreign,
+    pcForeign: foreignAt(foreign, pc),
+    stack: stackOf(files, options.regions ?? [], sp),
+    mapped: mappedRanges(files, options.regions ?? []),
+    moduleAt: moduleLocator(files, libraries),
+    isOwnCode: ownCode(files),
+    os: options.platform?.os,
+    imports: options.imports ?? null,
+  };
+}
+
+/**
+ * Whether the debugger lost the thread's unwind at its innermost frame: code it knows nothing of
+ * (no symbol, no line) in a module, typically a system DLL a minidump's machine had and this one
+ * lacks. What it shows past such a frame is a guess.
+ */
+export function unwindLost(frames: PlacedFrame[], files: TargetFiles, foreign: ForeignLibrary[] = []): boolean {
+  const top = frames[0];
+  const pc = toBigInt(top?.address ?? null);
+  if (!top || pc === null || top.function !== null || top.file !== null) return false;
+  if (foreignAt(foreign, pc) !== null) return true;
+  return files.sections.some((section) => section.loaded === false && holds(section, pc));
+}
+
+/** Threads grouped by the function they are in, the biggest group first. */
+export function groupThreads(threads: ThreadSummary[]): ThreadGroup[] {
+  const groups = new Map<string, number[]>();
+  for (const thread of threads) {
+    const name = thread.frame?.function ? normalizeFunctionName(thread.frame.function) : "??";
+    groups.set(name, [...(groups.get(name) ?? []), thread.id]);
+  }
+  return [...groups.entries()]
+    .map(([fn, ids]) => ({ function: fn, threads: ids }))
+    .sort((a, b) => b.threads.length - a.threads.length);
+}
+
+function ownCode(files: TargetFiles): (address: bigint) => boolean {
+  const sections = files.sections.filter(
+    (section) => section.source !== "core" && /^\.text$|^\.init$|^\.fini$/.test(section.name) && (section.source === "exec" || !isRuntimeModule(section.source)),
+  );
+  return (address) => sections.some((section) => holds(section, address));
+}
+
+/** Memory the process had: the debugger's sections and segments, and the regions the dump file records. */
+function mappedRanges(files: TargetFiles, regions: MemoryRegion[]): Range[] {
+  return [
+    ...files.sections.map((section) => ({ start: BigInt(section.start), end: BigInt(section.end) })),
+    ...regions.filter((region) => region.permissions === null || !region.permissions.startsWith("---")).map((region) => ({ start: BigInt(region.start), end: BigInt(region.end) })),
+  ];
+}
+
+/**
+ * The memory that holds the stack pointer: the core segment the debugger lists, else the region the
+ * dump file records (LLDB lists no core segments).
+ */
+function stackOf(files: TargetFiles, regions: MemoryRegion[], sp: bigint | null): Range | null {
+  if (sp === null) return null;
+  const segment = coreSegmentAt(files, sp);
+  if (segment) return { start: BigInt(segment.start), end: BigInt(segment.end) };
+  const region = regions.find((r) => holds(r, sp));
+  return region ? { start: BigInt(region.start), end: BigInt(region.end) } : null;
+}
