@@ -43,7 +43,6 @@ export function formatTriage(result: TriageResult): string {
   const out: string[] = [];
   const signal = crash.signal ? ` (${[crash.signal, crash.signalCode].filter(Boolean).join(", ")})` : "";
   out.push(`Crash:     ${KIND_TEXT[crash.kind]}${signal}`);
-  if (crash.origin) out.push(`Origin:    ${ORIGIN_TEXT[crash.origin.type]}: ${crash.origin.evidence}`);
   const c = crash.culprit;
   const where = c.function ?? (c.frame !== null ? `frame ${c.frame}` : "unknown");
   const location = c.file !== null ? ` at ${c.file}:${c.line ?? "?"}` : c.module !== null ? ` in ${c.module}` : "";
@@ -51,6 +50,8 @@ export function formatTriage(result: TriageResult): string {
   out.push(`Where:     ${where}${location}${thread}`);
   const why = whyLine(result);
   if (why) out.push(`Why:       ${why}`);
+  // A fault says so by its kind; any other origin is worth a line (a kill from outside, a dump on request).
+  if (crash.origin && crash.origin.type !== "fault") out.push(`Origin:    ${ORIGIN_TEXT[crash.origin.type]}: ${crash.origin.evidence}`);
   out.push(`Signature: ${crash.signature}`);
   if (result.recursion) {
     const { cycle, repeats, depth } = result.recursion;

@@ -44,6 +44,8 @@ const EXPECTED: Record<string, Expected> = {
   fortify: { kind: "fortify-failure", culprit: "set_greeting", says: [/destlen = 17/, /needs 34 bytes/, /`greeting->text` is 24 bytes/] },
   "thread-crash": { kind: "null-dereference", culprit: "process_job", says: [/`job->request`/, /job = \{id = 17, request = 0x0\}/, /other 4 threads/] },
   "many-threads": { kind: "null-dereference", culprit: "count_request", says: [/`conn->session`/, /BROKEN_CONNECTION \? NULL/, /other 200 threads/] },
+  "lost-wakeup": { kind: "hang", culprit: "pool_shutdown", says: [/all 4 threads are blocked waiting: 3 on a condition variable \(in worker_main\)/, /waits in `pool_shutdown` \(lost-wakeup\.c:56\)/, /`pthread_cond_signal`\/`pthread_cond_broadcast` that should follow a change to the state the waiters check/] },
+  "debug-break": { kind: "breakpoint", culprit: "texture_bytes", says: [/`int3`/, /`VERIFY\(texture->width > 0 && texture->height > 0\);`/, /main → texture_bytes/] },
   "deadlock-3": { kind: "deadlock", culprit: "hand_over_item", says: [/Thread 4/, /`stage->own->lock`/, /`stage->next->lock`/, /lock-order inversion/] },
   "pure-virtual": { kind: "pure-virtual-call", culprit: "OutputStream::close", says: [/being destroyed/, /vtable for|vtable pointer is that of `OutputStream`/, /~ConsoleStream/] },
   "cpp-null-deref": { kind: "null-dereference", culprit: "Session::idle_seconds", says: [/`this`/, /nullptr/, /manager\.find\(id\)/, /id = 3/] },

@@ -8,6 +8,7 @@ import { buildCore, buildProgram, culpritLine, fixtureNames } from "./cores.js";
 const execFileAsync = promisify(execFile);
 
 const SIGILL = 4;
+const SIGTRAP = 5;
 const SIGABRT = 6;
 const SIGBUS = 7;
 const SIGFPE = 8;
@@ -42,6 +43,8 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "many-threads": { signal: SIGSEGV, culprit: "count_request" },
   deadlock: { signal: SIGSTOP, culprit: "transfer_funds" },
   "deadlock-3": { signal: SIGSTOP, culprit: "hand_over_item" },
+  "lost-wakeup": { signal: SIGSTOP, culprit: "pool_shutdown" },
+  "debug-break": { signal: SIGTRAP, culprit: "texture_bytes" },
   "uncaught-exception": { signal: SIGABRT, culprit: "read_field" },
   "out-of-range": { signal: SIGABRT, culprit: "score_at_rank" },
   "pure-virtual": { signal: SIGABRT, culprit: "OutputStream::close" },

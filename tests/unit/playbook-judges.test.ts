@@ -97,6 +97,14 @@ const VERDICTS: Record<string, Record<string, Judged | [Judged, RegExp]>> = {
   "div-zero": { "zero-divisor": ["confirmed", /`stats->requests` was 0 \(E\d+\)\. The instruction `idiv %rcx`/], "int-min-overflow": ["rejected", /`stats->requests` is 0 \(E\d+\), not -1/] },
   "illegal-instruction": { "trap-reached": ["confirmed", /`ud2` \(E\d+\).* `frame\[0\]` is 9/], "bad-code": "rejected" },
   "rust-panic": { "own-call-panicked": ["confirmed", /called `Option::expect` on `None`\. Its local `price` is None/], "library-panicked": "rejected" },
+  "lost-wakeup": {
+    "nothing-wakes": ["confirmed", /Every thread's stack ends in a wait call \(E\d+\), and no lock cycle was found: all 4 threads are blocked waiting: 3 on a condition variable \(in worker_main\)/],
+    "one-still-running": ["rejected", /No thread was running: each of the 4 stacks ends in a wait call/],
+  },
+  "debug-break": {
+    "deliberate-break": ["confirmed", /The instruction that trapped is `int3` \(E\d+\), a breakpoint the program's own code executes, compiled from `VERIFY\(texture->width > 0 && texture->height > 0\);`/],
+    "debug-assert": ["rejected", /No assertion machinery is on the stack/],
+  },
   deadlock: {
     "lock-cycle": ["confirmed", /thread 2 waits for 0x7ffc2eaf08d0, whose __owner is LWP 3018 = thread 3 .* a closed cycle/],
     "lost-unlock": "rejected",

@@ -36,7 +36,7 @@ describe("a signal sent by a process", () => {
   it("names the sender, or says the process raised it at itself, and where, from the origin the record decides", () => {
     const record = { signo: 11, errno: 0, code: 0, address: null, pid: 7225, uid: 88 };
     const told = (siginfo: typeof record, pid: number | null, culprit = { function: null as string | null, file: null as string | null, line: null as number | null }) =>
-      sentMessage({ signal: "SIGSEGV", signalCode: signalCodeName(11, siginfo.code), origin: originOf({ signal: 11, exception: null, siginfo, stopped: false }, pid), culprit });
+      sentMessage({ signal: "SIGSEGV", signalCode: signalCodeName(11, siginfo.code), origin: originOf({ signal: 11, exception: null, siginfo, stopped: false }, { pid, lwps: [] }), culprit });
     expect(told(record, 4000)).toBe("the process was sent SIGSEGV by pid 7225 (uid 88) with kill; it was not a fault: the threads were where the signal found them");
     expect(told({ ...record, code: -1 }, null)).toMatch(/^the process was sent SIGSEGV by pid 7225 \(uid 88\) with sigqueue;/);
     expect(told({ ...record, code: -6, pid: 4000 }, 4000, { function: "parse_header", file: "/src/p.c", line: 8 })).toBe(
@@ -47,13 +47,16 @@ describe("a signal sent by a process", () => {
   it("gives the origin: sent with the sender, raised by the process itself, a fault by its code, requested without a signal", () => {
     const sent: SignalRecord = { signo: 15, errno: 0, code: 0, address: null, pid: 7225, uid: 88 };
     const stop = (signal: number | null, siginfo: SignalRecord | null, stopped = false) => ({ signal, exception: null, siginfo, stopped });
-    expect(originOf(stop(15, sent), 4000)).toMatchObject({ type: "sent", sender: { pid: 7225, uid: 88 } });
-    expect(originOf(stop(15, sent), 4000).evidence).toMatch(/SI_USER \(kill\) from pid 7225 \(uid 88\), not the process's own \(4000\)/);
-    expect(originOf(stop(6, { ...sent, code: -6, pid: 4000 }), 4000)).toMatchObject({ type: "raised", sender: { pid: 4000 } });
-    expect(originOf(stop(11, { ...sent, signo: 11, code: 1, address: "0x20", pid: null }), 4000)).toMatchObject({ type: "fault", sender: null });
-    expect(originOf(stop(null, null, true), 4000)).toMatchObject({ type: "requested", sender: null, evidence: expect.stringMatching(/SIGSTOP/) });
-    expect(originOf(stop(null, null), null).evidence).toMatch(/no signal and no exception/);
-    const exception = (code: string) => originOf({ signal: null, exception: { type: "exception", code, address: "0x1", parameters: [], thread: null } as never, siginfo: null, stopped: false }, null).type;
+    expect(originOf(stop(15, sent), { pid: 4000, lwps: [4000, 4001] })).toMatchObject({ type: "sent", sender: { pid: 7225, uid: 88 } });
+    expect(originOf(stop(15, sent), { pid: 4000, lwps: [4000, 4001] }).evidence).toMatch(/SI_USER \(kill\) from pid 7225 \(uid 88\), not the process's own \(4000\)/);
+    expect(originOf(stop(6, { ...sent, code: -6, pid: 4000 }), { pid: 4000, lwps: [] })).toMatchObject({ type: "raised", sender: { pid: 4000 } });
+    expect(originOf(stop(11, { ...sent, signo: 11, code: 1, address: "0x20", pid: null }), { pid: 4000, lwps: [] })).toMatchObject({ type: "fault", sender: null });
+    expect(originOf(stop(null, null, true), { pid: 4000, lwps: [] })).toMatchObject({ type: "requested", sender: null, evidence: expect.stringMatching(/SIGSTOP/) });
+    expect(originOf(stop(null, null), { pid: null, lwps: [] }).evidence).toMatch(/no signal and no exception/);
+    // Without the process's pid in the dump, its threads say who it is: abort() from the main thread is raised, a kill from elsewhere sent.
+    expect(originOf(stop(6, { ...sent, code: -6, pid: 4000 }), { pid: null, lwps: [4000, 4001] })).toMatchObject({ type: "raised", evidence: expect.stringMatching(/one of the dump's own threads/) });
+    expect(originOf(stop(15, sent), { pid: null, lwps: [4000, 4001] })).toMatchObject({ type: "sent", evidence: expect.stringMatching(/none of the dump's threads/) });
+    const exception = (code: string) => originOf({ signal: null, exception: { type: "exception", code, address: "0x1", parameters: [], thread: null } as never, siginfo: null, stopped: false }, { pid: null, lwps: [] }).type;
     expect(["0xc0000005", "0xc0000409", "0xe06d7363", "0x80000003"].map(exception)).toEqual(["fault", "raised", "exception", "fault"]);
   });
 });

@@ -86,7 +86,7 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
   if (overran || underran) q.problems.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
   // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
   // Only a fault signal: abort() called inside a handler (Rust's stack overflow handler) is read from the stack like any abort.
-  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, stop.pid) ? await reraisedSignal(q, stack.innermost, signal, target.mapped) : null;
+  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, stop.self) ? await reraisedSignal(q, stack.innermost, signal, target.mapped) : null;
   if (reraised) q.problems.push("the signal in the dump's notes is the one the crash handler raised; the one it was handling is not recorded, so it is read from the frame it interrupted (its registers are exact)");
   return { instruction, access, exception: verdict, address, explanation, stackExhausted, overran, underran, reraised };
 }

@@ -25,8 +25,13 @@ export interface Stop {
   /** No fault stopped it: a live process dumped (gcore, a hang dump), or one killed from outside with kill(). */
   externallyStopped: boolean;
   origin: Origin;
-  /** The dumped process's pid, when the dump records it. */
+  /** Who the process is: its pid when the dump records it, and its threads' LWPs (the main thread's is the pid). */
+  self: Self;
+}
+
+export interface Self {
   pid: number | null;
+  lwps: number[];
 }
 
 export async function readStop(q: Inspector, target: Target, options: TriageOptions): Promise<Stop> {
@@ -50,20 +55,20 @@ export async function readStop(q: Inspector, target: Target, options: TriageOpti
   if (recorded && read && (read.code !== recorded.code || (recorded.address !== null && read.address !== recorded.address))) {
     notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
   }
-  const pid = options.pid ?? null;
+  const self = { pid: options.pid ?? null, lwps: target.threads.flatMap((thread) => (thread.lwp === null ? [] : [thread.lwp])) };
   return {
     signal,
     exception,
     siginfo,
     sent: signal !== null && exception === null && sentByProcess(siginfo),
     externallyStopped: (signal === null && exception === null) || (siginfo !== null && siginfo.code === SI_USER),
-    origin: originOf({ signal, exception, siginfo, stopped: exitSignal === SIGSTOP }, pid),
-    pid,
+    origin: originOf({ signal, exception, siginfo, stopped: exitSignal === SIGSTOP }, self),
+    self,
   };
 }
 
 /** Where a stop came from, from its record; `stopped`: the threads show SIGSTOP (an attached or stopped process). Pure. */
-export function originOf(stop: { signal: number | null; exception: ExceptionStop | null; siginfo: SignalRecord | null; stopped: boolean }, pid: number | null): Origin {
+export function originOf(stop: { signal: number | null; exception: ExceptionStop | null; siginfo: SignalRecord | null; stopped: boolean }, self: Self): Origin {
   const { signal, exception, siginfo } = stop;
   if (exception) return { ...exceptionOrigin(exception.code), sender: null };
   if (signal === null) {
@@ -86,11 +91,11 @@ export function originOf(stop: { signal: number | null; exception: ExceptionStop
     const sender = siginfo.pid === null ? null : { pid: siginfo.pid, uid: siginfo.uid ?? null };
     const from = siginfo.pid === null ? "with no sender recorded" : `from pid ${siginfo.pid}${siginfo.uid != null ? ` (uid ${siginfo.uid})` : ""}`;
     const how = siginfo.code === SI_TKILL ? "tgkill, as raise() and abort() do" : siginfo.code === SI_QUEUE ? "sigqueue" : "kill";
-    if (raisedBySelf(siginfo, pid)) {
-      const own = siginfo.pid !== null ? `, the process's own` : "";
+    if (raisedBySelf(siginfo, self)) {
+      const own = siginfo.pid === null ? "" : self.pid !== null ? ", the process's own" : ", one of the dump's own threads";
       return { type: "raised", sender, evidence: `the signal record says ${code} (${how}) ${from}${own}` };
     }
-    const other = pid !== null && siginfo.pid !== null ? `, not the process's own (${pid})` : "";
+    const other = siginfo.pid === null ? "" : self.pid !== null ? `, not the process's own (${self.pid})` : self.lwps.length > 0 ? ", none of the dump's threads" : "";
     return { type: "sent", sender, evidence: `the signal record says ${code} (${how}) ${from}${other}` };
   }
   const what =
@@ -114,9 +119,13 @@ export function reraisedOrigin(origin: Origin, handler: string | null): Origin {
   };
 }
 
-/** Whether a sent signal came from the dumped process itself: its own pid, or tgkill with no sender recorded. */
-export function raisedBySelf(siginfo: SignalRecord, processPid: number | null): boolean {
-  return siginfo.pid !== null && processPid !== null ? siginfo.pid === processPid : siginfo.code === SI_TKILL && siginfo.pid === null;
+/**
+ * Whether a sent signal came from the dumped process itself: its own pid, or where the dump does not
+ * record the pid, one of its threads (the main thread's LWP is the pid); tgkill with no sender recorded.
+ */
+export function raisedBySelf(siginfo: SignalRecord, self: Self): boolean {
+  const own = self.pid !== null ? [self.pid] : self.lwps;
+  return siginfo.pid !== null && own.length > 0 ? own.includes(siginfo.pid) : siginfo.code === SI_TKILL && siginfo.pid === null;
 }
 
 /** The file's record of a signal in the shape the debugger's is read into. */
