@@ -3,6 +3,7 @@
  * wait call the program made), and whether every thread is blocked, which makes it a hang even
  * when no wait records an owner (semaphores, condition variables, Python's locks). Pure.
  */
+import type { Frame } from "../debuggers/model.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "./culprit.js";
 
 /** The wait calls a thread blocks in, innermost first, and what a person calls what it waits for. */
@@ -40,20 +41,26 @@ export interface BlockedThread {
 /** What a thread is blocked on, from its frames; null when it is running (no wait call on top). */
 export function blockedOn(thread: number, frames: PlacedFrame[]): BlockedThread | null {
   const own = culpritIndex(frames);
-  const top = frames.slice(0, own === null ? frames.length : own);
-  if (top.length === 0) return null;
-  let waitsFor: string | null = null;
-  // The outermost wait call above the program's frame names the wait best (pthread_cond_wait over futex_wait).
-  for (const frame of top) {
-    const name = frame.function ? normalizeFunctionName(frame.function) : "";
-    const found = WAITS.find(([pattern]) => pattern.test(name));
-    if (found) waitsFor = found[1] === "a futex" && waitsFor ? waitsFor : found[1];
-  }
+  const waitsFor = waitCall(frames.slice(0, own === null ? frames.length : own));
   if (waitsFor === null) return null;
   const waiter = own === null ? null : frames[own]?.function ? normalizeFunctionName(frames[own]!.function!) : null;
   // The interpreter's wait names the Python object better than the semaphore under it.
   if (waiter !== null && /^PyThread_acquire_lock(_timed)?$/.test(waiter)) return { thread, waitsFor: PYTHON_LOCK, waiter: null };
   return { thread, waitsFor, waiter };
+}
+
+/**
+ * What the wait calls among `frames` wait for ("a condition variable"), or null when none is one:
+ * the outermost names the wait best (pthread_cond_wait over the futex_wait under it).
+ */
+export function waitCall(frames: Frame[]): string | null {
+  let waitsFor: string | null = null;
+  for (const frame of frames) {
+    const name = frame.function ? normalizeFunctionName(frame.function) : "";
+    const found = WAITS.find(([pattern]) => pattern.test(name));
+    if (found) waitsFor = found[1] === "a futex" && waitsFor ? waitsFor : found[1];
+  }
+  return waitsFor;
 }
 
 /**

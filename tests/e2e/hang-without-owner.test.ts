@@ -76,6 +76,8 @@ describe("a hang without owners", () => {
     const report = JSON.parse(json.stdout);
     expect(report.conclusion.summary).toMatch(/^The process hung: all 4 threads are blocked waiting: 3 on a semaphore \(in worker\), 1 for another thread to finish \(in main\) \(E\d+\)\./);
     expect(report.conclusion.recommendations[0]).toMatch(/sem_post/);
+    // What should have woken them, read from each thread's wait: the workers' semaphore and main's join.
+    expect(report.conclusion.rootCause).toMatch(/the `sem_post` the waiters need never came; a joined thread never finished, because it waits itself/);
     expect(report.hypotheses[0].status).toBe("confirmed");
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 import { probes, type Probe } from "../../debuggers/probe.js";
 import { senderText } from "../../report/origin.js";
 import type { Facts } from "./facts.js";
-import { blockedOn } from "../../analyzers/hang.js";
+import { waitCall } from "../../analyzers/hang.js";
 import type { ThreadBacktrace } from "../../debuggers/model.js";
 import type { Evidence } from "../evidence.js";
 import { undetermined } from "./conclusions.js";
@@ -37,7 +37,7 @@ export function hangPlaybook(facts: Facts): Playbook {
   /** Each thread's wait, from the threads' stacks: null for a thread that is not blocked in a wait call. */
   const waits = (found: ReturnType<Evidence["find"]>) => {
     const traces = (found?.ok && found.probe.kind === "thread-backtraces" ? (found.reading as ThreadBacktrace[] | null) : null) ?? [];
-    return traces.map((trace) => ({ thread: trace.thread, blocked: blockedOn(trace.thread, trace.frames.map((frame) => ({ ...frame, module: frame.from }))) }));
+    return traces.map((trace) => ({ thread: trace.thread, waitsFor: waitCall(trace.frames) }));
   };
   const waiting: PlannedHypothesis = {
     rule: "nothing-wakes",
@@ -47,7 +47,7 @@ export function hangPlaybook(facts: Facts): Playbook {
       const threads = evidence.find(threadsCommand);
       const c = new Citations();
       const read = waits(threads);
-      const running = read.filter((w) => w.blocked === null);
+      const running = read.filter((w) => w.waitsFor === null);
       if (threadsCommand.kind === "thread-backtraces" && read.length > 0 && running.length > 0) {
         return verdict("rejected", `Thread${running.length > 1 ? "s" : ""} ${running.map((w) => w.thread).join(", ")} ${running.length > 1 ? "are" : "is"} not in a wait call${c.cite(threads)}: not every thread is blocked.`, threads);
       }
@@ -62,7 +62,7 @@ export function hangPlaybook(facts: Facts): Playbook {
       const threads = evidence.find(threadsCommand);
       const c = new Citations();
       const read = waits(threads);
-      const running = read.filter((w) => w.blocked === null);
+      const running = read.filter((w) => w.waitsFor === null);
       if (read.length === 0) return verdict("inconclusive", `The threads' stacks could not be read one by one${c.cite(threads)}.`, threads);
       if (running.length > 0) return verdict("confirmed", `Thread${running.length > 1 ? "s" : ""} ${running.map((w) => w.thread).join(", ")} ${running.length > 1 ? "were" : "was"} not waiting${c.cite(threads)}.`, threads);
       return verdict("rejected", `No thread was running: each of the ${read.length} stacks ends in a wait call${c.cite(threads)}.`, threads);
@@ -77,7 +77,7 @@ export function hangPlaybook(facts: Facts): Playbook {
       const home = facts.culprit ? ` The thread the dump was taken on waits in ${where(facts.culprit)}.` : "";
       return {
         summary: `The process hung: ${blocked}${c.cite(evidence.find(threadsCommand))}.${home} No lock cycle was found, and these waits record no owner, so the dump cannot say which thread should have woken them.${sent}`,
-        rootCause: `A wait that nothing ends: ${wakeUps(waits(evidence.find(threadsCommand)).flatMap((w) => (w.blocked ? [w.blocked.waitsFor] : [])))} — skipped on some path, or its own thread exited or is one of the waiters.`,
+        rootCause: `A wait that nothing ends: ${wakeUps(waits(evidence.find(threadsCommand)).flatMap((w) => (w.waitsFor ? [w.waitsFor] : [])))} — skipped on some path, or its own thread exited or is one of the waiters.`,
         confidence: 0.8,
         recommendations: [
           "Find every place that should wake these waits (sem_post, pthread_cond_signal/broadcast, the writer of the pipe or socket) and check each path reaches it, errors and early returns included.",
