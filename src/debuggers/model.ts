@@ -108,6 +108,11 @@ export interface SignalStop {
   senderUid: number | null;
   /** The kernel thread that received it (NT_PRSTATUS's pr_pid), when the file says. */
   thread: number | null;
+  /**
+   * Who wrote the record: the kernel (an ELF core's NT_SIGINFO), or a crash handler that copied it
+   * into a minidump, where si_code is often left 0 and reads as "sent with kill" whatever happened.
+   */
+  recordedBy?: "kernel" | "crash-handler";
 }
 
 export interface ExceptionStop {

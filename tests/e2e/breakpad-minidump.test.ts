@@ -149,7 +149,8 @@ describe.each(PROGRAMS)("a Breakpad minidump of $name", ({ name, signal, signo }
     const crashed = core.threads.find((t) => t.lwp === stop?.thread);
     expect(stop?.signo).toBe(signo);
     expect(crashed).toBeDefined();
-    expect(facts.stopReason).toEqual({ type: "signal", signo, code: stop?.code, errno: 0, address: stop?.address, senderPid: null, senderUid: null, thread: stop?.thread });
+    // A crash handler's copy of the record: for a signal the record says was sent, si_addr's word is the sender it names.
+    expect(facts.stopReason).toEqual({ type: "signal", signo, code: stop?.code, errno: 0, address: stop?.address, senderPid: stop?.senderPid ?? null, senderUid: stop?.senderUid ?? null, thread: stop?.thread, recordedBy: "crash-handler" });
     const record = exceptionRecord(dump);
     expect(record).toMatchObject({ thread: stop?.thread, code: signo, flags: (stop?.code ?? 0) >>> 0, parameters: 0 });
     // For a signal sent by tgkill (abort), si_addr's word holds si_pid and si_uid.

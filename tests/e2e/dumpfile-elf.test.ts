@@ -178,6 +178,7 @@ describe("a core of a worker that writes through a NULL session (threads, PIE)",
       senderPid: null,
       senderUid: null,
       thread: fact(pool, "crashing thread"),
+      recordedBy: "kernel",
     });
     expect(await gdbPrint(pool, "$_siginfo.si_code")).toBe(String(SEGV_MAPERR));
     expect(await gdbPrint(pool, "$_siginfo._sifields._sigfault.si_addr")).toBe(pool.facts.stopReason?.address);
@@ -297,6 +298,7 @@ describe("a core of a process that sends itself SIGABRT (not PIE)", () => {
       senderPid: fact(selfKill, "pid"),
       senderUid: fact(selfKill, "uid"),
       thread: fact(selfKill, "pid"),
+      recordedBy: "kernel",
     });
     expect(await gdbPrint(selfKill, "$_siginfo._sifields._kill.si_pid")).toBe(String(fact(selfKill, "pid")));
   });

@@ -185,10 +185,10 @@ interface Location {
  * Writes to `out` the minidump Breakpad's Linux client would have written for the crash that
  * left `core`; `exe` is the executable the process ran (read for its build id, SONAME and code).
  */
-export async function breakpadMinidumpFromCore(core: string, exe: string, out: string): Promise<void> {
+export async function breakpadMinidumpFromCore(core: string, exe: string, out: string, options: WriterOptions = {}): Promise<void> {
   const process = CoreProcess.open(core, exe);
   try {
-    writeFileSync(out, new BreakpadWriter(process, Math.floor(statSync(core).mtimeMs / 1000)).write());
+    writeFileSync(out, new BreakpadWriter(process, Math.floor(statSync(core).mtimeMs / 1000), options).write());
   } finally {
     process.close();
   }
@@ -440,6 +440,14 @@ class CoreProcess {
 
 // ---- writing the minidump --------------------------------------------------------------------
 
+export interface WriterOptions {
+  /**
+   * Leave exception_flags 0 instead of the signal's si_code, as many clients in the field do
+   * (their handlers record only the signal number and si_addr's word).
+   */
+  withoutSiCode?: boolean;
+}
+
 class BreakpadWriter {
   private readonly out = new Writer();
   private readonly memoryBlocks: { start: bigint; location: Location }[] = [];
@@ -448,6 +456,7 @@ class BreakpadWriter {
   constructor(
     private readonly process: CoreProcess,
     private readonly time: number,
+    private readonly options: WriterOptions = {},
   ) {
     this.mappings = enumerateMappings(process);
   }
@@ -613,7 +622,7 @@ class BreakpadWriter {
       record(EXCEPTION_STREAM_BYTES, (b) => {
         b.writeUInt32LE(this.process.crashed.lwp >>> 0, 0);
         b.writeUInt32LE(siginfo.readInt32LE(0) >>> 0, 8); // exception_code = si_signo
-        b.writeUInt32LE(siginfo.readInt32LE(8) >>> 0, 12); // exception_flags = si_code
+        b.writeUInt32LE(this.options.withoutSiCode ? 0 : siginfo.readInt32LE(8) >>> 0, 12); // exception_flags = si_code
         b.writeBigUInt64LE(siginfo.readBigUInt64LE(16), 24); // exception_address = si_addr
         b.writeUInt32LE(0, 32); // number_parameters
         b.writeUInt32LE(context.size, 160);

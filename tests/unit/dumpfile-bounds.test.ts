@@ -164,7 +164,7 @@ describe("readElfCore on a hand-built core", () => {
     const facts = parsed(buildElfCore(coreSpec()).bytes, readElfCore);
     expect(facts.problems).toEqual([]);
     expect(facts.platform).toEqual({ os: "linux", arch: "x86_64", pointerSize: 8 });
-    expect(facts.stopReason).toEqual({ type: "signal", signo: 11, code: 1, errno: 0, address: "0x40", senderPid: null, senderUid: null, thread: 4243 });
+    expect(facts.stopReason).toEqual({ type: "signal", signo: 11, code: 1, errno: 0, address: "0x40", senderPid: null, senderUid: null, thread: 4243, recordedBy: "kernel" });
     expect(facts.threads[0]?.registers).toEqual(Object.fromEntries(Object.entries(WORKER_REGISTERS).map(([name, value]) => [name, hex(value)])));
     expect(facts.threads.map((t) => [t.lwp, t.signal, t.registers.rip, t.registers.rsp])).toEqual([
       [4243, 11, "0x401136", hex(STACK + 0x100n)],

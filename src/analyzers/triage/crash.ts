@@ -22,7 +22,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
   return {
     kind,
     signal: exception ? (exceptionName(exception.code) ?? "exception") : signal === null ? null : signalName(signal),
-    signalCode: exception ? exception.code : siginfo && signal !== null ? signalCodeName(signal, siginfo.code) : null,
+    signalCode: exception ? exception.code : siginfo && signal !== null && !stop.codeInferred ? signalCodeName(signal, siginfo.code) : null,
     // The kernel reports 0 for a general-protection fault: that address was never accessed.
     faultAddress: fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
     access: fault.access,

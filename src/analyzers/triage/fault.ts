@@ -153,7 +153,7 @@ async function reraisedSignal(q: Inspector, frames: PlacedFrame[], signal: numbe
 }
 
 /** The address a memory operand names: base + index × scale + displacement, from the registers' values. */
-function operandAddress(explanation: FaultExplanation): bigint | null {
+export function operandAddress(explanation: FaultExplanation): bigint | null {
   const base = toBigInt(explanation.base?.value ?? null);
   if (base === null) return null;
   const index = toBigInt(explanation.index?.value ?? null) ?? 0n;

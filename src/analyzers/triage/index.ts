@@ -5,7 +5,8 @@
  *
  * Each step is a module with one job, taking what the steps before it read:
  *   target   the threads, libraries, sections and registers the debugger shows
- *   stop     what stopped the process, and where that came from
+ *   stop     what stopped the process, and where that came from (record.ts: decided on the
+ *            evidence when a crash handler's copy of the record cannot say)
  *   stack    the crashing thread's unwind, a recursion measured, a stack scanned or repaired
  *   fault    the faulting instruction, its access and address, a re-raised signal's first fault
  *   messages what the program or its runtime said (read before the kind, composed after it)
@@ -22,6 +23,7 @@ import { readHang } from "./hang.js";
 import { messageOf, readMessages } from "./messages.js";
 import type { TriageOptions } from "./options.js";
 import type { TriageResult } from "./result.js";
+import { decideStop } from "./record.js";
 import { readStack } from "./stack.js";
 import { readStop } from "./stop.js";
 import { debugPackages } from "./symbols.js";
@@ -41,8 +43,9 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   });
 
   const target = await readTarget(q, options);
-  const stop = await readStop(q, target, options);
-  const stack = await readStack(q, target, stop, limit);
+  const recorded = await readStop(q, target, options);
+  const stack = await readStack(q, target, recorded, limit);
+  const stop = await decideStop(q, target, recorded, stack);
   const fault = await readFault(q, target, stop, stack);
   const said = await readMessages(q, target, stop, stack, options.findAbortMessage);
   // A .NET dump (null for any other): SOS's managed side, whose monitor cycles are a hang's too.

@@ -24,6 +24,10 @@ export interface Stop {
   sent: boolean;
   /** No fault stopped it: a live process dumped (gcore, a hang dump), or one killed from outside with kill(). */
   externallyStopped: boolean;
+  /** The record cannot say where the signal came from (a crash handler's copy with si_code 0): the dump's evidence decides (record.ts). */
+  undecided: boolean;
+  /** The si_code in `siginfo` was read from the evidence, not from the record, which had none. */
+  codeInferred: boolean;
   origin: Origin;
   /** Who the process is: its pid when the dump records it, and its threads' LWPs (the main thread's is the pid). */
   self: Self;
@@ -56,11 +60,15 @@ export async function readStop(q: Inspector, target: Target, options: TriageOpti
     notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
   }
   const self = { pid: options.pid ?? null, lwps: target.threads.flatMap((thread) => (thread.lwp === null ? [] : [thread.lwp])) };
+  // Crash handlers that copy the signal into a minidump often leave si_code 0: "kill" is then no evidence.
+  const undecided = recorded?.recordedBy === "crash-handler" && recorded.code === SI_USER;
   return {
     signal,
     exception,
     siginfo,
-    sent: signal !== null && exception === null && sentByProcess(siginfo),
+    sent: signal !== null && exception === null && sentByProcess(siginfo) && !undecided,
+    undecided,
+    codeInferred: false,
     externallyStopped: (signal === null && exception === null) || (siginfo !== null && siginfo.code === SI_USER),
     origin: originOf({ signal, exception, siginfo, stopped: exitSignal === SIGSTOP }, self),
     self,

@@ -227,6 +227,7 @@ function readSiginfo(desc: Buffer, header: ElfHeader, thread: number | null): Si
     senderPid: sent ? fields.i32(union) : null,
     senderUid: sent ? fields.u32(union + 4) : null,
     thread,
+    recordedBy: "kernel",
   };
 }
 

@@ -319,19 +319,25 @@ const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 
 /**
  * Breakpad's and Crashpad's Linux writers put the signal in the exception record: its number as the
- * code, si_code as the flags, si_addr as the address.
+ * code, si_code as the flags, si_addr's word as the address. For a signal the record says was sent
+ * (a code of 0 or below), that word is the union's si_pid and si_uid, kept as the sender the record
+ * names; many writers leave the flags 0, so triage weighs that claim against the dump's evidence.
  */
 function signalOf(exception: ExceptionStop): SignalStop {
   const signo = Number(exception.code);
+  const code = exception.flags | 0;
+  const word = BigInt(exception.address);
+  const sent = code <= 0;
   return {
     type: "signal",
     signo,
-    code: exception.flags | 0,
+    code,
     errno: 0,
     address: FAULT_SIGNALS.has(signo) ? exception.address : null,
-    senderPid: null,
-    senderUid: null,
+    senderPid: sent ? Number(word & 0xffffffffn) : null,
+    senderUid: sent ? Number((word >> 32n) & 0xffffffffn) : null,
     thread: exception.thread,
+    recordedBy: "crash-handler",
   };
 }
 

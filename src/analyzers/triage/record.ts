@@ -1,0 +1,118 @@
+/**
+ * A crash handler's copy of the signal record (a Breakpad or Crashpad minidump of a Linux process)
+ * often leaves si_code 0, which reads as "sent by another process with kill" whatever happened.
+ * Such a record is decided on the dump's own evidence, as an engineer would: the instruction at
+ * the pc and whether it touched the address the record holds, whether that "address" is the
+ * process's own pid, and what the crashing stack shows.
+ */
+import { hex } from "../../debuggers/dumpfile/file.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt, type Instruction } from "../../debuggers/model.js";
+import type { SignalRecord } from "../../debuggers/probe.js";
+import { isCodeAddress, NULL_PAGE_LIMIT } from "../address-space.js";
+import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
+import { explainFault } from "../fault.js";
+import { FAULT_SIGNALS, SI_KERNEL, SI_TKILL, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, signalName } from "../signals.js";
+import { memoryAccess } from "../x86-64.js";
+import { operandAddress } from "./fault.js";
+import type { Stack } from "./stack.js";
+import { raisedBySelf, type Stop } from "./stop.js";
+import type { Target } from "./target.js";
+
+/** The highest pid Linux hands out (pid_max at most 2^22). */
+const PID_MAX = 1 << 22;
+/** What the stack of a program that aborted itself goes through. */
+const ABORT_MACHINERY = /^(abort|raise|__pthread_kill\w*|pthread_kill|__GI_raise|__GI_abort|__stack_chk_fail|__fortify_fail|__chk_fail|__assert_fail|__assert_perror_fail|__libc_message|malloc_printerr|std::terminate|__cxa_throw|__cxa_pure_virtual|rust_panic|__rust_start_panic)$/;
+
+/** What the evidence says where the record cannot: a fault (with the code it implies), the program itself, or no verdict. */
+interface Decided {
+  type: "fault" | "raised";
+  code: number;
+  evidence: string;
+}
+
+/** The stop as the evidence decides it, when the record is a crash handler's copy that left si_code 0; else the stop as it is. */
+export async function decideStop(q: Inspector, target: Target, stop: Stop, stack: Stack): Promise<Stop> {
+  const { signal, siginfo } = stop;
+  if (!stop.undecided || signal === null || siginfo === null) return stop;
+  const said = `the signal record is a crash handler's copy whose si_code is 0 (it says "sent with kill" whether or not anything was sent)`;
+  const decided = await faultOrAbort(q, target, signal, siginfo, stack.innermost);
+  if (decided) {
+    const record = { ...siginfo, code: decided.code, pid: null, uid: null };
+    q.problems.push(`${said}; ${decided.evidence}, so it is read as ${decided.type === "fault" ? "a fault" : "raised by the program itself"}`);
+    return {
+      ...stop,
+      siginfo: record,
+      sent: decided.type === "raised" && decided.code === SI_USER,
+      externallyStopped: false,
+      undecided: false,
+      codeInferred: true,
+      origin: { type: decided.type, sender: null, evidence: `${decided.evidence}; ${said}` },
+    };
+  }
+  // No instruction or stack says otherwise: the word the record holds is read as the sender it names.
+  const sender = siginfo.pid !== null && siginfo.pid > 0 && siginfo.pid < PID_MAX ? { pid: siginfo.pid, uid: siginfo.uid ?? null } : null;
+  if (sender && raisedBySelf(siginfo, stop.self)) {
+    return { ...stop, sent: true, undecided: false, origin: { type: "raised", sender, evidence: `the record's sender, pid ${sender.pid}, is the process itself (kill of its own pid); ${said}` } };
+  }
+  const named = sender ? `pid ${sender.pid}${sender.uid !== null ? ` (uid ${sender.uid})` : ""}, which is not the process` : "no process";
+  q.problems.push(`${said}; the instruction at the pc did not fault on the address the record holds, which names ${named}: it is read as sent`);
+  return { ...stop, sent: true, undecided: false, siginfo: sender ? siginfo : { ...siginfo, pid: null, uid: null }, origin: { type: "sent", sender, evidence: `no instruction at the pc faulted and the record names ${named}; ${said}` } };
+}
+
+async function faultOrAbort(q: Inspector, target: Target, signal: number, siginfo: SignalRecord, frames: PlacedFrame[]): Promise<Decided | null> {
+  const { pc, files } = target;
+  const name = signalName(signal);
+  if (signal === SIGABRT) {
+    // The outermost machinery frame above the program's own says why (`__stack_chk_fail` over `raise`).
+    const own = culpritIndex(frames);
+    const machinery = frames.slice(0, own ?? frames.length).findLast((frame) => ABORT_MACHINERY.test(normalizeFunctionName(frame.function ?? "")));
+    return machinery?.function ? { type: "raised", code: SI_TKILL, evidence: `the crashing stack goes through \`${normalizeFunctionName(machinery.function)}\`: the program aborted itself` } : null;
+  }
+  if (!FAULT_SIGNALS.has(signal) && signal !== SIGTRAP) return null;
+  const recorded = toBigInt(siginfo.address ?? null);
+  if (signal === SIGSEGV || signal === SIGBUS) {
+    if (pc !== null && (pc < NULL_PAGE_LIMIT || (files.sections.length > 0 && !isCodeAddress(files, pc) && target.pcForeign === null))) {
+      return { type: "fault", code: 1, evidence: `the pc ${hex(pc)} is no code of the program or its libraries: the CPU faulted fetching the instruction` };
+    }
+    if (pc !== null && recorded === pc) return { type: "fault", code: 1, evidence: `the address the record holds is the pc ${hex(pc)} itself: the CPU faulted fetching the instruction` };
+  }
+  const instruction = pc === null || target.pcForeign !== null ? null : ((await q.instructions(1))?.instructions[0] ?? null);
+  if (!instruction) return null;
+  const text = `\`${`${instruction.mnemonic} ${instruction.operands.join(",")}`.trim()}\``;
+  switch (signal) {
+    case SIGFPE:
+      return /^i?div/.test(instruction.mnemonic) ? { type: "fault", code: 1, evidence: `the instruction at the pc is ${text}, a division, the only instruction that raises ${name} for an integer` } : null;
+    case SIGILL:
+      return /^ud[0-2]?$/.test(instruction.mnemonic) ? { type: "fault", code: 2, evidence: `the instruction at the pc is ${text}, an undefined instruction` } : null;
+    case SIGTRAP: {
+      const before = pc === null ? null : ((await q.instructions(1, hex(pc - 1n)))?.instructions[0] ?? null);
+      return before?.mnemonic === "int3" || /^brk$/.test(instruction.mnemonic) ? { type: "fault", code: SI_KERNEL, evidence: "the instruction that trapped is a breakpoint instruction" } : null;
+    }
+    default:
+      return memoryFault(target, instruction, text, recorded);
+  }
+}
+
+/** A memory instruction whose operand, from the registers, is the address the record holds; or a jump through a non-canonical pointer. */
+function memoryFault(target: Target, instruction: Instruction, text: string, recorded: bigint | null): Decided | null {
+  const jump = /^(call|jmp)\w*\s*$/.test(instruction.mnemonic) ? /^\*%(\w+)$/.exec(instruction.operands[0] ?? "")?.[1] : undefined;
+  if (jump) {
+    const target_ = toBigInt(target.registers.find((r) => r.name === jump)?.value ?? null);
+    if (target_ !== null && !canonical(target_)) return { type: "fault", code: SI_KERNEL, evidence: `the instruction at the pc is ${text}, and %${jump} holds ${hex(target_)}, no canonical address: a general-protection fault` };
+  }
+  const access = memoryAccess(instruction);
+  if (!access) return null;
+  const explanation = explainFault({ instruction, access, faultAddress: recorded, registers: target.registers, mapped: target.mapped });
+  const touched = operandAddress(explanation);
+  if (touched === null) return null;
+  if (recorded !== null && touched === recorded) return { type: "fault", code: 1, evidence: `the instruction at the pc, ${text}, ${access === "write" ? "writes" : "reads"} ${hex(touched)}, the very address the record holds` };
+  if (!canonical(touched)) return { type: "fault", code: SI_KERNEL, evidence: `the instruction at the pc, ${text}, touches ${hex(touched)}, no canonical address: a general-protection fault` };
+  return null;
+}
+
+/** x86-64's canonical addresses: bits 63 to 47 all the same. */
+function canonical(address: bigint): boolean {
+  const top = address >> 47n;
+  return top === 0n || top === 0x1ffffn;
+}
