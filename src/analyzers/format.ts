@@ -53,6 +53,7 @@ export function formatTriage(result: TriageResult): string {
   // A fault says so by its kind; any other origin is worth a line (a kill from outside, a dump on request).
   if (crash.origin && crash.origin.type !== "fault") out.push(`Origin:    ${ORIGIN_TEXT[crash.origin.type]}: ${crash.origin.evidence}`);
   out.push(`Signature: ${crash.signature}`);
+  if (crash.exploitability) out.push(`Security:  ${crash.exploitability.rating}: ${crash.exploitability.reasons.join("; ")}`);
   if (result.recursion) {
     const { cycle, repeats, depth } = result.recursion;
     out.push(`Recursion: ${cycle.join(" -> ")} repeats about ${repeats} times (${depth} frames)`);

@@ -28,7 +28,7 @@ export interface BatchOptions {
 }
 
 export interface BatchDocument {
-  groups: { id: string; kind: string; origin: Group["origin"]; signature: string; culprit: Group["culprit"]; count: number; members: string[]; representative: string; firstModified: string; lastModified: string; analysis: string | null }[];
+  groups: { id: string; kind: string; origin: Group["origin"]; exploitability: Triaged["exploitability"]; signature: string; culprit: Group["culprit"]; count: number; members: string[]; representative: string; firstModified: string; lastModified: string; analysis: string | null }[];
   errors: { dump: string; error: string }[];
   skipped: string[];
   /** Dumps not triaged because the batch was stopped (Ctrl+C); a rerun takes them. */
@@ -164,6 +164,13 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
   }
 }
 
+const RATINGS = ["not-exploitable", "probably-not-exploitable", "unknown", "probably-exploitable", "exploitable"] as const;
+
+function worstRating(members: Triaged[]): Triaged["exploitability"] {
+  const rated = members.flatMap((m) => (m.exploitability ? [m.exploitability] : []));
+  return rated.length === 0 ? null : rated.reduce((worst, r) => (RATINGS.indexOf(r) > RATINGS.indexOf(worst) ? r : worst));
+}
+
 function documentOf(groups: Group[], analyses: Map<string, string>, errors: BatchDocument["errors"], skipped: string[], notDone: number): BatchDocument {
   return {
     groups: groups.map((group) => {
@@ -172,6 +179,8 @@ function documentOf(groups: Group[], analyses: Map<string, string>, errors: Batc
         id: group.id,
         kind: group.kind,
         origin: group.origin,
+        // The most exploitable-looking member rates the bug: fuzzing teams triage by the worst case.
+        exploitability: worstRating(group.members),
         signature: group.signature,
         culprit: group.culprit,
         count: group.members.length,

@@ -4,7 +4,7 @@
  * culprit outwards, with a threshold) are one. Names only, never addresses, so two builds and two
  * runs of one bug meet. Pure.
  */
-import type { CrashKind, OriginType } from "../report/schema.js";
+import type { CrashKind, Exploitability, OriginType } from "../report/schema.js";
 
 export interface Triaged {
   dump: string;
@@ -20,6 +20,8 @@ export interface Triaged {
   buildId: string | null;
   /** Where the stop came from (a fault, a signal another process sent, a dump on request…); null in results kept from before origins were read. */
   origin?: OriginType | null;
+  /** How exploitable the crash looks; null in results kept from before crashes were rated. */
+  exploitability?: Exploitability["rating"] | null;
 }
 
 export interface Group {

@@ -3,8 +3,9 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { BatchDocument } from "./batch.js";
 
-/** A group's kind, and where its stops came from when that says it was no crash (a kill from outside, a dump on request). */
+/** A group's kind, and for one no rule classifies, where its stops came from when that says it was no crash (a kill from outside, a dump on request). */
 function kindText(group: BatchDocument["groups"][number]): string {
+  if (group.kind !== "unknown") return group.kind;
   return group.origin === "sent" || group.origin === "requested" ? `${group.kind} (${group.origin === "sent" ? "signal sent by another process" : "dump on request"})` : group.kind;
 }
 
@@ -17,11 +18,11 @@ export function batchMarkdown(doc: BatchDocument, id: string): string {
     "",
     doc.errors.length ? `${doc.errors.length} could not be read; ${doc.skipped.length} files were not dumps.` : `${doc.skipped.length} files were not dumps.`,
     "",
-    "| Group | Kind | Culprit | Count | First modified | Last modified | Representative | Analysis |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| Group | Kind | Exploitability | Culprit | Count | First modified | Last modified | Representative | Analysis |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...doc.groups.map((g) => {
       const culprit = g.culprit.function ? `${code(g.culprit.function)}${g.culprit.file ? ` at ${code(`${basename(g.culprit.file)}:${g.culprit.line ?? "?"}`)}` : ""}` : "—";
-      return `| ${g.id} | ${kindText(g)} | ${culprit} | ${g.count} | ${g.firstModified.slice(0, 19).replace("T", " ")} | ${g.lastModified.slice(0, 19).replace("T", " ")} | ${cell(g.representative)} | ${g.analysis ? `[analysis](${g.analysis})` : "—"} |`;
+      return `| ${g.id} | ${kindText(g)} | ${g.exploitability ?? "—"} | ${culprit} | ${g.count} | ${g.firstModified.slice(0, 19).replace("T", " ")} | ${g.lastModified.slice(0, 19).replace("T", " ")} | ${cell(g.representative)} | ${g.analysis ? `[analysis](${g.analysis})` : "—"} |`;
     }),
     "",
     ...doc.groups.flatMap((g) => [`## ${g.id} · ${kindText(g)} · ${g.count} ${g.count === 1 ? "dump" : "dumps"}`, "", `Signature: ${code(g.signature)}`, "", ...g.members.map((m) => `- ${cell(m)}${m === g.representative ? " (representative)" : ""}`), ""]),
@@ -43,7 +44,7 @@ export function batchHtml(doc: BatchDocument, id: string): string {
     .map((g) => {
       const culprit = g.culprit.function ? `${g.culprit.function}${g.culprit.file ? ` at ${basename(g.culprit.file)}:${g.culprit.line ?? "?"}` : ""}` : "—";
       const analysis = g.analysis ? `<a href="${escape(g.analysis.replace(/\.md$/, ".html"))}">analysis</a>` : "";
-      return `<tr><td>${escape(g.id)}</td><td>${escape(kindText(g))}</td><td><code>${escape(culprit)}</code></td><td data-n="${g.count}">${g.count}</td><td>${escape(g.firstModified.slice(0, 19).replace("T", " "))}</td><td>${escape(g.lastModified.slice(0, 19).replace("T", " "))}</td><td title="${escape(g.members.join("\n"))}">${escape(basename(g.representative))}</td><td>${analysis}</td></tr>`;
+      return `<tr><td>${escape(g.id)}</td><td>${escape(kindText(g))}</td><td>${escape(g.exploitability ?? "—")}</td><td><code>${escape(culprit)}</code></td><td data-n="${g.count}">${g.count}</td><td>${escape(g.firstModified.slice(0, 19).replace("T", " "))}</td><td>${escape(g.lastModified.slice(0, 19).replace("T", " "))}</td><td title="${escape(g.members.join("\n"))}">${escape(basename(g.representative))}</td><td>${analysis}</td></tr>`;
     })
     .join("\n");
   const errors = doc.errors.map((e) => `<li><code>${escape(e.dump)}</code>: ${escape(e.error)}</li>`).join("\n");
@@ -58,7 +59,7 @@ input{font:inherit;padding:.3rem .5rem;margin:.5rem 0 1rem;width:20rem;max-width
 </style></head><body>
 <h1>Batch ${escape(id)}: ${doc.groups.length} ${doc.groups.length === 1 ? "bug" : "bugs"} in ${doc.groups.reduce((n, g) => n + g.count, 0)} dumps</h1>
 <label>Filter <input id="filter" type="search" placeholder="kind, function, file…"></label>
-<table id="groups"><thead><tr><th>Group</th><th>Kind</th><th>Culprit</th><th aria-sort="descending">Count</th><th>First modified</th><th>Last modified</th><th>Representative</th><th>Analysis</th></tr></thead>
+<table id="groups"><thead><tr><th>Group</th><th>Kind</th><th>Exploitability</th><th>Culprit</th><th aria-sort="descending">Count</th><th>First modified</th><th>Last modified</th><th>Representative</th><th>Analysis</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>

@@ -42,6 +42,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
       modifiedAt: statSync(dump).mtime.toISOString(),
       buildId: opened.dump.facts.modules[0]?.buildId ?? null,
       origin: crash.origin?.type ?? null,
+      exploitability: crash.exploitability?.rating ?? null,
     };
   } finally {
     await opened.session.close();

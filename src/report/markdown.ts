@@ -153,6 +153,7 @@ function crashSection({ crash }: Report, details: ReportDetails): string[] {
     ["Culprit", culpritLabel(culprit)],
     ["Module", orDash(culprit.module, cellCode)],
     ["Signature", cellCode(crash.signature)],
+    ["Exploitability", crash.exploitability ? `${text(crash.exploitability.rating)}: ${text(crash.exploitability.reasons.join("; "))}` : "—"],
   ];
   return [
     heading(2, SECTION.crash),

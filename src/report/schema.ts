@@ -69,6 +69,15 @@ const OriginSchema = z.object({
 });
 export type Origin = z.infer<typeof OriginSchema>;
 
+const EXPLOITABILITY_RATINGS = ["exploitable", "probably-exploitable", "probably-not-exploitable", "not-exploitable", "unknown"] as const;
+
+/** How exploitable the crash looks, as CASR and `!exploitable` rate it, with the evidence for it. */
+const ExploitabilitySchema = z.object({
+  rating: z.enum(EXPLOITABILITY_RATINGS),
+  reasons: z.array(z.string()),
+});
+export type Exploitability = z.infer<typeof ExploitabilitySchema>;
+
 export const CrashSchema = z.object({
   kind: CrashKindSchema,
   signal: z.string().nullable(),
@@ -86,6 +95,8 @@ export const CrashSchema = z.object({
   deadlock: z.object({ cycle: z.array(DeadlockEdgeSchema) }).nullable(),
   /** Null only in a report written before origins were recorded. */
   origin: OriginSchema.nullable().default(null),
+  /** Null only in a report written before crashes were rated. */
+  exploitability: ExploitabilitySchema.nullable().default(null),
 });
 export type Crash = z.infer<typeof CrashSchema>;
 

@@ -28,7 +28,10 @@ describe("dumpdbg batch", () => {
     expect(html).not.toMatch(/<script src=|<link /);
     expect(html).toMatch(/<input id="filter"/);
     expect(markdown).toMatch(/^# Batch \S+: 5 bugs in 10 dumps$/m);
-    expect(markdown).toMatch(/\| G\d \| null-dereference \| `send_to_client` at `null-deref\.c:\d+` \| 2 \|/);
+    expect(markdown).toMatch(/\| G\d \| null-dereference \| probably-not-exploitable \| `send_to_client` at `null-deref\.c:\d+` \| 2 \|/);
+    // A NULL write rates above a NULL read; a deadlock is no exploit.
+    expect(markdown).toMatch(/\| G\d \| null-dereference \| probably-exploitable \| `cache_store` at `null-write\.c:\d+` \| 2 \|/);
+    expect(markdown).toMatch(/\| G\d \| deadlock \| not-exploitable \| `transfer_funds`/);
 
     // A second batch over the same files reuses what the first triaged, and groups the same.
     const again = await runCli(["batch", dumps, "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);

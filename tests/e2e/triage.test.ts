@@ -130,6 +130,35 @@ describe("triage of every fixture", () => {
   });
 });
 
+/** As CASR and `!exploitable` rate these classes: the evidence decides, the kind alone does not. */
+const RATINGS: Record<string, { rating: string; reason: RegExp }> = {
+  "null-deref": { rating: "probably-not-exploitable", reason: /a read near NULL \(0x20\)/ },
+  "null-write": { rating: "probably-exploitable", reason: /a write near NULL/ },
+  "bad-jump": { rating: "probably-exploitable", reason: /jumped to the NULL page/ },
+  "dangling-callback": { rating: "exploitable", reason: /a call or jump through a bad pointer/ },
+  "wild-pointer": { rating: "unknown", reason: /a read from 0xdeadbeef\w*, far from NULL/ },
+  "index-out-of-bounds": { rating: "exploitable", reason: /a write to 0x[0-9a-f]+, unmapped or read-only memory far from NULL/ },
+  "write-rodata": { rating: "exploitable", reason: /a write to 0x[0-9a-f]+/ },
+  "stack-smash": { rating: "exploitable", reason: /a buffer on the stack was overrun/ },
+  "double-free": { rating: "probably-exploitable", reason: /freed twice/ },
+  "heap-corruption": { rating: "probably-exploitable", reason: /metadata overwritten/ },
+  fortify: { rating: "probably-not-exploitable", reason: /_FORTIFY_SOURCE stopped the copy/ },
+  "div-zero": { rating: "not-exploitable", reason: /division by zero/ },
+  "stack-overflow": { rating: "not-exploitable", reason: /guard page/ },
+  assert: { rating: "not-exploitable", reason: /a check it made/ },
+  "illegal-instruction": { rating: "not-exploitable", reason: /deliberate trap \(`ud2`\)/ },
+  deadlock: { rating: "not-exploitable", reason: /no fault: the dump was taken on request/ },
+};
+
+describe("exploitability, rated from the evidence as CASR and !exploitable rate it", () => {
+  it.concurrent.each(Object.keys(RATINGS))("%s", async (name) => {
+    const { crash } = await triageCore(name);
+    const expected = RATINGS[name] as { rating: string; reason: RegExp };
+    expect(crash.exploitability?.rating).toBe(expected.rating);
+    expect(crash.exploitability?.reasons.join("; ")).toMatch(expected.reason);
+  });
+});
+
 describe("the faulting instruction, read like an engineer reads it", () => {
   it("names the operand, the size, the base register and its value: NULL plus a member's offset", async () => {
     const { fault, crash } = await triageCore("null-write");

@@ -129,6 +129,7 @@ describe("triage's result with the managed side", () => {
     thread: { id: 0, lwp: 0x1b3c, name: null },
     culprit: { function: null, file: null, line: null, frame: null, module: null },
     origin: { type: "exception", sender: null, evidence: "exception 0xe0434352 (CLR exception (.NET)): a software exception thrown by the program and not handled" },
+    exploitability: { rating: "not-exploitable", reasons: ["the program stopped itself on a check it made (an assertion, abort, panic or terminate)"] },
     signature: "uncaught-exception",
     deadlock: null,
   };

@@ -56,6 +56,7 @@ function hostileDocument(): ReportDocument {
         thread: { id: 1, lwp: 2, name: HOSTILE },
         culprit: { function: HOSTILE, file: HOSTILE, line: 3, frame: 0, module: HOSTILE },
         origin: { type: "fault", sender: null, evidence: HOSTILE },
+        exploitability: { rating: "unknown", reasons: [HOSTILE] },
         signature: HOSTILE,
         deadlock: {
           cycle: [

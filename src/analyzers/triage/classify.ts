@@ -5,7 +5,7 @@
 import type { ThreadSummary } from "../../debuggers/model.js";
 import type { SignalRecord as Siginfo } from "../../debuggers/probe.js";
 import type { CrashKind } from "../../report/schema.js";
-import { isCodeAddress, NULL_PAGE_LIMIT } from "../address-space.js";
+import { NULL_PAGE_LIMIT } from "../address-space.js";
 import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
 import { AMBIGUOUS_FREE_MESSAGE } from "../glibc.js";
 import { blockedThreads } from "../hang.js";
@@ -16,7 +16,7 @@ import type { Hang } from "./hang.js";
 import type { Said } from "./messages.js";
 import type { Stack } from "./stack.js";
 import type { Stop } from "./stop.js";
-import type { Target } from "./target.js";
+import { pcInCode, type Target } from "./target.js";
 
 /** What the steps before classification read of the dump. */
 export interface Readings {
@@ -44,12 +44,11 @@ export interface Verdict {
 
 export function classify(readings: Readings): Verdict {
   const { target, stop, stack, fault, said, hang, limit } = readings;
-  const { pc, files } = target;
   const classified = classifyCrash({
     signal: stop.signal,
     siginfo: stop.siginfo,
-    pc,
-    pcInCode: pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc) || target.pcForeign !== null,
+    pc: target.pc,
+    pcInCode: pcInCode(target),
     frames: stack.innermost,
     stackExhausted: fault.stackExhausted,
     abortMessage: said.abortMessage,

@@ -6,10 +6,11 @@ import { crashSignature, normalizeFunctionName } from "../culprit.js";
 import { FAULT_SIGNALS, SI_KERNEL, SIGSEGV, signalCodeName, signalName } from "../signals.js";
 import { exceptionName } from "../windows.js";
 import type { Readings, Verdict } from "./classify.js";
+import { rateExploitability } from "../exploitability.js";
 import { libraryFault, namedPlace } from "./fault.js";
 import { reraisedOrigin } from "./stop.js";
 import type { TriageResult } from "./result.js";
-import { groupThreads } from "./target.js";
+import { groupThreads, pcInCode } from "./target.js";
 
 const MEMORY_FAULTS = new Set<Crash["kind"]>(["null-dereference", "invalid-memory-access", "bus-error"]);
 
@@ -19,12 +20,14 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
   const { kind, thread, frames, culprit } = verdict;
   const culpritFrame = culprit === null ? null : (frames[culprit] ?? null);
   const cycle = hang.cycles[0];
+  const origin = fault.reraised ? reraisedOrigin(stop.origin, fault.reraised.handler) : stop.origin;
+  // The kernel reports 0 for a general-protection fault: that address was never accessed.
+  const faultAddress = fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null;
   return {
     kind,
     signal: exception ? (exceptionName(exception.code) ?? "exception") : signal === null ? null : signalName(signal),
     signalCode: exception ? exception.code : siginfo && signal !== null && !stop.codeInferred ? signalCodeName(signal, siginfo.code) : null,
-    // The kernel reports 0 for a general-protection fault: that address was never accessed.
-    faultAddress: fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null,
+    faultAddress,
     access: fault.access,
     message,
     thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
@@ -38,7 +41,18 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
     // A deadlock is every thread of its cycle, in an order that does not depend on thread numbers.
     signature: kind === "deadlock" && cycle ? ["deadlock", ...cycle.map((edge) => edge.function ?? "??").sort()].join(" | ") : crashSignature(kind, frames, culprit),
     deadlock: kind === "deadlock" ? { cycle: hang.cycles.flat() } : null,
-    origin: fault.reraised ? reraisedOrigin(stop.origin, fault.reraised.handler) : stop.origin,
+    origin,
+    exploitability: rateExploitability({
+      kind,
+      origin: origin.type,
+      access: fault.access,
+      faultAddress: toBigInt(faultAddress),
+      pc: readings.target.pc,
+      pcInCode: pcInCode(readings.target),
+      instruction: fault.instruction,
+      smashedWord: readings.stack.popped ? readings.target.pc : null,
+      regions: readings.target.regions,
+    }),
   };
 }
 

@@ -7,7 +7,7 @@ import type { ImportLookup } from "../../debuggers/dump.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type MemoryRegion, type Platform, type Register, type ThreadSummary } from "../../debuggers/model.js";
 import type { SharedLibrary, TargetFiles } from "../../debuggers/probe.js";
-import { coreSegmentAt, holds } from "../address-space.js";
+import { coreSegmentAt, holds, isCodeAddress } from "../address-space.js";
 import { isRuntimeModule, moduleLocator, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
 import type { Range } from "../fault.js";
 import { foreignAt, foreignLibraries, foreignNote, type ForeignLibrary } from "../libraries.js";
@@ -34,6 +34,8 @@ export interface Target {
   stack: Range | null;
   /** Memory the process had. */
   mapped: Range[];
+  /** The memory regions the dump file records, with their protections where it has them. */
+  regions: MemoryRegion[];
   moduleAt: ModuleLocator;
   /** Whether an address is code of the program's own modules (not the system's or a runtime's). */
   isOwnCode: (address: bigint) => boolean;
@@ -66,6 +68,7 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
     pcForeign: foreignAt(foreign, pc),
     stack: stackOf(files, options.regions ?? [], sp),
     mapped: mappedRanges(files, options.regions ?? []),
+    regions: options.regions ?? [],
     moduleAt: moduleLocator(files, libraries),
     isOwnCode: ownCode(files),
     os: options.platform?.os,
@@ -84,6 +87,12 @@ export function unwindLost(frames: PlacedFrame[], files: TargetFiles, foreign: F
   if (!top || pc === null || top.function !== null || top.file !== null) return false;
   if (foreignAt(foreign, pc) !== null) return true;
   return files.sections.some((section) => section.loaded === false && holds(section, pc));
+}
+
+/** Whether the pc lies in code (a section of the program or a library, or a library from elsewhere); null when unknown. */
+export function pcInCode(target: Target): boolean | null {
+  const { pc, files } = target;
+  return pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc) || target.pcForeign !== null;
 }
 
 /** Threads grouped by the function they are in, the biggest group first. */
