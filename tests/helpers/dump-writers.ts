@@ -260,6 +260,8 @@ export interface MinidumpThreadSpec {
 }
 
 export interface MinidumpSpec {
+  /** The process's architecture: x86-64 (the default) or 32-bit x86, whose CONTEXT takes eip, esp and the e-registers from `rip`, `rsp` and the r-names. */
+  arch?: "x86_64" | "x86";
   processId: number;
   version: [major: number, minor: number, build: number];
   threads: MinidumpThreadSpec[];
@@ -299,8 +301,25 @@ function amd64Context(registers: Amd64Registers): Buffer {
   });
 }
 
-/** An x86-64 minidump with the streams Windows writes for a crash: the stream bodies first, then the directory. */
+/** An x86 CONTEXT record is 716 bytes; CONTEXT_i386 | CONTEXT_FULL, then the integer and control registers. */
+const X86_CONTEXT_BYTES = 0x2cc;
+const X86_REGISTERS: [string, number][] = [["rdi", 0x9c], ["rsi", 0xa0], ["rbx", 0xa4], ["rdx", 0xa8], ["rcx", 0xac], ["rax", 0xb0], ["rbp", 0xb4], ["rip", 0xb8], ["rsp", 0xc4]];
+
+function x86Context(registers: Amd64Registers): Buffer {
+  return record(X86_CONTEXT_BYTES, (b) => {
+    b.writeUInt32LE(0x10007, 0);
+    b.writeUInt32LE(0x23, 0xbc); // cs
+    b.writeUInt32LE(0x246, 0xc0); // eflags
+    b.writeUInt32LE(0x2b, 0xc8); // ss
+    for (const [name, at] of X86_REGISTERS) b.writeUInt32LE(Number((registers[name] ?? 0n) & 0xffffffffn), at);
+  });
+}
+
+/** A minidump with the streams Windows writes for a crash (x86-64, or 32-bit x86): the stream bodies first, then the directory. */
 export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
+  const x86 = spec.arch === "x86";
+  const context = (registers: Amd64Registers) => (x86 ? x86Context(registers) : amd64Context(registers));
+  const contextBytes = x86 ? X86_CONTEXT_BYTES : AMD64_CONTEXT_BYTES;
   const out = new Writer();
   const streamCount = spec.exception ? 8 : 7;
   out.append(Buffer.alloc(32));
@@ -316,7 +335,7 @@ export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
   stream(
     SYSTEM_INFO,
     record(56, (b) => {
-      b.writeUInt16LE(9, 0); // PROCESSOR_ARCHITECTURE_AMD64
+      b.writeUInt16LE(x86 ? 0 : 9, 0); // PROCESSOR_ARCHITECTURE_INTEL or _AMD64
       b[6] = 4; // processors
       b[7] = 1; // VER_NT_WORKSTATION
       b.writeUInt32LE(spec.version[0], 8);
@@ -336,7 +355,7 @@ export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
   );
 
   const stacks = spec.threads.map((t) => out.append(t.stack, 16));
-  const contexts = spec.threads.map((t) => out.append(amd64Context(t.registers), 16));
+  const contexts = spec.threads.map((t) => out.append(context(t.registers), 16));
   const threadList = stream(
     THREAD_LIST,
     record(4 + spec.threads.length * 48, (b) => {
@@ -348,7 +367,7 @@ export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
         b.writeBigUInt64LE(t.stackStart, at + 24);
         b.writeUInt32LE(t.stack.length, at + 32);
         b.writeUInt32LE(stacks[i] ?? 0, at + 36);
-        b.writeUInt32LE(AMD64_CONTEXT_BYTES, at + 40);
+        b.writeUInt32LE(contextBytes, at + 40);
         b.writeUInt32LE(contexts[i] ?? 0, at + 44);
       });
     }),
@@ -369,7 +388,7 @@ export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
 
   const exception = spec.exception;
   if (exception) {
-    const exceptionContext = out.append(amd64Context(exception.registers), 16);
+    const exceptionContext = out.append(context(exception.registers), 16);
     stream(
       EXCEPTION,
       record(168, (b) => {
@@ -379,7 +398,7 @@ export function buildMinidump(spec: MinidumpSpec): BuiltMinidump {
         b.writeBigUInt64LE(exception.address, 24);
         b.writeUInt32LE(exception.parameters.length, 32);
         exception.parameters.forEach((p, i) => b.writeBigUInt64LE(p, 40 + i * 8));
-        b.writeUInt32LE(AMD64_CONTEXT_BYTES, 160);
+        b.writeUInt32LE(contextBytes, 160);
         b.writeUInt32LE(exceptionContext, 164);
       }),
     );

@@ -299,14 +299,17 @@ function readThreads(file: DumpFile, fields: Fields, platform: Platform, names: 
 function readException(file: DumpFile, fields: Fields, platform: Platform, problems: string[]): { stop: ExceptionStop; registers: Record<string, Address> | null } {
   const thread = fields.u32(0);
   const parameterCount = Math.min(fields.u32(32), 15);
-  const parameters = Array.from({ length: parameterCount }, (_, i) => hex(fields.u64(40 + i * 8)));
+  // A 32-bit process's addresses and ExceptionInformation are 32 bits wide in their 64-bit fields;
+  // writers leave sign extension or garbage above them, so only the low half is the value.
+  const word = (value: bigint) => (platform.pointerSize === 4 ? value & 0xffffffffn : value);
+  const parameters = Array.from({ length: parameterCount }, (_, i) => hex(word(fields.u64(40 + i * 8))));
   const contextSize = fields.u32(160);
   return {
     stop: {
       type: "exception",
       code: `0x${fields.u32(8).toString(16).padStart(8, "0")}`,
       flags: fields.u32(12),
-      address: hex(fields.u64(24)),
+      address: hex(word(fields.u64(24))),
       parameters,
       thread,
     },

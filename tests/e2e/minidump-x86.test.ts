@@ -1,0 +1,58 @@
+/**
+ * A 32-bit Windows minidump whose exception record carries garbage above the 32-bit address and
+ * parameters (writers copy a 32-bit ULONG_PTR into a 64-bit field and leave the upper half as it
+ * was): the address is the low 32 bits, so a write at 0x45 is a NULL dereference. No 32-bit Wine
+ * runs here, so the dump is written: an x86 CONTEXT, a stack, the program's module; LLDB reads it.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { readException } from "../../src/analyzers/windows.js";
+import { DumpFile, readMinidump } from "../../src/debuggers/dumpfile/index.js";
+import type { Crash } from "../../src/report/schema.js";
+import { runCli } from "../helpers/cli.js";
+import { buildMinidump } from "../helpers/dump-writers.js";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-x86-"));
+const REGISTERS = { rip: 0x401234n, rsp: 0x19ff00n, rbp: 0x19ff40n, rax: 0n, rcx: 0x45n };
+const dump = path.join(dir, "billing.dmp");
+writeFileSync(
+  dump,
+  buildMinidump({
+    arch: "x86",
+    processId: 3120,
+    version: [10, 0, 19045],
+    threads: [{ id: 5000, name: "main", registers: REGISTERS, stackStart: 0x19fe00n, stack: Buffer.alloc(0x400) }],
+    // EXCEPTION_ACCESS_VIOLATION writing 0x45, the upper halves as a writer left them.
+    exception: { thread: 5000, code: 0xc0000005, flags: 0, address: 0xfffffffe00401234n, parameters: [0xdead000000000001n, 0xffffffff00000045n], registers: REGISTERS },
+    modules: [{ path: "C:\\app\\billing.exe", base: 0x400000n, size: 0x20000, pdbGuid: Buffer.alloc(16, 7), pdbAge: 1 }],
+    regions: [
+      { base: 0x400000n, size: 0x1000n, protect: 0x02, state: 0x1000, type: 0x1000000 },
+      { base: 0x401000n, size: 0x10000n, protect: 0x20, state: 0x1000, type: 0x1000000 },
+      { base: 0x19f000n, size: 0x1000n, protect: 0x04, state: 0x1000, type: 0x20000 },
+    ],
+  }).bytes,
+);
+
+describe("a 32-bit Windows minidump", () => {
+  it("reads the exception's address and parameters as the low 32 bits", () => {
+    const file = DumpFile.open(dump);
+    try {
+      const facts = readMinidump(file);
+      expect(facts.platform).toMatchObject({ os: "windows", arch: "x86", pointerSize: 4 });
+      expect(facts.stopReason).toMatchObject({ type: "exception", code: "0xc0000005", address: "0x401234", parameters: ["0x1", "0x45"] });
+      expect(readException(facts.stopReason as never, { stackExhausted: false, instruction: null })).toMatchObject({ kind: "null-dereference", access: "write", faultAddress: "0x45" });
+    } finally {
+      file.close();
+    }
+  });
+
+  it("is a NULL write at 0x45 through LLDB, not an invalid access far away", async () => {
+    const run = await runCli(["triage", dump, "--json", "--debugger", "lldb"]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout) as Crash;
+    expect(crash).toMatchObject({ kind: "null-dereference", signal: "EXCEPTION_ACCESS_VIOLATION", faultAddress: "0x45", access: "write", origin: { type: "fault" } });
+    expect(crash.exploitability?.rating).toBe("probably-exploitable");
+  }, 60_000);
+});
