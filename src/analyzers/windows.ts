@@ -32,6 +32,8 @@ const NAMES: Record<string, string> = {
   "0xc0000374": "STATUS_HEAP_CORRUPTION",
   "0xc0000602": "STATUS_FAIL_FAST_EXCEPTION",
   "0xc0000420": "STATUS_ASSERTION_FAILURE",
+  "0xc000000d": "STATUS_INVALID_PARAMETER",
+  "0xc0000025": "STATUS_NONCONTINUABLE_EXCEPTION",
   "0x40000015": "STATUS_FATAL_APP_EXIT",
   "0x80000003": "EXCEPTION_BREAKPOINT",
   "0x80000004": "EXCEPTION_SINGLE_STEP",
@@ -85,7 +87,7 @@ export function managedExceptionText(text: string | null): string | null {
 /** Exceptions the CPU raises for the instruction it ran. */
 const CPU_EXCEPTIONS = new Set(["0xc0000005", "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc0000095", "0xc000008e", "0xc00000fd", "0x80000003", "0x80000004", "0x80000002", "0xc000008c"]);
 /** Exceptions the program, its runtime or the system's libraries raise to end it: abort, __fastfail, the heap manager, an assertion. */
-const ENDING_EXCEPTIONS = new Set(["0xc0000409", "0x40000015", "0xc0000602", "0xc0000420", "0xc0000374"]);
+const ENDING_EXCEPTIONS = new Set(["0xc0000409", "0x40000015", "0xc0000602", "0xc0000420", "0xc0000374", "0xc000000d"]);
 
 /** Where an exception came from, by its code: the CPU, the program ending itself, or a software exception. */
 export function exceptionOrigin(code: string): { type: OriginType; evidence: string } {
@@ -160,6 +162,9 @@ export function readException(exception: ExceptionStop, context: { stackExhauste
       return verdict("abort", "fail-fast exception (STATUS_FAIL_FAST_EXCEPTION)");
     case "0xc0000420":
       return verdict("assertion-failure", "assertion failure (STATUS_ASSERTION_FAILURE)");
+    case "0xc000000d":
+      // The C runtime's parameter validation failed (a NULL format, a bad handle): a check, raised by a crash handler.
+      return verdict("assertion-failure", "an invalid parameter was passed to a C runtime function (STATUS_INVALID_PARAMETER)");
     case "0x80000003":
       // __debugbreak() or a debug build's assertion stopped the program on purpose.
       return verdict("breakpoint", "breakpoint (EXCEPTION_BREAKPOINT): __debugbreak() or a debug build's assertion");

@@ -127,6 +127,18 @@ export interface ExceptionStop {
   thread: number | null;
 }
 
+/**
+ * A check the program's runtime recorded as failing, beside the exception: Breakpad's assertion
+ * stream (MDRawAssertionInfo), written by its invalid-parameter and pure-call handlers.
+ */
+export interface RecordedAssertion {
+  expression: string | null;
+  function: string | null;
+  file: string | null;
+  line: number | null;
+  type: "invalid-parameter" | "pure-virtual-call" | "unknown";
+}
+
 /** A loaded executable or shared library. */
 export interface Module {
   path: string;

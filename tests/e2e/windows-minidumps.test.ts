@@ -41,6 +41,13 @@ const EXPECTED: Record<string, Expected> = {
   "null-method": { kind: "null-dereference", culprit: "Connection::queued", signal: "EXCEPTION_ACCESS_VIOLATION", access: "read", faultAddress: "0x20", says: [/queued/] },
   histogram: { kind: "invalid-memory-access", culprit: "record_latency", signal: "EXCEPTION_ACCESS_VIOLATION", access: "read", says: [/record_latency/] },
   "mutual-recursion": { kind: "stack-overflow", culprit: "expression", signal: "EXCEPTION_STACK_OVERFLOW", says: [/expression/] },
+  "format-check": {
+    kind: "assertion-failure",
+    culprit: "report_status",
+    signal: "STATUS_INVALID_PARAMETER",
+    message: /^invalid parameter: `format != NULL` failed in log_line \(.*format-check\.c:23\)$/,
+    says: [/report_status/],
+  },
   "assert-failure": {
     kind: "assertion-failure",
     culprit: "ring_write",

@@ -58,8 +58,10 @@ export function classify(readings: Readings): Verdict {
     overranStackTop: fault.overran || fault.underran,
     freedHeaderOverwritten: said.freedHeaderOverwritten,
   });
-  // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT.
-  const decided = fault.reraised?.kind ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
+  // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT;
+  // a failed check the crash handler recorded beside it (an invalid parameter, a pure call) names it.
+  const recordedCheck: CrashKind | null = said.assertion ? (said.assertion.type === "pure-virtual-call" ? "pure-virtual-call" : "assertion-failure") : null;
+  const decided = fault.reraised?.kind ?? recordedCheck ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
   // Every thread blocked and no cycle: a hang, even when no wait records an owner.
   const hung = decided === "unknown" && stop.externallyStopped && hang.cycles.length === 0 ? blockedThreads(hang.framesOf) : null;
   const kind = hung ? "hang" : decided;
@@ -69,8 +71,10 @@ export function classify(readings: Readings): Verdict {
   // A write that ran off the stack overwrote every frame above the writer: what unwinds past it is the data written.
   const overwritten = fault.overran || fault.underran;
   const frames = deadlocked === null ? (overwritten ? stack.frames.slice(0, (culpritIndex(stack.frames) ?? 0) + 1) : stack.frames) : (hang.framesOf.get(deadlocked) ?? []);
-  // Behind a re-raised signal, the culprit is read from the frame the first signal interrupted.
-  const from = fault.reraised?.interrupted ?? 0;
+  // Behind a re-raised signal, the culprit is read from the frame the first signal interrupted; behind
+  // a recorded failed check, from the caller of the function that checked: it passed what failed.
+  const checker = said.assertion?.function ? frames.findIndex((frame) => frame.function !== null && normalizeFunctionName(frame.function) === said.assertion?.function) : -1;
+  const from = fault.reraised?.interrupted ?? (checker >= 0 ? checker + 1 : 0);
   const own = culpritIndex(frames.slice(from).filter((frame) => frame.level < limit));
   const first = own === null ? null : own + from;
   const culprit = kind === "stack-overflow" && stack.recursion !== null && first !== null ? (recursiveCallIndex(frames, first) ?? first) : first;

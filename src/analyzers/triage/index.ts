@@ -47,7 +47,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const stack = await readStack(q, target, recorded, limit);
   const stop = await decideStop(q, target, recorded, stack);
   const fault = await readFault(q, target, stop, stack);
-  const said = await readMessages(q, target, stop, stack, options.findAbortMessage);
+  const said = await readMessages(q, target, stop, stack, options);
   // A .NET dump (null for any other): SOS's managed side, whose monitor cycles are a hang's too.
   const dotnet = stop.exception?.code === CLR_EXCEPTION || stop.externallyStopped ? await readManaged(q, stop.exception === null ? "hang" : "exception") : null;
   const hang = await readHang(q, target, stop, dotnet);

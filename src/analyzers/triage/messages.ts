@@ -6,7 +6,7 @@
 import { unquoteCString } from "../../debuggers/c-text.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
-import { normalizeAddress, toBigInt, type Address, type Platform } from "../../debuggers/model.js";
+import { normalizeAddress, toBigInt, type Address, type Platform, type RecordedAssertion } from "../../debuggers/model.js";
 import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
 import type { CrashKind } from "../../report/schema.js";
 import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
@@ -21,6 +21,7 @@ import { CLR_EXCEPTION, managedExceptionText } from "../windows.js";
 import { argumentRegisters, callArgumentAddress } from "../x86-64.js";
 import { overrunMessage, reraisedMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
 import { STACK_NEAR_SP, type Fault } from "./fault.js";
+import type { TriageOptions } from "./options.js";
 import type { Stack } from "./stack.js";
 import type { Stop } from "./stop.js";
 import type { Target } from "./target.js";
@@ -31,17 +32,20 @@ const MAX_PANIC_CANDIDATES = 16;
 
 /** What was said before the kind is decided, which the kind rests on. */
 export interface Said {
+  /** The failed check the crash handler recorded beside the exception (Breakpad's assertion stream). */
+  assertion: RecordedAssertion | null;
   /** glibc's abort message (`__abort_msg`), also found in memory without libc's symbols. */
   abortMessage: string | null;
   /** The block a failed free was given has a header holding no size malloc writes: "double free or corruption" was the corruption. */
   freedHeaderOverwritten: boolean;
 }
 
-export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, findAbortMessage?: () => Address | null): Promise<Said> {
+export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, options: Pick<TriageOptions, "findAbortMessage" | "assertion">): Promise<Said> {
+  const { findAbortMessage } = options;
   const abortMessage = stop.signal === SIGABRT ? ((await q.abortMessage()) ?? (target.foreign.length > 0 ? await abortMessageWithoutSymbols(q, findAbortMessage) : null)) : null;
   const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, stack.innermost) : null;
   if (freedHeader && !freedHeader.plausible) q.problems.push(freedHeader.note);
-  return { abortMessage, freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible };
+  return { assertion: options.assertion ?? null, abortMessage, freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible };
 }
 
 /** What the message is composed from: the steps' readings and the kind decided from them. */
@@ -60,6 +64,7 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   // A .NET exception: what the runtime died with names its type and message (SOS's `!pe` under cdb).
   const managed = dotnet ? exceptionText(dotnet.exception) : exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
   if (managed !== null) return managed;
+  if (readings.said.assertion) return assertionMessage(readings.said.assertion);
   if (fault.exception?.message != null) return fault.exception.message;
   if (fault.reraised) return reraisedMessage(fault.reraised, signal, culpritFrame);
   // A signal a process sent explains a dump no fault rule classifies.
@@ -80,6 +85,15 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
     return smashedReturnMessage(culpritFrame ?? stack.innermost[0] ?? null, stack.popped ? target.pc : ((await q.readMemory(hex(sp), 1))[0] ?? null));
   }
   return crashMessage(q, kind, readings.said.abortMessage, stack.innermost, culprit, sp, target.os);
+}
+
+/** "invalid parameter: `format != nullptr` failed in common_vfprintf (…\\output.cpp:32)". */
+export function assertionMessage(assertion: RecordedAssertion): string {
+  const what = assertion.type === "invalid-parameter" ? "invalid parameter" : assertion.type === "pure-virtual-call" ? "pure virtual function call" : "assertion";
+  const check = assertion.expression ? `: \`${assertion.expression}\` failed` : "";
+  const where = assertion.function ? ` in ${assertion.function}` : "";
+  const at = assertion.file ? ` (${assertion.file}${assertion.line !== null ? `:${assertion.line}` : ""})` : "";
+  return `${what}${check}${where}${at}`;
 }
 
 async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string | null, frames: PlacedFrame[], culprit: number | null, sp: bigint | null, os: Platform["os"] | undefined): Promise<string | null> {

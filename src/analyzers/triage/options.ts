@@ -1,6 +1,6 @@
 /** What triage takes from the dump file as given, beside what it asks the debugger. */
 import { abortMessageAddress, fileBuildId, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
-import type { Address, MemoryRegion, Module, Platform, StopReason } from "../../debuggers/model.js";
+import type { Address, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
 import type { BuildIdReader } from "../libraries.js";
 
@@ -26,6 +26,8 @@ export interface TriageOptions {
   buildIdOf?: BuildIdReader;
   /** Finds glibc's abort message in the dump's memory without symbols (the address of its text). */
   findAbortMessage?: () => Address | null;
+  /** A failed check the dump's crash handler recorded (Breakpad's assertion stream). */
+  assertion?: RecordedAssertion | null;
   /** The installed package a file comes from, with its version (Debian's dpkg). */
   packageOf?: (path: string) => Promise<InstalledPackage | null>;
 }
@@ -38,7 +40,8 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     platform: dump.facts.platform,
     regions: dump.facts.regions,
     imports: importsOf(dump, executable),
-    pid: "pid" in dump.facts ? dump.facts.pid : null,
+    pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
+    ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion } : {}),
     ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf } : {}),
   };
 }

@@ -119,7 +119,13 @@ export async function repairUnwind(
   imports: ImportLookup | null,
 ): Promise<{ frames: PlacedFrame[]; note: string } | null> {
   const culprit = culpritIndex(frames);
-  if (culprit === null) return null;
+  if (culprit === null) {
+    // Not one frame of the program's own: the unwind jumped from a system function straight to the
+    // runtime's startup (LLDB through Wine's RaiseException). The stack may still hold the program's calls.
+    const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
+    if (!scanned || culpritIndex(scanned) === null) return null;
+    return { frames: scanned, note: "the debugger's unwind found none of the program's frames past frame 0: frames 1 and up were found by scanning the stack for return addresses into the program's code" };
+  }
   let broken: number | null = null;
   for (let i = culprit + 1; i < Math.min(frames.length, culprit + UNWIND_CHECKS + 1); i++) {
     const address = toBigInt(frames[i]?.address ?? null);

@@ -5,7 +5,7 @@
  * Breakpad/Crashpad ones (Linux streams included) alike. Each stream is read on its own: a
  * malformed one is noted in `problems` and the others are still read.
  */
-import type { Address, ExceptionStop, MemoryRegion, Module, Platform, SignalStop } from "../model.js";
+import type { Address, ExceptionStop, MemoryRegion, Module, Platform, RecordedAssertion, SignalStop } from "../model.js";
 import { contextRegisters, contextRegistersBytes } from "./minidump-context.js";
 import { checkedCount, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges, toOffset } from "./file.js";
 
@@ -43,6 +43,8 @@ export interface MinidumpFacts {
   processCreateTime: string | null;
   /** argv joined by spaces (Breakpad's copy of /proc/PID/cmdline). */
   commandLine: string | null;
+  /** Breakpad's assertion stream: the failed check an invalid-parameter or pure-call handler recorded. */
+  assertion: RecordedAssertion | null;
   /** Every stream in the file by name (`ExceptionStream`, `LinuxMaps`), unknown ones in hex. */
   streams: string[];
   memory: DumpedMemory[];
@@ -97,6 +99,7 @@ const MEMORY_64_LIST = 9;
 const MISC_INFO = 15;
 const MEMORY_INFO_LIST = 16;
 const THREAD_NAMES = 24;
+const BREAKPAD_ASSERTION_INFO = 0x47670002;
 const LINUX_PROC_STATUS = 0x47670004;
 const LINUX_CMD_LINE = 0x47670006;
 const LINUX_MAPS = 0x47670009;
@@ -107,6 +110,9 @@ const MODULE_BYTES = 108;
 const MEMORY_DESCRIPTOR_BYTES = 16;
 const THREAD_NAME_BYTES = 12;
 const MEMORY_INFO_BYTES = 48;
+/** MDRawAssertionInfo: expression, function and file as 128 UTF-16 units each, then line and type. */
+const ASSERTION_BYTES = 776;
+const ASSERTION_TEXT_BYTES = 256;
 
 const MAX_STREAMS = 10_000;
 const MAX_ENTRIES = 100_000;
@@ -197,6 +203,7 @@ export function readMinidump(file: DumpFile): MinidumpFacts {
     processId: misc.processId ?? read(LINUX_PROC_STATUS, null, (fields) => procStatusPid(fields.bytes)),
     processCreateTime: misc.processCreateTime,
     commandLine: read(LINUX_CMD_LINE, null, (fields) => commandLineOf(fields.bytes)),
+    assertion: read(BREAKPAD_ASSERTION_INFO, null, readAssertion),
     streams: streams.filter((s) => s.type !== 0).map((s) => STREAM_NAMES[s.type] ?? `0x${s.type.toString(16)}`),
     memory,
     problems,
@@ -471,6 +478,24 @@ function listStart(fields: Fields, count: number, entryBytes: number): number {
   if (fields.length === 8 + count * entryBytes) return 8;
   if (fields.length >= 4 + count * entryBytes) return 4;
   throw new DumpFileError(`a list of ${count} entries of ${entryBytes} bytes does not fit its ${fields.length}-byte stream`);
+}
+
+/** Breakpad's MDRawAssertionInfo; its strings end at their first NUL or at 128 units. */
+function readAssertion(fields: Fields): RecordedAssertion {
+  if (!fields.has(0, ASSERTION_BYTES)) throw new DumpFileError(`the BreakpadAssertionInfo stream holds ${fields.bytes.length} bytes, not the ${ASSERTION_BYTES} of an assertion record`);
+  const text = (at: number) => {
+    const units = fields.bytes.subarray(at, at + ASSERTION_TEXT_BYTES).toString("utf16le");
+    const end = units.indexOf("\0");
+    return (end < 0 ? units : units.slice(0, end)) || null;
+  };
+  const type = fields.u32(772);
+  return {
+    expression: text(0),
+    function: text(ASSERTION_TEXT_BYTES),
+    file: text(2 * ASSERTION_TEXT_BYTES),
+    line: fields.u32(768) || null,
+    type: type === 1 ? "invalid-parameter" : type === 2 ? "pure-virtual-call" : "unknown",
+  };
 }
 
 /** Breakpad copies the crashing thread's /proc/TID/status: `Tgid:` is the process, `Pid:` that thread. */
