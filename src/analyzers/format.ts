@@ -1,4 +1,5 @@
 /** The human verdict of `dumpdbg triage`: a few lines saying what, where and why. */
+import { annotationsText } from "../report/annotations.js";
 import type { CrashKind, OriginType } from "../report/schema.js";
 import { normalizeFunctionName, type PlacedFrame } from "./culprit.js";
 import { lockText } from "./deadlock.js";
@@ -54,6 +55,7 @@ export function formatTriage(result: TriageResult): string {
   if (crash.origin && crash.origin.type !== "fault") out.push(`Origin:    ${ORIGIN_TEXT[crash.origin.type]}: ${crash.origin.evidence}`);
   out.push(`Signature: ${crash.signature}`);
   if (crash.exploitability) out.push(`Security:  ${crash.exploitability.rating}: ${crash.exploitability.reasons.join("; ")}`);
+  if (crash.annotations) out.push(`Annotated: ${annotationsText(crash.annotations)}`);
   if (result.recursion) {
     const { cycle, repeats, depth } = result.recursion;
     out.push(`Recursion: ${cycle.join(" -> ")} repeats about ${repeats} times (${depth} frames)`);

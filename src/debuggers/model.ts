@@ -139,6 +139,17 @@ export interface RecordedAssertion {
   type: "invalid-parameter" | "pure-virtual-call" | "unknown";
 }
 
+/** What Crashpad's client kept beside the dump (its MINIDUMP_CRASHPAD_INFO stream). */
+export interface CrashpadInfo {
+  /** The report's and the client's ids; null when the writer left them zero. */
+  reportId: string | null;
+  clientId: string | null;
+  /** The process's simple annotations: product, version, channel, crash keys. */
+  simple: Record<string, string>;
+  /** Each module's own annotations: its list (e.g. libsystem_c's "abort() called"), key-value pairs and annotation objects. */
+  modules: { module: string | null; list: string[]; simple: Record<string, string>; objects: Record<string, string> }[];
+}
+
 /** A loaded executable or shared library. */
 export interface Module {
   path: string;

@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { ReportDetails, ReportDocument, SourceExcerpt, StackFrame } from "./document.js";
 import { thousands } from "./numbers.js";
+import { annotationsText } from "./annotations.js";
 import { senderText } from "./origin.js";
 import type { CrashKind, Report } from "./schema.js";
 
@@ -154,6 +155,7 @@ function crashSection({ crash }: Report, details: ReportDetails): string[] {
     ["Module", orDash(culprit.module, cellCode)],
     ["Signature", cellCode(crash.signature)],
     ["Exploitability", crash.exploitability ? `${text(crash.exploitability.rating)}: ${text(crash.exploitability.reasons.join("; "))}` : "—"],
+    ...(crash.annotations ? [["Annotations", text(annotationsText(crash.annotations))] as [string, string]] : []),
   ];
   return [
     heading(2, SECTION.crash),

@@ -78,6 +78,21 @@ const ExploitabilitySchema = z.object({
 });
 export type Exploitability = z.infer<typeof ExploitabilitySchema>;
 
+/** Crashpad's annotations, when the dump has them: what the client kept beside the crash. */
+const AnnotationsSchema = z.object({
+  reportId: z.string().nullable(),
+  clientId: z.string().nullable(),
+  simple: z.record(z.string(), z.string()),
+  modules: z.array(
+    z.object({
+      module: z.string().nullable(),
+      list: z.array(z.string()),
+      simple: z.record(z.string(), z.string()),
+      objects: z.record(z.string(), z.string()),
+    }),
+  ),
+});
+
 export const CrashSchema = z.object({
   kind: CrashKindSchema,
   signal: z.string().nullable(),
@@ -97,6 +112,8 @@ export const CrashSchema = z.object({
   origin: OriginSchema.nullable().default(null),
   /** Null only in a report written before crashes were rated. */
   exploitability: ExploitabilitySchema.nullable().default(null),
+  /** Crashpad's annotations (report and client ids, the process's and each module's); null when the dump has none. */
+  annotations: AnnotationsSchema.nullable().default(null),
 });
 export type Crash = z.infer<typeof CrashSchema>;
 

@@ -129,6 +129,7 @@ function hostileReport(origin: string): ReportDocument {
         culprit: { function: "parse_request", file: "/src/server.c", line: 42, frame: 0, module: "/opt/server/bin/server" },
         origin: { type: "fault", sender: null, evidence: "the signal record says SIGSEGV SEGV_MAPERR, the kernel's code for a fault of the instruction at the pc" },
         exploitability: { rating: "probably-not-exploitable", reasons: ["a read near NULL (0x8): the first page is never mapped"] },
+        annotations: null,
         signature: "null-dereference | parse_request | handle_client | main",
         deadlock: null,
       },

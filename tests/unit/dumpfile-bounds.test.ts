@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { DumpError, inspectDump } from "../../src/debuggers/dump.js";
+import { withCrashpadInfo } from "../helpers/crashpad-info.js";
 import { DumpFile, DumpFileError, programBuildId, readElfCore, readMinidump, readMinidumpMemory, type ElfCoreFacts, type MinidumpFacts } from "../../src/debuggers/dumpfile/index.js";
 import {
   AT_ENTRY,
@@ -620,5 +621,47 @@ describe("byte flips", () => {
     expect(stats.parsed).toBeGreaterThan(0);
     expect(stats.maxReads).toBeLessThanOrEqual(FLIPPED_MAX_READS);
     expect(stats.maxBytes).toBeLessThanOrEqual(FLIPPED_MAX_TIMES_READ * dump.length);
+  });
+});
+
+describe("Crashpad's stream, bounded like the others", () => {
+  const annotated = () =>
+    withCrashpadInfo(buildMinidump(minidumpSpec()).bytes, {
+      clientId: Buffer.alloc(16, 0xab),
+      simple: { prod: "chat" },
+      modules: [{ index: 0, list: ["abort() called"], simple: { build: "42" } }],
+    });
+  /** Where the CrashpadInfo stream lies, from the directory's last entry. */
+  const infoAt = (bytes: Buffer) => bytes.readUInt32LE(bytes.readUInt32LE(12) + (bytes.readUInt32LE(8) - 1) * 12 + 8);
+
+  it("reads the ids, the process's pairs and the module's annotations, its module by index", () => {
+    const facts = parsed(annotated(), readMinidump);
+    expect(facts.problems).toEqual([]);
+    expect(facts.crashpad).toEqual({
+      reportId: null,
+      clientId: "abababab-abab-abab-abab-abababababab",
+      simple: { prod: "chat" },
+      modules: [{ module: CHAT_EXE, list: ["abort() called"], simple: { build: "42" }, objects: {} }],
+    });
+  });
+
+  it("refuses a module list that claims four billion modules, and reads the rest of the dump", () => {
+    const bytes = annotated();
+    bytes.writeUInt32LE(0xffffffff, bytes.readUInt32LE(infoAt(bytes) + 48));
+    const facts = parsed(bytes, readMinidump);
+    expect(facts.crashpad).toBeNull();
+    expect(facts.problems.join("\n")).toMatch(/the Crashpad module list: a count of 4294967295 exceeds the limit/);
+    expect(facts.threads).toHaveLength(2);
+  });
+
+  it("refuses an annotation that claims a gigabyte, and a stream shorter than its version 1", () => {
+    const bytes = annotated();
+    // The process's dictionary: its first key's string length.
+    const dictionary = bytes.readUInt32LE(infoAt(bytes) + 40);
+    bytes.writeUInt32LE(1 << 30, bytes.readUInt32LE(dictionary + 4));
+    expect(parsed(bytes, readMinidump).problems.join("\n")).toMatch(/the process's simple annotations: a string of 1073741824 bytes, more than 65536/);
+    const short = annotated();
+    short.writeUInt32LE(20, short.readUInt32LE(12) + (short.readUInt32LE(8) - 1) * 12 + 4);
+    expect(parsed(short, readMinidump).problems.join("\n")).toMatch(/the CrashpadInfo stream holds 20 bytes, fewer than the 52 of its version 1/);
   });
 });

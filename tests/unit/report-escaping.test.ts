@@ -57,6 +57,7 @@ function hostileDocument(): ReportDocument {
         culprit: { function: HOSTILE, file: HOSTILE, line: 3, frame: 0, module: HOSTILE },
         origin: { type: "fault", sender: null, evidence: HOSTILE },
         exploitability: { rating: "unknown", reasons: [HOSTILE] },
+        annotations: { reportId: null, clientId: null, simple: { prod: HOSTILE }, modules: [{ module: HOSTILE, list: [HOSTILE], simple: {}, objects: {} }] },
         signature: HOSTILE,
         deadlock: {
           cycle: [

@@ -61,7 +61,9 @@ export function classify(readings: Readings): Verdict {
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT;
   // a failed check the crash handler recorded beside it (an invalid parameter, a pure call) names it.
   const recordedCheck: CrashKind | null = said.assertion ? (said.assertion.type === "pure-virtual-call" ? "pure-virtual-call" : "assertion-failure") : null;
-  const decided = fault.reraised?.kind ?? recordedCheck ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
+  const read = fault.reraised?.kind ?? recordedCheck ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
+  // An abort whose annotations name what ended it (an uncaught exception, an assertion) is that.
+  const decided = read === "abort" && said.annotated?.kind ? said.annotated.kind : read;
   // Every thread blocked and no cycle: a hang, even when no wait records an owner.
   const hung = decided === "unknown" && stop.externallyStopped && hang.cycles.length === 0 ? blockedThreads(hang.framesOf) : null;
   const kind = hung ? "hang" : decided;

@@ -14,7 +14,7 @@ import { groupThreads, pcInCode } from "./target.js";
 
 const MEMORY_FAULTS = new Set<Crash["kind"]>(["null-dereference", "invalid-memory-access", "bus-error"]);
 
-export function crashOf(readings: Readings, verdict: Verdict, message: string | null): Crash {
+export function crashOf(readings: Readings, verdict: Verdict, message: string | null, annotations: Crash["annotations"]): Crash {
   const { stop, fault, hang } = readings;
   const { signal, siginfo, exception } = stop;
   const { kind, thread, frames, culprit } = verdict;
@@ -53,6 +53,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       smashedWord: readings.stack.popped ? readings.target.pc : null,
       regions: readings.target.regions,
     }),
+    annotations,
   };
 }
 

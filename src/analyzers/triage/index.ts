@@ -60,6 +60,6 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   }
   const culprit = verdict.culprit === null ? null : (verdict.frames[verdict.culprit] ?? null);
   const packages = await debugPackages(q, culprit, verdict.frames, target.files.executable, options);
-  const crash = crashOf(readings, verdict, message);
+  const crash = crashOf(readings, verdict, message, options.annotations ?? null);
   return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages }), dotnet);
 }

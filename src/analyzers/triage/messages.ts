@@ -13,6 +13,7 @@ import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type 
 import { textBytes } from "../fault.js";
 import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, plausibleChunkSize } from "../glibc.js";
 import { demangleTypeinfo } from "../itanium.js";
+import { annotatedEnding, type AnnotatedEnding } from "../annotations.js";
 import { hangMessage } from "../hang.js";
 import { exceptionText, type ManagedFindings } from "../managed.js";
 import { acceptPanicMessage, panicMessageCandidates } from "../panic-message.js";
@@ -34,18 +35,20 @@ const MAX_PANIC_CANDIDATES = 16;
 export interface Said {
   /** The failed check the crash handler recorded beside the exception (Breakpad's assertion stream). */
   assertion: RecordedAssertion | null;
+  /** What the crash's annotations (Crashpad's) say of how it ended. */
+  annotated: AnnotatedEnding | null;
   /** glibc's abort message (`__abort_msg`), also found in memory without libc's symbols. */
   abortMessage: string | null;
   /** The block a failed free was given has a header holding no size malloc writes: "double free or corruption" was the corruption. */
   freedHeaderOverwritten: boolean;
 }
 
-export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, options: Pick<TriageOptions, "findAbortMessage" | "assertion">): Promise<Said> {
+export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, options: Pick<TriageOptions, "findAbortMessage" | "assertion" | "annotations">): Promise<Said> {
   const { findAbortMessage } = options;
   const abortMessage = stop.signal === SIGABRT ? ((await q.abortMessage()) ?? (target.foreign.length > 0 ? await abortMessageWithoutSymbols(q, findAbortMessage) : null)) : null;
   const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, stack.innermost) : null;
   if (freedHeader && !freedHeader.plausible) q.problems.push(freedHeader.note);
-  return { assertion: options.assertion ?? null, abortMessage, freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible };
+  return { assertion: options.assertion ?? null, annotated: annotatedEnding(options.annotations), abortMessage, freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible };
 }
 
 /** What the message is composed from: the steps' readings and the kind decided from them. */
@@ -64,7 +67,10 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   // A .NET exception: what the runtime died with names its type and message (SOS's `!pe` under cdb).
   const managed = dotnet ? exceptionText(dotnet.exception) : exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
   if (managed !== null) return managed;
-  if (readings.said.assertion) return assertionMessage(readings.said.assertion);
+  const { assertion, annotated } = readings.said;
+  if (assertion) return assertionMessage(assertion);
+  // An exception the annotations name (an uncaught NSException) is told by them.
+  if (annotated?.kind && annotated.kind === kind) return annotated.message;
   if (fault.exception?.message != null) return fault.exception.message;
   if (fault.reraised) return reraisedMessage(fault.reraised, signal, culpritFrame);
   // A signal a process sent explains a dump no fault rule classifies.
@@ -84,7 +90,7 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   if (kind === "stack-buffer-overflow" && signal === SIGSEGV && sp !== null) {
     return smashedReturnMessage(culpritFrame ?? stack.innermost[0] ?? null, stack.popped ? target.pc : ((await q.readMemory(hex(sp), 1))[0] ?? null));
   }
-  return crashMessage(q, kind, readings.said.abortMessage, stack.innermost, culprit, sp, target.os);
+  return (await crashMessage(q, kind, readings.said.abortMessage, stack.innermost, culprit, sp, target.os)) ?? annotated?.message ?? null;
 }
 
 /** "invalid parameter: `format != nullptr` failed in common_vfprintf (…\\output.cpp:32)". */

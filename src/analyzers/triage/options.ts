@@ -1,6 +1,6 @@
 /** What triage takes from the dump file as given, beside what it asks the debugger. */
 import { abortMessageAddress, fileBuildId, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
-import type { Address, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
+import type { Address, CrashpadInfo, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
 import type { BuildIdReader } from "../libraries.js";
 
@@ -28,6 +28,8 @@ export interface TriageOptions {
   findAbortMessage?: () => Address | null;
   /** A failed check the dump's crash handler recorded (Breakpad's assertion stream). */
   assertion?: RecordedAssertion | null;
+  /** What Crashpad's client kept beside the dump: ids and annotations. */
+  annotations?: CrashpadInfo | null;
   /** The installed package a file comes from, with its version (Debian's dpkg). */
   packageOf?: (path: string) => Promise<InstalledPackage | null>;
 }
@@ -41,7 +43,7 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     regions: dump.facts.regions,
     imports: importsOf(dump, executable),
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
-    ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion } : {}),
+    ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad } : {}),
     ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf } : {}),
   };
 }

@@ -5,7 +5,8 @@
  * Breakpad/Crashpad ones (Linux streams included) alike. Each stream is read on its own: a
  * malformed one is noted in `problems` and the others are still read.
  */
-import type { Address, ExceptionStop, MemoryRegion, Module, Platform, RecordedAssertion, SignalStop } from "../model.js";
+import type { Address, CrashpadInfo, ExceptionStop, MemoryRegion, Module, Platform, RecordedAssertion, SignalStop } from "../model.js";
+import { readCrashpadInfo } from "./crashpad-info.js";
 import { contextRegisters, contextRegistersBytes } from "./minidump-context.js";
 import { checkedCount, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges, toOffset } from "./file.js";
 
@@ -45,6 +46,8 @@ export interface MinidumpFacts {
   commandLine: string | null;
   /** Breakpad's assertion stream: the failed check an invalid-parameter or pure-call handler recorded. */
   assertion: RecordedAssertion | null;
+  /** Crashpad's own stream: report and client ids, the process's and each module's annotations. */
+  crashpad: CrashpadInfo | null;
   /** Every stream in the file by name (`ExceptionStream`, `LinuxMaps`), unknown ones in hex. */
   streams: string[];
   memory: DumpedMemory[];
@@ -100,6 +103,7 @@ const MISC_INFO = 15;
 const MEMORY_INFO_LIST = 16;
 const THREAD_NAMES = 24;
 const BREAKPAD_ASSERTION_INFO = 0x47670002;
+const CRASHPAD_INFO = 0x43500001;
 const LINUX_PROC_STATUS = 0x47670004;
 const LINUX_CMD_LINE = 0x47670006;
 const LINUX_MAPS = 0x47670009;
@@ -204,6 +208,7 @@ export function readMinidump(file: DumpFile): MinidumpFacts {
     processCreateTime: misc.processCreateTime,
     commandLine: read(LINUX_CMD_LINE, null, (fields) => commandLineOf(fields.bytes)),
     assertion: read(BREAKPAD_ASSERTION_INFO, null, readAssertion),
+    crashpad: read(CRASHPAD_INFO, null, (fields) => readCrashpadInfo(file, fields, modules.map((module) => module.path))),
     streams: streams.filter((s) => s.type !== 0).map((s) => STREAM_NAMES[s.type] ?? `0x${s.type.toString(16)}`),
     memory,
     problems,
