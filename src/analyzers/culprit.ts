@@ -53,6 +53,9 @@ const RUNTIME_MODULE =
 const WINDOWS_RUNTIME_MODULE =
   /^(ntdll|kernel32|kernelbase|ucrtbased?|msvcrt|msvcp\d*d?|vcruntime\d*d?(_\d)?|concrt\d*|libstdc\+\+-\d+|libgcc_s_\w+-\d+|libwinpthread-\d+|dbghelp|user32|win32u|gdi32|combase|rpcrt4|ole32|ws2_32|mswsock|sechost|advapi32|wow64\w*|coreclr|clr|clrjit|mscorwks|mscoree|mscoreei|hostfxr|hostpolicy)\.dll$/i;
 
+/** macOS's and iOS's system libraries and language runtimes (libsystem_c, libc++, the Objective-C and Swift runtimes, dyld, CoreFoundation). */
+const APPLE_RUNTIME_MODULE = /^(libsystem_\w+|libc\+\+(abi)?(\.\d+)?|libobjc(\.A)?|libdyld|dyld|libswift\w+|libxpc|libdispatch|CoreFoundation|Foundation)(\.dylib)?$/;
+
 /** Functions of those runtimes that may also be linked into the executable itself. */
 const RUNTIME_FUNCTION = new RegExp(
   [
@@ -67,6 +70,8 @@ const RUNTIME_FUNCTION = new RegExp(
     "^(lll_mutex_lock_optimized|futex_wait|__futex_abstimed_wait_common(64)?)$",
     // C++ runtime: throw, terminate, personality, unwinder, pure virtual
     "^(__cxa_|__cxxabiv1::|__gxx_personality|_Unwind_|__gnu_cxx::|std::|<std::)",
+    // macOS: signals, thread start-up, Objective-C's and Swift's exception and failure paths
+    "^(__pthread_kill|_sigtramp|_pthread_start|thread_start|objc_exception_throw|_objc_terminate|__exceptionPreprocess|swift_\\w+)$",
     // Rust runtime: panics and the standard library
     "^(core::|alloc::|panic_abort::|panic_unwind::|__rust_|<core::|<alloc::)|^(rust_panic|rust_begin_unwind)$",
   ].join("|"),
@@ -78,7 +83,7 @@ const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|^\/rust\/deps\/|(^|\/)library
 /** Whether a module (a path in either system's spelling) is a system or language runtime library. */
 export function isRuntimeModule(path: string): boolean {
   const name = path.split(/[\\/]/).at(-1) ?? "";
-  return RUNTIME_MODULE.test(name) || WINDOWS_RUNTIME_MODULE.test(name);
+  return RUNTIME_MODULE.test(name) || WINDOWS_RUNTIME_MODULE.test(name) || APPLE_RUNTIME_MODULE.test(name);
 }
 
 export function isRuntimeFrame(frame: PlacedFrame): boolean {

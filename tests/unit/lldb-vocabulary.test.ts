@@ -684,8 +684,18 @@ describe("lldb renders each probe as the command a user would type", () => {
       [probes.symbol("0x4010", true), 'image lookup --address "*(void **)0x4010"'],
       [probes.source("server.c", 20, 24), "source list --file server.c --line 20 --count 5"],
       [probes.source("server.c", 20), "source list --file server.c --line 20 --count 1"],
-      [{ kind: "source-line", address: "0x1186" }, "image lookup --address 0x1186"],
+      [{ kind: "source-line", address: "0x1186" }, "image lookup --address 0x1186 --verbose"],
     ]);
+  });
+  it("reads a source line's whole path from the verbose lookup's line entry, the summary's file name when there is none", () => {
+    const verbose = [
+      "      Address: abort[0x0000563ec44b3300] (abort..module_image + 4864)",
+      "      Summary: abort`main + 77 at abort.c:46",
+      '       Module: file = "/Applications/abort.app/Contents/MacOS/abort", arch = "x86_64"',
+      "    LineEntry: [0x0000563ec44b32e6-0x0000563ec44b3302): /work/src/abort.c:46",
+    ].join("\n");
+    expect(read({ kind: "source-line", address: "0x563ec44b3300" }, verbose)).toEqual({ file: "/work/src/abort.c", line: 46 });
+    expect(read({ kind: "source-line", address: "0x563ec44b3300" }, "      Summary: abort`main + 77 at abort.c:46")).toEqual({ file: "abort.c", line: 46 });
   });
   it("lists the modules, their sections and the memory regions", () => {
     expectRenders([

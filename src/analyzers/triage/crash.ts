@@ -4,6 +4,7 @@ import { toBigInt } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
 import { crashSignature, normalizeFunctionName } from "../culprit.js";
 import { FAULT_SIGNALS, SI_KERNEL, SIGSEGV, signalCodeName, signalName } from "../signals.js";
+import { machExceptionName } from "../mach.js";
 import { exceptionName } from "../windows.js";
 import type { Readings, Verdict } from "./classify.js";
 import { rateExploitability } from "../exploitability.js";
@@ -25,7 +26,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
   const faultAddress = fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null;
   return {
     kind,
-    signal: exception ? (exceptionName(exception.code) ?? "exception") : signal === null ? null : signalName(signal),
+    signal: exception ? ((readings.target.os === "macos" ? machExceptionName(exception.code) : exceptionName(exception.code)) ?? "exception") : signal === null ? null : signalName(signal),
     signalCode: exception ? exception.code : siginfo && signal !== null && !stop.codeInferred ? signalCodeName(signal, siginfo.code) : null,
     faultAddress,
     access: fault.access,

@@ -13,6 +13,7 @@ import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame } from "../culp
 import { globalName } from "../deadlock.js";
 import { explainFault, type FaultExplanation, type Range } from "../fault.js";
 import { FAULT_SIGNALS, SI_KERNEL, SIGBUS, SIGFPE, SIGILL, SIGSEGV } from "../signals.js";
+import { machFaulted, readMachException } from "../mach.js";
 import { EXCEPTION_ACCESS_VIOLATION, readException, type ExceptionVerdict } from "../windows.js";
 import { argumentRegisters, memoryAccess } from "../x86-64.js";
 import type { Stack } from "./stack.js";
@@ -62,7 +63,9 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
   let access: Crash["access"] = null;
   // A signal a process sent is no fault: nothing faulted, and the record's "address" holds the sender.
   // The code of a library from elsewhere is not in the dump (or is another build's): no instruction to read.
-  if (!sent && target.pcForeign === null && ((signal !== null && FAULT_SIGNALS.has(signal)) || (exception !== null && FAULTING_EXCEPTIONS.has(exception.code)))) {
+  const mach = target.os === "macos";
+  const cpuRaised = exception !== null && (mach ? machFaulted(exception.code) : FAULTING_EXCEPTIONS.has(exception.code));
+  if (!sent && target.pcForeign === null && ((signal !== null && FAULT_SIGNALS.has(signal)) || cpuRaised)) {
     faulting = (await q.instructions(1))?.instructions[0] ?? null;
     if (faulting) {
       instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
@@ -75,8 +78,8 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
     if (siginfo?.code === SI_KERNEL && /^(call|jmp)\w*\s+\*/.test(instruction ?? "")) access = "execute";
     if (signal !== SIGSEGV && signal !== SIGBUS) access = null;
   }
-  const stackExhausted = stack.recursion !== null || ranOffStack(target.stack, exception ? exceptionFault(exception) : siginfo, sp);
-  const verdict = exception ? readException(exception, { stackExhausted, instruction }) : null;
+  const stackExhausted = stack.recursion !== null || ranOffStack(target.stack, exception ? exceptionFault(exception, mach) : siginfo, sp);
+  const verdict = exception ? (mach ? readMachException(exception, { stackExhausted, faulting, pc }) : readException(exception, { stackExhausted, instruction })) : null;
   // The exception record says how memory was touched; the instruction is a guess.
   if (verdict) access = verdict.access;
   const address = verdict ? verdict.faultAddress : !sent && (signal === SIGSEGV || signal === SIGBUS) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
@@ -161,9 +164,9 @@ export function operandAddress(explanation: FaultExplanation): bigint | null {
   return BigInt.asUintN(64, address);
 }
 
-/** An access violation's address as the signal record the stack checks read. */
-function exceptionFault(exception: ExceptionStop): SignalRecord | null {
-  const address = exception.code === EXCEPTION_ACCESS_VIOLATION ? exception.parameters[1] : undefined;
+/** An access violation's (or EXC_BAD_ACCESS's) address as the signal record the stack checks read. */
+function exceptionFault(exception: ExceptionStop, mach: boolean): SignalRecord | null {
+  const address = mach ? (Number(exception.code) === 1 ? exception.address : undefined) : exception.code === EXCEPTION_ACCESS_VIOLATION ? exception.parameters[1] : undefined;
   return address === undefined ? null : { signo: SIGSEGV, errno: 0, code: 1, address, pid: null };
 }
 

@@ -2,6 +2,7 @@
 import { abortMessageAddress, fileBuildId, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
 import type { Address, CrashpadInfo, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
+import { sourceLine } from "../../debuggers/source-files.js";
 import type { BuildIdReader } from "../libraries.js";
 
 export interface TriageOptions {
@@ -30,6 +31,8 @@ export interface TriageOptions {
   assertion?: RecordedAssertion | null;
   /** What Crashpad's client kept beside the dump: ids and annotations. */
   annotations?: CrashpadInfo | null;
+  /** A line of a source file on this machine, where the debugger cannot list it. */
+  readLine?: (file: string, line: number) => string | null;
   /** The installed package a file comes from, with its version (Debian's dpkg). */
   packageOf?: (path: string) => Promise<InstalledPackage | null>;
 }
@@ -42,6 +45,7 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     platform: dump.facts.platform,
     regions: dump.facts.regions,
     imports: importsOf(dump, executable),
+    readLine: sourceLine,
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
     ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad } : {}),
     ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf } : {}),

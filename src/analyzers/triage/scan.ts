@@ -7,7 +7,7 @@ import type { ImportLookup } from "../../debuggers/dump.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type SymbolAt } from "../../debuggers/model.js";
-import { culpritIndex, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import { culpritIndex, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
 import type { ForeignLibrary } from "../libraries.js";
 import {
   bytesOf,
@@ -24,6 +24,9 @@ import {
   type ReturnCandidate,
 } from "../stack-scan.js";
 
+/** Reads a line of a source file on this machine, where the debugger cannot list it. */
+export type LineReader = (file: string, line: number) => string | null;
+
 /** Frames past the culprit whose return addresses are checked on Windows. */
 const UNWIND_CHECKS = 4;
 
@@ -39,6 +42,7 @@ export async function scanStack(
   isOwnCode: (address: bigint) => boolean,
   moduleAt: ModuleLocator,
   imports: ImportLookup | null,
+  readLine: LineReader | null = null,
 ): Promise<PlacedFrame[] | null> {
   const top = frames[0];
   if (!top || sp === null) return null;
@@ -53,8 +57,13 @@ export async function scanStack(
   for (const candidate of returnCandidates(sp, words, isOwnCode).slice(0, MAX_SCAN_CANDIDATES)) {
     // The 16 bytes before the return address hold the call that returns there, if it is one.
     const code = bytesOf(await q.readMemory(hex(candidate.address - 16n), 2));
-    if (code.length < 16 || !endsWithCall(code)) continue;
-    calls.push({ ...candidate, call: await classifyCall(q, callTarget(code, candidate.address), isOwnCode) });
+    if (code.length === 16) {
+      if (endsWithCall(code)) calls.push({ ...candidate, call: await classifyCall(q, callTarget(code, candidate.address), isOwnCode) });
+      continue;
+    }
+    // The module's code is neither in the dump nor here (a minidump read with its symbol files only):
+    // as Breakpad's stack scan does, a word inside a function the symbols know is taken as a return address.
+    if ((await q.symbolAt(hex(candidate.address - 1n)))?.symbol) calls.push({ ...candidate, call: { kind: "unverified" } });
   }
   const symbols = new Map<bigint, SymbolAt | null>();
   const symbolOf = async (address: bigint) => {
@@ -73,7 +82,8 @@ export async function scanStack(
       if (!callee || next.slot <= callee.slot) continue;
       const symbol = await symbolOf(callee.address);
       const calleeStart = symbol ? callee.address - 1n - BigInt(symbol.offset) : null;
-      if (callsInto(next.call, calleeStart)) chain.push(next);
+      const called = next.call.kind === "unverified" ? await lineCalls(q, next.address, symbol?.symbol ?? null, readLine) : callsInto(next.call, calleeStart);
+      if (called) chain.push(next);
     }
     if (chain.length > best.length) best = chain;
   }
@@ -162,12 +172,28 @@ interface ScannedCall extends ReturnCandidate {
   call: CallKind;
 }
 
-/** What a call instruction calls: a known function, a function in another module (an import), or a pointer it held. */
-type CallKind = { kind: "direct"; target: bigint } | { kind: "import"; slot: bigint | null; target?: bigint } | { kind: "indirect" };
+/**
+ * What a call instruction calls: a known function, a function in another module (an import), or a
+ * pointer it held; `unverified` when the code is not there to read and only the symbols place it.
+ */
+type CallKind = { kind: "direct"; target: bigint } | { kind: "import"; slot: bigint | null; target?: bigint } | { kind: "indirect" } | { kind: "unverified" };
+
+/**
+ * Without the code, whether the caller's source line calls the function below it (`validate_config(`):
+ * a stale return address left by an earlier call fails it. A line that cannot be read does not decide.
+ */
+async function lineCalls(q: Inspector, returnAddress: bigint, callee: string | null, readLine: LineReader | null): Promise<boolean> {
+  const caller = callee === null ? null : await q.sourceLine(hex(returnAddress - 1n));
+  if (!caller || !callee) return true;
+  const text = (await q.source(caller.file, caller.line)).find((line) => line.line === caller.line)?.text ?? readLine?.(caller.file, caller.line) ?? undefined;
+  if (text === undefined) return true;
+  const name = normalizeFunctionName(callee).split("::").at(-1) ?? callee;
+  return new RegExp(`\\b${name.replace(/[^\w]/g, "\\$&")}\\s*\\(`).test(text);
+}
 
 /** Whether a call could have called the function that starts at `start` (in the program's own code). */
 function callsInto(call: CallKind, start: bigint | null): boolean {
-  if (call.kind === "indirect") return true;
+  if (call.kind === "indirect" || call.kind === "unverified") return true;
   if (call.kind === "import") return false;
   return start === null || call.target === start;
 }

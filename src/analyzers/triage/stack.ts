@@ -63,7 +63,7 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
     }
   }
   const unwound = placeFrames(frames, target.moduleAt, target.keyRegisters.pc);
-  const scan = unwindLost(unwound, files, target.foreign) ? await scanStack(q, unwound, sp, target.isOwnCode, target.moduleAt, target.imports) : null;
+  const scan = unwindLost(unwound, files, target.foreign) ? await scanStack(q, unwound, sp, target.isOwnCode, target.moduleAt, target.imports, target.readLine) : null;
   // Windows code the debugger has no unwind tables for (mingw's SEH-only runtime under LLDB) sends
   // its unwind astray past the program's frames: checked there, and redone from the stack if so.
   const repaired = !scan && target.os === "windows" ? await repairUnwind(q, unwound, sp, target.isOwnCode, target.moduleAt, target.imports) : null;

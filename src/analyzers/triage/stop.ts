@@ -9,6 +9,7 @@ import type { ExceptionStop, SignalStop } from "../../debuggers/model.js";
 import type { SignalRecord } from "../../debuggers/probe.js";
 import type { Origin } from "../../report/schema.js";
 import { FAULT_SIGNALS, SI_KERNEL, SI_QUEUE, SI_TKILL, SI_USER, SIGABRT, SIGSTOP, SIGTRAP, sentByProcess, signalCodeName, signalName } from "../signals.js";
+import { machExceptionOrigin } from "../mach.js";
 import { exceptionOrigin } from "../windows.js";
 import type { TriageOptions } from "./options.js";
 import type { Target } from "./target.js";
@@ -70,7 +71,7 @@ export async function readStop(q: Inspector, target: Target, options: TriageOpti
     undecided,
     codeInferred: false,
     externallyStopped: (signal === null && exception === null) || (siginfo !== null && siginfo.code === SI_USER),
-    origin: originOf({ signal, exception, siginfo, stopped: exitSignal === SIGSTOP }, self),
+    origin: exception && target.os === "macos" ? { ...machExceptionOrigin(exception), sender: null } : originOf({ signal, exception, siginfo, stopped: exitSignal === SIGSTOP }, self),
     self,
   };
 }

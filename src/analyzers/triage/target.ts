@@ -13,6 +13,7 @@ import type { Range } from "../fault.js";
 import { foreignAt, foreignLibraries, foreignNote, type ForeignLibrary } from "../libraries.js";
 import { keyRegisters } from "../registers.js";
 import type { TriageOptions } from "./options.js";
+import type { LineReader } from "./scan.js";
 import type { ThreadGroup } from "./result.js";
 
 export interface Target {
@@ -42,6 +43,8 @@ export interface Target {
   os: Platform["os"] | undefined;
   /** Which DLL function a Windows program's import slot holds. */
   imports: ImportLookup | null;
+  /** A line of a source file here, where the debugger cannot list it. */
+  readLine: LineReader | null;
 }
 
 export async function readTarget(q: Inspector, options: TriageOptions): Promise<Target> {
@@ -73,6 +76,7 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
     isOwnCode: ownCode(files),
     os: options.platform?.os,
     imports: options.imports ?? null,
+    readLine: options.readLine ?? null,
   };
 }
 
@@ -108,9 +112,9 @@ export function groupThreads(threads: ThreadSummary[]): ThreadGroup[] {
 }
 
 function ownCode(files: TargetFiles): (address: bigint) => boolean {
-  const sections = files.sections.filter(
-    (section) => section.source !== "core" && /^\.text$|^\.init$|^\.fini$/.test(section.name) && (section.source === "exec" || !isRuntimeModule(section.source)),
-  );
+  // A module known only from the dump and its symbols is one image with no sections of its own.
+  const code = (section: TargetFiles["sections"][number]) => /^\.text$|^\.init$|^\.fini$/.test(section.name) || (section.name === ".module_image" && section.loaded === false);
+  const sections = files.sections.filter((section) => section.source !== "core" && code(section) && (section.source === "exec" || !isRuntimeModule(section.source)));
   return (address) => sections.some((section) => holds(section, address));
 }
 

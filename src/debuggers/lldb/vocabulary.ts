@@ -86,7 +86,8 @@ function render(probe: Probe, reading: LldbReading): string {
     case "symbol":
       return `image lookup --address ${probe.indirect ? argument(`*(void **)${probe.address}`) : probe.address}`;
     case "source-line":
-      return `image lookup --address ${probe.address}`;
+      // Verbose: its LineEntry names the whole path, where the summary gives the file's name alone.
+      return `image lookup --address ${probe.address} --verbose`;
     case "source":
       return `source list --file ${argument(probe.file)} --line ${probe.from} --count ${Math.max(1, probe.to - probe.from + 1)}`;
     case "shared-libraries":
@@ -135,6 +136,8 @@ const READERS: Readers = {
   strings: parseMemoryStrings,
   symbol: parseLookup,
   "source-line": (output) => {
+    const entry = /^\s*LineEntry: \[[^\]]*\): (.+?):(\d+)(?::\d+)?\s*$/m.exec(output);
+    if (entry?.[1] && entry[2]) return { file: entry[1], line: Number(entry[2]) };
     const found = parseLookup(output);
     return found?.file && found.line ? { file: found.file, line: found.line } : null;
   },

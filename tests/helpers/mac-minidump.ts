@@ -1,0 +1,110 @@
+/**
+ * A Breakpad minidump of a real crash, rewritten as the dump Breakpad's or Crashpad's Mac client
+ * writes: macOS system info, the Mach exception (type as the code, its first code as the flags,
+ * the subcode as the address), modules named and identified as Mach-O images are (a CodeView
+ * PDB70 record holding the image's UUID, age 0), and no Linux streams. The process's memory,
+ * threads and registers stay the real ones. Also the Breakpad .sym of a module under that UUID.
+ */
+import { breakpadSymbols } from "./breakpad-sym.js";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+const MODULE_LIST = 4;
+const EXCEPTION = 6;
+const SYSTEM_INFO = 7;
+const MAC_OS_X = 0x8101;
+
+export interface MacModule {
+  /** Index in the dump's module list. */
+  index: number;
+  /** Where the image lived on the Mac: `/Applications/Billing.app/Contents/MacOS/Billing`. */
+  path: string;
+  /** The image's LC_UUID. */
+  uuid: Buffer;
+}
+
+export interface MachException {
+  type: number;
+  code: number;
+  /** The subcode (a bad access's address); the dump's own address when absent. */
+  address?: bigint;
+  /** The exception's codes, as Crashpad keeps them in ExceptionInformation. */
+  codes?: bigint[];
+}
+
+export function asMacMinidump(dump: Buffer, modules: MacModule[], exception: MachException): Buffer {
+  const appended: Buffer[] = [];
+  let end = align(dump.length);
+  const place = (bytes: Buffer): number => {
+    const at = end;
+    appended.push(Buffer.concat([bytes, Buffer.alloc(align(bytes.length) - bytes.length)]));
+    end += align(bytes.length);
+    return at;
+  };
+  const out = Buffer.from(dump);
+  const count = out.readUInt32LE(8);
+  const directory = out.readUInt32LE(12);
+  for (let i = 0; i < count; i++) {
+    const entry = directory + i * 12;
+    const type = out.readUInt32LE(entry);
+    const rva = out.readUInt32LE(entry + 8);
+    if (type === SYSTEM_INFO) out.writeUInt32LE(MAC_OS_X, rva + 20);
+    if (type === EXCEPTION) {
+      out.writeUInt32LE(exception.type >>> 0, rva + 8);
+      out.writeUInt32LE(exception.code >>> 0, rva + 12);
+      if (exception.address !== undefined) out.writeBigUInt64LE(exception.address, rva + 24);
+      const codes = exception.codes ?? [];
+      out.writeUInt32LE(codes.length, rva + 32);
+      codes.forEach((code, j) => out.writeBigUInt64LE(BigInt.asUintN(64, code), rva + 40 + j * 8));
+    }
+    if (type === MODULE_LIST) {
+      for (const module of modules) {
+        const at = rva + 4 + module.index * 108;
+        const name = Buffer.from(module.path, "utf16le");
+        const nameRva = place(Buffer.concat([u32(name.length), name, Buffer.alloc(2)]));
+        const base = path.posix.basename(module.path);
+        const cv = Buffer.concat([Buffer.from("RSDS", "latin1"), module.uuid, u32(0), Buffer.from(`${base}\0`, "latin1")]);
+        const cvRva = place(cv);
+        out.writeUInt32LE(nameRva, at + 20);
+        out.writeUInt32LE(cv.length, at + 76);
+        out.writeUInt32LE(cvRva, at + 80);
+      }
+    }
+  }
+  // The Linux streams (cpu info, /proc copies, maps, auxv) are no Mac writer's: the directory drops them.
+  const kept = Array.from({ length: count }, (_, i) => Buffer.from(out.subarray(directory + i * 12, directory + i * 12 + 12))).filter((entry) => {
+    const type = entry.readUInt32LE(0);
+    return type < 0x47670003 || type > 0x4767000a;
+  });
+  kept.forEach((entry, i) => entry.copy(out, directory + i * 12));
+  out.fill(0, directory + kept.length * 12, directory + count * 12);
+  out.writeUInt32LE(kept.length, 8);
+  return Buffer.concat([out, Buffer.alloc(align(dump.length) - dump.length), ...appended]);
+}
+
+/** The Breakpad id of a Mach-O image: its UUID as a GUID (first three fields little-endian) and age 0. */
+export function macModuleId(uuid: Buffer): string {
+  const fields = [uuid.readUInt32LE(0).toString(16).padStart(8, "0"), uuid.readUInt16LE(4).toString(16).padStart(4, "0"), uuid.readUInt16LE(6).toString(16).padStart(4, "0"), uuid.subarray(8).toString("hex")];
+  return `${fields.join("")}0`.toUpperCase();
+}
+
+/** The .sym of `elf` (built with -g) filed as the Mac image `name` with `uuid`: `<store>/<name>/<id>/<name>.sym`. */
+export async function writeMacSymbols(elf: string, name: string, uuid: Buffer, store: string): Promise<string> {
+  const { text } = await breakpadSymbols(elf);
+  const id = macModuleId(uuid);
+  const dir = path.join(store, name, id);
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${name}.sym`);
+  await writeFile(file, text.replace(/^MODULE .*$/m, `MODULE mac x86_64 ${id} ${name}`));
+  return file;
+}
+
+function u32(value: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(value >>> 0, 0);
+  return b;
+}
+
+function align(n: number): number {
+  return (n + 7) & ~7;
+}
