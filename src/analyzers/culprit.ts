@@ -63,6 +63,8 @@ const RUNTIME_FUNCTION = new RegExp(
     "^(__GI_)*_*(raise|abort|assert_fail(_base)?|assert_perror_fail|libc_message|libc_fatal|malloc_printerr|int_free|int_malloc|int_realloc|libc_free|libc_malloc|libc_realloc|stack_chk_fail(_local)?|fortify_fail|chk_fail|pthread_kill(_implementation|_internal)?|libc_start_call_main|libc_start_main(_impl|_alias_\\d+)?|start_thread|clone3?|restore_rt)$",
     "^__\\w+_chk$",
     "^_start$",
+    // the C start-up and tear-down code crt1.o and crti.o link into every executable (older glibc's __libc_csu_*)
+    "^(__libc_csu_init|__libc_csu_fini|_init|_fini|frame_dummy|register_tm_clones|deregister_tm_clones|__do_global_dtors_aux)$",
     // Windows: raising an exception, and the C runtime's start-up (MSVC's and mingw's)
     "^(RaiseException|RtlRaiseException|_CxxThrowException|KiUserExceptionDispatcher|BaseThreadInitThunk|RtlUserThreadStart|_w?assert)$",
     "^(__tmainCRTStartup|mainCRTStartup|WinMainCRTStartup|wmainCRTStartup|invoke_main|__scrt_common_main(_seh)?)$",

@@ -199,3 +199,45 @@ describe("a write that walks down off the bottom of the stack from a buffer far 
     expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
   }, 120_000);
 });
+
+describe("a call through a NULL function pointer, over a stack whose unused words are zeros", () => {
+  const NULL_HOOK = `/* A plugin host calls each plugin's load hook; the audit plugin registered none. The host
+ * scrubs a scratch buffer first, so the unused stack below the caller holds zeros. */
+#include <string.h>
+
+typedef void (*hook_fn)(const char *);
+
+struct plugin {
+    const char *name;
+    hook_fn on_load;
+};
+
+static void scrub_scratch(void)
+{
+    volatile char scratch[4096];
+    memset((char *)scratch, 0, sizeof scratch);
+}
+
+static void load_plugin(const struct plugin *plugin)
+{
+    plugin->on_load(plugin->name); // CULPRIT
+}
+
+int main(void)
+{
+    struct plugin audit = { "audit", NULL };
+    scrub_scratch();
+    load_plugin(&audit);
+    return 0;
+}
+`;
+  it("is a bad jump in the caller, not a return through a smashed address: the return address the call pushed is intact", async () => {
+    const dumped = crashC(dir, "null-hook", NULL_HOOK);
+    const run = await runCli(["triage", dumped.core, "--exe", dumped.exe, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout);
+    const line = NULL_HOOK.split("\n").findIndex((l) => l.includes("// CULPRIT")) + 1;
+    expect(crash).toMatchObject({ kind: "bad-jump", access: "execute", faultAddress: "0x0", culprit: { function: "load_plugin", line } });
+    expect(crash.message).toBeNull();
+  }, 60_000);
+});

@@ -375,6 +375,14 @@ describe("Windows modules, Rust and LLDB names", () => {
     expect(culpritIndex([cold, thrower].map((f, level) => ({ ...f, level })))).toBe(1);
   });
 
+  it("the start-up code crt files link into the executable is no culprit (older glibc's __libc_csu_init, a stale return address a scan finds)", () => {
+    const abort = frame("abort", "/lib/x86_64-linux-gnu/libc.so.6");
+    const csu = frame("__libc_csu_init", "/srv/app");
+    const main = frame("main", "/srv/app", "/src/app.c");
+    expect(culpritIndex([abort, csu, main].map((f, level) => ({ ...f, level })))).toBe(2);
+    for (const name of ["_init", "frame_dummy", "__do_global_dtors_aux", "register_tm_clones"]) expect(isRuntimeFrame(frame(name, "/srv/app"))).toBe(true);
+  });
+
   it("Rust's legacy escapes, closures and LLDB's global-namespace names are normalised", () => {
     const cases: Array<[string, string]> = [
       ["app::main::_$u7b$$u7b$closure$u7d$$u7d$::h0123456789abcdef", "app::main::{closure}"],

@@ -69,9 +69,11 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
   const repaired = !scan && target.os === "windows" ? await repairUnwind(q, unwound, sp, target.isOwnCode, target.moduleAt, target.imports) : null;
   // A `ret` popped an overwritten return address that is canonical but maps nothing: the pc is the
   // popped word, still just below the stack pointer, and the function that returned is gone from the unwind.
+  // A call through a bad pointer looks the same from the pc, but left its return address at the stack
+  // pointer, right after the indirect call in the caller: that is no `ret`, whatever lies below it.
   const popped =
     stop.signal === SIGSEGV && !stop.sent && pc !== null && sp !== null && toBigInt(stop.siginfo?.address ?? null) === pc && files.sections.length > 0 && !isCodeAddress(files, pc)
-      ? (await q.readMemory(hex(sp - 8n), 1))[0] === pc
+      ? (await q.readMemory(hex(sp - 8n), 1))[0] === pc && !(await calledFrom(q, (await q.readMemory(hex(sp), 1))[0] ?? null, target.isOwnCode))
       : false;
   const returner = popped && sp !== null ? await returningFrame(q, sp, target.isOwnCode, target.moduleAt) : null;
   const placed = returner ? [{ ...(unwound[0] as PlacedFrame), level: 0 }, returner] : (scan ?? repaired?.frames ?? unwound);
@@ -85,6 +87,13 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
     );
   }
   return { frames: placed, innermost: placed.filter((frame) => frame.level < limit), depth, recursion, scanned: scan !== null, popped, returner };
+}
+
+/** Whether `word` is a return address into the program's code right after an indirect call (`call *%rdx`). */
+async function calledFrom(q: Inspector, word: bigint | null, isOwnCode: (address: bigint) => boolean): Promise<boolean> {
+  if (word === null || !isOwnCode(word)) return false;
+  const code = bytesOf(await q.readMemory(hex(word - 16n), 2));
+  return code.length === 16 && endsWithCall(code) && code[code.length - 5] !== 0xe8;
 }
 
 /**
