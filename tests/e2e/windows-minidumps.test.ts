@@ -41,6 +41,8 @@ const EXPECTED: Record<string, Expected> = {
   "null-method": { kind: "null-dereference", culprit: "Connection::queued", signal: "EXCEPTION_ACCESS_VIOLATION", access: "read", faultAddress: "0x20", says: [/queued/] },
   histogram: { kind: "invalid-memory-access", culprit: "record_latency", signal: "EXCEPTION_ACCESS_VIOLATION", access: "read", says: [/record_latency/] },
   "mutual-recursion": { kind: "stack-overflow", culprit: "expression", signal: "EXCEPTION_STACK_OVERFLOW", says: [/expression/] },
+  // Written from the SIGABRT handler with no exception record: the aborting thread's stack says why.
+  "terminate-dump": { kind: "uncaught-exception", culprit: "setting", signal: "", message: /instance of 'std::out_of_range'$/, says: [/setting/, /std::out_of_range/] },
   "format-check": {
     kind: "assertion-failure",
     culprit: "report_status",

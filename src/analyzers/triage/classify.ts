@@ -40,6 +40,8 @@ export interface Verdict {
   culprit: number | null;
   /** What every thread of a hung process waits for, when there is no lock cycle ("all 4 threads are blocked waiting: …"). */
   blocked: string | null;
+  /** The thread a dump without an exception or a signal was written from while it aborted (an abort handler's dump). */
+  abortedIn: number | null;
 }
 
 export function classify(readings: Readings): Verdict {
@@ -64,23 +66,40 @@ export function classify(readings: Readings): Verdict {
   const read = fault.reraised?.kind ?? recordedCheck ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
   // An abort whose annotations name what ended it (an uncaught exception, an assertion) is that.
   const decided = read === "abort" && said.annotated?.kind ? said.annotated.kind : read;
+  // No exception and no signal, but a thread in abort(): the dump was written from an abort handler
+  // (a SIGABRT handler, std::terminate's); that thread's stack says why, as for SIGABRT.
+  const aborted = decided === "unknown" && stop.signal === null && stop.exception === null && hang.cycles.length === 0 ? abortingThread(hang.framesOf) : null;
   // Every thread blocked and no cycle: a hang, even when no wait records an owner.
-  const hung = decided === "unknown" && stop.externallyStopped && hang.cycles.length === 0 ? blockedThreads(hang.framesOf) : null;
-  const kind = hung ? "hang" : decided;
+  const hung = decided === "unknown" && !aborted && stop.externallyStopped && hang.cycles.length === 0 ? blockedThreads(hang.framesOf) : null;
+  const kind = aborted ? abortKind(aborted.frames, null) : hung ? "hang" : decided;
   // For a deadlock, the crash's thread is the first thread of the first cycle.
   const deadlocked = kind === "deadlock" ? (hang.cycles[0]?.[0]?.thread ?? null) : null;
-  const thread = deadlocked === null ? target.selected : (target.threads.find((t) => t.id === deadlocked) ?? null);
+  const away = deadlocked ?? aborted?.thread ?? null;
+  const thread = away === null ? target.selected : (target.threads.find((t) => t.id === away) ?? null);
   // A write that ran off the stack overwrote every frame above the writer: what unwinds past it is the data written.
   const overwritten = fault.overran || fault.underran;
-  const frames = deadlocked === null ? (overwritten ? stack.frames.slice(0, (culpritIndex(stack.frames) ?? 0) + 1) : stack.frames) : (hang.framesOf.get(deadlocked) ?? []);
+  const frames = away === null ? (overwritten ? stack.frames.slice(0, (culpritIndex(stack.frames) ?? 0) + 1) : stack.frames) : (hang.framesOf.get(away) ?? []);
   // Behind a re-raised signal, the culprit is read from the frame the first signal interrupted; behind
   // a recorded failed check, from the caller of the function that checked: it passed what failed.
   const checker = said.assertion?.function ? frames.findIndex((frame) => frame.function !== null && normalizeFunctionName(frame.function) === said.assertion?.function) : -1;
-  const from = fault.reraised?.interrupted ?? (checker >= 0 ? checker + 1 : 0);
+  // In an abort handler's dump, the handler (the crash reporter's code) runs above the abort: the culprit is below it.
+  const from = fault.reraised?.interrupted ?? (checker >= 0 ? checker + 1 : (aborted?.below ?? 0));
   const own = culpritIndex(frames.slice(from).filter((frame) => frame.level < limit));
   const first = own === null ? null : own + from;
   const culprit = kind === "stack-overflow" && stack.recursion !== null && first !== null ? (recursiveCallIndex(frames, first) ?? first) : first;
-  return { kind, thread, frames, culprit, blocked: hung };
+  return { kind, thread, frames, culprit, blocked: hung, abortedIn: aborted ? (thread?.id ?? null) : null };
+}
+
+/** What a program that aborts itself goes through: abort and raise, a failed assertion, terminate. */
+const ABORTING = /^(abort|raise|_?assert|_wassert|__assert_fail|std::terminate|std::__terminate|__cxxabiv1::__terminate|__cxa_throw|_CxxThrowException|_purecall|__cxa_pure_virtual)$/;
+
+/** The first thread whose stack goes through the abort machinery, with its frames and the index just below the outermost of it. */
+function abortingThread(framesOf: Map<number, PlacedFrame[]>): { thread: number; frames: PlacedFrame[]; below: number } | null {
+  for (const [thread, frames] of framesOf) {
+    const outermost = frames.findLastIndex((frame) => ABORTING.test(normalizeFunctionName(frame.function ?? "")));
+    if (outermost >= 0) return { thread, frames, below: outermost + 1 };
+  }
+  return null;
 }
 
 export interface Symptoms {

@@ -21,7 +21,11 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
   const { kind, thread, frames, culprit } = verdict;
   const culpritFrame = culprit === null ? null : (frames[culprit] ?? null);
   const cycle = hang.cycles[0];
-  const origin = fault.reraised ? reraisedOrigin(stop.origin, fault.reraised.handler) : stop.origin;
+  const origin = fault.reraised
+    ? reraisedOrigin(stop.origin, fault.reraised.handler)
+    : verdict.abortedIn !== null
+      ? { type: "raised" as const, sender: null, evidence: `the dump has no exception record and no signal, but thread ${verdict.abortedIn}'s stack goes through the abort machinery: it was written from an abort handler while the program aborted` }
+      : stop.origin;
   // The kernel reports 0 for a general-protection fault: that address was never accessed.
   const faultAddress = fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null;
   return {

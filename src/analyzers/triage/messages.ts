@@ -54,7 +54,7 @@ export async function readMessages(q: Inspector, target: Target, stop: Stop, sta
 /** What the message is composed from: the steps' readings and the kind decided from them. */
 interface Told {
   readings: { target: Target; stop: Stop; stack: Stack; fault: Fault; said: Said };
-  verdict: { kind: CrashKind; frames: PlacedFrame[]; culprit: number | null; blocked: string | null };
+  verdict: { kind: CrashKind; frames: PlacedFrame[]; culprit: number | null; blocked: string | null; abortedIn: number | null };
 }
 
 /** The crash's message: what the program or its runtime said, else what happened in dumpdbg's words. */
@@ -90,7 +90,9 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   if (kind === "stack-buffer-overflow" && signal === SIGSEGV && sp !== null) {
     return smashedReturnMessage(culpritFrame ?? stack.innermost[0] ?? null, stack.popped ? target.pc : ((await q.readMemory(hex(sp), 1))[0] ?? null));
   }
-  return (await crashMessage(q, kind, readings.said.abortMessage, stack.innermost, culprit, sp, target.os)) ?? annotated?.message ?? null;
+  // An abort handler's dump: the aborting thread's frames say why, not the selected thread's.
+  const frames = verdict.abortedIn !== null ? verdict.frames : stack.innermost;
+  return (await crashMessage(q, kind, readings.said.abortMessage, frames, culprit, sp, target.os)) ?? annotated?.message ?? null;
 }
 
 /** "invalid parameter: `format != nullptr` failed in common_vfprintf (…\\output.cpp:32)". */
