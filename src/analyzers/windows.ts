@@ -41,7 +41,13 @@ const NAMES: Record<string, string> = {
   "0xc000008c": "EXCEPTION_ARRAY_BOUNDS_EXCEEDED",
   "0xe06d7363": "C++ exception (MSVC)",
   "0xe0434352": "CLR exception (.NET)",
+  "0x0517a7ed": "Crashpad simulated exception (DumpWithoutCrashing)",
+  "0x0cca11ed": "Crashpad triggered exception (DumpAndCrashTargetProcess)",
 };
+
+/** Crashpad's own codes: a dump the program asked for without crashing, and one another process forced (a hung child's). */
+const CRASHPAD_SIMULATED = "0x0517a7ed";
+const CRASHPAD_TRIGGERED = "0x0cca11ed";
 
 /** `__fastfail` codes (winnt.h FAST_FAIL_*) worth naming. */
 const FAST_FAIL: Record<number, string> = {
@@ -92,6 +98,8 @@ const ENDING_EXCEPTIONS = new Set(["0xc0000409", "0x40000015", "0xc0000602", "0x
 /** Where an exception came from, by its code: the CPU, the program ending itself, or a software exception. */
 export function exceptionOrigin(code: string): { type: OriginType; evidence: string } {
   const named = `exception ${code}${NAMES[code] ? ` (${NAMES[code]})` : ""}`;
+  if (code === CRASHPAD_SIMULATED) return { type: "requested", evidence: `${named}: the program asked Crashpad for a dump and went on running` };
+  if (code === CRASHPAD_TRIGGERED) return { type: "requested", evidence: `${named}: another process had Crashpad dump this one, as a browser does with a renderer that stopped answering` };
   if (CPU_EXCEPTIONS.has(code)) return { type: "fault", evidence: `${named}: the CPU raised it for the instruction at the exception address` };
   if (ENDING_EXCEPTIONS.has(code)) return { type: "raised", evidence: `${named}: the program, its C runtime or the system's libraries raised it to end the process` };
   return { type: "exception", evidence: `${named}: a software exception thrown by the program and not handled` };
@@ -170,6 +178,10 @@ export function readException(exception: ExceptionStop, context: { stackExhauste
       return verdict("breakpoint", "breakpoint (EXCEPTION_BREAKPOINT): __debugbreak() or a debug build's assertion");
     case MSVC_CXX_EXCEPTION:
       return verdict("uncaught-exception");
+    case CRASHPAD_SIMULATED:
+      return verdict("unknown", "a dump the program asked for without crashing (Crashpad's DumpWithoutCrashing): no fault; the stacks are where the threads were");
+    case CRASHPAD_TRIGGERED:
+      return verdict("unknown", "a dump another process forced (Crashpad's DumpAndCrashTargetProcess), as a watchdog does with a process that stopped answering: no fault; the stacks show what it was doing");
     case CLR_EXCEPTION: {
       // The record holds only the HRESULT (sign-extended); the type and message are SOS's to read (`!pe`).
       const hresult = parameter(0);

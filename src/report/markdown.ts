@@ -86,6 +86,7 @@ export function verdict(report: Report, literal: (s: string) => string): string 
   const at = file ? ` (${literal(line === null ? basename(file) : `${basename(file)}:${line}`)})` : "";
   // A hang without a lock cycle, or a signal a process sent: neither is a crash, and the title says so.
   if (crash.kind === "hang") return "Hang: every thread is blocked waiting, with no lock cycle";
+  if (crash.kind === "unknown" && crash.origin?.type === "requested") return `Dump taken on request, not at a crash${where}${at}`;
   const origin = crash.origin?.type;
   if (crash.kind === "unknown" && crash.signal && crash.origin && (origin === "sent" || origin === "raised")) {
     return origin === "raised" ? `${crash.signal} raised by the program itself${where}${at}` : `${crash.signal} sent ${senderText(crash.origin, false)}, not a crash: it arrived${where}${at}`;

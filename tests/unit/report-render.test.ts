@@ -261,6 +261,17 @@ describe("renderMarkdown", () => {
     expect(md).toContain("without removing the slot from the poll set.\n\nThe next event on that slot");
   });
 
+  it("titles what is no crash by where it came from: a hang, a signal another process sent, a dump on request", () => {
+    const titled = (crash: Partial<Report["crash"]>) => {
+      const report = baseReport();
+      return renderMarkdown({ report: { ...report, crash: { ...report.crash, ...crash } }, details: {} }).split("\n")[2];
+    };
+    expect(titled({ kind: "hang", signal: null, origin: { type: "requested", sender: null, evidence: "no signal" } })).toBe("# Hang: every thread is blocked waiting, with no lock cycle");
+    expect(titled({ kind: "unknown", signal: "SIGTERM", origin: { type: "sent", sender: { pid: 4242, uid: 0 }, evidence: "SI_USER" } })).toBe("# SIGTERM sent by pid 4242, not a crash: it arrived in `handle_client` (`server.c:11`)");
+    expect(titled({ kind: "unknown", signal: "SIGSEGV", origin: { type: "raised", sender: { pid: 7, uid: 0 }, evidence: "SI_TKILL" } })).toBe("# SIGSEGV raised by the program itself in `handle_client` (`server.c:11`)");
+    expect(titled({ kind: "unknown", signal: null, origin: { type: "requested", sender: null, evidence: "no signal" } })).toBe("# Dump taken on request, not at a crash in `handle_client` (`server.c:11`)");
+  });
+
   it("summarises a stack overflow's recursion instead of listing its frames", () => {
     const md = renderMarkdown(stackOverflow());
     expect(md.startsWith("<!-- dumpdbg report -->\n\n# Stack overflow in `walk` (`tree.c:20`)\n")).toBe(true);

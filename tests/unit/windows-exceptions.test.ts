@@ -4,7 +4,7 @@
  * raises itself), the names of codes, and a held CRITICAL_SECTION read from its first three words.
  */
 import { describe, expect, it } from "vitest";
-import { criticalSectionOf, criticalSectionOwnerAddress, exceptionName, readException, type ExceptionVerdict } from "../../src/analyzers/windows.js";
+import { criticalSectionOf, criticalSectionOwnerAddress, exceptionName, exceptionOrigin, readException, type ExceptionVerdict } from "../../src/analyzers/windows.js";
 import type { ExceptionStop } from "../../src/debuggers/model.js";
 
 /** The faulting instruction's pc in the program's own code. */
@@ -95,6 +95,9 @@ describe("the other codes", () => {
     ["MSVC C++ exception", "0xe06d7363", ["0x19930520", "0x14fd10", "0x140005080", "0x140000000"], verdict("uncaught-exception")],
     ["a code the program raised (customer bit)", "0xe0000001", [], verdict("uncaught-exception", { message: "unhandled exception 0xe0000001 raised by the program (RaiseException)" })],
     ["another with the customer bit", "0x2badf00d", [], verdict("uncaught-exception", { message: "unhandled exception 0x2badf00d raised by the program (RaiseException)" })],
+    ["an invalid parameter to the C runtime", "0xc000000d", [], verdict("assertion-failure", { message: "an invalid parameter was passed to a C runtime function (STATUS_INVALID_PARAMETER)" })],
+    ["Crashpad's DumpWithoutCrashing", "0x0517a7ed", [], verdict("unknown", { message: "a dump the program asked for without crashing (Crashpad's DumpWithoutCrashing): no fault; the stacks are where the threads were" })],
+    ["a dump another process forced through Crashpad", "0x0cca11ed", [], verdict("unknown", { message: expect.stringMatching(/^a dump another process forced \(Crashpad's DumpAndCrashTargetProcess\)/) as unknown as string })],
     ["an unknown system code", "0xc0000008", [], verdict("unknown", { message: "unhandled exception 0xc0000008" })],
     ["a named code with no kind of its own", "0xc0000095", [], verdict("unknown", { message: "unhandled exception 0xc0000095" })],
   ];
@@ -152,5 +155,19 @@ describe("a CRITICAL_SECTION from its first three words", () => {
     expect(criticalSectionOwnerAddress("0x7ff6a0b0c040")).toBe("0x7ff6a0b0c050");
     expect(criticalSectionOwnerAddress("4096")).toBe("0x1010");
     expect(criticalSectionOwnerAddress("g_lock")).toBeNull();
+  });
+});
+
+describe("where an exception came from", () => {
+  it("the CPU, the program ending itself, a software exception, or a dump taken on request", () => {
+    expect(["0xc0000005", "0x80000003", "0xc0000409", "0xc000000d", "0xe06d7363", "0x0517a7ed", "0x0cca11ed"].map((code) => exceptionOrigin(code).type)).toEqual([
+      "fault",
+      "fault",
+      "raised",
+      "raised",
+      "exception",
+      "requested",
+      "requested",
+    ]);
   });
 });
