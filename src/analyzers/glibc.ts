@@ -16,6 +16,11 @@ export function chunkHeaderAddress(pointer: string): string {
 }
 export const CHUNK_HEADER_WORDS = 2;
 
+/** The header of the chunk right after the one `pointer` points into: its own header's address plus its size. */
+export function nextChunkHeaderAddress(pointer: string): string {
+  return `(char *)(${pointer}) - 16 + (*(unsigned long *)((char *)(${pointer}) - 8) & ~7UL)`;
+}
+
 /** A chunk header's size without its three flag bits, and those bits. */
 export function chunkSize(words: bigint[]): { size: bigint; flags: bigint } | null {
   const size = words[1];
@@ -33,7 +38,7 @@ export function plausibleChunkSize(words: bigint[]): boolean {
 
 /**
  * glibc's "double free or corruption (out)", "(!prev)" and "(top)" are said for a block freed twice
- * and for a block whose header an overflow overwrote alike; only the block's header tells them apart.
+ * and for a block whose header, or its neighbour's, an overflow overwrote alike; only the headers tell them apart.
  * "double free detected in tcache" and "(fasttop)" check the free lists themselves.
  */
 export const AMBIGUOUS_FREE_MESSAGE = /^double free or corruption \((out|!prev|top)\)$/;

@@ -133,3 +133,60 @@ describe("the two hypotheses", () => {
     }
   }, 240_000);
 });
+
+describe("\"double free or corruption (!prev)\" after an overflow off the freed block's own end", () => {
+  const NEIGHBOUR = `/* A directory keeps each entry's display name in a fixed record; a name longer than the record
+ * runs on into the next entry's block, whose header it overwrites. Freeing the first entry then
+ * finds the next block's in-use bit clear. */
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+    char display_name[2000];
+};
+
+static void set_display_name(struct entry *entry, const char *name, size_t length)
+{
+    memcpy(entry->display_name, name, length);
+}
+
+static void remove_entry(struct entry *entry)
+{
+    free(entry); // CULPRIT
+}
+
+int main(void)
+{
+    struct entry *first = malloc(sizeof *first);
+    struct entry *second = malloc(sizeof *second);
+    char name[2048];
+    memset(name, 'B', sizeof name);
+    set_display_name(first, name, sizeof name);
+    remove_entry(first);
+    free(second);
+    return 0;
+}
+`;
+  let neighbour: Dumped;
+  beforeAll(() => {
+    neighbour = crashC(dir, "directory", NEIGHBOUR);
+  }, 60_000);
+
+  it("is heap corruption read from the next block's header, the freed block's own being intact", async () => {
+    const run = await runCli(["triage", neighbour.core, "--exe", neighbour.exe, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const line = NEIGHBOUR.split("\n").findIndex((l) => l.includes("// CULPRIT")) + 1;
+    expect(JSON.parse(run.stdout)).toMatchObject({ kind: "heap-corruption", message: "double free or corruption (!prev)", culprit: { function: "remove_entry", line } });
+    const text = await runCli(["triage", neighbour.core, "--exe", neighbour.exe]);
+    expect(text.stdout).toContain('the header of the block after `entry` holds size 0x4242424242424242 (the bytes "BBBBBBBB"), no size malloc writes: a write past the end of `entry` overwrote its neighbour\'s header');
+  }, 60_000);
+
+  it("the analysis rejects the double free from the neighbour's header and says the write ran off the block's end", async () => {
+    const report = await analyze(neighbour);
+    const [freedTwice, corrupted] = report.hypotheses;
+    expect(freedTwice).toMatchObject({ status: "rejected" });
+    expect(corrupted).toMatchObject({ status: "confirmed" });
+    expect(report.conclusion.summary).toMatch(/^`remove_entry` \(directory\.c:\d+\) freed `entry` once; malloc's "double free or corruption \(!prev\)" \(E\d+\) is said for a block next to a corrupted one too, and that is what it was: a write past the end of `entry` overwrote the header of the block after it\. The block's own header is intact, its size field 0x7e1 \(E\d+\), but the next block's size field reads 0x4242424242424242 \("BBBBBBBB"\) \(E\d+\)/);
+    expect(ungroundedValues(`${report.conclusion.summary} ${report.conclusion.rootCause}`, path.join(dir, "sessions"), report.session.id)).toEqual([]);
+  }, 120_000);
+});

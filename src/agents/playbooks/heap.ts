@@ -2,7 +2,7 @@
  * glibc's malloc stopped the program: a block freed twice, a pointer it never handed out, or its
  * own metadata overwritten. The culprit is where malloc noticed; the bug is often elsewhere.
  */
-import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, MAIN_ARENA_TOP, plausibleChunkSize } from "../../analyzers/index.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, MAIN_ARENA_TOP, nextChunkHeaderAddress, plausibleChunkSize } from "../../analyzers/index.js";
 import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Hypothesis } from "../../state.js";
@@ -45,6 +45,8 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
   const member = freed ? (/(?:->|\.)(\w+)$/.exec(freed)?.[1] ?? freed) : null;
   const print = (e: string) => facts.inCulprit(probes.evaluate(e));
   const header = freed ? facts.inCulprit(probes.memory(chunkHeaderAddress(freed), CHUNK_HEADER_WORDS)) : null;
+  // The next block's header: an overflow off this block's end lands there ("(!prev)" reads its in-use bit).
+  const neighbour = freed ? facts.inCulprit(probes.memory(nextChunkHeaderAddress(freed), CHUNK_HEADER_WORDS)) : null;
   // The end of the block before this one, up to this block's size field.
   const tail = freed ? facts.inCulprit(probes.memory(`(char *)(${freed}) - ${8 * (TAIL_WORDS + 1)}`, TAIL_WORDS)) : null;
   const message = (evidence: Evidence) => evidence.find(ABORT_MESSAGE);
@@ -57,7 +59,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
     statement: freed
       ? `\`${freed}\` was freed twice: ${where(facts.culprit)} freed it again after an earlier free left the pointer set`
       : `${where(facts.culprit)} freed a block that was already free`,
-    plan: [[freed ? print(freed) : null, owner ? print(`*${owner}`) : facts.inCulprit(probes.arguments()), ambiguous ? header : null].filter((c) => c !== null)],
+    plan: [[freed ? print(freed) : null, owner ? print(`*${owner}`) : facts.inCulprit(probes.arguments()), ambiguous ? header : null, ambiguous ? neighbour : null].filter((c) => c !== null)],
     judge(evidence) {
       const c = new Citations();
       const said = message(evidence);
@@ -70,6 +72,12 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
         if (!plausibleChunkSize(words)) {
           const text = asciiOfWord(words[1] ?? 0n);
           return verdict("rejected", `malloc says "${facts.crash.message}"${c.cite(said)} for a corrupted block too, and this block's size field reads ${hex(words[1] ?? 0n)}${text ? ` ("${text}")` : ""}${c.cite(found)}, which no free leaves behind: the header was overwritten, not freed before.`, said, found);
+        }
+        const next = neighbour ? evidence.find(neighbour) : null;
+        const nextWords = wordsOf(next);
+        if (nextWords.length >= CHUNK_HEADER_WORDS && !plausibleChunkSize(nextWords)) {
+          const text = asciiOfWord(nextWords[1] ?? 0n);
+          return verdict("rejected", `malloc says "${facts.crash.message}"${c.cite(said)} for a corrupted block too; this block's header is intact${c.cite(found)}, but the next block's size field reads ${hex(nextWords[1] ?? 0n)}${text ? ` ("${text}")` : ""}${c.cite(next)}, which no free leaves behind: a write past this block's end overwrote it.`, said, found, next);
         }
         const still = pointer !== null && pointer !== 0n ? ` \`${freed}\` still holds ${hex(pointer)}${c.cite(value)}: nothing cleared it after the first free.` : "";
         return verdict("confirmed", `malloc reported "${facts.crash.message}"${c.cite(said)}, and the block's header is intact (size ${hex(chunkSize(words)?.size ?? 0n)})${c.cite(found)}: the block was not overwritten, it was already free.${still}`, said, found, value);
@@ -84,12 +92,23 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
   const corrupted: PlannedHypothesis = {
     rule: "corrupted-chunk",
     statement: "a buffer overflow corrupted the block's metadata and malloc misread it as a double free",
-    plan: [[header ?? facts.inCulprit(probes.registers()), tail].filter((c) => c !== null)],
+    plan: [[header ?? facts.inCulprit(probes.registers()), tail, ambiguous ? neighbour : null].filter((c) => c !== null)],
     judge(evidence) {
       const found = header ? evidence.find(header) : null;
       const chunk = chunkHeader(found);
       const c = new Citations();
       if (!chunk) return verdict("inconclusive", "The block's header could not be read.", found);
+      const next = ambiguous && neighbour ? evidence.find(neighbour) : null;
+      const nextWords = wordsOf(next);
+      if (plausibleChunkSize(wordsOf(found)) && nextWords.length >= CHUNK_HEADER_WORDS && !plausibleChunkSize(nextWords)) {
+        const text = asciiOfWord(nextWords[1] ?? 0n);
+        return verdict(
+          "confirmed",
+          `The block's own header is intact, its size field ${hex(wordsOf(found)[1] ?? 0n)}${c.cite(found)}, but the next block's size field reads ${hex(nextWords[1] ?? 0n)}${text ? ` ("${text}")` : ""}${c.cite(next)}, no size malloc writes: a write ran on past the end of \`${freed}\` into its neighbour.`,
+          found,
+          next,
+        );
+      }
       if (plausibleChunkSize(wordsOf(found))) {
         return verdict("rejected", `The block's header is intact: size ${hex(chunk.size)} with flags ${chunk.flags}${c.cite(found)}. An overflow into it would have left an implausible size.`, found);
       }
@@ -119,7 +138,10 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
           : [],
     conclude(hypotheses, evidence) {
       const overwritten = confirmed(hypotheses, "corrupted-chunk");
-      if (overwritten) return overwrittenHeaderConclusion(facts, hypotheses, evidence, overwritten, freed, copies);
+      // The block's own header intact and its neighbour's not: the overflow ran off this block's end.
+      const nextWords = wordsOf(neighbour ? evidence.find(neighbour) : null);
+      const intoNeighbour = plausibleChunkSize(wordsOf(header ? evidence.find(header) : null)) && nextWords.length >= CHUNK_HEADER_WORDS && !plausibleChunkSize(nextWords);
+      if (overwritten) return overwrittenHeaderConclusion(facts, hypotheses, evidence, overwritten, freed, copies, intoNeighbour);
       const hit = confirmed(hypotheses, "freed-twice");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which free released the block first");
       const c = new Citations();
@@ -155,16 +177,20 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
  * One free of a block whose header a write past the block in front had overwritten: what malloc
  * reported, the header and the text in front of it, and the unbounded copies of the culprit's file.
  */
-function overwrittenHeaderConclusion(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, hit: Hypothesis, freed: string | null, copies: number[]) {
+function overwrittenHeaderConclusion(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, hit: Hypothesis, freed: string | null, copies: number[], intoNeighbour: boolean) {
   const c = new Citations();
   const file = basename(facts.culprit?.file ?? "");
   const listed = copies
     .map((n) => ({ n, found: evidence.find(facts.list(n)), fn: enclosingFunction(facts.source, n)?.name ?? null }))
     .filter((copy) => copy.found?.ok);
   return conclusion({ facts, evidence, hypotheses, hit }, c, {
-    summary: `The block \`${freed ?? "being freed"}\` that ${where(facts.culprit)} frees had its header overwritten before this free. ${hit.finding ?? ""} malloc reported it as "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))}, but it was one free of a corrupted block, not a second free.`,
+    summary: intoNeighbour
+      ? `${where(facts.culprit)} freed \`${freed ?? "the block"}\` once; malloc's "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))} is said for a block next to a corrupted one too, and that is what it was: a write past the end of \`${freed ?? "the block"}\` overwrote the header of the block after it. ${hit.finding ?? ""}`
+      : `The block \`${freed ?? "being freed"}\` that ${where(facts.culprit)} frees had its header overwritten before this free. ${hit.finding ?? ""} malloc reported it as "${facts.crash.message}"${c.cite(evidence.find(ABORT_MESSAGE))}, but it was one free of a corrupted block, not a second free.`,
     cause: [
-      `A write past the end of the block in front of \`${freed ?? "it"}\` (a heap buffer overflow) overwrote its size field; the free only found the damage.`,
+      intoNeighbour
+        ? `A write past the end of \`${freed ?? "the block"}\` (a heap buffer overflow) overwrote the next block's size field; the free only found the damage.`
+        : `A write past the end of the block in front of \`${freed ?? "it"}\` (a heap buffer overflow) overwrote its size field; the free only found the damage.`,
       listed.length
         ? `Copies without a bound of their own in ${file}: ${listed.map((copy) => `\`${listedCode(copy.found)}\` at ${file}:${copy.n}${copy.fn ? ` in \`${copy.fn}\`` : ""}${c.cite(copy.found)}`).join("; ")}.`
         : "",
@@ -172,8 +198,10 @@ function overwrittenHeaderConclusion(facts: Facts, hypotheses: Hypothesis[], evi
     confidence: 0.85,
     recommendations: [
       listed.length
-        ? `Bound the copy that writes that text into the block in front of \`${freed ?? "it"}\`${listed[0] ? ` (first candidate: ${file}:${listed[0].n}${listed[0].fn ? ` in \`${listed[0].fn}\`` : ""})` : ""} by the destination's size.`
-        : `Find the write that runs past the end of the block allocated just before \`${freed ?? "this one"}\`, and bound it by that block's size.`,
+        ? `Bound the copy that writes that text ${intoNeighbour ? "into" : "into the block in front of"} \`${freed ?? "it"}\`${listed[0] ? ` (first candidate: ${file}:${listed[0].n}${listed[0].fn ? ` in \`${listed[0].fn}\`` : ""})` : ""} by the destination's size.`
+        : intoNeighbour
+          ? `Find the write that runs past the end of \`${freed ?? "this block"}\`, and bound it by the block's size.`
+          : `Find the write that runs past the end of the block allocated just before \`${freed ?? "this one"}\`, and bound it by that block's size.`,
       "Run the failing case under AddressSanitizer: it stops at the overflowing write, with the block's allocation stack.",
     ],
   });

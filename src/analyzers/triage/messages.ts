@@ -11,7 +11,7 @@ import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
 import type { CrashKind } from "../../report/schema.js";
 import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
 import { textBytes } from "../fault.js";
-import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, plausibleChunkSize } from "../glibc.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, nextChunkHeaderAddress, plausibleChunkSize } from "../glibc.js";
 import { demangleTypeinfo } from "../itanium.js";
 import { annotatedEnding, type AnnotatedEnding } from "../annotations.js";
 import { hangMessage } from "../hang.js";
@@ -156,9 +156,20 @@ async function freedBlockHeader(q: Inspector, frames: PlacedFrame[]): Promise<{ 
   if (words.length < CHUNK_HEADER_WORDS) return null;
   const size = words[1] ?? 0n;
   const text = textBytes(size);
+  if (!plausibleChunkSize(words)) {
+    return {
+      plausible: false,
+      note: `glibc says "double free or corruption", but the header of the block \`${freed}\` points to holds size ${hex(size)}${text ? ` (the bytes "${text}")` : ""}, no size malloc writes: the header was overwritten, by a write past the end of the block before it, and the free found it corrupt`,
+    };
+  }
+  // Its own header intact, the block's neighbour may not be: "(!prev)" reads the next header's in-use bit.
+  const next = await q.readMemory(nextChunkHeaderAddress(freed), CHUNK_HEADER_WORDS, { frame: frame.level });
+  if (next.length < CHUNK_HEADER_WORDS || plausibleChunkSize(next)) return { plausible: true, note: "" };
+  const nextSize = next[1] ?? 0n;
+  const nextText = textBytes(nextSize);
   return {
-    plausible: plausibleChunkSize(words),
-    note: `glibc says "double free or corruption", but the header of the block \`${freed}\` points to holds size ${hex(size)}${text ? ` (the bytes "${text}")` : ""}, no size malloc writes: the header was overwritten, by a write past the end of the block before it, and the free found it corrupt`,
+    plausible: false,
+    note: `glibc says "double free or corruption", but the header of the block after \`${freed}\` holds size ${hex(nextSize)}${nextText ? ` (the bytes "${nextText}")` : ""}, no size malloc writes: a write past the end of \`${freed}\` overwrote its neighbour's header, and the free found it corrupt`,
   };
 }
 
