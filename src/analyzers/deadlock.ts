@@ -81,9 +81,36 @@ export function lockExpressionIn(line: string): string | null {
   return call?.[1] ?? null;
 }
 
+/** The lock a line releases: `LeaveCriticalSection(&to->lock)`, `pthread_mutex_unlock(&cache_lock)` → `to->lock`, `cache_lock`. */
+export function unlockExpressionIn(line: string): string | null {
+  const call = /\b(?:pthread_mutex_unlock|LeaveCriticalSection|mtx_unlock)\s*\(\s*&?\s*([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[\w+\])*)/.exec(line);
+  return call?.[1] ?? null;
+}
+
+/**
+ * The locks a function still holds at one of its lines, from its code: each lock call before that
+ * line whose lock no later call released, with the line that took it. Pure.
+ */
+export function locksHeldBefore(lines: { line: number; text: string }[], before: number): { expression: string; line: number }[] {
+  const held: { expression: string; line: number }[] = [];
+  for (const { line, text } of lines) {
+    if (line >= before) break;
+    const taken = lockExpressionIn(text);
+    if (taken) held.push({ expression: taken, line });
+    const released = unlockExpressionIn(text);
+    if (released) {
+      const at = held.findLastIndex((lock) => lock.expression === released);
+      if (at >= 0) held.splice(at, 1);
+    }
+  }
+  return held;
+}
+
 /** A global's name from the symbol at an address in data: `audit_log`, `accounts+40`. */
 export function globalName(symbol: { symbol: string; offset: number; section: string | null } | null): string | null {
   if (!symbol || !/^\.(bss|data|rodata|tbss|tdata)\b|^(\.data\.rel|_DATA|\.data\$)/.test(symbol.section ?? "")) return null;
+  // A PE's section symbol (`.bss`) stands at its first variable's address: no variable's name.
+  if (symbol.symbol.startsWith(".")) return null;
   return symbol.offset === 0 ? symbol.symbol : `${symbol.symbol}+${symbol.offset}`;
 }
 

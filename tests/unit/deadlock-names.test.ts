@@ -1,6 +1,6 @@
 /** Naming the lock a deadlocked thread waits for: pure parts. */
 import { describe, expect, it } from "vitest";
-import { globalName, lockExpressionIn, lockText } from "../../src/analyzers/deadlock.js";
+import { globalName, lockExpressionIn, locksHeldBefore, lockText, unlockExpressionIn } from "../../src/analyzers/deadlock.js";
 
 describe("the lock a source line passes to a locking call", () => {
   it.each([
@@ -41,5 +41,33 @@ describe("a lock as people say it", () => {
     expect(lockText({ lock: "0x7ffd10", lockName: "to->lock" })).toBe("to->lock (0x7ffd10)");
     expect(lockText({ lock: "0x7ffd10", lockName: null })).toBe("0x7ffd10");
     expect(lockText({ lock: null })).toBe("an unknown lock");
+  });
+});
+
+describe("the locks a function still holds at its waiting line, from its code", () => {
+  it("takes each lock call before the line whose lock no later call released", () => {
+    const lines = [
+      "{",
+      "    EnterCriticalSection(&config_lock);",
+      "    EnterCriticalSection(&stats->lock);",
+      "    LeaveCriticalSection(&stats->lock);",
+      "    pthread_mutex_lock(&queue.mutex);",
+      "    meet_the_other_thread();",
+      "    EnterCriticalSection(&cache_lock); // waits here",
+    ].map((text, i) => ({ line: 26 + i, text }));
+    expect(locksHeldBefore(lines, 32)).toEqual([
+      { expression: "config_lock", line: 27 },
+      { expression: "queue.mutex", line: 30 },
+    ]);
+    expect(unlockExpressionIn("    LeaveCriticalSection(&to->lock);")).toBe("to->lock");
+    expect(unlockExpressionIn("    pthread_mutex_unlock(&cache_lock);")).toBe("cache_lock");
+    expect(unlockExpressionIn("    cached = 0;")).toBeNull();
+  });
+});
+
+describe("a PE's section symbol", () => {
+  it("is no variable's name: `.bss` at the first global's address names nothing", () => {
+    expect(globalName({ symbol: ".bss", offset: 0, section: ".bss" })).toBeNull();
+    expect(globalName({ symbol: "config_lock", offset: 0, section: ".bss" })).toBe("config_lock");
   });
 });

@@ -47,18 +47,44 @@ export function deadlockPlaybook(facts: Facts): Playbook {
     return t?.name ? `Thread ${id} "${t.name}"` : `Thread ${id}`;
   };
 
+  /**
+   * Where the locks are not in the dump: for each edge, the line at which the lock's holder took it,
+   * from the holder's function up to its own waiting line, not released since (read from the code).
+   */
+  const takenBy = cycle.map((edge) => {
+    const holder = cycle.find((other) => other.thread === edge.heldByThread);
+    const fn = holder?.function?.split("::").at(-1) ?? null;
+    const span = fn && holder?.line != null ? functionSpan(facts.source, fn, holder.line) : null;
+    const taken = span && holder?.line != null ? grep(facts.source, LOCK_CALL, span.start, holder.line - 1) : [];
+    const name = edge.lockName ?? null;
+    const line = taken.find((n) => {
+      const m = LOCK_CALL.exec(codeOf(facts.source?.lines[n - 1] ?? ""));
+      return name !== null && (m?.[2] ?? m?.[4] ?? "").replace(/^&/, "").trim() === name;
+    });
+    return { edge, holder, line: line ?? null, listing: line !== undefined ? facts.list(line) : null };
+  });
+
   const cycleHypothesis: PlannedHypothesis = {
     rule: "lock-cycle",
     statement:
       threads.length > 1
         ? `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)} deadlocked: each holds a ${lockWord} the next one waits for (a lock-order inversion)`
         : `threads wait for each other's ${lockWord}s in a cycle`,
-    plan: [[backtraces, ...locks.slice(0, 2).map(mutex)], locks.slice(2).map(mutex)],
+    plan: [[backtraces, ...locks.slice(0, 2).map(mutex)], [...locks.slice(2).map(mutex), ...takenBy.map((t) => t.listing).filter((p) => p !== null)]],
     judge(evidence) {
       const c = new Citations();
       const bt = evidence.find(backtraces);
       const read = locks.map((lock) => ({ lock, ...ownerOf(evidence, lock) }));
       const unread = read.filter((r) => r.lwp === null);
+      // No owner in the locks as read (not in the dump, or the module's empty .bss in their place): each
+      // holder's code, which took the lock and has not left it, says who holds it.
+      const missing = read.filter((r) => r.found !== null && r.lwp === null);
+      if (missing.length === read.length && read.length > 0 && takenBy.every((t) => t.line !== null && evidence.find(t.listing)?.ok)) {
+        const text = takenBy
+          .map((t) => `thread ${t.holder?.thread} took \`${t.edge.lockName}\` at ${basename(t.holder?.file ?? facts.culprit?.file ?? "")}:${t.line}${c.cite(evidence.find(t.listing))} and waits at line ${t.holder?.line}, while thread ${t.edge.thread} waits for it`)
+          .join("; ");
+        return verdict("confirmed", `No owner is recorded in the ${lockWord}s as the dump has them${c.cite(...missing.map((r) => r.found))} (a dump without data segments), so their owners are read from the code: ${text}${c.cite(bt)}: a closed cycle.`, bt, ...missing.map((r) => r.found), ...takenBy.map((t) => evidence.find(t.listing)));
+      }
       if (unread.length > 0) {
         return verdict("inconclusive", `The owner of ${unread.map((r) => r.lock).join(", ")} is not read yet${c.cite(...unread.map((r) => r.found))}.`, ...read.map((r) => r.found));
       }

@@ -10,12 +10,12 @@ import { toBigInt, type Platform, type ThreadSummary } from "../../debuggers/mod
 import type { Probe } from "../../debuggers/probe.js";
 import { NULL_PAGE_LIMIT } from "../address-space.js";
 import { culpritIndex, placeFrames, type ModuleLocator, type PlacedFrame } from "../culprit.js";
-import { deadlockCycles, globalName, lockExpressionIn, lockWait, type DeadlockEdge, type LockWait } from "../deadlock.js";
+import { deadlockCycles, globalName, lockExpressionIn, locksHeldBefore, lockWait, type DeadlockEdge, type LockWait } from "../deadlock.js";
 import { mutexOwnerExpression } from "../glibc.js";
 import type { ManagedFindings } from "../managed.js";
 import { criticalSectionOf, criticalSectionOwnerAddress } from "../windows.js";
 import { argumentRegisters } from "../x86-64.js";
-import { scanStack } from "./scan.js";
+import { scanStack, type LineReader } from "./scan.js";
 import type { Stop } from "./stop.js";
 import { unwindLost, type Target } from "./target.js";
 
@@ -79,9 +79,59 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
     const thread = owner !== null && /^\d+$/.test(owner) ? threadOfLwp.get(Number(owner)) : undefined;
     if (thread !== undefined) ownerOf.set(lock, thread);
   }
+  // The locks themselves not in the dump (no data segments): who holds each is read from the code.
+  if (waits.filter((wait) => wait.lock !== null && !ownerOf.has(wait.lock)).length >= 2) await inferOwners(q, waits, ownerOf, target.readLine);
   const cycles = deadlockCycles(waits, ownerOf);
   for (const edge of cycles.flat()) edge.lockName = await lockName(q, edge, framesOf.get(edge.thread) ?? []);
   return { cycles, framesOf };
+}
+
+/**
+ * Owners read from the waiters' code where the locks are not in the dump: a thread holds a lock
+ * when its waiting function took it on an earlier line and has not released it. A lock is known by
+ * its address (the expression's, evaluated in that frame) or, for a global, by its symbol's name.
+ */
+async function inferOwners(q: Inspector, waits: LockWait[], ownerOf: Map<string, number>, readLine: LineReader | null): Promise<void> {
+  const keyOf = new Map<string, string>();
+  for (const lock of new Set(waits.map((wait) => wait.lock).filter((lock): lock is string => lock !== null))) {
+    keyOf.set(lock, globalName(await q.symbolAt(lock)) ?? lock);
+  }
+  const said: string[] = [];
+  for (const wait of waits) {
+    const frame = wait.waiter;
+    if (!frame?.file || frame.line === null || !frame.address) continue;
+    const symbol = await q.symbolAt(hex(BigInt(frame.address) - 1n));
+    const start = symbol ? await q.sourceLine(hex(BigInt(frame.address) - 1n - BigInt(symbol.offset))) : null;
+    if (!start || start.line > frame.line) continue;
+    const listed = await q.source(frame.file, start.line, frame.line);
+    const lines = listed.length > 0 ? listed : Array.from({ length: frame.line - start.line + 1 }, (_, i) => ({ line: start.line + i, text: readLine?.(start.file, start.line + i) ?? "" }));
+    for (const held of locksHeldBefore(lines, frame.line)) {
+      const address = toBigInt(await addressIn(q, held.expression, wait.thread, frame.level));
+      const lock = [...keyOf].find(([at, name]) => (address !== null && toBigInt(at) === address) || name === held.expression)?.[0];
+      if (!lock || ownerOf.has(lock)) continue;
+      ownerOf.set(lock, wait.thread);
+      said.push(`thread ${wait.thread} took \`${held.expression}\` at ${frame.file.split(/[\\/]/).at(-1)}:${held.line} and has not left it`);
+    }
+  }
+  if (said.length > 0) q.problems.push(`the locks are not in the dump (it holds no data segments), so who holds each was inferred from the code, not read from the lock: ${said.join("; ")}`);
+}
+
+/**
+ * The lock a thread's own frame waits for, from its line (`EnterCriticalSection(&cache_lock);`):
+ * where the sections are not in the dump, the expression the program passed, evaluated.
+ */
+async function lockOnWaitingLine(q: Inspector, thread: number, frame: PlacedFrame | null): Promise<string | null> {
+  if (!frame?.file || frame.line === null) return null;
+  const expression = lockExpressionIn((await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "");
+  if (!expression) return null;
+  const address = toBigInt(await addressIn(q, expression, thread, frame.level));
+  return address === null ? null : hex(address);
+}
+
+/** The address an expression's lock is at, in a frame: `&to->lock`, `&config_lock` evaluated there. */
+async function addressIn(q: Inspector, expression: string, thread: number, frame: number): Promise<string | null> {
+  const printed = (await q.evaluate(`&${expression}`, { thread, frame })) ?? "";
+  return /0x[0-9a-f]+(?![\s\S]*0x[0-9a-f])/i.exec(printed)?.[0] ?? null;
 }
 
 /** A thread the debugger could not unwind: its frames from its stack, and on Windows the critical section it waits on. */
@@ -101,7 +151,7 @@ async function waitOnStack(
   if (!scanned) return null;
   const own = culpritIndex(scanned);
   const lwp = threads.find((t) => t.id === thread)?.lwp ?? null;
-  const lock = os === "windows" && sp !== null && own !== null ? await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode) : null;
+  const lock = os === "windows" && sp !== null && own !== null ? ((await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode)) ?? (await lockOnWaitingLine(q, thread, scanned[own] ?? null))) : null;
   return { frames: scanned, wait: lock ? { thread, lock, waiter: scanned[own ?? 0] ?? null } : null };
 }
 
