@@ -3,6 +3,8 @@
  * out (crashpad/minidump/minidump_extensions.h): the stream and everything it points to appended
  * after the dump's data, and a new stream directory after them that lists it with the others.
  */
+import { Writer } from "./dump-writers.js";
+
 const CRASHPAD_INFO = 0x43500001;
 
 export interface CrashpadInfoSpec {
@@ -14,14 +16,10 @@ export interface CrashpadInfoSpec {
 }
 
 export function withCrashpadInfo(dump: Buffer, spec: CrashpadInfoSpec): Buffer {
-  const parts: Buffer[] = [];
-  let end = align(dump.length);
-  const place = (bytes: Buffer): number => {
-    const at = end;
-    parts.push(Buffer.concat([bytes, Buffer.alloc(align(bytes.length) - bytes.length)]));
-    end += align(bytes.length);
-    return at;
-  };
+  const out = Buffer.from(dump);
+  const writer = new Writer();
+  writer.append(out);
+  const place = (bytes: Buffer): number => writer.append(bytes, 8);
   const u32s = (...values: number[]) => {
     const b = Buffer.alloc(values.length * 4);
     values.forEach((v, i) => b.writeUInt32LE(v >>> 0, i * 4));
@@ -68,16 +66,11 @@ export function withCrashpadInfo(dump: Buffer, spec: CrashpadInfoSpec): Buffer {
   const infoRva = place(info);
 
   // The new directory: the old entries, then the Crashpad stream's.
-  const count = dump.readUInt32LE(8);
-  const oldDirectory = dump.readUInt32LE(12);
-  const directory = Buffer.concat([dump.subarray(oldDirectory, oldDirectory + count * 12), u32s(CRASHPAD_INFO, info.length, infoRva)]);
+  const count = out.readUInt32LE(8);
+  const oldDirectory = out.readUInt32LE(12);
+  const directory = Buffer.concat([out.subarray(oldDirectory, oldDirectory + count * 12), u32s(CRASHPAD_INFO, info.length, infoRva)]);
   const directoryRva = place(directory);
-  const out = Buffer.concat([dump, Buffer.alloc(align(dump.length) - dump.length), ...parts]);
   out.writeUInt32LE(count + 1, 8);
   out.writeUInt32LE(directoryRva, 12);
-  return out;
-}
-
-function align(n: number): number {
-  return (n + 7) & ~7;
+  return writer.bytes();
 }

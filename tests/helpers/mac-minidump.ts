@@ -6,6 +6,7 @@
  * threads and registers stay the real ones. Also the Breakpad .sym of a module under that UUID.
  */
 import { breakpadSymbols } from "./breakpad-sym.js";
+import { Writer } from "./dump-writers.js";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -33,15 +34,10 @@ export interface MachException {
 }
 
 export function asMacMinidump(dump: Buffer, modules: MacModule[], exception: MachException): Buffer {
-  const appended: Buffer[] = [];
-  let end = align(dump.length);
-  const place = (bytes: Buffer): number => {
-    const at = end;
-    appended.push(Buffer.concat([bytes, Buffer.alloc(align(bytes.length) - bytes.length)]));
-    end += align(bytes.length);
-    return at;
-  };
   const out = Buffer.from(dump);
+  const writer = new Writer();
+  writer.append(out);
+  const place = (bytes: Buffer): number => writer.append(bytes, 8);
   const count = out.readUInt32LE(8);
   const directory = out.readUInt32LE(12);
   for (let i = 0; i < count; i++) {
@@ -79,7 +75,7 @@ export function asMacMinidump(dump: Buffer, modules: MacModule[], exception: Mac
   kept.forEach((entry, i) => entry.copy(out, directory + i * 12));
   out.fill(0, directory + kept.length * 12, directory + count * 12);
   out.writeUInt32LE(kept.length, 8);
-  return Buffer.concat([out, Buffer.alloc(align(dump.length) - dump.length), ...appended]);
+  return writer.bytes();
 }
 
 /** The Breakpad id of a Mach-O image: its UUID as a GUID (first three fields little-endian) and age 0. */
@@ -103,8 +99,4 @@ function u32(value: number): Buffer {
   const b = Buffer.alloc(4);
   b.writeUInt32LE(value >>> 0, 0);
   return b;
-}
-
-function align(n: number): number {
-  return (n + 7) & ~7;
 }
