@@ -9,7 +9,7 @@ import { exceptionName } from "../windows.js";
 import type { Readings, Verdict } from "./classify.js";
 import { rateExploitability } from "../exploitability.js";
 import { libraryFault, namedPlace } from "./fault.js";
-import { reraisedOrigin } from "./stop.js";
+import { abortHandlerOrigin, reraisedOrigin } from "./stop.js";
 import type { TriageResult } from "./result.js";
 import { groupThreads, pcInCode } from "./target.js";
 
@@ -24,7 +24,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
   const origin = fault.reraised
     ? reraisedOrigin(stop.origin, fault.reraised.handler)
     : verdict.abortedIn !== null
-      ? { type: "raised" as const, sender: null, evidence: `the dump has no exception record and no signal, but thread ${verdict.abortedIn}'s stack goes through the abort machinery: it was written from an abort handler while the program aborted` }
+      ? abortHandlerOrigin(verdict.abortedIn)
       : stop.origin;
   // The kernel reports 0 for a general-protection fault: that address was never accessed.
   const faultAddress = fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null;

@@ -128,6 +128,15 @@ export function reraisedOrigin(origin: Origin, handler: string | null): Origin {
   };
 }
 
+/** A dump with no exception and no signal, written from an abort handler while `thread` aborted. */
+export function abortHandlerOrigin(thread: number): Origin {
+  return {
+    type: "raised",
+    sender: null,
+    evidence: `the dump has no exception record and no signal, but thread ${thread}'s stack goes through the abort machinery: it was written from an abort handler while the program aborted`,
+  };
+}
+
 /**
  * Whether a sent signal came from the dumped process itself: its own pid, or where the dump does not
  * record the pid, one of its threads (the main thread's LWP is the pid); tgkill with no sender recorded.
