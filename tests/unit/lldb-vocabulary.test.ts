@@ -680,12 +680,21 @@ describe("lldb renders each probe as the command a user would type", () => {
   });
   it("looks up symbols, directly or through a pointer, and lists source lines", () => {
     expectRenders([
-      [probes.symbol("0x4010"), "image lookup --address 0x4010"],
-      [probes.symbol("0x4010", true), 'image lookup --address "*(void **)0x4010"'],
+      [probes.symbol("0x4010"), "image lookup --address 0x4010 --verbose"],
+      [probes.symbol("0x4010", true), 'image lookup --address "*(void **)0x4010" --verbose'],
       [probes.source("server.c", 20, 24), "source list --file server.c --line 20 --count 5"],
       [probes.source("server.c", 20), "source list --file server.c --line 20 --count 1"],
       [{ kind: "source-line", address: "0x1186" }, "image lookup --address 0x1186 --verbose"],
     ]);
+  });
+  it("names a variable a PE's section symbol stands in for, from the verbose lookup's Variable line", () => {
+    const verbose = [
+      "      Address: deadlock-globals.exe[0x000000014000d048] (deadlock-globals.exe..bss + 72)",
+      "      Summary: deadlock-globals.exe`.bss + 8",
+      '       Symbol: id = {0xffffffff}, range = [0x000000014000d040-0x000000014000d080), name=".bss"',
+      '     Variable: id = {0x000032ed}, kind = static, name = "config_lock"',
+    ].join("\n");
+    expect(read({ kind: "symbol", address: "0x14000d048" }, verbose)).toMatchObject({ symbol: "config_lock", offset: 8, section: ".bss" });
   });
   it("reads a source line's whole path from the verbose lookup's line entry, the summary's file name when there is none", () => {
     const verbose = [

@@ -3,13 +3,12 @@
  * `__owner`, a CRITICAL_SECTION's `OwningThread`, .NET's monitors), and the cycles of who waits for
  * whom. Threads a debugger cannot unwind are read from their stack memory.
  */
-import type { ImportLookup } from "../../debuggers/dump.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
-import { toBigInt, type Platform, type ThreadSummary } from "../../debuggers/model.js";
-import type { Probe } from "../../debuggers/probe.js";
-import { NULL_PAGE_LIMIT } from "../address-space.js";
-import { culpritIndex, placeFrames, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import { toBigInt } from "../../debuggers/model.js";
+import type { Probe, TargetFiles } from "../../debuggers/probe.js";
+import { holds, NULL_PAGE_LIMIT } from "../address-space.js";
+import { culpritIndex, placeFrames, type PlacedFrame } from "../culprit.js";
 import { deadlockCycles, globalName, lockExpressionIn, locksHeldBefore, lockWait, type DeadlockEdge, type LockWait } from "../deadlock.js";
 import { mutexOwnerExpression } from "../glibc.js";
 import type { ManagedFindings } from "../managed.js";
@@ -54,7 +53,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
     // A thread stopped in a system module the debugger cannot unwind: its frames from its stack
     // memory, and on Windows the critical section it waits for from its stack too.
     if (!unwindLost(frames, files)) continue;
-    const found = await waitOnStack(q, thread, frames, threads, threadOfLwp, target.isOwnCode, target.moduleAt, os, target.imports);
+    const found = await waitOnStack(q, thread, frames, target, threadOfLwp);
     if (!found) continue;
     framesOf.set(thread, found.frames);
     if (found.wait) {
@@ -64,7 +63,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
   }
   if (foundOnStack.length > 0) {
     const many = foundOnStack.length > 1;
-    q.problems.push(`without the system modules no frame names the lock a thread waits for: the critical sections thread${many ? "s" : ""} ${foundOnStack.join(", ")} wait${many ? "" : "s"} on were found on ${many ? "their stacks" : "its stack"}, held by another thread`);
+    q.problems.push(`without the system modules no frame names the lock a thread waits for: the critical sections thread${many ? "s" : ""} ${foundOnStack.join(", ")} wait${many ? "" : "s"} on were found on ${many ? "their stacks" : "its stack"} (one another thread holds, or the global the waiting line passes)`);
   }
   if (waits.length < 2) return { cycles: [], framesOf };
   // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
@@ -120,12 +119,21 @@ async function inferOwners(q: Inspector, waits: LockWait[], ownerOf: Map<string,
  * The lock a thread's own frame waits for, from its line (`EnterCriticalSection(&cache_lock);`):
  * where the sections are not in the dump, the expression the program passed, evaluated.
  */
-async function lockOnWaitingLine(q: Inspector, thread: number, frame: PlacedFrame | null): Promise<string | null> {
-  if (!frame?.file || frame.line === null) return null;
+async function lockOnWaitingLine(q: Inspector, thread: number, frame: PlacedFrame, sp: bigint, files: TargetFiles): Promise<string | null> {
+  if (!frame.file || frame.line === null) return null;
   const expression = lockExpressionIn((await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "");
   if (!expression) return null;
   const address = toBigInt(await addressIn(q, expression, thread, frame.level));
-  return address === null ? null : hex(address);
+  if (address !== null) return hex(address);
+  // A global passed to the lock call is still on the waiting thread's stack (the lock functions keep
+  // their argument): the word there whose symbol is the global's name is its address.
+  if (!/^[A-Za-z_]\w*$/.test(expression)) return null;
+  const data = files.sections.filter((section) => section.source === "exec" && /^\.(bss|data)$/.test(section.name));
+  const words = [...new Set(await q.readMemory(hex(sp), CRITICAL_SECTION_SCAN_WORDS))].filter((word) => data.some((section) => holds(section, word)));
+  for (const word of words.slice(0, MAX_CRITICAL_SECTION_CANDIDATES)) {
+    if (globalName(await q.symbolAt(hex(word))) === expression) return hex(word);
+  }
+  return null;
 }
 
 /** The address an expression's lock is at, in a frame: `&to->lock`, `&config_lock` evaluated there. */
@@ -135,24 +143,16 @@ async function addressIn(q: Inspector, expression: string, thread: number, frame
 }
 
 /** A thread the debugger could not unwind: its frames from its stack, and on Windows the critical section it waits on. */
-async function waitOnStack(
-  q: Inspector,
-  thread: number,
-  frames: PlacedFrame[],
-  threads: ThreadSummary[],
-  threadOfLwp: Map<number, number>,
-  isOwnCode: (address: bigint) => boolean,
-  moduleAt: ModuleLocator,
-  os: Platform["os"] | undefined,
-  imports: ImportLookup | null,
-): Promise<{ frames: PlacedFrame[]; wait: LockWait | null } | null> {
+async function waitOnStack(q: Inspector, thread: number, frames: PlacedFrame[], target: Target, threadOfLwp: Map<number, number>): Promise<{ frames: PlacedFrame[]; wait: LockWait | null } | null> {
+  const { isOwnCode, moduleAt, os, imports } = target;
   const sp = toBigInt(await q.register("sp", { thread }));
   const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
   if (!scanned) return null;
   const own = culpritIndex(scanned);
-  const lwp = threads.find((t) => t.id === thread)?.lwp ?? null;
-  const lock = os === "windows" && sp !== null && own !== null ? ((await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode)) ?? (await lockOnWaitingLine(q, thread, scanned[own] ?? null))) : null;
-  return { frames: scanned, wait: lock ? { thread, lock, waiter: scanned[own ?? 0] ?? null } : null };
+  const lwp = target.threads.find((t) => t.id === thread)?.lwp ?? null;
+  const waiter = own === null ? null : (scanned[own] ?? null);
+  const lock = os === "windows" && sp !== null && waiter !== null ? ((await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode)) ?? (await lockOnWaitingLine(q, thread, waiter, sp, target.files))) : null;
+  return { frames: scanned, wait: lock ? { thread, lock, waiter } : null };
 }
 
 /**

@@ -84,7 +84,8 @@ function render(probe: Probe, reading: LldbReading): string {
     case "strings":
       return `memory read --format s --count ${probe.count} ${argument(probe.address)}`;
     case "symbol":
-      return `image lookup --address ${probe.indirect ? argument(`*(void **)${probe.address}`) : probe.address}`;
+      // Verbose: a PE's first variable in a section is summarised as the section (`.bss`); its Variable line names it.
+      return `image lookup --address ${probe.indirect ? argument(`*(void **)${probe.address}`) : probe.address} --verbose`;
     case "source-line":
       // Verbose: its LineEntry names the whole path, where the summary gives the file's name alone.
       return `image lookup --address ${probe.address} --verbose`;

@@ -61,9 +61,13 @@ export function parseLookup(output: string): SymbolAt | null {
   if (!summary || !summary[2]) return null;
   const location = summary[4] ? parseLocation(summary[4]) : null;
   const section = /^\s*Address: \S+ \((?:\S+?\.)?(?:PT_LOAD\[\d+\])?\.?(\.[^ +)]+)/m.exec(output)?.[1] ?? null;
+  // Summarised as its section, a variable is named by the verbose lookup's Variable line, its offset from the symbol's range.
+  const variable = summary[2].startsWith(".") ? /^\s*Variable: .*\bname = "([^"]+)"/m.exec(output)?.[1] : undefined;
+  const address = /^\s*Address: \S+?\[(0x[0-9a-f]+)\]/m.exec(output)?.[1];
+  const start = /^\s*Symbol: .*\brange = \[(0x[0-9a-f]+)-/m.exec(output)?.[1];
   return {
-    symbol: summary[2],
-    offset: Number(summary[3] ?? 0),
+    symbol: variable ?? summary[2],
+    offset: variable && address && start ? Number(BigInt(address) - BigInt(start)) : Number(summary[3] ?? 0),
     section,
     module: summary[1] ?? null,
     file: location?.file ?? null,
