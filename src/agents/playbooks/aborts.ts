@@ -2,6 +2,7 @@
  * The program stopped itself: a failed assert, a direct abort(), the stack protector, a fortified
  * string function. The check is known; the question is which values broke it and where they came from.
  */
+import { stringEndBytes, textBytes } from "../../analyzers/fault.js";
 import { coreSegmentAt, normalizeFunctionName } from "../../analyzers/index.js";
 import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
@@ -280,15 +281,15 @@ function faultingReturn(facts: Facts): PlannedHypothesis {
       const high = word >> 47n;
       const canonical = high === 0n || high === 0x1ffffn;
       if (canonical) return verdict("inconclusive", `The word \`ret\` popped, 0x${word.toString(16)}${c.cite(found)}, is a canonical address; it may still not be the caller's.`, found);
-      return verdict("confirmed", `The word \`ret\` popped is 0x${word.toString(16).padStart(16, "0")}${c.cite(found)}, not a canonical address: no call pushed it.${bytesSaid(facts)}`, found);
+      return verdict("confirmed", `The word \`ret\` popped is 0x${word.toString(16).padStart(16, "0")}${c.cite(found)}, not a canonical address: no call pushed it.${bytesSaid(word)}`, found);
     },
   };
 }
 
-/** What the crash message says the overwriting bytes were, as a sentence; empty when it names none. */
-function bytesSaid(facts: Facts): string {
-  const bytes = /with the bytes ("[^"]*")/.exec(facts.crash.message ?? "")?.[1];
-  return bytes ? ` It is ${bytes}: text, not a pointer.` : "";
+/** The overwriting bytes of a popped word, as a sentence, when they are text; empty when they are not. */
+function bytesSaid(word: bigint): string {
+  const text = textBytes(word) ?? stringEndBytes(word);
+  return text ? ` It is "${text}": text, not a pointer.` : "";
 }
 
 /** A `ret` that completed, to a canonical address that maps nothing: the word it popped is still just below the stack pointer. */
@@ -307,7 +308,7 @@ function returnedToNoAddress(facts: Facts): PlannedHypothesis {
       const c = new Citations();
       if (popped === null || at === null) return verdict("inconclusive", `The pc and the word below the stack pointer could not both be read${c.cite(word, counter)}.`, word, counter);
       if (popped !== at) return verdict("rejected", `The word below the stack pointer, 0x${popped.toString(16)}${c.cite(word)}, is not the pc 0x${at.toString(16)}${c.cite(counter)}: no \`ret\` popped it.`, word, counter);
-      return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and it maps nothing.${bytesSaid(facts)}`, word, counter);
+      return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and it maps nothing.${bytesSaid(at)}`, word, counter);
     },
   };
 }
