@@ -564,7 +564,14 @@ function seeded(seed: number): () => number {
  * Flips 1 to 4 bytes at seeded positions, 2,000 times, and parses each result: it must end in
  * facts or a DumpFileError, within a bounded number of reads.
  */
-function flipBytes<T>(original: Buffer, seed: number, reader: (file: DumpFile) => T, afterParse: (file: DumpFile, facts: T) => void = () => {}): { parsed: number; refused: number; maxReads: number; maxBytes: number } {
+function flipBytes<T>(
+  original: Buffer,
+  seed: number,
+  reader: (file: DumpFile) => T,
+  afterParse: (file: DumpFile, facts: T) => void = () => {},
+  /** Where the flips may land from: the bytes a test is about (an appended stream). */
+  from = 0,
+): { parsed: number; refused: number; maxReads: number; maxBytes: number } {
   const random = seeded(seed);
   const path = join(dir, `flipped-${seed}`);
   const stats = { parsed: 0, refused: 0, maxReads: 0, maxBytes: 0 };
@@ -573,7 +580,7 @@ function flipBytes<T>(original: Buffer, seed: number, reader: (file: DumpFile) =
     const flips = 1 + Math.floor(random() * 4);
     const positions: number[] = [];
     for (let i = 0; i < flips; i++) {
-      const at = Math.floor(random() * bytes.length);
+      const at = from + Math.floor(random() * (bytes.length - from));
       bytes[at] = (bytes[at] ?? 0) ^ (1 + Math.floor(random() * 255));
       positions.push(at);
     }
@@ -643,6 +650,16 @@ describe("Crashpad's stream, bounded like the others", () => {
       simple: { prod: "chat" },
       modules: [{ module: CHAT_EXE, list: ["abort() called"], simple: { build: "42" }, objects: {} }],
     });
+  });
+
+  it("leaves readMinidump with facts or a DumpFileError when the stream's own bytes are flipped, after a bounded number of reads", () => {
+    const plain = buildMinidump(minidumpSpec()).bytes;
+    const dump = annotated();
+    const stats = flipBytes(dump, 0xc4a5, readMinidump, () => {}, plain.length);
+    expect(stats.parsed + stats.refused).toBe(2000);
+    expect(stats.parsed).toBeGreaterThan(0);
+    expect(stats.maxReads).toBeLessThanOrEqual(FLIPPED_MAX_READS);
+    expect(stats.maxBytes).toBeLessThanOrEqual(FLIPPED_MAX_TIMES_READ * dump.length);
   });
 
   it("refuses a module list that claims four billion modules, and reads the rest of the dump", () => {
