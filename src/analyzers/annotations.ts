@@ -10,6 +10,8 @@ export interface AnnotatedEnding {
   /** The kind the annotation names, when it names one (an uncaught exception, an assertion); null for an abort's own message. */
   kind: CrashKind | null;
   message: string;
+  /** The exception's type, when they name an uncaught one (`NSInvalidArgumentException`). */
+  thrown?: string;
 }
 
 const UNCAUGHT = /Terminating app due to uncaught exception '([^']+)', reason: '([\s\S]*?)'\s*$/;
@@ -24,7 +26,7 @@ export function annotatedEnding(info: CrashpadInfo | null | undefined): Annotate
     const text = said.find((line) => pattern.test(line));
     if (!text) continue;
     const uncaught = UNCAUGHT.exec(text);
-    if (uncaught) return { kind: "uncaught-exception", message: `${uncaught[1]}: ${uncaught[2]}` };
+    if (uncaught?.[1]) return { kind: "uncaught-exception", message: `${uncaught[1]}: ${uncaught[2]}`, thrown: uncaught[1] };
     return { kind: pattern === ASSERTION ? "assertion-failure" : null, message: text };
   }
   return null;

@@ -7,7 +7,11 @@ const info = (...lists: string[][]) => ({ reportId: null, clientId: null, simple
 describe("annotated endings", () => {
   it("names an uncaught NSException by its name and reason, from CoreFoundation's last words", () => {
     const said = info(["abort() called"], ["*** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: '-[__NSCFNumber length]: unrecognized selector sent to instance 0x8f3'"]);
-    expect(annotatedEnding(said)).toEqual({ kind: "uncaught-exception", message: "NSInvalidArgumentException: -[__NSCFNumber length]: unrecognized selector sent to instance 0x8f3" });
+    expect(annotatedEnding(said)).toEqual({
+      kind: "uncaught-exception",
+      message: "NSInvalidArgumentException: -[__NSCFNumber length]: unrecognized selector sent to instance 0x8f3",
+      thrown: "NSInvalidArgumentException",
+    });
   });
 
   it("keeps an abort's own message, and names an assertion", () => {

@@ -30,7 +30,7 @@ function libraryThrower(names: string[]): string | null {
 
 export function uncaughtExceptionPlaybook(facts: Facts): Playbook {
   if (facts.crash.signalCode === CLR_EXCEPTION) return managedExceptionPlaybook(facts);
-  const type = /instance of '(.*)'$/.exec(facts.crash.message ?? "")?.[1] ?? null;
+  const type = facts.triage.thrown ?? null;
   const thrown = type ? `\`${type}\`` : "an exception";
   const noHandler: PlannedHypothesis = {
     rule: "no-handler",

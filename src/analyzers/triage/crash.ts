@@ -63,7 +63,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
 }
 
 /** What a report shows beside the crash: the stack from the culprit out, the fault read like an engineer reads it, the threads. */
-export async function resultOf(q: Inspector, readings: Readings, verdict: Verdict, crash: Crash, said: { commands: string[]; packages: NonNullable<TriageResult["packages"]> }): Promise<TriageResult> {
+export async function resultOf(q: Inspector, readings: Readings, verdict: Verdict, crash: Crash, said: { commands: string[]; packages: NonNullable<TriageResult["packages"]>; thrown: string | null }): Promise<TriageResult> {
   const { target, stack, fault } = readings;
   const { kind, frames, culprit } = verdict;
   const overwritten = fault.overran || fault.underran;
@@ -87,6 +87,7 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     notes: q.problems,
     foreignLibraries: target.foreign.map((lib) => ({ path: lib.path, status: lib.status, found: lib.found })),
     packages: said.packages,
+    thrown: said.thrown,
     smashed,
     faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(frames.slice(0, culprit), target.registers, toBigInt(crash.faultAddress), target.os, target.pcForeign?.path ?? null) : null,
   };

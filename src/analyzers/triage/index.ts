@@ -20,7 +20,7 @@ import { classify } from "./classify.js";
 import { crashOf, resultOf } from "./crash.js";
 import { readFault } from "./fault.js";
 import { readHang } from "./hang.js";
-import { messageOf, readMessages } from "./messages.js";
+import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
 import type { TriageResult } from "./result.js";
 import { decideStop } from "./record.js";
@@ -54,12 +54,13 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const readings = { target, stop, stack, fault, said, hang, limit };
 
   const verdict = classify(readings);
-  const message = await messageOf(q, readings, verdict, dotnet);
+  const thrown = await readThrownType(q, readings, verdict);
+  const message = await messageOf(q, readings, verdict, dotnet, thrown);
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
   }
   const culprit = verdict.culprit === null ? null : (verdict.frames[verdict.culprit] ?? null);
   const packages = await debugPackages(q, culprit, verdict.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null);
-  return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages }), dotnet);
+  return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages, thrown }), dotnet);
 }

@@ -57,8 +57,18 @@ interface Told {
   verdict: { kind: CrashKind; frames: PlacedFrame[]; culprit: number | null; blocked: string | null; abortedIn: number | null };
 }
 
+/**
+ * The type of the exception nothing caught: the annotations' name for it, else the type_info
+ * `__cxa_throw` was passed, read from its caller's code. Null for any other kind.
+ */
+export async function readThrownType(q: Inspector, readings: Told["readings"], verdict: Told["verdict"]): Promise<string | null> {
+  if (verdict.kind !== "uncaught-exception") return null;
+  if (readings.said.annotated?.thrown) return readings.said.annotated.thrown;
+  return thrownType(q, verdict.abortedIn !== null ? verdict.frames : readings.stack.innermost, readings.target.os);
+}
+
 /** The crash's message: what the program or its runtime said, else what happened in dumpdbg's words. */
-export async function messageOf(q: Inspector, readings: Told["readings"], verdict: Told["verdict"], dotnet: ManagedFindings | null): Promise<string | null> {
+export async function messageOf(q: Inspector, readings: Told["readings"], verdict: Told["verdict"], dotnet: ManagedFindings | null, thrown: string | null): Promise<string | null> {
   const { target, stop, stack, fault } = readings;
   const { signal, siginfo, exception } = stop;
   const { kind, culprit } = verdict;
@@ -92,7 +102,7 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   }
   // An abort handler's dump: the aborting thread's frames say why, not the selected thread's.
   const frames = verdict.abortedIn !== null ? verdict.frames : stack.innermost;
-  return (await crashMessage(q, kind, readings.said.abortMessage, frames, culprit, sp, target.os)) ?? annotated?.message ?? null;
+  return (await crashMessage(q, kind, readings.said.abortMessage, frames, culprit, sp, thrown)) ?? annotated?.message ?? null;
 }
 
 /** "invalid parameter: `format != nullptr` failed in common_vfprintf (…\\output.cpp:32)". */
@@ -104,12 +114,10 @@ export function assertionMessage(assertion: RecordedAssertion): string {
   return `${what}${check}${where}${at}`;
 }
 
-async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string | null, frames: PlacedFrame[], culprit: number | null, sp: bigint | null, os: Platform["os"] | undefined): Promise<string | null> {
+async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string | null, frames: PlacedFrame[], culprit: number | null, sp: bigint | null, thrown: string | null): Promise<string | null> {
   switch (kind) {
-    case "uncaught-exception": {
-      const type = await thrownType(q, frames, os);
-      return type === null ? "terminate called after throwing an exception" : `terminate called after throwing an instance of '${type}'`;
-    }
+    case "uncaught-exception":
+      return thrown === null ? "terminate called after throwing an exception" : `terminate called after throwing an instance of '${thrown}'`;
     case "pure-virtual-call":
       // What libstdc++'s __cxa_pure_virtual prints before it terminates.
       return "pure virtual method called";

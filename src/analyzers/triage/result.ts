@@ -52,6 +52,8 @@ export interface TriageResult {
   faultIn?: { function: string; module: string | null; argument: { register: string; value: string } | null } | null;
   /** Libraries of the dumped process that are not here as they were (a core from another machine). */
   foreignLibraries?: { path: string; status: "missing" | "different"; found: string | null }[];
+  /** The type of the exception nothing caught, when it could be read (`std::runtime_error`, an NSException's name). */
+  thrown?: string | null;
   /** The packages of the crash's modules that have no debug information here: whose debug symbols to get. */
   packages?: { path: string; name: string; version: string }[];
 }
