@@ -45,6 +45,19 @@ export interface Frame {
    * in the thread's stack memory (checked by the call instruction before it), as Breakpad does.
    */
   found?: "scan";
+  /**
+   * For a frame found by a scan: the debugger's own frame number for the same pc, where its unwind
+   * reached that frame too; null where it did not (its numbering shows other frames or none there).
+   */
+  unwound?: number | null;
+}
+
+/**
+ * The debugger's number for a frame, to place a probe in it: its level, or for a frame found by a
+ * stack scan the debugger's frame with the same pc; null when the debugger's unwind has no such frame.
+ */
+export function debuggerLevel(frame: Frame): number | null {
+  return frame.found === "scan" ? (frame.unwound ?? null) : frame.level;
 }
 
 export interface Backtrace {

@@ -45,3 +45,29 @@ describe("the crash site", () => {
     expect(playbookFor(factsOf(triage, site)).hypotheses.map((h) => h.rule)).not.toContain("corrupted-owner");
   });
 });
+
+describe("probes in a scanned stack", () => {
+  // A stack scan numbers the frames it found on the stack (the crash reporter's and the runtime's
+  // frames included); the debugger's unwind numbers them otherwise. Probes go by the debugger's number.
+  function scanned(unwound: number | null): TriageResult {
+    const triage = triageIn(path.join(os.tmpdir(), "dumpdbg-no-such-folder"));
+    const frames = triage.frames.map((frame, i) => ({ ...frame, level: frame.level + 2, found: "scan" as const, unwound: unwound === null ? null : unwound + i }));
+    return { ...triage, frames, crash: { ...triage.crash, culprit: { ...triage.crash.culprit, frame: (frames[0]?.level ?? 0) } } };
+  }
+
+  it("places a probe in the culprit by the debugger's number for its frame", () => {
+    const triage = scanned(1);
+    const facts = factsOf(triage, crashSiteOf(triage, 1));
+    expect(facts.culprit?.level).toBe(2);
+    expect(facts.culpritLevel).toBe(1);
+    expect(facts.inCulprit({ kind: "locals" })).toMatchObject({ frame: 1 });
+    expect(facts.inCaller({ kind: "locals" })).toMatchObject({ frame: 2 });
+  });
+
+  it("keeps the scan's number where the debugger's unwind did not reach the frame", () => {
+    const triage = scanned(null);
+    const facts = factsOf(triage, crashSiteOf(triage, 1));
+    expect(facts.culpritLevel).toBe(2);
+    expect(facts.inCulprit({ kind: "locals" })).toMatchObject({ frame: 2 });
+  });
+});

@@ -706,6 +706,15 @@ describe("lldb renders each probe as the command a user would type", () => {
     expect(read({ kind: "source-line", address: "0x563ec44b3300" }, verbose)).toEqual({ file: "/work/src/abort.c", line: 46 });
     expect(read({ kind: "source-line", address: "0x563ec44b3300" }, "      Summary: abort`main + 77 at abort.c:46")).toEqual({ file: "abort.c", line: 46 });
   });
+  it("gives a symbol's source file by its whole path, the line entry's, where the summary names the file alone", () => {
+    const verbose = [
+      "      Address: format-check.exe[0x000000014000160a] (format-check.exe..text + 1546)",
+      "      Summary: format-check.exe`report_status + 48 at format-check.c:35:5",
+      "    LineEntry: [0x00000001400015e8-0x000000014000160b): /work/src/format-check.c:35:5",
+      '       Symbol: id = {0xffffffff}, range = [0x00000001400015da-0x0000000140001612), name="report_status"',
+    ].join("\n");
+    expect(read({ kind: "symbol", address: "0x14000160a" }, verbose)).toMatchObject({ symbol: "report_status", offset: 48, file: "/work/src/format-check.c", line: 35 });
+  });
   it("lists the modules, their sections and the memory regions", () => {
     expectRenders([
       [{ kind: "shared-libraries" }, "image list"],

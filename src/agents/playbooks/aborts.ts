@@ -6,10 +6,11 @@ import { stringEndBytes, textBytes } from "../../analyzers/fault.js";
 import { coreSegmentAt, normalizeFunctionName } from "../../analyzers/index.js";
 import { probes, type ProbeOf } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
-import type { Facts } from "./facts.js";
+import { parseArgs, type Facts } from "./facts.js";
 import { ABORT_MESSAGE, BACKTRACE, backtraceOf, Citations, deeperProbes, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { concludeOn, concurrencyQuestion } from "./conclusions.js";
 import { thousands } from "../../report/numbers.js";
+import { checkInCulprit, invalidParameter, literalOf } from "./checked-parameter.js";
 import { listedCode } from "./origins.js";
 import { basename, callPath, location, where } from "./prose.js";
 import { codeOf, dereferences, enclosingFunction, escape, functionSpan, grep, identifiers } from "./source.js";
@@ -72,30 +73,57 @@ function guardAbove(facts: { source: Facts["source"] }, fn: string | null, line:
 
 export function assertionPlaybook(facts: Facts): Playbook {
   const message = facts.crash.message ?? "";
-  const expression = /Assertion [`'](.*)' failed/s.exec(message)?.[1] ?? null;
+  // A check another function recorded (an invalid parameter) is on its parameters: in the culprit,
+  // the arguments the culprit passed for them.
+  const recorded = invalidParameter(message);
+  const passed = recorded ? checkInCulprit(facts, recorded) : null;
+  const expression = /Assertion [`'](.*)' failed/s.exec(message)?.[1] ?? passed?.expression ?? null;
   const split = expression ? comparison(expression) : null;
-  const sides = split ? [split.left, split.right] : expression ? operands(expression) : [];
+  const sides = (split ? [split.left, split.right] : expression ? operands(expression) : []).filter((side) => literalOf(side) === null);
   const parts = expression ? operands(expression).filter((o) => !sides.includes(o)).slice(0, 3) : [];
   const print = (e: string) => facts.inCulprit(probes.evaluate(e));
+  const valueOf = (evidence: Evidence, side: string) => literalOf(side) ?? integerOf(values(evidence, [side])[0]?.value ?? null);
   const values = (evidence: Evidence, exprs: string[]) =>
     exprs.map((e) => ({ expression: e, found: evidence.find(print(e)), value: printed(evidence.find(print(e))) }));
 
   const badValues: PlannedHypothesis = {
     rule: "assertion-values",
-    statement: expression
-      ? `\`${expression}\` was false in ${where(facts.culprit)}; the values of its operands show which side is wrong`
-      : `an assertion in ${where(facts.culprit)} failed`,
-    plan: [[...sides.slice(0, 2).map(print), facts.inCulprit(probes.arguments())], parts.map(print)],
+    statement: passed
+      ? `${recorded?.checker}'s check \`${recorded?.check}\` failed on what ${where(facts.culprit)} passed it: ${passed.said}`
+      : expression
+        ? `\`${expression}\` was false in ${where(facts.culprit)}; the values of its operands show which side is wrong`
+        : `an assertion in ${where(facts.culprit)} failed`,
+    plan: [[...sides.slice(0, 2).map(print), facts.inCulprit(probes.arguments()), ...(passed ? [BACKTRACE] : [])], parts.map(print)],
     judge(evidence) {
       const c = new Citations();
+      // The checker's own frame shows the value it was passed, where the culprit's expression cannot be read.
+      const checked = passed && recorded ? checkerValues(evidence, facts, recorded) : null;
+      if (checked && !holds(checked.left, checked.op, checked.right)) {
+        const bound = shownValues(evidence, sides, print, c);
+        // The culprit's own arguments its expression reads (`state` = 2), where the expression itself could not be read.
+        const argsFound = evidence.find(facts.inCulprit(probes.arguments()));
+        const named = new Set(sides.flatMap((side) => identifiers(side)));
+        const read = variablesOf(argsFound).filter((v) => named.has(v.name));
+        if (bound.found.length === 0 && read.length > 0 && argsFound) {
+          bound.text = `${read.map((v) => `\`${v.name}\` = ${v.value}`).join(", ")}${c.cite(argsFound)}`;
+          bound.found.push(argsFound);
+        }
+        return verdict(
+          "confirmed",
+          `${recorded?.checker} was called with ${checked.text}${c.cite(checked.found)}, which ${where(facts.culprit)} passed as ${passed?.said}${bound.text ? ` (${bound.text})` : ""}: ${checked.left} ${checked.op} ${checked.right} is false.`,
+          checked.found,
+          ...bound.found,
+        );
+      }
       const shown = values(evidence, [...sides, ...parts]).filter((v) => v.value !== null);
       const text = shown.map((v) => `\`${v.expression}\` = ${v.value}${c.cite(v.found)}`).join(", ");
       const found = shown.map((v) => v.found);
       if (split) {
-        const left = integerOf(values(evidence, [split.left])[0]?.value ?? null);
-        const right = integerOf(values(evidence, [split.right])[0]?.value ?? null);
+        const left = valueOf(evidence, split.left);
+        const right = valueOf(evidence, split.right);
         if (left !== null && right !== null) {
-          if (!holds(left, split.op, right)) return verdict("confirmed", `${text}: ${left} ${split.op} ${right} is false.`, ...found);
+          const how = passed ? `${where(facts.culprit)} passed ${passed.said} to ${recorded?.checker}: ` : "";
+          if (!holds(left, split.op, right)) return verdict("confirmed", `${how}${text}: ${left} ${split.op} ${right} is false.`, ...found);
           return verdict("inconclusive", `${text}: with these values ${left} ${split.op} ${right} holds, so they changed after the check (another thread?).`, ...found);
         }
       }
@@ -126,7 +154,9 @@ export function assertionPlaybook(facts: Facts): Playbook {
     investigate: deeperProbes([facts.inCaller(probes.locals()), facts.inCaller(probes.arguments()), facts.callerListing, guardListing]),
     conclude: concludeOn(facts, ["assertion-values"], "which operand of the assertion was wrong", ({ evidence, hit }, c) => {
       const messageFound = evidence.find(ABORT_MESSAGE);
-      const summary = `The assertion \`${expression ?? "?"}\` in ${where(facts.culprit)} failed${c.cite(messageFound)}: ${hit.finding ?? ""}`;
+      const summary = passed
+        ? `${where(facts.culprit)} passed ${recorded?.checker} an argument its check \`${recorded?.check}\` rejects${c.cite(messageFound)}: ${hit.finding ?? ""}`
+        : `The assertion \`${expression ?? "?"}\` in ${where(facts.culprit)} failed${c.cite(messageFound)}: ${hit.finding ?? ""}`;
       const guardFound = evidence.find(guardListing);
       const guardText = guard && guardFound?.ok
         ? `The caller ${where(facts.caller)} guarded the call with \`if (${guard.condition})\` at ${basename(facts.caller?.file ?? "")}:${guard.line}${c.cite(guardFound)}, and that check let these values through: the caller's guard and the assertion disagree about what is allowed${guardCallee(guard.condition)}.`
@@ -388,7 +418,7 @@ function canaryPlaybook(facts: Facts): Playbook {
       const { found: bt, frames } = backtraceOf(evidence, facts);
       const checker = frames.find((f) => f.function && /stack_chk_fail/.test(f.function));
       const caller = checker ? frames[checker.level + 1] : undefined;
-      if (caller && facts.culprit && caller.level === facts.culprit.level) {
+      if (caller && facts.culprit && caller.level === facts.culpritLevel) {
         return verdict("rejected", `__stack_chk_fail was called from ${where(facts.culprit)} itself${new Citations().cite(bt)}: it is that function's own canary, so the overrun buffer is in its own frame.`, bt);
       }
       return verdict("inconclusive", "The frame that called __stack_chk_fail is not the culprit.", bt);
@@ -513,4 +543,28 @@ export function fortifyPlaybook(facts: Facts): Playbook {
     }),
     openQuestions: [{ text: "The core cannot say whether such long values are legitimate.", question: "What is the longest value this field must hold?" }],
   };
+}
+
+/** The values of `expressions` the evidence holds, cited: each asked as `probe(expression)`. */
+function shownValues(evidence: Evidence, expressions: string[], probe: (e: string) => ProbeOf<"evaluate">, c: Citations): { text: string; found: Found[] } {
+  const shown = expressions.flatMap((e) => {
+    const found = evidence.find(probe(e));
+    return found && printed(found) !== null ? [{ e, found }] : [];
+  });
+  return { text: shown.map((v) => `\`${v.e}\` = ${printed(v.found)}${c.cite(v.found)}`).join(", "), found: shown.map((v) => v.found) };
+}
+
+/** A recorded check's comparison on the arguments the backtrace shows its checker was called with. */
+function checkerValues(evidence: Evidence, facts: Facts, recorded: { check: string; checker: string }): { left: bigint; op: string; right: bigint; text: string; found: Found | null } | null {
+  const split = comparison(recorded.check);
+  const { found, frames } = backtraceOf(evidence, facts);
+  const frame = frames.find((f) => f.level < facts.culpritLevel && f.function !== null && normalizeFunctionName(f.function) === recorded.checker);
+  if (!split || !frame) return null;
+  const args = parseArgs(frame.args);
+  const value = (side: string) => literalOf(side) ?? integerOf(args.get(side) ?? null);
+  const left = value(split.left);
+  const right = value(split.right);
+  if (left === null || right === null) return null;
+  const text = [split.left, split.right].filter((side) => args.has(side)).map((side) => `\`${side}\` = ${args.get(side)}`).join(", ");
+  return { left, op: split.op, right, text, found };
 }

@@ -14,7 +14,7 @@ import { printed, stringOf, variablesOf } from "./values.js";
 /** The runtime frames between abort() and the culprit, innermost first, by name. */
 function machinery(evidence: Evidence, facts: Facts): { found: ReturnType<Evidence["find"]>; names: string[] } {
   const { found, frames } = backtraceOf(evidence, facts);
-  const names = frames.filter((f) => f.level < (facts.culprit?.level ?? 0)).map((f) => (f.function ? normalizeFunctionName(f.function) : "??"));
+  const names = frames.filter((f) => f.level < facts.culpritLevel).map((f) => (f.function ? normalizeFunctionName(f.function) : "??"));
   return { found, names };
 }
 

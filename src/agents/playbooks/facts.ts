@@ -5,6 +5,7 @@
  * resumed run finds its evidence).
  */
 import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame, type TriageResult } from "../../analyzers/index.js";
+import { debuggerLevel } from "../../debuggers/model.js";
 import { placed, probes, type Probe, type ProbeOf } from "../../debuggers/probe.js";
 import type { Crash } from "../../report/schema.js";
 import type { State } from "../../state.js";
@@ -16,6 +17,8 @@ export interface Facts {
   crash: Crash;
   /** The first frame of the program's own code. */
   culprit: PlacedFrame | null;
+  /** The debugger's number for the culprit frame, as its backtraces show it (a scanned stack numbers it otherwise). */
+  culpritLevel: number;
   /** The next own-code frame outwards: who called the culprit. */
   caller: PlacedFrame | null;
   /** The culprit's function name without parameters, namespace or crate (`send_to_client`, `idle_seconds`). */
@@ -60,11 +63,17 @@ export function factsOf(triage: TriageResult, site: CrashSite): Facts {
   const callerSource = sourceOf(caller?.file ?? null);
   const thread = crash.thread.id;
   const elsewhere = thread !== null && site.homeThread !== null && thread !== site.homeThread;
-  const at = <P extends Probe>(level: number, probe: P): P => placed(probe, { thread: elsewhere ? thread : null, frame: level });
+  // A frame found by a stack scan has the debugger's number for the same pc, where its unwind reached it.
+  const numbered = (level: number) => {
+    const frame = triage.frames.find((f) => f.level === level);
+    return frame ? (debuggerLevel(frame) ?? level) : level;
+  };
+  const at = <P extends Probe>(level: number, probe: P): P => placed(probe, { thread: elsewhere ? thread : null, frame: numbered(level) });
   return {
     triage,
     crash,
     culprit,
+    culpritLevel: culprit ? numbered(culprit.level) : 0,
     caller,
     fn: culprit?.function ? shortName(culprit.function) : null,
     source,

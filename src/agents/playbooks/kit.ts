@@ -72,7 +72,7 @@ export interface Playbook {
 export function backtraceOf(evidence: Evidence, facts: Facts): { found: Found | null; frames: Frame[]; above: Frame | null } {
   const found = evidence.find(BACKTRACE);
   const frames = found?.reading?.frames ?? [];
-  const above = frames.find((f) => f.level === (facts.culprit?.level ?? 0) - 1) ?? null;
+  const above = frames.find((f) => f.level === facts.culpritLevel - 1) ?? null;
   return { found, frames, above };
 }
 

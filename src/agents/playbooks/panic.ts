@@ -29,7 +29,7 @@ export function panicPlaybook(facts: Facts): Playbook {
   // before `panic_bounds_check`, which names what failed.
   const entry = (evidence: Evidence) => {
     const { found, frames, above } = backtraceOf(evidence, facts);
-    const culprit = facts.culprit?.level ?? 0;
+    const culprit = facts.culpritLevel;
     const between = frames.filter((f) => f.level < culprit).sort((a, b) => b.level - a.level);
     for (const frame of between) {
       const name = frame.function ? normalizeFunctionName(frame.function) : null;

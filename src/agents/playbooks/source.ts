@@ -170,7 +170,8 @@ export function passedPointers(line: string): PassedPointer[] {
   return found;
 }
 
-function splitTopLevel(text: string): string[] {
+/** A list split at its top-level commas: `a[i, j], f(x, y)` → `a[i, j]`, `f(x, y)`. */
+export function splitTopLevel(text: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = "";

@@ -5,7 +5,7 @@
  */
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
-import { toBigInt } from "../../debuggers/model.js";
+import { debuggerLevel, toBigInt } from "../../debuggers/model.js";
 import type { Probe, TargetFiles } from "../../debuggers/probe.js";
 import { holds, NULL_PAGE_LIMIT } from "../address-space.js";
 import { culpritIndex, placeFrames, type PlacedFrame } from "../culprit.js";
@@ -105,7 +105,7 @@ async function inferOwners(q: Inspector, waits: LockWait[], ownerOf: Map<string,
     const listed = await q.source(frame.file, start.line, frame.line);
     const lines = listed.length > 0 ? listed : Array.from({ length: frame.line - start.line + 1 }, (_, i) => ({ line: start.line + i, text: readLine?.(start.file, start.line + i) ?? "" }));
     for (const held of locksHeldBefore(lines, frame.line)) {
-      const address = toBigInt(await addressIn(q, held.expression, wait.thread, frame.level));
+      const address = toBigInt(await addressIn(q, held.expression, wait.thread, frame));
       const lock = [...keyOf].find(([at, name]) => (address !== null && toBigInt(at) === address) || name === held.expression)?.[0];
       if (!lock || ownerOf.has(lock)) continue;
       ownerOf.set(lock, wait.thread);
@@ -123,7 +123,7 @@ async function lockOnWaitingLine(q: Inspector, thread: number, frame: PlacedFram
   if (!frame.file || frame.line === null) return null;
   const expression = lockExpressionIn((await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "");
   if (!expression) return null;
-  const address = toBigInt(await addressIn(q, expression, thread, frame.level));
+  const address = toBigInt(await addressIn(q, expression, thread, frame));
   if (address !== null) return hex(address);
   // A global passed to the lock call is still on the waiting thread's stack (the lock functions keep
   // their argument): the word there whose symbol is the global's name is its address.
@@ -136,9 +136,14 @@ async function lockOnWaitingLine(q: Inspector, thread: number, frame: PlacedFram
   return null;
 }
 
-/** The address an expression's lock is at, in a frame: `&to->lock`, `&config_lock` evaluated there. */
-async function addressIn(q: Inspector, expression: string, thread: number, frame: number): Promise<string | null> {
-  const printed = (await q.evaluate(`&${expression}`, { thread, frame })) ?? "";
+/**
+ * The address an expression's lock is at, in a frame: `&to->lock`, `&config_lock` evaluated there.
+ * A frame the debugger's own unwind did not reach has no locals to evaluate: only a global's name is.
+ */
+async function addressIn(q: Inspector, expression: string, thread: number, frame: PlacedFrame): Promise<string | null> {
+  const level = debuggerLevel(frame) ?? (/^[A-Za-z_]\w*$/.test(expression) ? 0 : null);
+  if (level === null) return null;
+  const printed = (await q.evaluate(`&${expression}`, { thread, frame: level })) ?? "";
   return /0x[0-9a-f]+(?![\s\S]*0x[0-9a-f])/i.exec(printed)?.[0] ?? null;
 }
 
@@ -170,8 +175,7 @@ async function lockName(q: Inspector, edge: DeadlockEdge, frames: PlacedFrame[])
   const expression = lockExpressionIn((await q.source(frame.file, frame.line)).find((l) => l.line === frame.line)?.text ?? "");
   if (!expression) return null;
   // Printed as a typed pointer: `(pthread_mutex_t *) 0x7ffd2e8b9bd0`.
-  const printed = (await q.evaluate(`&${expression}`, { thread: edge.thread, frame: frame.level })) ?? "";
-  const address = toBigInt(/0x[0-9a-f]+(?![\s\S]*0x[0-9a-f])/i.exec(printed)?.[0] ?? null);
+  const address = toBigInt(await addressIn(q, expression, edge.thread, frame));
   return address !== null && address === BigInt(edge.lock) ? expression : null;
 }
 

@@ -96,7 +96,11 @@ export async function scanStack(
   if (imported) {
     found.push({ level: 1, address: null, function: imported.name, args: "", file: null, line: null, from: imported.dll, found: "scan", module: imported.dll });
   }
+  // Where the debugger's own unwind reached a scanned frame, its number there places probes in it.
+  let unwoundFrom = 1;
   for (const call of best) {
+    const unwound = frames.find((frame) => frame.level >= unwoundFrom && frame.found === undefined && toBigInt(frame.address) === call.address)?.level ?? null;
+    if (unwound !== null) unwoundFrom = unwound + 1;
     // The call itself, one byte back, is on the caller's line.
     const symbol = await symbolOf(call.address);
     const line = symbol && !symbol.line ? await q.sourceLine(hex(call.address - 1n)) : null;
@@ -109,6 +113,7 @@ export async function scanStack(
       line: symbol?.line ?? line?.line ?? null,
       from: null,
       found: "scan",
+      unwound,
       module: moduleAt(call.address),
     });
   }

@@ -117,6 +117,12 @@ function render(probe: Probe, reading: LldbReading): string {
 
 type Readers = { [K in keyof Readings]: (output: string, probe: ProbeOf<K>) => Readings[K] };
 
+/** The verbose lookup's line entry: the whole path of the source file and the line. */
+function lineEntryOf(output: string): { file: string; line: number } | null {
+  const entry = /^\s*LineEntry: \[[^\]]*\): (.+?):(\d+)(?::\d+)?\s*$/m.exec(output);
+  return entry?.[1] && entry[2] ? { file: entry[1], line: Number(entry[2]) } : null;
+}
+
 const READERS: Readers = {
   threads: parseThreads,
   backtrace: (output, probe) => {
@@ -135,10 +141,15 @@ const READERS: Readers = {
   memory: parseMemoryWords,
   string: (output) => parseMemoryStrings(output)[0] ?? null,
   strings: parseMemoryStrings,
-  symbol: parseLookup,
+  symbol: (output) => {
+    // The summary names the file alone (`at format-check.c:35:5`); the LineEntry, the whole path.
+    const found = parseLookup(output);
+    const entry = lineEntryOf(output);
+    return found?.file && entry && entry.file.split(/[\\/]/).at(-1) === found.file.split(/[\\/]/).at(-1) ? { ...found, file: entry.file } : found;
+  },
   "source-line": (output) => {
-    const entry = /^\s*LineEntry: \[[^\]]*\): (.+?):(\d+)(?::\d+)?\s*$/m.exec(output);
-    if (entry?.[1] && entry[2]) return { file: entry[1], line: Number(entry[2]) };
+    const entry = lineEntryOf(output);
+    if (entry) return entry;
     const found = parseLookup(output);
     return found?.file && found.line ? { file: found.file, line: found.line } : null;
   },
