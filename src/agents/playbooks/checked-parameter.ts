@@ -5,7 +5,7 @@
  * parameter list, is what to evaluate in the culprit's frame.
  */
 import type { Facts } from "./facts.js";
-import { codeOf, escape, identifiers, splitTopLevel, type SourceFile } from "./source.js";
+import { codeOf, escape, identifiers, insideParentheses, splitTopLevel, type SourceFile } from "./source.js";
 
 /** Lines a definition's parameter list may run over. */
 const MAX_SIGNATURE_LINES = 8;
@@ -34,7 +34,7 @@ export function callArguments(line: string, callee: string): string[] | null {
   const code = codeOf(line);
   const match = new RegExp(`\\b${escape(callee)}\\s*\\(`).exec(code);
   if (!match) return null;
-  const inside = balanced(code, match.index + match[0].length);
+  const inside = insideParentheses(code, match.index + match[0].length);
   return inside === null ? null : splitTopLevel(inside);
 }
 
@@ -50,21 +50,11 @@ export function parameterNames(source: SourceFile, fn: string): string[] | null 
     const match = head.exec(first);
     if (!match || /^\s*(return|else|case)\b/.test(first)) continue;
     const text = [first, ...source.lines.slice(n + 1, n + MAX_SIGNATURE_LINES).map(codeOf)].join(" ");
-    const inside = balanced(text, match[0].length);
+    const inside = insideParentheses(text, match[0].length);
     if (inside === null) continue;
     const after = text.slice(match[0].length + inside.length + 1).trimStart();
     if (after.startsWith(";")) continue;
     return splitTopLevel(inside).map((p) => (p === "..." ? p : (/([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*$/.exec(p)?.[1] ?? "")));
-  }
-  return null;
-}
-
-/** The text from `start` up to the parenthesis that closes the one just before it; null when it does not close. */
-function balanced(code: string, start: number): string | null {
-  let depth = 1;
-  for (let i = start; i < code.length; i++) {
-    if (code[i] === "(") depth += 1;
-    else if (code[i] === ")" && --depth === 0) return code.slice(start, i);
   }
   return null;
 }

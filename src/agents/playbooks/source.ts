@@ -154,20 +154,23 @@ export function passedPointers(line: string): PassedPointer[] {
     const callee = match[1] ?? "";
     if (NOT_CALLS.has(callee)) continue;
     const start = (match.index ?? 0) + match[0].length;
-    let depth = 1;
-    let end = start;
-    while (end < code.length && depth > 0) {
-      if (code[end] === "(") depth += 1;
-      else if (code[end] === ")") depth -= 1;
-      end += 1;
-    }
-    const args = splitTopLevel(code.slice(start, end - 1));
+    const args = splitTopLevel(insideParentheses(code, start) ?? code.slice(start, -1));
     for (const arg of args) {
       const pointer = compact(arg);
       if (new RegExp(`^${CHAIN}$`).test(pointer) && !found.some((f) => f.pointer === pointer)) found.push({ callee, pointer });
     }
   }
   return found;
+}
+
+/** The text from `start` up to the parenthesis that closes the one just before it; null when it does not close. */
+export function insideParentheses(code: string, start: number): string | null {
+  let depth = 1;
+  for (let i = start; i < code.length; i++) {
+    if (code[i] === "(") depth += 1;
+    else if (code[i] === ")" && --depth === 0) return code.slice(start, i);
+  }
+  return null;
 }
 
 /** A list split at its top-level commas: `a[i, j], f(x, y)` → `a[i, j]`, `f(x, y)`. */
