@@ -7,7 +7,7 @@
 import type { ExceptionStop, Instruction } from "../debuggers/model.js";
 import type { CrashKind, OriginType } from "../report/schema.js";
 import { NULL_PAGE_LIMIT } from "./address-space.js";
-import { signalName } from "./signals.js";
+import { SIGABRT, signalName } from "./signals.js";
 import type { ExceptionVerdict } from "./windows.js";
 import { memoryAccess } from "./x86-64.js";
 
@@ -30,7 +30,6 @@ const EXC_I386_GPFLT = 13;
 const EXC_I386_DIV = 1;
 const EXC_UNIX_ABORT = 0x10002;
 const EXC_SOFT_SIGNAL = 0x10003;
-const SIGABRT = 6;
 
 const NAMES: Record<number, string> = {
   1: "EXC_BAD_ACCESS",

@@ -134,13 +134,18 @@ describe.each([
   }, 120_000);
 });
 
+/** A program of the test's own, built at -O0 and run until it crashes: its executable and core. */
+function crashed(name: string, text: string): { exe: string; core: string } {
+  const source = path.join(dir, `${name}.c`);
+  writeFileSync(source, text);
+  const exe = path.join(dir, name);
+  execFileSync("gcc", ["-g", "-O0", "-o", exe, source]);
+  return { exe, core: coreAtCrash(path.join(dir, `${name}.core`), [exe]) };
+}
+
 describe("Breakpad minidumps of other crashes with no si_code", () => {
   it("a jump into the heap: the pc is outside every module, a bad jump in the caller", async () => {
-    const source = path.join(dir, "heap-jump.c");
-    writeFileSync(source, HEAP_JUMP);
-    const exe = path.join(dir, "heap-jump");
-    execFileSync("gcc", ["-g", "-O0", "-o", exe, source]);
-    const core = coreAtCrash(path.join(dir, "heap-jump.core"), [exe]);
+    const { exe, core } = crashed("heap-jump", HEAP_JUMP);
     const crash = await triage(await minidumpOf("heap-jump", core, exe, true), exe);
     const line = HEAP_JUMP.split("\n").findIndex((l) => l.includes("// CULPRIT")) + 1;
     expect(crash).toMatchObject({ kind: "bad-jump", access: "execute", culprit: { function: "run_plugin", line }, origin: { type: "fault" } });
@@ -148,11 +153,7 @@ describe("Breakpad minidumps of other crashes with no si_code", () => {
   }, 120_000);
 
   it("a real kill stays sent: the record's word is the sender's pid and uid, not the process's", async () => {
-    const source = path.join(dir, "watchdog.c");
-    writeFileSync(source, WATCHDOG);
-    const exe = path.join(dir, "watchdog");
-    execFileSync("gcc", ["-g", "-O0", "-o", exe, source]);
-    const core = coreAtCrash(path.join(dir, "watchdog.core"), [exe]);
+    const { exe, core } = crashed("watchdog", WATCHDOG);
     const crash = await triage(await minidumpOf("watchdog", core, exe, true), exe);
     expect(crash).toMatchObject({ kind: "unknown", signal: "SIGSEGV", faultAddress: null, access: null, origin: { type: "sent" } });
     const onCore = JSON.parse((await runCli(["triage", core, "--exe", exe, "--json"])).stdout) as Crash;

@@ -149,9 +149,9 @@ async function addressIn(q: Inspector, expression: string, thread: number, frame
 
 /** A thread the debugger could not unwind: its frames from its stack, and on Windows the critical section it waits on. */
 async function waitOnStack(q: Inspector, thread: number, frames: PlacedFrame[], target: Target, threadOfLwp: Map<number, number>): Promise<{ frames: PlacedFrame[]; wait: LockWait | null } | null> {
-  const { isOwnCode, moduleAt, os, imports } = target;
+  const { isOwnCode, os } = target;
   const sp = toBigInt(await q.register("sp", { thread }));
-  const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
+  const scanned = await scanStack(q, frames, sp, target);
   if (!scanned) return null;
   const own = culpritIndex(scanned);
   const lwp = target.threads.find((t) => t.id === thread)?.lwp ?? null;

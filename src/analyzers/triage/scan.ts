@@ -27,6 +27,14 @@ import {
 /** Reads a line of a source file on this machine, where the debugger cannot list it. */
 export type LineReader = (file: string, line: number) => string | null;
 
+/** What the scan knows of the process's code: the program's own, each address's module, its imports, its source. */
+export interface CodeMap {
+  isOwnCode: (address: bigint) => boolean;
+  moduleAt: ModuleLocator;
+  imports: ImportLookup | null;
+  readLine: LineReader | null;
+}
+
 /** Frames past the culprit whose return addresses are checked on Windows. */
 const UNWIND_CHECKS = 4;
 
@@ -35,15 +43,8 @@ const UNWIND_CHECKS = 4;
  * word above the stack pointer that points into the program's own code right after a call, named
  * by the debugger's symbols. Null when the scan finds none.
  */
-export async function scanStack(
-  q: Inspector,
-  frames: PlacedFrame[],
-  sp: bigint | null,
-  isOwnCode: (address: bigint) => boolean,
-  moduleAt: ModuleLocator,
-  imports: ImportLookup | null,
-  readLine: LineReader | null = null,
-): Promise<PlacedFrame[] | null> {
+export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint | null, program: CodeMap): Promise<PlacedFrame[] | null> {
+  const { isOwnCode, moduleAt, imports, readLine } = program;
   const top = frames[0];
   if (!top || sp === null) return null;
   // In pieces: the read ends where the stack does.
@@ -125,19 +126,12 @@ export async function scanStack(
  * that does not, the debugger's unwind has gone wrong; the stack scan's frames replace it from the
  * culprit on when they include the culprit's own return address, else the frames stop there.
  */
-export async function repairUnwind(
-  q: Inspector,
-  frames: PlacedFrame[],
-  sp: bigint | null,
-  isOwnCode: (address: bigint) => boolean,
-  moduleAt: ModuleLocator,
-  imports: ImportLookup | null,
-): Promise<{ frames: PlacedFrame[]; note: string } | null> {
+export async function repairUnwind(q: Inspector, frames: PlacedFrame[], sp: bigint | null, program: CodeMap): Promise<{ frames: PlacedFrame[]; note: string } | null> {
   const culprit = culpritIndex(frames);
   if (culprit === null) {
     // Not one frame of the program's own: the unwind jumped from a system function straight to the
     // runtime's startup (LLDB through Wine's RaiseException). The stack may still hold the program's calls.
-    const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
+    const scanned = await scanStack(q, frames, sp, program);
     if (!scanned || culpritIndex(scanned) === null) return null;
     return { frames: scanned, note: "the debugger's unwind found none of the program's frames past frame 0: frames 1 and up were found by scanning the stack for return addresses into the program's code" };
   }
@@ -153,7 +147,7 @@ export async function repairUnwind(
   }
   if (broken === null) return null;
   const culpritAddress = frames[culprit]?.address ?? null;
-  const scanned = await scanStack(q, frames, sp, isOwnCode, moduleAt, imports);
+  const scanned = await scanStack(q, frames, sp, program);
   const from = scanned?.findIndex((frame) => frame.address !== null && frame.address === culpritAddress) ?? -1;
   if (scanned && from > 0) {
     const rest = scanned.slice(from + 1).map((frame, i) => ({ ...frame, level: culprit + 1 + i }));

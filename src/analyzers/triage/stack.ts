@@ -63,10 +63,10 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
     }
   }
   const unwound = placeFrames(frames, target.moduleAt, target.keyRegisters.pc);
-  const scan = unwindLost(unwound, files, target.foreign) ? await scanStack(q, unwound, sp, target.isOwnCode, target.moduleAt, target.imports, target.readLine) : null;
+  const scan = unwindLost(unwound, files, target.foreign) ? await scanStack(q, unwound, sp, target) : null;
   // Windows code the debugger has no unwind tables for (mingw's SEH-only runtime under LLDB) sends
   // its unwind astray past the program's frames: checked there, and redone from the stack if so.
-  const repaired = !scan && target.os === "windows" ? await repairUnwind(q, unwound, sp, target.isOwnCode, target.moduleAt, target.imports) : null;
+  const repaired = !scan && target.os === "windows" ? await repairUnwind(q, unwound, sp, target) : null;
   // A `ret` popped an overwritten return address that is canonical but maps nothing: the pc is the
   // popped word, still just below the stack pointer, and the function that returned is gone from the unwind.
   // A call through a bad pointer looks the same from the pc, but left its return address at the stack
