@@ -13,7 +13,8 @@
  *   hang     lock cycles and what blocked threads wait for
  *   classify the kind, the crash's thread and its culprit, pure
  */
-import { Inspector, type Ask } from "../../debuggers/inspector.js";
+import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
+import { probeKey, type Probe } from "../../debuggers/probe.js";
 import { readManaged, withManaged } from "../managed.js";
 import { CLR_EXCEPTION } from "../windows.js";
 import { classify } from "./classify.js";
@@ -36,11 +37,18 @@ export type { ThreadGroup, TriageResult } from "./result.js";
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
   const limit = options.frameLimit ?? 40;
   const commands: string[] = [];
-  const q = new Inspector(async (probe) => {
+  // The dump does not change and triage's probes name their place without moving the selection:
+  // a question the readers ask twice (the same symbol, code bytes, a thread's stack) runs once.
+  const answers = new Map<string, Answer<Probe>>();
+  const q = new Inspector((async (probe: Probe) => {
+    const key = probeKey(probe);
+    const known = answers.get(key);
+    if (known) return known;
     const answer = await ask(probe);
+    answers.set(key, answer);
     commands.push(answer.command);
     return answer;
-  });
+  }) as Ask);
 
   const target = await readTarget(q, options);
   const recorded = await readStop(q, target, options);
