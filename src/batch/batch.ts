@@ -1,12 +1,11 @@
 /**
  * `dumpdbg batch`: every dump under the given paths triaged on a pool of `jobs` debugger sessions
  * at a time (or by `dumpdbg worker`s behind a queue), grouped by bug, and written as one batch
- * report. A file that is not a dump is skipped
- * and listed; a dump that cannot be read is an error row, never a failed batch.
+ * report. A file that is not a dump is skipped and listed with why; a dump that cannot be read is an error row, never a failed batch.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { DumpError, inspectDump } from "../debuggers/dump.js";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { findDumps, type SkippedFile } from "./dump-files.js";
 import { groupByBug, type Group, type Triaged } from "./grouping.js";
 import { NotStarted, RemoteWork } from "./queue.js";
 import { analyzeDump, oneLine, triageDump, type AnalysisSettings, type GroupAnalysis, type OpenSettings } from "./work.js";
@@ -30,7 +29,8 @@ export interface BatchOptions {
 export interface BatchDocument {
   groups: { id: string; kind: string; origin: Group["origin"]; exploitability: Triaged["exploitability"]; signature: string; culprit: Group["culprit"]; count: number; members: string[]; representative: string; firstModified: string; lastModified: string; analysis: string | null }[];
   errors: { dump: string; error: string }[];
-  skipped: string[];
+  /** Files under the paths that were not triaged, and why (not a dump, a FIFO, a second path to one file). */
+  skipped: SkippedFile[];
   /** Dumps not triaged because the batch was stopped (Ctrl+C); a rerun takes them. */
   notDone: number;
 }
@@ -68,46 +68,8 @@ async function queueWorkforce(url: string, options: BatchOptions, dumps: number)
   };
 }
 
-/** Folders are walked this deep; files this many at most. */
-const MAX_DEPTH = 8;
-const MAX_FILES = 100_000;
-
-/** The files under the paths, in a stable order. */
-export function filesUnder(paths: string[]): string[] {
-  const files: string[] = [];
-  const walk = (path: string, depth: number) => {
-    if (files.length >= MAX_FILES) return;
-    let info;
-    try {
-      info = statSync(path);
-    } catch {
-      files.push(path);
-      return;
-    }
-    if (info.isDirectory()) {
-      if (depth >= MAX_DEPTH) return;
-      for (const name of readdirSync(path).sort()) walk(join(path, name), depth + 1);
-    } else if (info.isFile()) files.push(path);
-  };
-  for (const path of paths) walk(resolve(path), 0);
-  return [...new Set(files)];
-}
-
 export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
-  const candidates = filesUnder(options.paths);
-  const dumps: string[] = [];
-  const skipped: string[] = [];
-  const errors: BatchDocument["errors"] = [];
-  for (const file of candidates) {
-    try {
-      inspectDump(file);
-      dumps.push(file);
-    } catch (error) {
-      // Not a dump at all (a log, a program) is skipped; a dump that is broken is an error.
-      if (error instanceof DumpError && /not a crash dump|is an ELF program|is empty/.test(error.message)) skipped.push(file);
-      else errors.push({ dump: file, error: oneLine(error) });
-    }
-  }
+  const { dumps, skipped, errors } = await findDumps(options.paths);
   const triaged: Triaged[] = [];
   let next = 0;
   let done = 0;
@@ -171,7 +133,7 @@ function worstRating(members: Triaged[]): Triaged["exploitability"] {
   return rated.length === 0 ? null : rated.reduce((worst, r) => (RATINGS.indexOf(r) > RATINGS.indexOf(worst) ? r : worst));
 }
 
-function documentOf(groups: Group[], analyses: Map<string, string>, errors: BatchDocument["errors"], skipped: string[], notDone: number): BatchDocument {
+function documentOf(groups: Group[], analyses: Map<string, string>, errors: BatchDocument["errors"], skipped: SkippedFile[], notDone: number): BatchDocument {
   return {
     groups: groups.map((group) => {
       const times = group.members.map((m) => m.modifiedAt).sort();

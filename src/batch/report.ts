@@ -9,6 +9,12 @@ function kindText(group: BatchDocument["groups"][number]): string {
   return group.origin === "sent" || group.origin === "requested" ? `${group.kind} (${group.origin === "sent" ? "signal sent by another process" : "dump on request"})` : group.kind;
 }
 
+/** "3 files skipped" in words: how many, and the commonest reason. */
+function skippedCount(doc: BatchDocument): string {
+  const n = doc.skipped.length;
+  return `${n} ${n === 1 ? "file" : "files"} skipped${n ? ` (${doc.skipped.filter((s) => s.reason === "not a crash dump").length} not dumps)` : ""}`;
+}
+
 export function batchMarkdown(doc: BatchDocument, id: string): string {
   const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
   const code = (text: string) => `\`${text.replace(/`/g, "'")}\``;
@@ -16,7 +22,7 @@ export function batchMarkdown(doc: BatchDocument, id: string): string {
   const lines = [
     `# Batch ${id}: ${doc.groups.length} ${doc.groups.length === 1 ? "bug" : "bugs"} in ${dumps} ${dumps === 1 ? "dump" : "dumps"}`,
     "",
-    doc.errors.length ? `${doc.errors.length} could not be read; ${doc.skipped.length} files were not dumps.` : `${doc.skipped.length} files were not dumps.`,
+    doc.errors.length ? `${doc.errors.length} could not be read; ${skippedCount(doc)}.` : `${skippedCount(doc)}.`,
     "",
     "| Group | Kind | Exploitability | Culprit | Count | First modified | Last modified | Representative | Analysis |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -27,7 +33,7 @@ export function batchMarkdown(doc: BatchDocument, id: string): string {
     "",
     ...doc.groups.flatMap((g) => [`## ${g.id} · ${kindText(g)} · ${g.count} ${g.count === 1 ? "dump" : "dumps"}`, "", `Signature: ${code(g.signature)}`, "", ...g.members.map((m) => `- ${cell(m)}${m === g.representative ? " (representative)" : ""}`), ""]),
     ...(doc.errors.length ? ["## Could not be read", "", ...doc.errors.map((e) => `- ${cell(e.dump)}: ${cell(e.error)}`), ""] : []),
-    ...(doc.skipped.length ? ["## Not dumps", "", ...doc.skipped.map((s) => `- ${cell(s)}`), ""] : []),
+    ...(doc.skipped.length ? ["## Skipped", "", ...doc.skipped.map((s) => `- ${cell(s.path)}: ${cell(s.reason)}`), ""] : []),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -64,7 +70,7 @@ input{font:inherit;padding:.3rem .5rem;margin:.5rem 0 1rem;width:20rem;max-width
 ${rows}
 </tbody></table>
 ${errors ? `<h2>Could not be read (${doc.errors.length})</h2><ul>${errors}</ul>` : ""}
-${doc.skipped.length ? `<p>${doc.skipped.length} files were not dumps.</p>` : ""}
+${doc.skipped.length ? `<h2>Skipped (${doc.skipped.length})</h2><ul>${doc.skipped.map((s) => `<li><code>${escape(s.path)}</code>: ${escape(s.reason)}</li>`).join("\n")}</ul>` : ""}
 <script>
 const table = document.getElementById("groups");
 const body = table.tBodies[0];

@@ -20,6 +20,9 @@ export interface BatchFlags extends Omit<DumpFlags, "exe">, ModelFlags {
   sessionsDir?: string;
 }
 
+/** Skipped files named on the terminal, at most. */
+const MAX_SKIPPED_LINES = 10;
+
 export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   const jobs = jobsOf(flags.jobs);
   // A wrong address is said before any dump is read.
@@ -53,8 +56,12 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   const id = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   const files = writeBatchReports(doc, id, resolve(flags.out));
   const read = doc.groups.reduce((n, g) => n + g.count, 0);
+  // Files that are not dumps are only counted; anything passed over for another reason is named.
+  const passedOver = doc.skipped.filter((s) => s.reason !== "not a crash dump");
+  for (const skipped of passedOver.slice(0, MAX_SKIPPED_LINES)) process.stderr.write(`dumpdbg: skipped ${skipped.path}: ${skipped.reason}\n`);
+  if (passedOver.length > MAX_SKIPPED_LINES) process.stderr.write(`dumpdbg: skipped ${passedOver.length - MAX_SKIPPED_LINES} more; the batch report lists them\n`);
   if (flags.json) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-  else process.stdout.write(`${counted(doc.groups.length, "bug")} in ${counted(read, "dump")} (${doc.errors.length} unreadable, ${doc.skipped.length} not ${doc.skipped.length === 1 ? "a dump" : "dumps"}); report: ${files.join(", ")}\n`);
+  else process.stdout.write(`${counted(doc.groups.length, "bug")} in ${counted(read, "dump")} (${doc.errors.length} unreadable, ${doc.skipped.length} skipped); report: ${files.join(", ")}\n`);
   if (doc.notDone > 0) throw new ExitError(ExitCode.interrupted, `interrupted: ${counted(doc.notDone, "dump")} not triaged yet; run the same batch again to go on`);
   if (read === 0) throw new ExitError(ExitCode.badInput, doc.errors.length ? `no dump could be read (${doc.errors.length} failed)` : "no dump found");
 }

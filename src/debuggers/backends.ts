@@ -152,9 +152,12 @@ export interface ChoiceInput {
   installed(backend: Backend): boolean;
   /** Whether the user named a backend's binary (`--cdb`, `DUMPDBG_CDB`); false when absent. */
   named?(backend: Backend): boolean;
+  /** The binary that would run for a backend, for messages. */
+  binary?(backend: Backend): string;
 }
 
-export type Choice = { backend: Backend } | { error: string };
+/** The backend to use, with a line saying so when `auto` fell back from the one it prefers; or why none can be. */
+export type Choice = { backend: Backend; fallback?: string } | { error: string };
 
 const FORMAT_NAMES: Record<DumpFormat, string> = { "elf-core": "an ELF core", minidump: "a minidump" };
 
@@ -178,11 +181,20 @@ export function chooseBackend(input: ChoiceInput): Choice {
   }
   const candidates = preference(input.format).filter((b) => !BACKENDS[b].hosts || BACKENDS[b].hosts?.includes(input.host));
   const built = candidates.filter((b) => BACKENDS[b].start);
+  // A binary the user named is what they want run: one that cannot run is an error, not a reason to switch.
+  const broken = built.find((b) => input.named?.(b) && !input.installed(b));
+  if (broken) {
+    const binary = input.binary?.(broken);
+    return { error: `the ${broken} you named${binary ? ` (${binary})` : ""} cannot be run: no such file, or not executable` };
+  }
+  const backend = built.find((b) => input.installed(b));
   // None installed: the first built one, whose start then says which binary it could not run.
-  const backend = built.find((b) => input.installed(b)) ?? built[0];
-  if (backend) return { backend };
-  return { error: `reading ${FORMAT_NAMES[input.format]} needs ${candidates.join(" or ")}, and this version of dumpdbg has no ${candidates.join(" or ")} backend yet` };
+  if (!backend) return built[0] ? { backend: built[0] } : { error: `reading ${FORMAT_NAMES[input.format]} needs ${candidates.join(" or ")}, and this version of dumpdbg has no ${candidates.join(" or ")} backend yet` };
+  const preferred = built[0];
+  if (preferred && preferred !== backend) return { backend, fallback: `${preferred} is not installed; reading ${FORMAT_NAMES[input.format]} with ${backend}` };
+  return { backend };
 }
+
 
 function preference(format: DumpFormat): Backend[] {
   return format === "minidump" ? ["cdb", "lldb"] : ["gdb", "lldb"];

@@ -4,12 +4,13 @@
  * `DumpError`s a user sees. Pure file reads: no debugger is involved, so bad input is caught
  * before one is started.
  */
-import { openSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 
 import { readPeImports, type PeImport } from "./dumpfile/pe.js";
+import { checkInputFile, MIN_DUMP_BYTES, unreadableReason } from "./input-files.js";
 import { toBigInt } from "./model.js";
-import { DumpFile, DumpFileError, ET_CORE, findAbortMessage, isElf, programBuildId, readElfCore, readElfHeader, readMinidump, type DumpFileFacts, type MappedFile } from "./dumpfile/index.js";
+import { DumpFile, DumpFileError, ET_CORE, findAbortMessage, isElf, openRegularFile, programBuildId, readElfCore, readElfHeader, readMinidump, type DumpFileFacts, type MappedFile } from "./dumpfile/index.js";
 
 export type { MappedFile } from "./dumpfile/index.js";
 export type DumpFormat = DumpFileFacts["format"];
@@ -35,6 +36,25 @@ export class DumpError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "DumpError";
+  }
+}
+
+/**
+ * Checks a dump path (and `--exe`) before anything opens it, without blocking the main thread:
+ * throws DumpError naming what the path is when it cannot be a dump ("is a FIFO (named pipe)").
+ */
+export async function checkDumpPaths(dump: string, exe?: string): Promise<void> {
+  const checked = await checkInputFile(dump, { minBytes: MIN_DUMP_BYTES });
+  if (!checked.ok) {
+    if (checked.reason === "does not exist") throw new DumpError(`dump not found: ${dump}`);
+    if (/^cannot be read|crash dump/.test(checked.reason)) throw new DumpError(`${dump} ${checked.reason}`);
+    throw new DumpError(`${dump} ${checked.reason}, not a crash dump`);
+  }
+  if (exe === undefined) return;
+  const program = await checkInputFile(exe);
+  if (!program.ok) {
+    if (program.reason === "does not exist") throw new DumpError(`executable not found: ${exe}`);
+    throw new DumpError(`--exe ${exe} ${program.reason}${program.reason.startsWith("cannot") ? "" : ", not an executable"}`);
   }
 }
 
@@ -216,20 +236,14 @@ function readFacts<T>(path: string, read: () => T): T {
   }
 }
 
+/** Opens a dump or executable that must be a regular file; never blocks on a FIFO or a device. */
 function openChecked(path: string, what: string): DumpFile {
-  let stat;
   try {
-    stat = statSync(path);
+    return new DumpFile(openRegularFile(path));
   } catch (error) {
+    if (error instanceof DumpFileError) throw new DumpError(`${error.message}, not a ${what} file`);
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DumpError(code === "ENOENT" ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${code ?? (error as Error).message}`);
-  }
-  if (stat.isDirectory()) throw new DumpError(`${path} is a directory, not a ${what} file`);
-  try {
-    return new DumpFile(openSync(path, "r"));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DumpError(`cannot read ${what} ${path}: ${code === "EACCES" ? "permission denied" : code ?? (error as Error).message}`);
+    throw new DumpError(code === "ENOENT" ? `${what} not found: ${path}` : `${what} ${path} ${unreadableReason(error)}`);
   }
 }
 

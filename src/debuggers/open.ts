@@ -6,7 +6,7 @@
 import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, startSession, type DebuggerChoice } from "./backends.js";
 import { DebuggerError } from "./errors.js";
 import { findSymbols } from "./symbols.js";
-import { buildIdMismatch, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
+import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import type { Backend, DebuggerSession } from "./session.js";
 
 export interface OpenDumpOptions {
@@ -46,6 +46,7 @@ export interface OpenedDump {
 }
 
 export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
+  await checkDumpPaths(options.dump, options.exe);
   const dump = inspectDump(options.dump);
   const binaries = options.binaries ?? {};
   const choice = chooseBackend({
@@ -54,10 +55,11 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     host: process.platform,
     installed: (backend) => isInstalled(backend, binaries),
     named: (backend) => isNamed(backend, binaries),
+    binary: (backend) => binaries[backend] ?? process.env[BACKENDS[backend].environment] ?? backend,
   });
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   const executable = resolveExecutable(dump, options.exe);
-  const warnings: string[] = [];
+  const warnings: string[] = choice.fallback ? [choice.fallback] : [];
   const mismatch = executable ? buildIdMismatch(dump, executable) : null;
   if (mismatch && (options.onMismatch ?? "refuse") === "refuse") {
     const named = dump.executableFromNotes ? ` (the core names ${dump.executableFromNotes})` : "";

@@ -3,21 +3,40 @@
  * with only a Breakpad symbol file finds "multiple source files" for one path). Bounded: files over
  * a few MiB are not read, and each file is read once.
  */
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
+
+import { openRegularFile } from "./dumpfile/index.js";
 
 const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 const read = new Map<string, string[] | null>();
 
 export function sourceLine(file: string, line: number): string | null {
-  if (!read.has(file)) read.set(file, linesOf(file));
+  if (!read.has(file)) read.set(file, sourceLines(file));
   return read.get(file)?.[line - 1] ?? null;
 }
 
-function linesOf(file: string): string[] | null {
+/**
+ * A source file's lines (1-based: line n is `[n - 1]`), or null when it is missing, too large or
+ * not a regular file: the path comes from the dump's debug information, so it may name a FIFO or a
+ * device, which must never be read.
+ */
+export function sourceLines(file: string): string[] | null {
+  let fd: number | null = null;
   try {
-    if (statSync(file).size > MAX_SOURCE_BYTES) return null;
-    return readFileSync(file, "utf8").split("\n");
+    fd = openRegularFile(file);
+    const size = fstatSync(fd).size;
+    if (size > MAX_SOURCE_BYTES) return null;
+    const bytes = Buffer.alloc(size);
+    let done = 0;
+    while (done < size) {
+      const got = readSync(fd, bytes, done, size - done, done);
+      if (got === 0) break;
+      done += got;
+    }
+    return bytes.subarray(0, done).toString("utf8").split(/\r?\n/);
   } catch {
     return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }

@@ -60,7 +60,7 @@ describe("dumpdbg batch --queue", () => {
     const doc = JSON.parse(result.stdout);
     expectGroupedByBug(doc.groups, placed);
     expect(doc.errors).toEqual([{ dump: path.join(dumps, "cut.core"), error: expect.stringMatching(/is truncated/) }]);
-    expect(doc.skipped).toEqual([path.join(dumps, "notes.txt")]);
+    expect(doc.skipped).toEqual([{ path: path.join(dumps, "notes.txt"), reason: "not a crash dump" }]);
     // Both workers took dumps, and every dump was triaged exactly once.
     const triaged = [...finished(first), ...finished(second)].filter((line) => line.startsWith("triaged "));
     expect(finished(first).length).toBeGreaterThan(0);

@@ -22,7 +22,7 @@ describe("dumpdbg batch", () => {
     const doc = JSON.parse(result.stdout);
     expectGroupedByBug(doc.groups, placed);
     expect(doc.errors).toEqual([{ dump: path.join(dumps, "cut.core"), error: expect.stringMatching(/is truncated/) }]);
-    expect(doc.skipped).toEqual([path.join(dumps, "README.txt")]);
+    expect(doc.skipped).toEqual([{ path: path.join(dumps, "README.txt"), reason: "not a crash dump" }]);
     const markdown = readFileSync(path.join(dir, "reports", readdirSync(path.join(dir, "reports")).find((f) => f.endsWith(".md")) ?? ""), "utf8");
     const html = readFileSync(path.join(dir, "reports", readdirSync(path.join(dir, "reports")).find((f) => f.endsWith(".html")) ?? ""), "utf8");
     expect(html).not.toMatch(/<script src=|<link /);

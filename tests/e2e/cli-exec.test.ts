@@ -208,13 +208,14 @@ describe("bad input", () => {
     // With gdb missing, auto falls back to lldb; asked for by name, a missing gdb is an error.
     { name: "a missing gdb named by DUMPDBG_GDB", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--debugger", "gdb", "-c", "bt"], env: { DUMPDBG_GDB: "/nonexistent/gdb-env" }, code: 4, message: /cannot start \/nonexistent\/gdb-env: not found/ },
     { name: "a missing gdb", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--debugger", "gdb", "--gdb", "/nonexistent/gdb", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
-    { name: "no debugger at all", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "--lldb", "/nonexistent/lldb-dap", "-c", "bt"], code: 4, message: /cannot start \/nonexistent\/gdb: not found/ },
+    { name: "no debugger at all", args: () => ["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "--lldb", "/nonexistent/lldb-dap", "-c", "bt"], code: 4, message: /the gdb you named \(\/nonexistent\/gdb\) cannot be run/ },
   ];
 
-  it("falls back to lldb when gdb is missing and no debugger was asked for", async () => {
+  it("does not switch to lldb when the gdb the user named cannot run", async () => {
     const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, "--gdb", "/nonexistent/gdb", "-c", "thread list"]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/\* thread #1: tid = \d+/);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^dumpdbg: .*the gdb you named \(\/nonexistent\/gdb\) cannot be run/);
   });
 
   for (const c of cases) {

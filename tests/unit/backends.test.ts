@@ -21,6 +21,19 @@ describe("chooseBackend", () => {
     expect(choose({ installed: installed() })).toEqual({ backend: "gdb" });
   });
 
+  it("falls back from a missing gdb to lldb for an ELF core, saying which and why", () => {
+    expect(choose({ installed: installed("lldb") })).toEqual({ backend: "lldb", fallback: "gdb is not installed; reading an ELF core with lldb" });
+  });
+
+  it("refuses a gdb the user named that cannot run, rather than switching to lldb", () => {
+    const choice = choose({ installed: installed("lldb"), named: (b) => b === "gdb", binary: () => "/no/such/gdb" });
+    expect(choice).toEqual({ error: "the gdb you named (/no/such/gdb) cannot be run: no such file, or not executable" });
+  });
+
+  it("takes a named gdb that runs, with no fallback line", () => {
+    expect(choose({ named: (b) => b === "gdb" })).toEqual({ backend: "gdb" });
+  });
+
   it("honours an explicit gdb", () => {
     expect(choose({ requested: "gdb", installed: installed() })).toEqual({ backend: "gdb" });
   });

@@ -3,7 +3,7 @@
  * function around it, the pointers a line dereferences. C-family and Rust syntax, by pattern, not
  * by parsing: a wrong guess only costs a hypothesis that the debugger then rejects.
  */
-import { readFileSync, statSync } from "node:fs";
+import { sourceLines } from "../../debuggers/source-files.js";
 import type { SourceExcerpt } from "../../report/document.js";
 
 export interface SourceFile {
@@ -12,17 +12,9 @@ export interface SourceFile {
   lines: string[];
 }
 
-const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
-
 export function readSource(path: string | null): SourceFile | null {
-  if (path === null) return null;
-  try {
-    const info = statSync(path);
-    if (!info.isFile() || info.size > MAX_SOURCE_BYTES) return null;
-    return { path, lines: readFileSync(path, "utf8").split(/\r?\n/) };
-  } catch {
-    return null;
-  }
+  const lines = path === null ? null : sourceLines(path);
+  return path !== null && lines ? { path, lines } : null;
 }
 
 /** Lines `line - context` to `line + context` of `source`, clamped to the file, for the report; null past its end. */

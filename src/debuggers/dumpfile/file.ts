@@ -3,7 +3,7 @@
  * read from a buffer checked against its length. A read that does not fit is a DumpFileError,
  * never a RangeError, a huge allocation or a read of the whole file.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 
 import type { Address } from "../model.js";
 
@@ -18,6 +18,32 @@ export class DumpFileError extends Error {
 /** The most one read may take: note segments and streams of real dumps stay far below it. */
 const MAX_READ_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Opens a regular file for reading, never blocking: O_NONBLOCK keeps a FIFO or a device from
+ * waiting for a writer (a path checked as a file may have been swapped since), and anything that
+ * is not a regular file is closed again and refused with a DumpFileError naming what it is.
+ */
+export function openRegularFile(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw new DumpFileError(`${path} is ${specialFileKind(stats) ?? "not a regular file"}`);
+  }
+  return fd;
+}
+
+/** What a path that is not a regular file is ("a FIFO (named pipe)"); null for a regular file. */
+export function specialFileKind(stats: Stats): string | null {
+  if (stats.isFile()) return null;
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
 /** An open dump file, read by position. */
 export class DumpFile {
   readonly size: number;
@@ -27,7 +53,7 @@ export class DumpFile {
   }
 
   static open(path: string): DumpFile {
-    return new DumpFile(openSync(path, "r"));
+    return new DumpFile(openRegularFile(path));
   }
 
   /** Exactly `length` bytes at `offset`; what lies outside the file or exceeds the cap is an error. */

@@ -9,5 +9,5 @@ export type DumpFileFacts = ElfCoreFacts | MinidumpFacts;
 
 export { findAbortMessage, readElfCore, type Auxv, type CoreThread, type ElfCoreFacts, type MappedFile } from "./elf-core.js";
 export { ET_CORE, isElf, programBuildId, readElfHeader } from "./elf.js";
-export { DumpFile, DumpFileError } from "./file.js";
+export { DumpFile, DumpFileError, openRegularFile, specialFileKind } from "./file.js";
 export { readMinidump, readMinidumpMemory, type DumpedMemory, type MinidumpFacts, type MinidumpThread } from "./minidump.js";

@@ -6,8 +6,9 @@
  * past its timeout costs the adapter: it is killed and the same dump reopened, which the result says.
  */
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import { openRegularFile } from "../dumpfile/index.js";
 import { CommandRunner } from "../command-runner.js";
 import { DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
@@ -355,7 +356,7 @@ function warningsIn(output: string): string[] {
 /** Whether a dump file is a minidump ("MDMP"), by its first bytes; a file that cannot be read is left to `open` to report. */
 function isMinidump(path: string): boolean {
   try {
-    const fd = openSync(path, "r");
+    const fd = openRegularFile(path);
     try {
       const head = Buffer.alloc(4);
       return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "MDMP";
