@@ -329,7 +329,7 @@ describe("Debian's debuginfod serving a program's separate debug file", () => {
     debuginfod?.kill();
   });
 
-  const debuginfodServer = (): SymbolSource => ({ kind: "server", url, protocol: "debuginfod", origin: "DEBUGINFOD_URLS" });
+  const debuginfodServer = (at = url): SymbolSource => ({ kind: "server", url: at, protocol: "debuginfod", origin: "DEBUGINFOD_URLS" });
 
   it("fetches the debug file by build id, checks the build id note of what arrived, and caches it", async () => {
     const cache = path.join(await tempDir(), "cache");
@@ -356,6 +356,16 @@ describe("Debian's debuginfod serving a program's separate debug file", () => {
     );
     expect(results[0]?.outcome).toMatchObject({ status: "fetched", bytes: statSync(program).size });
     expect(results[1]?.outcome).toEqual({ status: "missing", tried: [] });
+  });
+
+  it("refuses an ELF file served under another build id, by its own build id note", async () => {
+    const other = "ab".repeat(20);
+    // A misfiled server: the real debug file, under a build id that is not its own.
+    const misfiled = await serve((req, res) => (req.url === `/buildid/${other}/debuginfo` ? createReadStream(`${program}.debug`).pipe(res.writeHead(200)) : res.writeHead(404).end()));
+    const cache = path.join(await tempDir(), "cache");
+    const [result] = await fetchSymbols([{ module: "hello", files: [{ kind: "debuginfo", buildId: other }] }], [debuginfodServer(misfiled.url)], { cache });
+    expect(result?.outcome).toMatchObject({ status: "refused", reason: `${misfiled.url}/buildid/${other}/debuginfo: its build id is ${buildId}, not ${other}` });
+    expect(await filesUnder(cache)).toEqual([]);
   });
 
   it("reports a build id debuginfod does not know as a 404", async () => {
