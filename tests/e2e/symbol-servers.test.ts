@@ -162,11 +162,14 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     const opts = await options();
     const [result] = await fetchSymbols([{ ...pdb("crash.pdb"), verify: async () => "its PDB age is 2, not 1" }], [ms(`${store.url}/store`)], opts);
     expect(result?.outcome).toMatchObject({ status: "refused", tried: [{ outcome: "wrong id" }] });
+    const [thrown] = await fetchSymbols([{ ...pdb("crash.pdb"), verify: async () => { throw new Error("not a PDB") } }], [ms(`${store.url}/store`)], opts);
+    expect(thrown?.outcome).toMatchObject({ status: "refused", reason: `${store.url}/store/crash.pdb/${PDB_ID}/crash.pdb: the check of its id failed: not a PDB` });
     expect(await filesUnder(opts.cache)).toEqual([]);
   });
 
   it("asks symsrv's fallbacks on a 404, the compressed copy and file.ptr, and says what each answered", async () => {
-    const [result] = await fetchSymbols([pdb("kernel32.pdb")], [ms(`${store.url}/store`)], await options());
+    const opts = await options();
+    const [result] = await fetchSymbols([pdb("kernel32.pdb")], [ms(`${store.url}/store`)], opts);
     expect(result?.outcome).toEqual({
       status: "missing",
       tried: [
@@ -176,6 +179,8 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
       ],
     });
     expect(symbolsSummary([result!])).toBe("symbols: 1 module missing: kernel32.pdb (404)");
+    // A miss leaves no folder behind in the cache either.
+    expect(existsSync(opts.cache)).toBe(false);
   });
 
   it("recognises a CAB-compressed .pd_ by its MSCF magic and says plainly it cannot be expanded here", async () => {

@@ -29,32 +29,37 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * is atomic). A failed or oversized download leaves nothing behind.
  */
 export async function downloadBeside(url: string, destination: string, limits: RequestLimits): Promise<Downloaded> {
-  await mkdir(dirname(destination), { recursive: true });
   const temp = join(dirname(destination), `.${basename(destination)}.${process.pid}.${randomBytes(4).toString("hex")}.part`);
-  const file = await open(temp, "wx");
   let kept = false;
   try {
     const result = await withResponse(url, limits, async (body, declared) => {
-      let bytes = 0;
-      for await (const chunk of body) {
-        bytes += chunk.length;
-        if (bytes > limits.maxBytes) return { ok: false as const, failure: "too large" };
-        await file.write(chunk);
+      // Folders and the temporary file appear only once a server has the file: a miss leaves no trace.
+      await mkdir(dirname(destination), { recursive: true });
+      const file = await open(temp, "wx");
+      try {
+        let bytes = 0;
+        for await (const chunk of body) {
+          bytes += chunk.length;
+          if (bytes > limits.maxBytes) return { ok: false as const, failure: "too large" };
+          await file.write(chunk);
+        }
+        if (declared !== null && bytes !== declared) return { ok: false as const, failure: "truncated" };
+        return { ok: true as const, temp, bytes };
+      } finally {
+        await file.close();
       }
-      if (declared !== null && bytes !== declared) return { ok: false as const, failure: "truncated" };
-      return { ok: true as const, temp, bytes };
     });
     kept = result.ok;
     return result;
   } finally {
-    await file.close();
     if (!kept) await rm(temp, { force: true });
   }
 }
 
 /** The first `length` bytes of a file (a CAB's magic, a small `file.ptr`), and whether that was all of it. */
 export async function readStart(url: string, length: number, limits: RequestLimits): Promise<BodyStart> {
-  return withResponse(url, limits, async (body) => {
+  // Only `length` bytes are ever read, so a large declared size (a big .pd_) is no reason to stop.
+  return withResponse(url, { ...limits, maxBytes: Number.POSITIVE_INFINITY }, async (body) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
     for await (const chunk of body) {

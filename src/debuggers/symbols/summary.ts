@@ -16,9 +16,9 @@ export function symbolsSummary(results: SymbolResult[]): string | null {
   const local = results.filter((r) => r.outcome.status === "found").length;
   if (local > 0) counts.push([local, "already here"]);
   const missing = results.filter((r) => r.outcome.status === "missing");
-  if (missing.length > 0) counts.push([missing.length, `missing: ${named(missing.map((r) => `${r.module} (${answers(r.outcome)})`))}`]);
+  if (missing.length > 0) counts.push([missing.length, `missing: ${named(missing.map((r) => `${printable(r.module)} (${answers(r.outcome)})`))}`]);
   const refused = results.filter((r) => r.outcome.status === "refused");
-  if (refused.length > 0) counts.push([refused.length, `refused, another build's file: ${named(refused.map((r) => r.module))}`]);
+  if (refused.length > 0) counts.push([refused.length, `refused, another build's file: ${named(refused.map((r) => printable(r.module)))}`]);
   // The noun goes with the first count only: `3 modules from A, 1 from B, 2 missing`.
   const parts = counts.map(([count, what], i) => (i === 0 ? `${count} ${count === 1 ? "module" : "modules"} ${what}` : `${count} ${what}`));
   return `symbols: ${parts.join(", ")}`;
@@ -28,9 +28,14 @@ function named(items: string[]): string {
   return items.length <= NAMED ? items.join(", ") : `${items.slice(0, NAMED).join(", ")} and ${items.length - NAMED} more`;
 }
 
-/** What the stores answered, each answer once: `404`, `404, timeout`, `no server named`. */
+/** What the stores answered, each answer once: `404`, `404, timeout`, `no server asked`. */
 function answers(outcome: SymbolOutcome): string {
   const tried = outcome.status === "missing" ? outcome.tried : [];
   const words = [...new Set(tried.map((t) => t.outcome))];
-  return words.length > 0 ? words.join(", ") : "no server named";
+  return words.length > 0 ? words.join(", ") : "no server asked";
+}
+
+/** Module names come from the dump: a control character in one must not reach the terminal. */
+function printable(name: string): string {
+  return name.replace(/[\x00-\x1f\x7f]/g, "?");
 }

@@ -19,7 +19,7 @@ export async function mismatch(path: string, file: SymbolFile, verify: VerifyFil
   const own = ownCheck(path, file);
   if (own !== null) return own;
   if (!verify) return null;
-  const verdict = await verify(path, file);
+  const verdict = await verify(path, file).catch((error: Error) => `the check of its id failed: ${error.message}`);
   return verdict === true ? null : verdict === false ? "its id does not match the module's" : verdict;
 }
 
