@@ -7,7 +7,7 @@
  * binutils. Every fetch is bounded: the hanging servers' tests measure that they end in time.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -148,6 +148,31 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     const [result] = await fetchSymbols([{ module: "crash.pdb", files: [{ kind: "sym", module: "crash.pdb", id: SYM_ID }] }], [any(`${store.url}/store/`.replace(/\/$/, ""))], opts);
     expect(result?.outcome).toMatchObject({ status: "fetched", file: { kind: "sym" } });
     expect(await filesUnder(opts.cache)).toEqual([`crash.pdb/${SYM_ID}/crash.sym`]);
+  });
+
+  it("fetches a PE image by timestamp and image size, checked against its own headers: Wine's kernel32.dll", async () => {
+    const dll = "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/kernel32.dll";
+    // The index as binutils reads the headers: the COFF timestamp as a date, SizeOfImage in hex.
+    const { stdout } = await exec("x86_64-w64-mingw32-objdump", ["-p", dll], { env: { ...process.env, TZ: "UTC" } });
+    const stamp = Date.parse(`${/^Time\/Date\s+(.+)$/m.exec(stdout)?.[1]} UTC`) / 1000;
+    const size = Number.parseInt(/^SizeOfImage\s+([0-9a-f]+)$/m.exec(stdout)?.[1] ?? "", 16);
+    const id = `${stamp.toString(16).toUpperCase().padStart(8, "0")}${size.toString(16)}`;
+    await mkdir(path.join(root, "kernel32.dll", id), { recursive: true });
+    await copyFile(dll, path.join(root, "kernel32.dll", id, "kernel32.dll"));
+    await mkdir(path.join(root, "kernel32.dll", "5E0000001000"), { recursive: true });
+    await copyFile(dll, path.join(root, "kernel32.dll", "5E0000001000", "kernel32.dll"));
+    const opts = await options({ maxBytes: 16 * 1024 * 1024 });
+    const results = await fetchSymbols(
+      [
+        { module: "kernel32.dll", files: [{ kind: "pe", name: "kernel32.dll", id }] },
+        { module: "kernel32.dll", files: [{ kind: "pe", name: "kernel32.dll", id: "5E0000001000" }] },
+      ],
+      [ms(`${store.url}/store`)],
+      opts,
+    );
+    expect(results[0]?.outcome).toMatchObject({ status: "fetched", bytes: statSync(dll).size });
+    expect(results[1]?.outcome).toMatchObject({ status: "refused", reason: expect.stringContaining(`its timestamp and image size are ${id}, not 5E0000001000`) });
+    expect(await filesUnder(opts.cache)).toEqual([`kernel32.dll/${id}/kernel32.dll`]);
   });
 
   it("refuses a .sym whose MODULE id is another build's, and keeps it out of the cache", async () => {
