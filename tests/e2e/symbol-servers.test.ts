@@ -285,6 +285,12 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     expect(slow.mostAtOnce()).toBe(4);
   });
 
+  it("says the cache cannot be written when a file stands where its folder should be", async () => {
+    const cache = await put(await tempDir(), "not-a-folder", "");
+    const [result] = await fetchSymbols([pdb("crash.pdb")], [ms(`${store.url}/store`)], { ...(await options()), cache });
+    expect(result?.outcome.status === "missing" && result.outcome.tried[0]?.outcome).toMatch(/^cache not writable \((ENOTDIR|EEXIST)\)$/);
+  });
+
   it("asks no server when offline, and says so", async () => {
     const before = store.requests.length;
     const [result] = await fetchSymbols([pdb("crash.pdb")], [ms(`${store.url}/store`)], await options({ offline: true }));

@@ -64,7 +64,7 @@ export async function fetchSymbols(queries: SymbolQuery[], sources: SymbolSource
     if (files.length === 0) return { module: query.module, outcome: unsafe ? { status: "refused", reason: unsafe, tried: [] } : { status: "missing", tried: [] } };
     const local = await findLocal(files, folders, query.verify);
     if (local.outcome) return { module: query.module, outcome: local.outcome };
-    if (options.offline) return { module: query.module, outcome: notFound(local.refusals, servers.map((s) => ({ url: s.url, outcome: "offline" }))) };
+    if (options.offline) return { module: query.module, outcome: notFound(local.refusals, servers.filter((s) => files.some((file) => serves(s.protocol, file))).map((s) => ({ url: s.url, outcome: "offline" }))) };
     const outcome = await fromServers(files, servers, query.verify, { cache: options.cache, pool, deadline, settings });
     return { module: query.module, outcome };
   };
@@ -132,8 +132,12 @@ async function askServer(server: Server, file: SymbolFile, verify: VerifyFile | 
   const path = storePath(file);
   const url = `${server.url}/${path.map(encodeURIComponent).join("/")}`;
   const destination = join(context.cache, ...path);
-  const started = Date.now();
-  const download = await context.pool.run(() => downloadBeside(url, destination, limits).catch((error: NodeJS.ErrnoException) => ({ ok: false as const, failure: `cache not writable (${error.code ?? error.message})` })));
+  let started = Date.now();
+  const download = await context.pool.run(() => {
+    // The time a download took, not the time it waited for a free slot.
+    started = Date.now();
+    return downloadBeside(url, destination, limits).catch((error: NodeJS.ErrnoException) => ({ ok: false as const, failure: `cache not writable (${error.code ?? error.message})` }));
+  });
   if (download.ok) {
     const wrong = await mismatch(download.temp, file, verify);
     if (wrong !== null) {
