@@ -361,8 +361,11 @@ describe("Debian's debuginfod serving a program's separate debug file", () => {
     }
   }, 30_000);
 
-  afterAll(() => {
-    debuginfod?.kill();
+  afterAll(async () => {
+    if (!debuginfod || debuginfod.exitCode !== null) return;
+    const exited = new Promise((resolve) => debuginfod.once("exit", resolve));
+    debuginfod.kill();
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
   });
 
   const debuginfodServer = (at = url): SymbolSource => ({ kind: "server", url: at, protocol: "debuginfod", origin: "DEBUGINFOD_URLS" });
