@@ -67,8 +67,3 @@ export function serves(protocol: SymbolProtocol, file: SymbolFile): boolean {
   return file.kind === "debuginfo" || file.kind === "executable";
 }
 
-/** The module's name as a summary line shows it. */
-export function fileLabel(file: SymbolFile): string {
-  if (file.kind === "debuginfo" || file.kind === "executable") return `${file.buildId.toLowerCase()} (${file.kind})`;
-  return storePath(file)[2] ?? "";
-}
