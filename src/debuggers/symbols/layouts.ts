@@ -66,4 +66,3 @@ export function serves(protocol: SymbolProtocol, file: SymbolFile): boolean {
   if (protocol === "microsoft") return file.kind === "pdb" || file.kind === "pe";
   return file.kind === "debuginfo" || file.kind === "executable";
 }
-
