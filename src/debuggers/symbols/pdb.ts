@@ -52,17 +52,8 @@ const INFO_VC70 = 20000404;
 /** The DBI stream's header starts with a signature of -1, its version, and the age. */
 const DBI_AGE_BYTES = 12;
 
-/** The identity of the PDB at `path`: a DumpFileError (an UnsupportedPdbError for a PDB 2.00) when it has none to read. */
-export function readPdbIdentity(path: string): PdbIdentity {
-  const file = DumpFile.open(path);
-  try {
-    return identity(file);
-  } finally {
-    file.close();
-  }
-}
-
-function identity(file: DumpFile): PdbIdentity {
+/** A PDB file's identity: a DumpFileError (an UnsupportedPdbError for a PDB 2.00) when it has none to read. */
+export function readPdbIdentity(file: DumpFile): PdbIdentity {
   // The PDB 2.00 signature is shorter than an MSF 7.00 superblock.
   const head = file.read(0, Math.min(file.size, SUPERBLOCK_BYTES), "the PDB's superblock");
   if (head.subarray(0, PDB2_MAGIC.length).equals(PDB2_MAGIC)) throw new UnsupportedPdbError("Microsoft C/C++ program database 2.00");
