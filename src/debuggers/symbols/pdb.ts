@@ -64,14 +64,8 @@ export function readPdbIdentity(file: DumpFile): PdbIdentity {
   if (version < INFO_VC70) throw new DumpFileError(`the PDB info stream has version ${version}, older than VC 7.0's GUID`);
   const guid = info.slice(12, 16);
   const infoAge = info.u32(8);
-  const age = msf.streamCount > DBI_STREAM ? dbiAge(msf.stream(DBI_STREAM)) : null;
-  return {
-    id: pdbId(guid, age ?? infoAge),
-    guid: windowsGuid(guid),
-    age: age ?? infoAge,
-    infoAge,
-    signature: info.u32(4),
-  };
+  const age = (msf.streamCount > DBI_STREAM ? dbiAge(msf.stream(DBI_STREAM)) : null) ?? infoAge;
+  return { id: pdbId(guid, age), guid: windowsGuid(guid), age, infoAge, signature: info.u32(4) };
 }
 
 /** The DBI stream's age; null when the stream is empty, as in a PDB that holds only types. */
