@@ -171,6 +171,16 @@ export interface Module {
   end: Address | null;
   /** GNU build id (ELF) or the CodeView signature and age (PE): how symbols are matched. */
   buildId: string | null;
+  /**
+   * The debug file the module's CodeView record names, as its linker wrote it
+   * (`C:\build\server.pdb`): where a PE's PDB was; null when no record names one (ELF modules).
+   */
+  debugFile: string | null;
+  /**
+   * A PE's TimeDateStamp and SizeOfImage as `%08X%x` (`5F3A2B1C1d000`): the id Microsoft symbol
+   * servers file the executable itself under; null for other modules.
+   */
+  codeId: string | null;
   /** The debugger loaded symbols for it. */
   symbolsLoaded: boolean | null;
 }

@@ -116,9 +116,9 @@ describe("a Breakpad symbol store", () => {
 
   it("computes the Breakpad id of an ELF module from its build id as Breakpad does", () => {
     // GUID fields byte-swapped from the build id's first 16 bytes, then age 0.
-    expect(breakpadId({ path: "/usr/bin/prog", start: null, end: null, buildId: "2492a794c85c71d1efee567adb4ce36ca947ed98", symbolsLoaded: null })).toBe("94A792245CC8D171EFEE567ADB4CE36C0");
+    expect(breakpadId({ path: "/usr/bin/prog", start: null, end: null, buildId: "2492a794c85c71d1efee567adb4ce36ca947ed98", debugFile: null, codeId: null, symbolsLoaded: null })).toBe("94A792245CC8D171EFEE567ADB4CE36C0");
     // A PE's id is the dump's CodeView GUID and age as they are.
-    expect(breakpadId({ path: "C:\\app\\server.exe", start: null, end: null, buildId: "3E1C0A9B5D2F4E6A8B7C9D0E1F2A3B4C1", symbolsLoaded: null })).toBe("3E1C0A9B5D2F4E6A8B7C9D0E1F2A3B4C1");
-    expect(breakpadId({ path: "/usr/bin/prog", start: null, end: null, buildId: null, symbolsLoaded: null })).toBeNull();
+    expect(breakpadId({ path: "C:\\app\\server.exe", start: null, end: null, buildId: "3E1C0A9B5D2F4E6A8B7C9D0E1F2A3B4C1", debugFile: null, codeId: null, symbolsLoaded: null })).toBe("3E1C0A9B5D2F4E6A8B7C9D0E1F2A3B4C1");
+    expect(breakpadId({ path: "/usr/bin/prog", start: null, end: null, buildId: null, debugFile: null, codeId: null, symbolsLoaded: null })).toBeNull();
   });
 });

@@ -20,7 +20,8 @@ import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
 const SOURCES = fileURLToPath(new URL("../fixtures/windows/", import.meta.url));
-const CACHE_ROOT = path.join(os.tmpdir(), "dumpdbg-fixtures");
+/** Where built fixtures are cached, one folder per program and version of its sources. */
+export const CACHE_ROOT = path.join(os.tmpdir(), "dumpdbg-fixtures");
 const PREFIX = path.join(CACHE_ROOT, "wine-prefix");
 const LOCK = path.join(CACHE_ROOT, "wine.lock");
 const RUN_TIMEOUT_MS = 120_000;
@@ -108,23 +109,32 @@ async function build(name: string): Promise<BuiltMinidump> {
       path.join(scratch, "crash-dump.o"),
       "-ldbghelp",
     ]);
-    const { code, output } = await withWine(() => runUnderWine(path.join(scratch, `${name}.exe`), scratch));
-    // The crash reporter ends the process with exit code 3 once crash.dmp is written.
-    if (code !== 3 || !existsSync(path.join(scratch, "crash.dmp"))) {
-      throw new Error(`${name}.exe exited with ${code} instead of writing crash.dmp:\n${output}`);
-    }
-    await writeFile(path.join(scratch, "output.txt"), output);
     await rm(path.join(scratch, "crash-dump.o"), { force: true });
-    try {
-      await rename(scratch, dir);
-    } catch {
-      // Another worker published the same build first: use theirs.
-      await rm(scratch, { recursive: true, force: true });
-    }
+    await crashAndPublish(path.join(scratch, `${name}.exe`), scratch, dir);
     return { name, exe, dump, dir, source, output: await readFile(done, "utf8") };
   } catch (error) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/**
+ * Runs a fixture program built in `scratch` under Wine until its crash reporter has written
+ * crash.dmp there (with what it printed in output.txt), then publishes `scratch` as the cache
+ * folder `dir`. The caller removes `scratch` when this throws.
+ */
+export async function crashAndPublish(exe: string, scratch: string, dir: string): Promise<void> {
+  const { code, output } = await withWine(() => runUnderWine(exe, scratch));
+  // The crash reporter ends the process with exit code 3 once crash.dmp is written.
+  if (code !== 3 || !existsSync(path.join(scratch, "crash.dmp"))) {
+    throw new Error(`${path.basename(exe)} exited with ${code} instead of writing crash.dmp:\n${output}`);
+  }
+  await writeFile(path.join(scratch, "output.txt"), output);
+  try {
+    await rename(scratch, dir);
+  } catch {
+    // Another worker published the same build first: use theirs.
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 

@@ -402,9 +402,10 @@ describe("readMinidump on a hand-built minidump", () => {
       [4712, "io-worker", "0x7ffb0000ebe4", "0xd2c910e040", { start: "0xd2c910e000", size: 256 }],
     ]);
     expect(facts.stopReason).toEqual({ type: "exception", code: "0xc0000005", flags: 0, address: "0x14000169d", parameters: ["0x1", "0x10"], thread: 4711 });
-    expect(facts.modules.map((m) => [m.path, m.start, m.end, m.buildId])).toEqual([
-      [CHAT_EXE, "0x140000000", "0x140043000", `${PDB_GUID.replaceAll("-", "")}1`],
-      ["C:\\Windows\\System32\\ntdll.dll", "0x7ffb00000000", "0x7ffb001f8000", "0A1B2C3D4E5F60718293A4B5C6D7E8F91A"],
+    // The writer leaves TimeDateStamp 0 and names chat.pdb in every CodeView record.
+    expect(facts.modules.map((m) => [m.path, m.start, m.end, m.buildId, m.debugFile, m.codeId])).toEqual([
+      [CHAT_EXE, "0x140000000", "0x140043000", `${PDB_GUID.replaceAll("-", "")}1`, "chat.pdb", "0000000043000"],
+      ["C:\\Windows\\System32\\ntdll.dll", "0x7ffb00000000", "0x7ffb001f8000", "0A1B2C3D4E5F60718293A4B5C6D7E8F91A", "chat.pdb", "000000001f8000"],
     ]);
     expect(facts.regions).toEqual([
       { start: "0x140000000", end: "0x140001000", permissions: "r--", file: CHAT_EXE, offset: "0x0" },

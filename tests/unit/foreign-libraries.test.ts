@@ -4,7 +4,7 @@ import { libraryFunctionName } from "../../src/analyzers/triage/fault.js";
 import type { Module } from "../../src/debuggers/model.js";
 import type { SharedLibrary } from "../../src/debuggers/probe.js";
 
-const module = (path: string, buildId: string | null, start: string, end: string): Module => ({ path, buildId, start, end, symbolsLoaded: null });
+const module = (path: string, buildId: string | null, start: string, end: string): Module => ({ path, buildId, start, end, debugFile: null, codeId: null, symbolsLoaded: null });
 const library = (path: string, from: string | null, symbolsRead = from !== null): SharedLibrary => ({ path, from, to: from, symbolsRead, missingDebugInfo: false });
 
 const MODULES = [

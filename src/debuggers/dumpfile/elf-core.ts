@@ -326,6 +326,8 @@ function modulesOf(mappedFiles: MappedFile[], loads: ProgramHeader[], memory: Co
       start: hex(mappings.reduce((min, m) => (m.start < min ? m.start : min), first.start)),
       end: hex(mappings.reduce((max, m) => (m.end > max ? m.end : max), first.end)),
       buildId: page ? partial(problems, null, () => imageBuildId(page)) : null,
+      debugFile: null,
+      codeId: null,
       symbolsLoaded: null,
     });
   }

@@ -9,6 +9,7 @@ import type { Address, CrashpadInfo, ExceptionStop, MemoryRegion, Module, Platfo
 import { readCrashpadInfo } from "./crashpad-info.js";
 import { contextRegisters, contextRegistersBytes } from "./minidump-context.js";
 import { checkedCount, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges, toOffset } from "./file.js";
+import { peCodeId, readCodeViewRecord, type CodeViewRecord } from "./pe.js";
 
 export interface MinidumpThread {
   id: number;
@@ -128,10 +129,6 @@ const MAX_CONTEXT_BYTES = 64 * 1024;
 const MAX_TEXT_STREAM_BYTES = 16 * 1024 * 1024;
 const MAX_MEMORY_READ = 1024 * 1024;
 
-const CV_PDB70 = 0x53445352; // "RSDS"
-const CV_PDB20 = 0x3031424e; // "NB10"
-const CV_ELF = 0x4270454c; // "BpEL"
-
 const MEM_COMMIT = 0x1000;
 const MEM_FREE = 0x10000;
 const MEM_IMAGE = 0x1000000;
@@ -190,7 +187,7 @@ export function readMinidump(file: DumpFile): MinidumpFacts {
   const names = read(THREAD_NAMES, new Map<number, string>(), (fields) => readThreadNames(file, fields, problems));
   const threads = read(THREAD_LIST, [], (fields) => readThreads(file, fields, platform, names, problems));
   const exception = read(EXCEPTION, null, (fields) => readException(file, fields, platform, problems));
-  const modules = read(MODULE_LIST, [], (fields) => readModules(file, fields, problems));
+  const modules = read(MODULE_LIST, [], (fields) => readModules(file, fields, platform, problems));
   const memoryInfo = read(MEMORY_INFO_LIST, [], (fields) => readMemoryInfo(fields, modules));
   const maps = memoryInfo.length > 0 ? [] : read(LINUX_MAPS, [], readLinuxMaps);
   const memory = [...read(MEMORY_LIST, [], readMemoryList), ...read(MEMORY_64_LIST, [], readMemory64List)];
@@ -356,20 +353,25 @@ function signalOf(exception: ExceptionStop): SignalStop {
   };
 }
 
-function readModules(file: DumpFile, fields: Fields, problems: string[]): Module[] {
+function readModules(file: DumpFile, fields: Fields, platform: Platform, problems: string[]): Module[] {
   const count = checkedCount(fields.u32(0), MAX_ENTRIES, "the module list");
   const first = listStart(fields, count, MODULE_BYTES);
   const modules: Module[] = [];
   for (let i = 0; i < count; i++) {
     const at = first + i * MODULE_BYTES;
     const base = fields.u64(at);
+    const size = fields.u32(at + 8);
     const path = partial(problems, "", () => readString(file, fields.u32(at + 20), `the name of the module at ${hex(base)}`));
     const cvSize = fields.u32(at + 76);
+    const codeView = cvSize === 0 ? null : partial(problems, null, () => readCodeView(file, cvSize, fields.u32(at + 80), path));
     modules.push({
       path,
       start: hex(base),
-      end: hex(base + BigInt(fields.u32(at + 8))),
-      buildId: cvSize === 0 ? null : partial(problems, null, () => codeViewId(file, cvSize, fields.u32(at + 80), path)),
+      end: hex(base + BigInt(size)),
+      buildId: codeView?.id ?? null,
+      debugFile: codeView?.debugFile ?? null,
+      // Breakpad's writers for other systems leave the PE header's TimeDateStamp 0: no symbol server id.
+      codeId: platform.os === "windows" ? peCodeId(fields.u32(at + 16), size) : null,
       symbolsLoaded: null,
     });
   }
@@ -377,19 +379,13 @@ function readModules(file: DumpFile, fields: Fields, problems: string[]): Module
 }
 
 /**
- * The id that symbol stores file a module's debug information under: a PDB's GUID and age as
- * Breakpad and symbol servers write them (`3F2504E04F8941D39A0C0305E82C33011`), or an ELF build id.
+ * The module's CodeView record: the id that symbol stores file its debug information under (a
+ * PDB's GUID and age as Breakpad and symbol servers write them, `3F2504E04F8941D39A0C0305E82C33011`,
+ * or an ELF build id) and the debug file it names.
  */
-function codeViewId(file: DumpFile, size: number, rva: number, module: string): string | null {
-  const fields = new Fields(file.read(rva, Math.min(size, MAX_CODEVIEW_BYTES), `the CodeView record of ${module}`), `the CodeView record of ${module}`);
-  const signature = fields.u32(0);
-  if (signature === CV_PDB70) {
-    const guid = [fields.u32(4).toString(16).padStart(8, "0"), fields.u16(8).toString(16).padStart(4, "0"), fields.u16(10).toString(16).padStart(4, "0"), fields.slice(12, 8).toString("hex")];
-    return `${guid.join("")}${fields.u32(20).toString(16)}`.toUpperCase();
-  }
-  if (signature === CV_PDB20) return `${fields.u32(8).toString(16).padStart(8, "0")}${fields.u32(12).toString(16)}`.toUpperCase();
-  if (signature === CV_ELF) return fields.bytes.subarray(4).toString("hex") || null;
-  return null;
+function readCodeView(file: DumpFile, size: number, rva: number, module: string): CodeViewRecord | null {
+  const what = `the CodeView record of ${module}`;
+  return readCodeViewRecord(new Fields(file.read(rva, Math.min(size, MAX_CODEVIEW_BYTES), what), what));
 }
 
 function readMemoryInfo(fields: Fields, modules: Module[]): MemoryRegion[] {
