@@ -69,6 +69,8 @@ describe("parseSymRecord", () => {
     ["FUNC 1a2b 30 8 ns::f(int, char const*) const", { kind: "func", address: 0x1a2b, size: 0x30, name: "ns::f(int, char const*) const" }],
     ["FUNC m 1a2b 30 0 folded", { kind: "func", address: 0x1a2b, size: 0x30, name: "folded" }],
     ["1a2b 4 120 3", { kind: "line", address: 0x1a2b, size: 4, line: 120, file: 3 }],
+    ["FACE 4 1 0", { kind: "line", address: 0xface, size: 4, line: 1, file: 0 }],
+    ["FUNC 10 4 0 grüßen::überprüfen()", { kind: "func", address: 0x10, size: 4, name: "grüßen::überprüfen()" }],
     ["INLINE_ORIGIN 7 std::vector<int>::size() const", { kind: "inline-origin", id: 7, name: "std::vector<int>::size() const" }],
     ["INLINE 1 42 3 7 1a30 4 1a40 8", { kind: "inline", depth: 1, callLine: 42, callFile: 3, origin: 7, ranges: [0x1a30, 4, 0x1a40, 8] }],
     ["PUBLIC 1a00 0 _start", { kind: "public", address: 0x1a00, name: "_start" }],
@@ -77,7 +79,7 @@ describe("parseSymRecord", () => {
     ["STACK WIN 4 1a00 30 0 0 0 0 0 0 1 $eip", { kind: "ignored" }],
     ["SOMETHING_NEW 1 2 3", { kind: "ignored" }],
   ])("%s", (line, record) => {
-    expect(parseSymRecord(line)).toEqual(record);
+    expect(parseSymRecord(Buffer.from(line))).toEqual(record);
   });
 
   it.each([
@@ -93,13 +95,16 @@ describe("parseSymRecord", () => {
     "1000 10 5",
     "1000 10 5 0 extra",
     "1000 10 5 99999999999",
+    "1000 10 5 4294967296",
+    "1000  10 5 0",
+    "1000 10 5 0 ",
     "INLINE 0 10 0 0 1010",
     "INLINE 0 10 0 1010 20",
     "INLINE 0 10 0 0 1010 2g",
     "INLINE_ORIGIN x name",
     "INFO CODE_ID not-hex",
   ])("%s is malformed", (line) => {
-    expect(parseSymRecord(line)).toEqual({ kind: "malformed", func: line.startsWith("FUNC") });
+    expect(parseSymRecord(Buffer.from(line))).toEqual({ kind: "malformed", func: line.startsWith("FUNC") });
   });
 });
 

@@ -5,9 +5,9 @@
  * chunks, and a line that does not parse is counted in `damage`, never thrown.
  */
 import { open } from "node:fs/promises";
-import { fileLines } from "./sym-lines.js";
+import { readLines } from "./sym-lines.js";
 import { parseSymRecord } from "./sym-records.js";
-import { SymbolIndexBuilder, type SymbolFileDamage, type SymbolizedFrame } from "./sym-index.js";
+import { SymbolIndexBuilder, type SymbolFileDamage, type SymbolIndex, type SymbolizedFrame } from "./sym-index.js";
 
 export type { SymbolFileDamage, SymbolizedFrame } from "./sym-index.js";
 
@@ -48,6 +48,23 @@ const MAX_FILE_BYTES = 512 * 1024 * 1024;
 const MAX_LINE_BYTES = 64 * 1024;
 
 export async function loadBreakpadSymbols(path: string): Promise<BreakpadSymbols> {
+  const { module, codeId, index, damage } = await readSymbolFile(path);
+  return {
+    module,
+    codeId,
+    damage,
+    lookup: (rva) => {
+      const address = moduleOffset(rva);
+      return address === null ? null : index.lookup(address);
+    },
+  };
+}
+
+/**
+ * Reads the file's records into an index. Apart from loadBreakpadSymbols so that its `lookup`
+ * closes over the index alone, not over the builder's growing columns.
+ */
+async function readSymbolFile(path: string): Promise<{ module: SymbolFileModule; codeId: string | null; index: SymbolIndex; damage: SymbolFileDamage }> {
   const file = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
     throw new SymbolFileError(`${path} cannot be read: ${error.code ?? error.message}`);
   });
@@ -57,26 +74,17 @@ export async function loadBreakpadSymbols(path: string): Promise<BreakpadSymbols
     const builder = new SymbolIndexBuilder();
     let module: SymbolFileModule | null = null;
     let codeId: string | null = null;
-    for await (const text of fileLines(file, MAX_LINE_BYTES)) {
-      const record = text === null ? null : parseSymRecord(text);
+    await readLines(file, MAX_LINE_BYTES, (line) => {
+      const record = line === null ? null : parseSymRecord(line);
       if (module === null) {
         if (record?.kind !== "module") throw new SymbolFileError(`${path} is not a Breakpad symbol file: its first line is no MODULE record`);
         module = { os: record.os, arch: record.arch, id: record.id.toUpperCase(), name: record.name };
       } else if (record === null) builder.damage.overlongLines++;
       else if (record.kind === "code-id") codeId ??= record.codeId;
       else builder.add(record);
-    }
+    });
     if (module === null) throw new SymbolFileError(`${path} is empty`);
-    const index = builder.finish();
-    return {
-      module,
-      codeId,
-      damage: builder.damage,
-      lookup: (rva) => {
-        const address = moduleOffset(rva);
-        return address === null ? null : index.lookup(address);
-      },
-    };
+    return { module, codeId, index: builder.finish(), damage: builder.damage };
   } finally {
     await file.close();
   }

@@ -117,9 +117,10 @@ export class SymbolIndexBuilder {
   private readonly inlineOrigin = uint32();
   private readonly publicAddress = float64();
   private readonly publicName: string[] = [];
-  /** The FUNC that line and INLINE records belong to; -1 before the first or after one dropped. */
-  private currentFunc = -1;
-  private currentStart = 0;
+  /** The start of the FUNC that line and INLINE records belong to: null before the first FUNC or after a malformed one. */
+  private currentStart: number | null = null;
+  /** The current FUNC was dropped at its cap: its records are dropped with it, not malformed. */
+  private currentDropped = false;
 
   add(record: SymRecord): void {
     switch (record.kind) {
@@ -137,7 +138,7 @@ export class SymbolIndexBuilder {
         return this.addPublic(record);
       case "malformed":
         this.damage.malformedLines++;
-        if (record.func) this.currentFunc = -1;
+        if (record.func) [this.currentStart, this.currentDropped] = [null, false];
         return;
       default:
         return;
@@ -150,12 +151,12 @@ export class SymbolIndexBuilder {
   }
 
   private addFunc(record: Extract<SymRecord, { kind: "func" }>): void {
-    this.currentFunc = -1;
+    [this.currentStart, this.currentDropped] = [null, false];
     if (this.funcName.length >= MAX_FUNCS) {
       this.damage.beyondCaps++;
+      this.currentDropped = true;
       return;
     }
-    this.currentFunc = this.funcName.length;
     this.currentStart = record.address;
     this.funcStart.push(record.address);
     this.funcSize.push(record.size);
@@ -166,11 +167,16 @@ export class SymbolIndexBuilder {
 
   /** A record's address as an offset from its FUNC's start, or null outside what 32 bits reach. */
   private offsetInFunc(address: number): number | null {
-    if (this.currentFunc < 0 || address < this.currentStart || address - this.currentStart > MAX_U32) return null;
-    return address - this.currentStart;
+    const start = this.currentStart;
+    if (start === null || address < start || address - start > MAX_U32) return null;
+    return address - start;
   }
 
   private addLine(record: Extract<SymRecord, { kind: "line" }>): void {
+    if (this.currentDropped) {
+      this.damage.beyondCaps++;
+      return;
+    }
     const offset = this.offsetInFunc(record.address);
     if (offset === null || record.size > MAX_U32) {
       this.damage.malformedLines++;
@@ -187,6 +193,10 @@ export class SymbolIndexBuilder {
   }
 
   private addInline(record: Extract<SymRecord, { kind: "inline" }>): void {
+    if (this.currentDropped) {
+      this.damage.beyondCaps++;
+      return;
+    }
     if (record.depth > MAX_INLINE_DEPTH) {
       this.damage.malformedLines++;
       return;

@@ -10,11 +10,12 @@ const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
 /**
- * Each line of the file, decoded as UTF-8 without its line ending, or `null` for a line longer
- * than `maxLineBytes`, which is skipped whole. Each string is decoded on its own, so names kept
- * from it hold no chunk alive.
+ * Calls `onLine` with each line's bytes, without its line ending, or with `null` for a line longer
+ * than `maxLineBytes`, which is skipped whole. The bytes are a view into the chunk being read,
+ * good only until `onLine` returns: a symbol file has tens of millions of lines, and copying or
+ * decoding each one (or awaiting each one) is most of the time reading takes.
  */
-export async function* fileLines(file: FileHandle, maxLineBytes: number): AsyncGenerator<string | null> {
+export async function readLines(file: FileHandle, maxLineBytes: number, onLine: (line: Buffer | null) => void): Promise<void> {
   const chunk = Buffer.alloc(CHUNK_BYTES);
   // The start of a line that runs past the chunk, copied out; null while an overlong line is skipped.
   let carried: Buffer | null = Buffer.alloc(0);
@@ -25,9 +26,8 @@ export async function* fileLines(file: FileHandle, maxLineBytes: number): AsyncG
     position += bytesRead;
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE, start); end !== -1 && end < bytesRead; end = chunk.indexOf(NEWLINE, start)) {
-      if (carried === null) yield null;
-      else if (carried.length + end - start > maxLineBytes) yield null;
-      else yield decodeLine(carried.length === 0 ? chunk.subarray(start, end) : Buffer.concat([carried, chunk.subarray(start, end)]));
+      if (carried === null || carried.length + end - start > maxLineBytes) onLine(null);
+      else onLine(withoutCarriageReturn(carried.length === 0 ? chunk.subarray(start, end) : Buffer.concat([carried, chunk.subarray(start, end)])));
       carried = Buffer.alloc(0);
       start = end + 1;
     }
@@ -35,12 +35,11 @@ export async function* fileLines(file: FileHandle, maxLineBytes: number): AsyncG
       carried = carried.length + bytesRead - start > maxLineBytes ? null : Buffer.concat([carried, chunk.subarray(start, bytesRead)]);
     }
   }
-  if (carried === null) yield null;
-  else if (carried.length > 0) yield decodeLine(carried);
+  if (carried === null) onLine(null);
+  else if (carried.length > 0) onLine(withoutCarriageReturn(carried));
 }
 
-/** A line's text without a Windows line ending's carriage return. */
-function decodeLine(bytes: Buffer): string {
-  const end = bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
-  return bytes.toString("utf8", 0, end);
+/** A line without a Windows line ending's carriage return. */
+function withoutCarriageReturn(line: Buffer): Buffer {
+  return line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN ? line.subarray(0, line.length - 1) : line;
 }

@@ -66,7 +66,13 @@ function afterMultipleFlag(text: string, keywordLength: number): number {
   return text.startsWith("m ", keywordLength + 1) ? keywordLength + 3 : keywordLength + 1;
 }
 
-export function parseSymRecord(text: string): SymRecord {
+/**
+ * A line's record. Line records, most of any symbol file, are read from the bytes themselves;
+ * only the other records' lines are decoded (as UTF-8: names and paths may be any language's).
+ */
+export function parseSymRecord(line: Buffer): SymRecord {
+  if (startsWithHexField(line)) return parseLine(line);
+  const text = line.toString("utf8");
   const keyword = text.slice(0, text.indexOf(" ") === -1 ? text.length : text.indexOf(" "));
   switch (keyword) {
     case "MODULE": {
@@ -103,10 +109,8 @@ export function parseSymRecord(text: string): SymRecord {
     }
     case "INLINE":
       return parseInline(text.slice(7).split(" "));
-    case "STACK":
-      return IGNORED;
     default:
-      return HEX.test(keyword) ? parseLine(text.split(" ")) : IGNORED;
+      return IGNORED;
   }
 }
 
@@ -124,9 +128,43 @@ function parseInline(f: string[]): SymRecord {
   return { kind: "inline", depth, callLine, callFile, origin, ranges };
 }
 
-/** `<address> <size> <line> <file>` */
-function parseLine(f: string[]): SymRecord {
-  if (f.length !== 4) return MALFORMED;
-  const [address, size, line, file] = [hex(f[0]), hex(f[1]), decimal(f[2]), decimal(f[3])];
-  return address !== null && size !== null && line !== null && file !== null ? { kind: "line", address, size, line, file } : MALFORMED;
+const SPACE = 0x20;
+
+/** A hex digit's value, or -1. */
+function hexDigit(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57;
+  if (byte >= 0x41 && byte <= 0x46) return byte - 0x37;
+  return -1;
+}
+
+/** Whether the line's first field is all hex digits: a line record's address, not a keyword (FILE, FUNC). */
+function startsWithHexField(line: Buffer): boolean {
+  let at = 0;
+  while (at < line.length && line[at] !== SPACE && hexDigit(line[at] ?? 0) >= 0) at++;
+  return at > 0 && (at === line.length || line[at] === SPACE);
+}
+
+/** `<address> <size> <line> <file>`, read from the bytes: no string is made for a line record. */
+function parseLine(line: Buffer): SymRecord {
+  let at = 0;
+  /** The field at `at` in base 16 or 10, ending in a space (or, for the last, the line's end). */
+  const field = (radix: 16 | 10, last: boolean): number | null => {
+    const maxDigits = radix === 16 ? 13 : 10;
+    let value = 0;
+    let digits = 0;
+    for (; at < line.length && line[at] !== SPACE; at++) {
+      const digit = hexDigit(line[at] ?? 0);
+      if (digit < 0 || digit >= radix || ++digits > maxDigits) return null;
+      value = value * radix + digit;
+    }
+    if (digits === 0 || (last ? at !== line.length : line[at] !== SPACE)) return null;
+    at++;
+    return radix === 10 && value > MAX_U32 ? null : value;
+  };
+  const address = field(16, false);
+  const size = address === null ? null : field(16, false);
+  const number = size === null ? null : field(10, false);
+  const file = number === null ? null : field(10, true);
+  return address !== null && size !== null && number !== null && file !== null ? { kind: "line", address, size, line: number, file } : MALFORMED;
 }
