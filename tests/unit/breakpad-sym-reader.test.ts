@@ -213,6 +213,21 @@ describe("loadBreakpadSymbols", () => {
     ]);
   });
 
+  it("finds an inlined call in each of its ranges, and not between them", async () => {
+    const symbols = await load([MODULE, "FILE 0 /a.c", "INLINE_ORIGIN 0 g", "FUNC 1000 40 0 f", "INLINE 0 5 0 0 1004 4 1020 8", "1000 40 9 0"]);
+    const names = (address: number): string[] | undefined => symbols.lookup(address)?.map((f) => f.function);
+    expect([0x1003, 0x1004, 0x1007, 0x1008, 0x101f, 0x1020, 0x1027, 0x1028].map(names)).toEqual([
+      ["f"],
+      ["g", "f"],
+      ["g", "f"],
+      ["f"],
+      ["f"],
+      ["g", "f"],
+      ["g", "f"],
+      ["f"],
+    ]);
+  });
+
   it("treats line 0 as no line", async () => {
     const symbols = await load([MODULE, "FILE 0 /a.c", "FUNC 1000 10 0 f", "1000 10 0 0"]);
     expect(symbols.lookup(0x1000)?.[0]).toMatchObject({ file: "/a.c", line: null });
