@@ -19,8 +19,12 @@
  *       The module's code identifier: for an ELF the whole build id (20 bytes for the linker's
  *       sha1 ids) in upper-case hex, the bytes in the note's order.
  *   FILE <number> <path>
- *       A source file that line records refer to by number: numbered 0, 1, ... in the sorted
- *       order of the paths, only the files that some line record uses.
+ *       A source file that line and INLINE records refer to by number: numbered 0, 1, ... in the
+ *       sorted order of the paths, only the files that some line or INLINE record uses.
+ *   INLINE_ORIGIN <number> <name>
+ *       (Only with { inlines: true }, as dump_syms writes them only with -d.) A function that some
+ *       call was inlined from, named as its FUNC would be: numbered 0, 1, ... in the sorted order
+ *       of the names.
  *   FUNC <address> <size> <param_size> <name>
  *       A function with debug information covering [address, address + size); a function whose
  *       code is split (main and its main.cold part at -O2) has one FUNC per range, all with the
@@ -30,9 +34,16 @@
  *       function). param_size is the size of the parameters on the stack, which matters to
  *       32-bit Windows only: 0 here. (Rust's legacy symbols demangle as "std::rt::lang_start::h<hash>";
  *       a dump_syms built without a Rust demangler writes them mangled.)
+ *   INLINE <depth> <call line> <call file> <origin> <address> <size> [<address> <size>]...
+ *       (Only with { inlines: true }.) Under the FUNC it was inlined into, before its line
+ *       records: a call of INLINE_ORIGIN <origin> whose code is in the ranges given (cut to the
+ *       FUNC's), made at line <call line> of FILE <call file>. depth 0 is a call made by the
+ *       FUNC's own code; depth n + 1 one made by the code of a depth-n call, whose record comes
+ *       before it (records are in the order of their first address, the outer call first).
  *   <address> <size> <line> <filenum>
  *       A line record, under the FUNC it belongs to: the code in [address, address + size)
- *       comes from line <line> of FILE <filenum>.
+ *       comes from line <line> of FILE <filenum> (for inlined code, the line in the inlined
+ *       function: the call sites are in the INLINE records).
  *   PUBLIC <address> <param_size> <name>
  *       A function symbol of the ELF symbol table (STT_FUNC) where no FUNC starts, e.g. _start:
  *       a start only; it is taken to run until the next FUNC or PUBLIC. The name is demangled.
@@ -55,6 +66,10 @@
  *   end_sequence row only ends the last range; it is no record); rows of no length are dropped;
  *   ranges are cut at the bounds of their function's ranges; rows in no function are dropped.
  * - PUBLIC records: .symtab (or .dynsym without it), STT_FUNC symbols that are defined.
+ * - INLINE records: the DW_TAG_inlined_subroutine entries with code, their depth the number of
+ *   inlined_subroutine entries around them (lexical blocks do not count), their origin's name
+ *   through DW_AT_abstract_origin, their call site from DW_AT_call_file (a file number of the
+ *   unit's line table) and DW_AT_call_line. A call without DW_AT_call_file is left out.
  */
 import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -528,7 +543,12 @@ function joinPath(dir: string | undefined, name: string): string {
 }
 
 /** Runs every line-number program of .debug_line and returns its rows (end_sequence rows left out). */
-function readLineRowsFrom(debugLine: Buffer, sections: DebugSections, compDirs: Map<number, string>): LineRow[] {
+function readLineRowsFrom(
+  debugLine: Buffer,
+  sections: DebugSections,
+  compDirs: Map<number, string>,
+  fileTables?: Map<number, string[]>,
+): LineRow[] {
   const rows: LineRow[] = [];
   let unitStart = 0;
   while (unitStart + 4 <= debugLine.length) {
@@ -596,6 +616,7 @@ function readLineRowsFrom(debugLine: Buffer, sections: DebugSections, compDirs: 
       const fullDir = version >= 5 && f.dir !== 0 && dir !== undefined && !dir.startsWith("/") ? joinPath(dirs[0], dir) : dir;
       return joinPath(fullDir, f.name);
     };
+    fileTables?.set(unitStart, files.map((_, i) => filePath(i)));
 
     r.pos = programStart;
     // The state machine's registers that rows need.
@@ -676,9 +697,10 @@ function debugSections(elf: ElfInfo): DebugSections {
   };
 }
 
-function lineRowsOf(elf: ElfInfo, compDirs: Map<number, string>): LineRow[] {
+/** The line rows; `fileTables` gets each line table's file paths by number, for DW_AT_call_file. */
+function lineRowsOf(elf: ElfInfo, compDirs: Map<number, string>, fileTables?: Map<number, string[]>): LineRow[] {
   const debugLine = sectionData(elf, ".debug_line");
-  return debugLine ? readLineRowsFrom(debugLine, debugSections(elf), compDirs) : [];
+  return debugLine ? readLineRowsFrom(debugLine, debugSections(elf), compDirs, fileTables) : [];
 }
 
 /** The rows of an ELF's DWARF line tables, in table order (none if it has no .debug_line). */
@@ -693,6 +715,7 @@ export async function readLineRows(elfPath: string): Promise<LineRow[]> {
 const DW_TAG = {
   class_type: 0x02,
   enumeration_type: 0x04,
+  inlined_subroutine: 0x1d,
   compile_unit: 0x11,
   structure_type: 0x13,
   union_type: 0x17,
@@ -722,6 +745,8 @@ const DW_AT = {
   declaration: 0x3c,
   specification: 0x47,
   ranges: 0x55,
+  call_file: 0x58,
+  call_line: 0x59,
   linkage_name: 0x6e,
   str_offsets_base: 0x72,
   addr_base: 0x73,
@@ -729,7 +754,7 @@ const DW_AT = {
   MIPS_linkage_name: 0x2007,
 } as const;
 
-/** What this writer keeps of a subprogram or scope DIE. */
+/** What this writer keeps of a subprogram, inlined call or scope DIE. */
 interface Die {
   offset: number;
   tag: number;
@@ -741,6 +766,11 @@ interface Die {
   abstractOrigin?: number;
   declaration?: boolean;
   ranges: Array<[bigint, bigint]>;
+  /** an inlined call's site: a file number of its unit's line table, and a line */
+  callFile?: number;
+  callLine?: number;
+  /** the .debug_line offset of the unit's line table (DW_AT_stmt_list), which callFile numbers into */
+  lineTable?: number;
 }
 
 interface Abbrev {
@@ -820,6 +850,7 @@ function readDebugInfo(elf: ElfInfo): DebugInfo {
     let addrBase = 8;
     let rnglistsBase = offsetSize === 8 ? 20 : 12;
     let unitLowPc = 0n;
+    let unitLineTable: number | undefined;
     const pending: Array<() => void> = [];
     const resolveStr = (v: FormValue): string | undefined => {
       if (v.kind === "str") return v.value;
@@ -916,7 +947,8 @@ function readDebugInfo(elf: ElfInfo): DebugInfo {
       }
       const abbrev = abbrevs.get(code);
       if (!abbrev) throw new Error(`.debug_info: unknown abbreviation ${code} at 0x${offset.toString(16)}`);
-      const keep = abbrev.tag === DW_TAG.subprogram || SCOPE_TAGS.has(abbrev.tag) || UNIT_TAGS.has(abbrev.tag);
+      const keep =
+        abbrev.tag === DW_TAG.subprogram || abbrev.tag === DW_TAG.inlined_subroutine || SCOPE_TAGS.has(abbrev.tag) || UNIT_TAGS.has(abbrev.tag);
       const values = new Map<number, { form: number; value: FormValue }>();
       for (const a of abbrev.attrs) {
         const value = readForm(r, a.form, ctx, a.implicitConst);
@@ -949,6 +981,11 @@ function readDebugInfo(elf: ElfInfo): DebugInfo {
           if (spec?.kind === "ref") d.specification = spec.offset;
           const origin = get(DW_AT.abstract_origin);
           if (origin?.kind === "ref") d.abstractOrigin = origin.offset;
+          const callFile = get(DW_AT.call_file);
+          const callLine = get(DW_AT.call_line);
+          if (callFile?.kind === "num") d.callFile = Number(callFile.value);
+          if (callLine?.kind === "num") d.callLine = Number(callLine.value);
+          d.lineTable = unitLineTable;
           const decl = get(DW_AT.declaration);
           d.declaration = decl?.kind === "num" && decl.value !== 0n;
           const low = get(DW_AT.low_pc);
@@ -967,6 +1004,8 @@ function readDebugInfo(elf: ElfInfo): DebugInfo {
           // The unit's low_pc is the base of its range lists: resolve it now (its addr_base is known).
           const low = get(DW_AT.low_pc);
           unitLowPc = (low && resolveAddr(low)) ?? 0n;
+          const stmtList = get(DW_AT.stmt_list);
+          unitLineTable = stmtList?.kind === "num" ? Number(stmtList.value) : undefined;
         }
       }
       if (abbrev.hasChildren) {
@@ -1008,9 +1047,24 @@ interface DwarfFunction {
   ranges: Array<[bigint, bigint]>;
 }
 
-/** The functions with code that .debug_info describes, named as dump_syms names them. */
-async function dwarfFunctions(dies: Map<number, Die>): Promise<DwarfFunction[]> {
+/** A call the compiler inlined: where its code is, what it calls, and from where. */
+interface DwarfInlinedCall {
+  /** the called function's name, as its FUNC would be named */
+  name: string;
+  /** the inlined calls it sits in: 0 directly in a function */
+  depth: number;
+  ranges: Array<[bigint, bigint]>;
+  callFile: string | undefined;
+  callLine: number;
+}
+
+/** The functions with code that .debug_info describes, and the calls inlined into them, named as dump_syms names them. */
+async function dwarfFunctions(
+  dies: Map<number, Die>,
+  fileTables: Map<number, string[]>,
+): Promise<{ functions: DwarfFunction[]; inlinedCalls: DwarfInlinedCall[] }> {
   const withCode = [...dies.values()].filter((d) => d.tag === DW_TAG.subprogram && !d.declaration && d.ranges.length > 0);
+  const inlined = [...dies.values()].filter((d) => d.tag === DW_TAG.inlined_subroutine && d.ranges.length > 0);
 
   // A linkage name: the DIE's own, else its specification's (a method's declaration in its
   // class), else its abstract origin's (the function an inlined or cloned copy comes from).
@@ -1019,7 +1073,7 @@ async function dwarfFunctions(dies: Map<number, Die>): Promise<DwarfFunction[]> 
     if (d.linkageName) return d.linkageName;
     return linkageOf(dies.get(d.specification ?? -1), depth + 1) ?? linkageOf(dies.get(d.abstractOrigin ?? -1), depth + 1);
   };
-  const demangled = await demangle(withCode.map((d) => linkageOf(d)).filter((n): n is string => n !== undefined));
+  const demangled = await demangle([...withCode, ...inlined].map((d) => linkageOf(d)).filter((n): n is string => n !== undefined));
 
   const scopeName = (d: Die | undefined, depth = 0): string => {
     if (!d || !SCOPE_TAGS.has(d.tag) || depth > 32) return "";
@@ -1040,7 +1094,22 @@ async function dwarfFunctions(dies: Map<number, Die>): Promise<DwarfFunction[]> 
     const scope = scopeName(spec ? spec.parent : d.parent);
     return scope ? `${scope}::${name}` : name;
   };
-  return withCode.map((d) => ({ name: nameOf(d), ranges: d.ranges }));
+  // Lexical blocks are not kept, so a call's kept parents are the calls it sits in, then its function.
+  const depthOf = (d: Die): number => {
+    let depth = 0;
+    for (let p = d.parent; p?.tag === DW_TAG.inlined_subroutine && depth < 256; p = p.parent) depth++;
+    return depth;
+  };
+  return {
+    functions: withCode.map((d) => ({ name: nameOf(d), ranges: d.ranges })),
+    inlinedCalls: inlined.map((d) => ({
+      name: nameOf(d),
+      depth: depthOf(d),
+      ranges: d.ranges,
+      callFile: d.lineTable === undefined || d.callFile === undefined ? undefined : fileTables.get(d.lineTable)?.[d.callFile],
+      callLine: d.callLine ?? 0,
+    })),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1062,8 +1131,13 @@ export interface BreakpadSymbols {
   text: string;
 }
 
+export interface BreakpadSymbolsOptions {
+  /** Write INLINE_ORIGIN and INLINE records, as dump_syms does when given -d. */
+  inlines?: boolean;
+}
+
 /** The .sym text of an ELF built with -g (see the format at the top of this file). */
-export async function breakpadSymbols(elfPath: string): Promise<BreakpadSymbols> {
+export async function breakpadSymbols(elfPath: string, options: BreakpadSymbolsOptions = {}): Promise<BreakpadSymbols> {
   const elf = parseElf(await readFile(elfPath));
   if (!elf.buildId) throw new Error(`${elfPath} has no GNU build id (link it with --build-id)`);
   const arch = ARCH_BY_MACHINE[elf.machine];
@@ -1075,14 +1149,17 @@ export async function breakpadSymbols(elfPath: string): Promise<BreakpadSymbols>
   // Functions: one per address (the first wins), each range of a function a FUNC of its own.
   const funcs = new Map<bigint, { name: string; start: bigint; end: bigint }>();
   const { dies, compDirs } = readDebugInfo(elf);
-  for (const f of await dwarfFunctions(dies)) {
+  const fileTables = new Map<number, string[]>();
+  const allRows = lineRowsOf(elf, compDirs, fileTables);
+  const { functions, inlinedCalls } = await dwarfFunctions(dies, fileTables);
+  for (const f of functions) {
     for (const [start, end] of f.ranges) {
       if (end > start && !funcs.has(start) && inCode(elf, start, end)) funcs.set(start, { name: f.name, start, end });
     }
   }
   const sortedFuncs = [...funcs.values()].sort((a, b) => (a.start < b.start ? -1 : 1));
 
-  const rows = lineRowsOf(elf, compDirs).filter((r) => r.size > 0n);
+  const rows = allRows.filter((r) => r.size > 0n);
   rows.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   /** the rows that overlap [start, end), cut to it */
   const rowsIn = (start: bigint, end: bigint): LineRow[] => {
@@ -1102,7 +1179,22 @@ export async function breakpadSymbols(elfPath: string): Promise<BreakpadSymbols>
     }
     return out;
   };
-  const funcLines = sortedFuncs.map((f) => ({ ...f, lines: rowsIn(f.start, f.end) }));
+  /** the inlined calls with code in [start, end), their ranges cut to it, each after the call it sits in */
+  const inlinedCallsIn = (start: bigint, end: bigint): DwarfInlinedCall[] => {
+    if (!options.inlines) return [];
+    const calls = inlinedCalls.flatMap((c) => {
+      // A call without DW_AT_call_file has no call site an INLINE record could give.
+      if (c.callFile === undefined) return [];
+      const ranges = c.ranges
+        .map(([s, e]): [bigint, bigint] => [s > start ? s : start, e < end ? e : end])
+        .filter(([s, e]) => e > s)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return ranges.length > 0 ? [{ ...c, ranges }] : [];
+    });
+    const first = (c: DwarfInlinedCall): bigint => c.ranges[0]![0];
+    return calls.sort((a, b) => (first(a) < first(b) ? -1 : first(a) > first(b) ? 1 : a.depth - b.depth));
+  };
+  const funcLines = sortedFuncs.map((f) => ({ ...f, lines: rowsIn(f.start, f.end), inlines: inlinedCallsIn(f.start, f.end) }));
 
   // PUBLIC records: defined STT_FUNC symbols where no FUNC starts, one per address.
   const publicSymbols = new Map<bigint, string>();
@@ -1113,13 +1205,21 @@ export async function breakpadSymbols(elfPath: string): Promise<BreakpadSymbols>
   }
   const publicNames = await demangle([...publicSymbols.values()]);
 
-  const paths = [...new Set(funcLines.flatMap((f) => f.lines.map((l) => l.file)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const usedPaths = funcLines.flatMap((f) => [...f.lines.map((l) => l.file), ...f.inlines.map((c) => c.callFile ?? "")]);
+  const paths = [...new Set(usedPaths)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const fileNumber = new Map(paths.map((p, i) => [p, i]));
+  const origins = [...new Set(funcLines.flatMap((f) => f.inlines.map((c) => c.name)))].sort();
+  const originNumber = new Map(origins.map((o, i) => [o, i]));
 
   const out: string[] = [`MODULE Linux ${arch} ${id} ${name}`, `INFO CODE_ID ${elf.buildId.toUpperCase()}`];
   paths.forEach((p, i) => out.push(`FILE ${i} ${p}`));
+  origins.forEach((o, i) => out.push(`INLINE_ORIGIN ${i} ${o}`));
   for (const f of funcLines) {
     out.push(`FUNC ${hex(f.start - base)} ${hex(f.end - f.start)} 0 ${f.name}`);
+    for (const c of f.inlines) {
+      const ranges = c.ranges.map(([s, e]) => `${hex(s - base)} ${hex(e - s)}`).join(" ");
+      out.push(`INLINE ${c.depth} ${c.callLine} ${fileNumber.get(c.callFile ?? "")} ${originNumber.get(c.name)} ${ranges}`);
+    }
     for (const l of f.lines) out.push(`${hex(l.address - base)} ${hex(l.size)} ${l.line} ${fileNumber.get(l.file)}`);
   }
   for (const [address, mangled] of [...publicSymbols].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -1132,8 +1232,8 @@ export async function breakpadSymbols(elfPath: string): Promise<BreakpadSymbols>
  * Writes the .sym of an ELF built with -g into a symbol store, as <storeDir>/<name>/<id>/<name>.sym,
  * and returns its path, module id and name.
  */
-export async function writeBreakpadSymbols(elf: string, storeDir: string): Promise<BreakpadSymbolsResult> {
-  const { id, name, text } = await breakpadSymbols(elf);
+export async function writeBreakpadSymbols(elf: string, storeDir: string, options: BreakpadSymbolsOptions = {}): Promise<BreakpadSymbolsResult> {
+  const { id, name, text } = await breakpadSymbols(elf, options);
   const dir = path.resolve(storeDir, name, id);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `${name}.sym`);
