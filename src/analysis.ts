@@ -14,7 +14,7 @@ import { crashSiteOf } from "./agents/playbooks/crash-site.js";
 import { composeReport } from "./agents/report-writer/compose.js";
 import { followUpQuestions } from "./agents/report-writer/offline.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
-import { debuggerWarningsLine, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
+import { openingLines, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
@@ -82,9 +82,7 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   const [models, opened] = await bothOrClose(resolveModels(options.models), options.opening ?? openDump(options.open));
   await using owned = new Resources();
   owned.defer(() => opened.session.close());
-  for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
-    if (warning) options.progress(`warning: ${warning}`);
-  }
+  for (const line of openingLines(opened)) options.progress(line);
   const session = createSession(options.sessionsDir, {
     dump: opened.dump.path,
     executable: opened.executable,

@@ -21,6 +21,8 @@ export interface Settings {
   cdb?: string;
   sessionsDir?: string;
   reportsDir?: string;
+  symbols?: string;
+  symbolsCache?: string;
 }
 
 type Key = keyof Settings;
@@ -35,6 +37,8 @@ export const SETTINGS: Record<Key, { about: string; option: string; env?: string
   cdb: { about: "the cdb binary", option: "cdb", env: "DUMPDBG_CDB", path: true, fallback: "cdb on PATH" },
   sessionsDir: { about: "where sessions live", option: "sessionsDir", env: "DUMPDBG_SESSIONS_DIR", path: true, fallback: "" },
   reportsDir: { about: "where reports are written", option: "out", path: true, fallback: "reports" },
+  symbols: { about: "symbol stores, folders and servers, `;`-separated, searched after --symbols", option: "symbolsConfig", fallback: "none" },
+  symbolsCache: { about: "where downloaded symbols are kept", option: "symbolsCache", path: true, fallback: "$XDG_CACHE_HOME/dumpdbg/symbols" },
 };
 
 export interface ConfigFile {
@@ -110,10 +114,20 @@ export function settingsOf(raw: unknown, file: string): Settings {
     }
     const meta = SETTINGS[key as Key];
     // A path is relative to the file; a bare program name ("gdb-13") is looked up on PATH.
-    const relativePath = meta.path && !isAbsolute(value) && (key.endsWith("Dir") || value.includes("/"));
-    (settings as Record<string, string>)[key] = relativePath ? resolve(dirname(file), value) : value;
+    const relativePath = meta.path && !isAbsolute(value) && (key.endsWith("Dir") || key.endsWith("Cache") || value.includes("/"));
+    (settings as Record<string, string>)[key] = key === "symbols" ? symbolEntries(value, file) : relativePath ? resolve(dirname(file), value) : value;
   }
   return settings;
+}
+
+/** A config file's symbol places: its folders relative to the file, its URLs as they are. */
+function symbolEntries(value: string, file: string): string {
+  return value
+    .split(";")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => (/^https?:\/\//i.test(entry) || isAbsolute(entry) ? entry : resolve(dirname(file), entry)))
+    .join(";");
 }
 
 /** Where one setting's value comes from, in precedence order below the command line. */

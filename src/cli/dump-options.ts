@@ -10,8 +10,12 @@ export interface DumpFlags {
   debugFileDirectory?: string;
   /** Folders holding the dump's modules (a minidump's DLLs, a core's shared libraries). */
   modulesPath?: string[];
-  /** Where debug information is kept: Breakpad stores, build-id trees, folders of debug files. */
+  /** Where debug information is kept: stores, build-id trees, folders of debug files, symbol servers. */
   symbols?: string[];
+  /** The config file's symbol places, `;`-separated, after the command line's. */
+  symbolsConfig?: string;
+  symbolsCache?: string;
+  offline?: boolean;
   /** cdb's symbol path; may name a symbol server (`srv*C:\\symbols*https://...`). */
   symbolPath?: string;
   debugger?: DebuggerChoice;
@@ -22,6 +26,15 @@ export interface DumpFlags {
   timeout: number;
 }
 
+/**
+ * DUMPDBG_SYMBOLS: places separated by `;` or the path delimiter; a URL's own colons (its scheme's,
+ * its port's) do not separate it.
+ */
+export function placesIn(value: string): string[] {
+  const place = delimiter === ":" ? /https?:\/\/[^:;/\s]+(?::\d+)?[^:;\s]*|[^:;]+/gi : /[^;]+/g;
+  return [...value.matchAll(place)].map((m) => m[0].trim()).filter(Boolean);
+}
+
 export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   const options: OpenDumpOptions = { dump, timeoutMs: Math.round(flags.timeout * 1000) };
   if (flags.exe !== undefined) options.exe = flags.exe;
@@ -29,8 +42,10 @@ export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   if (flags.solibSearchPath !== undefined) options.solibSearchPath = flags.solibSearchPath;
   if (flags.debugFileDirectory !== undefined) options.debugFileDirectory = flags.debugFileDirectory;
   if (flags.modulesPath?.length) options.modulesPath = flags.modulesPath;
-  const symbols = [...(flags.symbols ?? []), ...(process.env.DUMPDBG_SYMBOLS ?? "").split(delimiter).filter(Boolean)];
+  const symbols = [...(flags.symbols ?? []), ...placesIn(process.env.DUMPDBG_SYMBOLS ?? ""), ...(flags.symbolsConfig ?? "").split(";").filter(Boolean)];
   if (symbols.length) options.symbols = symbols;
+  if (flags.symbolsCache !== undefined) options.symbolsCache = flags.symbolsCache;
+  if (flags.offline) options.offline = true;
   if (flags.symbolPath !== undefined) options.symbolPath = flags.symbolPath;
   if (flags.debugger !== undefined) options.debugger = flags.debugger;
   const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}) };

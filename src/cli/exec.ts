@@ -1,5 +1,5 @@
 /** `dumpdbg exec`: commands in order on one persistent session; the interface for scripts. */
-import { debuggerWarningsLine, openDump } from "../debuggers/open.js";
+import { openingLines, openDump } from "../debuggers/open.js";
 import { runGuarded } from "../debuggers/guard.js";
 import type { CommandResult } from "../debuggers/session.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
@@ -20,9 +20,7 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
   }
   const timeoutMs = Math.round(options.timeout * 1000);
   const opened = await openDump({ ...openOptions(dumpPath, options), onMismatch: "warn" });
-  for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
-    if (warning) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
-  }
+  for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
 
   const results: CommandResult[] = [];
   try {

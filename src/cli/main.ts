@@ -23,7 +23,10 @@ function dumpOptions(command: Command): Command {
     .option("--solib-search-path <dirs>", "extra directories for shared libraries")
     .option("--debug-file-directory <dirs>", "where separate debug info is")
     .option("--modules-path <dir>", "a folder of the dump's modules: a minidump's DLLs, a core's shared libraries (repeat for more)", collect, [])
-    .option("--symbols <dir>", "where debug information is: a Breakpad symbol store, a build-id tree or a folder of debug files (repeat for more; also $DUMPDBG_SYMBOLS)", collect, [])
+    .option("--symbols <dir|url>", "where debug information is: a symbol store (Microsoft, Breakpad), a build-id tree, a folder of PDBs or debug files, or a symbol server's URL (repeat for more, searched in order; also $DUMPDBG_SYMBOLS, $_NT_SYMBOL_PATH, $DEBUGINFOD_URLS)", collect, [])
+    .option("--symbols-cache <dir>", "where downloaded symbols are kept (default: $XDG_CACHE_HOME/dumpdbg/symbols)")
+    .option("--offline", "download nothing: symbols only from the cache and folders")
+    .addOption(new Option("--symbols-config <places>").hideHelp())
     .addOption(new Option("--debugger <name>", "the debugger that reads the dump (auto: by the dump's format and what is installed)").choices(["auto", "gdb", "lldb", "cdb"]))
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
     .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
@@ -95,7 +98,7 @@ export function buildProgram(): Command {
         "after",
         footer({
           examples: ["dumpdbg exec core.1234 -ex bt -ex 'info registers'", "dumpdbg exec crash.dmp --json -ex 'thread backtrace all'"],
-          env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols folders"],
+          env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
           exits: "0 every command ran, 1 a command failed or was refused, 2 usage, 3 bad dump, 4 debugger failed, 130 interrupted",
         }),
       ),
@@ -114,13 +117,32 @@ export function buildProgram(): Command {
         "after",
         footer({
           examples: ["dumpdbg triage core.1234", "dumpdbg triage crash.dmp --modules-path ./dlls --json"],
-          env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols folders"],
+          env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
           exits: "0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 130 interrupted",
         }),
       ),
   ).action(async (dump: string, options) => {
     const { triage } = await import("./triage.js");
     return triage(dump, options);
+  });
+
+  dumpOptions(
+    program
+      .command("symbols")
+      .description("every module of the dump with its ids, and where its symbols came from or why there are none")
+      .argument("<dump>", "core file or minidump")
+      .option("--json", "print the table as JSON")
+      .addHelpText(
+        "after",
+        footer({
+          examples: ["dumpdbg symbols crash.dmp --symbols ./symbols --symbols https://symbols.example.com", "dumpdbg symbols core.1234 --json"],
+          env: ["DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
+          exits: "0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 130 interrupted",
+        }),
+      ),
+  ).action(async (dump: string, options) => {
+    const { symbols } = await import("./symbols.js");
+    return symbols(dump, options);
   });
 
   const analysisFlags = (command: Command) =>

@@ -2,7 +2,7 @@
 import { formatTriage } from "../analyzers/format.js";
 import { triage as runTriage, triageOptionsOf } from "../analyzers/triage/index.js";
 import { askSession } from "../debuggers/inspector.js";
-import { debuggerWarningsLine, openDump } from "../debuggers/open.js";
+import { openingLines, openDump } from "../debuggers/open.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 
 export interface TriageFlags extends DumpFlags {
@@ -11,9 +11,7 @@ export interface TriageFlags extends DumpFlags {
 
 export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
   const opened = await openDump(openOptions(dumpPath, flags));
-  for (const warning of [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)]) {
-    if (warning) process.stderr.write(`dumpdbg: warning: ${warning}\n`);
-  }
+  for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
   try {
     const result = await runTriage(askSession(opened.session), triageOptionsOf(opened.dump, opened.executable));
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);

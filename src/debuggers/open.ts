@@ -5,7 +5,10 @@
  */
 import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, startSession, type DebuggerChoice } from "./backends.js";
 import { DebuggerError } from "./errors.js";
-import { findSymbols } from "./symbols.js";
+import { homedir } from "node:os";
+
+import { hasSymbolSources, locateSymbols, type SymbolPlan } from "./symbols/locate.js";
+import { symbolSources } from "./symbols/sources.js";
 import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import type { Backend, DebuggerSession } from "./session.js";
 
@@ -22,8 +25,14 @@ export interface OpenDumpOptions {
   debugFileDirectory?: string;
   /** Folders holding the dump's modules, searched by file name (a minidump's DLLs, a core's libraries). */
   modulesPath?: string[];
-  /** Where debug information is kept (`--symbols`): matched to the dump's modules by their ids. */
+  /** Where debug information is kept (`--symbols`: folders, stores, symbol servers): matched to the dump's modules by their ids. */
   symbols?: string[];
+  /** Where downloaded symbols are kept (`--symbols-cache`); else `$XDG_CACHE_HOME/dumpdbg/symbols`. */
+  symbolsCache?: string;
+  /** Nothing is downloaded (`--offline`): the cache and folders only. */
+  offline?: boolean;
+  /** List every module's symbols even when no place to look was named (`dumpdbg symbols`). */
+  listSymbols?: boolean;
   /** cdb's symbol path (`--symbol-path`, else `_NT_SYMBOL_PATH`): only it may name a symbol server. */
   symbolPath?: string;
   /**
@@ -43,6 +52,8 @@ export interface OpenedDump {
   debuggerWarnings: string[];
   /** The debugger binary in use. */
   debuggerPath: string;
+  /** Where each module's symbols came from, when the user named anywhere to look; else null. */
+  symbols: SymbolPlan | null;
 }
 
 export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
@@ -67,12 +78,15 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   }
   if (mismatch) warnings.push(mismatch);
 
-  const symbols = options.symbols?.length ? findSymbols(options.symbols, dump.facts.modules) : null;
+  // cdb reads its own symbol path (`--symbol-path`, `_NT_SYMBOL_PATH`), servers included.
+  const sources = symbolSources({ symbols: options.symbols ?? [], cacheDir: options.symbolsCache, env: process.env, home: homedir() });
+  const symbols = choice.backend !== "cdb" && (hasSymbolSources(sources) || options.listSymbols) ? await locateSymbols({ modules: dump.facts.modules, dumpPath: dump.path, executable, sources, offline: options.offline ?? false }) : null;
   if (symbols) warnings.push(...symbols.notes);
   if (symbols?.symbolFiles.length && choice.backend === "gdb") {
-    warnings.push(`gdb cannot read Breakpad .sym files: ${symbols.symbolFiles.length} found for this dump are unused; --debugger lldb reads them`);
+    warnings.push(`gdb cannot read Breakpad .sym files or PDBs: ${symbols.symbolFiles.length} found for this dump are unused; --debugger lldb reads them`);
   }
   const debugDirectories = [...(options.debugFileDirectory ? [options.debugFileDirectory] : []), ...(symbols?.debugDirectories ?? [])];
+  const modulesPath = [...(options.modulesPath ?? []), ...(symbols?.modulesPath ?? [])];
   const debuggerPath = binaryOf(choice.backend, binaries);
   const session = startSession(choice.backend, {
     dump: dump.path,
@@ -82,9 +96,9 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
     ...(options.solibSearchPath !== undefined ? { solibSearchPath: options.solibSearchPath } : {}),
     ...(debugDirectories.length ? { debugFileDirectory: debugDirectories.join(":") } : {}),
-    ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
+    ...(modulesPath.length ? { modulesPath } : {}),
     ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
-    ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles.map((s) => s.file) } : {}),
+    ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles } : {}),
   });
   await session.open();
   const noise = BACKENDS[choice.backend].noise;
@@ -95,7 +109,13 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     if (noise?.test(warning)) continue;
     debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
-  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath };
+  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols };
+}
+
+/** What a command tells the user once the dump is open: its warnings, where symbols came from, what the debugger warned about. */
+export function openingLines(opened: OpenedDump): string[] {
+  const debuggerLine = debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings);
+  return [...opened.warnings.map((w) => `warning: ${w}`), ...(opened.symbols?.summary ? [opened.symbols.summary] : []), ...(debuggerLine ? [`warning: ${debuggerLine}`] : [])];
 }
 
 /**

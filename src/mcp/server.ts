@@ -15,7 +15,7 @@ import { CommandExecutor } from "../agents/executor.js";
 import { analyze } from "../analysis.js";
 import { triage, triageOptionsOf } from "../analyzers/index.js";
 import { killAllDebuggers } from "../debuggers/live.js";
-import { debuggerWarningsLine, openDump, type OpenedDump } from "../debuggers/open.js";
+import { openingLines, openDump, type OpenedDump } from "../debuggers/open.js";
 import type { SessionContext } from "../debuggers/session.js";
 import { createSession, sessionPaths, Transcript, updateSession } from "../evidence/sessions.js";
 import { EvidenceStore } from "../evidence/store.js";
@@ -128,7 +128,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       const session: OpenSession = { id: meta.id, opened, store, executor, lastUsed: Date.now(), resources: opening.move() };
       sessions.set(meta.id, session);
       updateSession(options.sessionsDir, meta.id, { state: "running" });
-      const warnings = [...opened.warnings, debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings)].filter((w): w is string => w !== null);
+      const warnings = openingLines(opened);
       const context = where(session);
       const frame = context.selectedFrame;
       const text = `opened ${opened.dump.path} with ${opened.session.backend} as session ${meta.id}; thread ${context.selectedThread?.id ?? "?"} of ${context.threadCount ?? "?"}${frame?.function ? ` in ${frame.function}${frame.file ? ` at ${frame.file}:${frame.line ?? "?"}` : ""}` : ""}`;

@@ -1,12 +1,15 @@
 /**
  * Whether a file a store gave is the build the dump names: a `.sym` by its MODULE line's id, an
- * ELF file by its GNU build id note, a PE image by its timestamp and image size. A server that answers with another build's file is refused,
+ * ELF file by its GNU build id note, a PE image by its timestamp and image size, a PDB by its GUID
+ * and age. A server that answers with another build's file is refused,
  * since symbols of another build name the wrong functions.
  */
 import { symbolFileModule } from "../symbols.js";
 import { DumpFile } from "../dumpfile/file.js";
 import { programBuildId } from "../dumpfile/elf.js";
-import { peIndex, type SymbolFile } from "./layouts.js";
+import { readPeIdentity } from "../dumpfile/pe.js";
+import type { SymbolFile } from "./layouts.js";
+import { readPdbIdentity } from "./pdb.js";
 
 /**
  * The caller's own check of a file dumpdbg cannot read itself (a PDB's GUID and age):
@@ -39,28 +42,30 @@ function ownCheck(path: string, file: SymbolFile): string | null {
     if (id === null) return "it is not a PE image";
     return id.toUpperCase() === file.id.toUpperCase() ? null : `its timestamp and image size are ${id}, not ${file.id}`;
   }
-  return null;
+  const id = pdbFileId(path);
+  if (id === null) return "it is not a PDB file this reader knows (MSF 7.00)";
+  return id === file.id.toUpperCase() ? null : `its GUID and age are ${id}, not ${file.id.toUpperCase()}`;
 }
 
-/** DOS header's pointer to the PE header, and the fields read after it. */
-const E_LFANEW = 0x3c;
-/** `PE\0\0`, the COFF header (TimeDateStamp at +8), the optional header to SizeOfImage (+24+56). */
-const PE_HEADER_BYTES = 24 + 60;
-
-/** symsrv's index of a PE image on disk; every read is checked against the file's size. */
-function peImageIndex(path: string): string | null {
-  let image: DumpFile | null = null;
+/** A PDB's GUID and age as stores write them; null for a file that is no PDB 7.00. */
+export function pdbFileId(path: string): string | null {
+  let pdb: DumpFile | null = null;
   try {
-    image = DumpFile.open(path);
-    const dos = image.read(0, 64, "the DOS header");
-    if (dos.toString("latin1", 0, 2) !== "MZ") return null;
-    const pe = image.read(dos.readUInt32LE(E_LFANEW), PE_HEADER_BYTES, "the PE header");
-    if (pe.toString("latin1", 0, 4) !== "PE\0\0") return null;
-    return peIndex(pe.readUInt32LE(8), pe.readUInt32LE(24 + 56));
+    pdb = DumpFile.open(path);
+    return readPdbIdentity(pdb).id;
   } catch {
     return null;
   } finally {
-    image?.close();
+    pdb?.close();
+  }
+}
+
+/** symsrv's index of a PE image on disk (the PE reader bounds every read); null for no PE file. */
+function peImageIndex(path: string): string | null {
+  try {
+    return readPeIdentity(path).codeId;
+  } catch {
+    return null;
   }
 }
 

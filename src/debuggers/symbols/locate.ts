@@ -1,0 +1,218 @@
+/**
+ * Every module of a dump matched with its debug information, by the ids the dump (or the program's
+ * own file) records, from everywhere the user keeps it: Breakpad stores, build-id trees and folders
+ * of debug files (`../symbols.ts`), PDBs in a Microsoft store (one or two tiers), a flat folder or
+ * beside the dump and the program, and symbol servers through dumpdbg's cache (`server.ts`). The
+ * result is what the debugger is given (files to add, folders to search) and one row per module
+ * saying where its symbols came from or why there are none.
+ */
+import { existsSync, mkdirSync, readlinkSync, renameSync, symlinkSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+
+import { readPeIdentity } from "../dumpfile/pe.js";
+import type { Module } from "../model.js";
+import { breakpadId, findSymbols } from "../symbols.js";
+import type { SymbolFile } from "./layouts.js";
+import { fetchSymbols, type SymbolOutcome, type SymbolQuery } from "./server.js";
+import type { SymbolSources } from "./sources.js";
+import { symbolsSummary } from "./summary.js";
+import { pdbFileId } from "./verify.js";
+
+export interface LocateInput {
+  modules: Module[];
+  dumpPath: string;
+  executable: string | null;
+  sources: SymbolSources;
+  /** No network request (`--offline`): the cache and folders only. */
+  offline: boolean;
+  /** Per request and for the whole fetch; the defaults suit a user at a terminal. */
+  requestTimeoutMs?: number;
+  deadlineMs?: number;
+}
+
+/** The ids a module is known by, each null when neither the dump nor its file records it. */
+export interface ModuleIds {
+  /** GNU build id (ELF) or the CodeView GUID and age (PE). */
+  buildId: string | null;
+  /** The id a Breakpad store files it under. */
+  breakpadId: string | null;
+  /** The PDB the CodeView record names. */
+  debugFile: string | null;
+  /** A PE's TimeDateStamp and SizeOfImage (`%08X%x`). */
+  codeId: string | null;
+}
+
+export interface ModuleSymbols {
+  module: string;
+  path: string;
+  ids: ModuleIds;
+  /** found: on this machine; fetched: downloaded now; missing: looked for, none; refused: another build's; unidentified: the dump gives no id to look for. */
+  status: "found" | "fetched" | "missing" | "refused" | "unidentified" | "not looked for";
+  /** The file given to the debugger. */
+  file: string | null;
+  /** Where it came from: a folder, a store or a server. */
+  from: string | null;
+  /** What was tried, or why it was refused. */
+  detail: string | null;
+}
+
+export interface SymbolPlan {
+  /** Files the debugger adds (LLDB's `target symbols add`): PDBs and Breakpad `.sym` files. */
+  symbolFiles: string[];
+  /** Folders the debugger searches for separate debug files (build-id trees, debug links). */
+  debugDirectories: string[];
+  /** Folders holding module images fetched from a server, searched by file name. */
+  modulesPath: string[];
+  modules: ModuleSymbols[];
+  /** Settings and stores that could not be used, one line each. */
+  notes: string[];
+  /** One line for the terminal (`symbols: 3 modules from …, 2 missing: kernel32.pdb (404)`); null when nothing was looked for. */
+  summary: string | null;
+}
+
+/** Whether the user named anywhere to look, so that a run without symbols settings does no work at all. */
+export function hasSymbolSources(sources: SymbolSources): boolean {
+  return sources.sources.length > 0;
+}
+
+export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
+  const folders = input.sources.sources.flatMap((s) => (s.kind === "folder" ? [s.path] : []));
+  const local = folders.length ? findSymbols(folders, input.modules) : { debugDirectories: [], symbolFiles: [], notes: [] };
+  const plan: SymbolPlan = { symbolFiles: local.symbolFiles.map((s) => s.file), debugDirectories: [...local.debugDirectories], modulesPath: [], modules: [], notes: [...input.sources.notes, ...local.notes], summary: null };
+  const program = input.executable ? programIdentity(input.executable) : null;
+  const queries: { row: ModuleSymbols; query: SymbolQuery }[] = [];
+  for (const module of input.modules) {
+    const ids = idsOf(module, program && sameFile(module.path, input.executable) ? program : null);
+    const row: ModuleSymbols = { module: fileName(module.path), path: module.path, ids, status: "not looked for", file: null, from: null, detail: null };
+    plan.modules.push(row);
+    const sym = local.symbolFiles.find((s) => s.module === module.path);
+    if (sym) {
+      Object.assign(row, { status: "found", file: sym.file, from: dirname(dirname(dirname(sym.file))) });
+      continue;
+    }
+    const files = wantedFiles(ids, module);
+    if (files.length === 0) {
+      Object.assign(row, { status: "unidentified", detail: "the dump records no id for it" });
+      continue;
+    }
+    const pdb = files.find((f): f is Extract<SymbolFile, { kind: "pdb" }> => f.kind === "pdb");
+    const flat = pdb ? flatPdb(pdb, [...folders, dirname(input.dumpPath), ...(input.executable ? [dirname(input.executable)] : [])]) : null;
+    if (flat) {
+      Object.assign(row, { status: "found", file: flat, from: dirname(flat) });
+      plan.symbolFiles.push(flat);
+      continue;
+    }
+    queries.push({ row, query: { module: row.module, files } });
+  }
+  if (queries.length > 0) {
+    const results = await fetchSymbols(
+      queries.map((q) => q.query),
+      input.sources.sources,
+      { cache: input.sources.cache, offline: input.offline, ...(input.requestTimeoutMs ? { requestTimeoutMs: input.requestTimeoutMs } : {}), ...(input.deadlineMs ? { deadlineMs: input.deadlineMs } : {}) },
+    );
+    results.forEach((result, i) => {
+      const row = queries[i]?.row;
+      if (row) use(plan, row, result.outcome, input.sources.cache);
+    });
+    plan.summary = symbolsSummary(results.filter((r) => r.outcome.status !== "missing" || r.outcome.tried.length > 0));
+  }
+  return plan;
+}
+
+/** The program's own CodeView record and image id, for a dump whose writer left them out (Wine's). */
+function programIdentity(executable: string): Partial<ModuleIds> | null {
+  try {
+    const identity = readPeIdentity(executable);
+    return { buildId: identity.codeView?.id ?? null, debugFile: identity.codeView?.debugFile ?? null, codeId: identity.codeId };
+  } catch {
+    return null;
+  }
+}
+
+function idsOf(module: Module, program: Partial<ModuleIds> | null): ModuleIds {
+  const buildId = module.buildId ?? program?.buildId ?? null;
+  return {
+    buildId,
+    breakpadId: breakpadId({ ...module, buildId }),
+    debugFile: module.debugFile ?? program?.debugFile ?? null,
+    codeId: module.codeId ?? program?.codeId ?? null,
+  };
+}
+
+const PE_NAME = /\.(exe|dll|sys|ocx|cpl|drv|scr|efi)$/i;
+
+/** The files that would give a module's symbols, best first. */
+function wantedFiles(ids: ModuleIds, module: Module): SymbolFile[] {
+  const name = fileName(module.path);
+  if (PE_NAME.test(name) || ids.debugFile?.toLowerCase().endsWith(".pdb")) {
+    const pdbName = ids.debugFile ? fileName(ids.debugFile) : name.replace(/\.[^.]+$/, ".pdb");
+    const files: SymbolFile[] = [];
+    if (ids.buildId && /^[0-9A-F]{33,40}$/i.test(ids.buildId)) files.push({ kind: "pdb", name: pdbName, id: ids.buildId.toUpperCase() }, { kind: "sym", module: pdbName, id: ids.buildId.toUpperCase() });
+    return files;
+  }
+  const files: SymbolFile[] = [];
+  if (ids.buildId && /^[0-9a-f]{8,}$/i.test(ids.buildId)) files.push({ kind: "debuginfo", buildId: ids.buildId.toLowerCase() });
+  if (ids.breakpadId) files.push({ kind: "sym", module: name, id: ids.breakpadId });
+  return files;
+}
+
+/** A PDB kept by name in a folder, beside the dump or the program, or in a two-tier store; taken only when its GUID and age are the module's. */
+function flatPdb(pdb: Extract<SymbolFile, { kind: "pdb" }>, folders: string[]): string | null {
+  for (const folder of new Set(folders)) {
+    const candidates = [join(folder, pdb.name)];
+    // symstore's two-tier layout puts each name under its first two letters (`ke/kernel32.pdb/…`).
+    if (existsSync(join(folder, "index2.txt"))) candidates.push(join(folder, pdb.name.slice(0, 2), pdb.name, pdb.id, pdb.name));
+    for (const candidate of candidates) {
+      if (existsSync(candidate) && pdbFileId(candidate) === pdb.id) return candidate;
+    }
+  }
+  return null;
+}
+
+/** What the fetch found for a module becomes a row and something the debugger is given. */
+function use(plan: SymbolPlan, row: ModuleSymbols, outcome: SymbolOutcome, cache: string): void {
+  if (outcome.status === "missing") {
+    Object.assign(row, { status: "missing", detail: outcome.tried.length ? outcome.tried.map((t) => `${t.url}: ${t.outcome}`).join("; ") : "no store or server holds it" });
+    return;
+  }
+  if (outcome.status === "refused") {
+    Object.assign(row, { status: "refused", detail: outcome.reason });
+    return;
+  }
+  Object.assign(row, { status: outcome.status, file: outcome.path, from: outcome.from });
+  const file = outcome.file;
+  if (file.kind === "pdb" || file.kind === "sym") plan.symbolFiles.push(outcome.path);
+  else if (file.kind === "debuginfo") {
+    const tree = buildIdTree(cache, file.buildId, outcome.path);
+    if (tree && !plan.debugDirectories.includes(tree)) plan.debugDirectories.push(tree);
+  } else if (file.kind === "pe" && !plan.modulesPath.includes(dirname(outcome.path))) plan.modulesPath.push(dirname(outcome.path));
+}
+
+/**
+ * gdb and LLDB find a separate debug file by build id under a folder's `.build-id/ab/cdef….debug`:
+ * a debug file from debuginfod's layout (`buildid/<id>/debuginfo`) is linked there, in the cache.
+ */
+function buildIdTree(cache: string, buildId: string, file: string): string | null {
+  const root = join(cache, "debug-tree");
+  const link = join(root, ".build-id", buildId.slice(0, 2), `${buildId.slice(2)}.debug`);
+  try {
+    if (existsSync(link) && readlinkSync(link) === relative(dirname(link), file)) return root;
+    mkdirSync(dirname(link), { recursive: true });
+    // Made beside and renamed over, so a run reading the tree never sees a half-made link.
+    const temporary = `${link}.${process.pid}.tmp`;
+    symlinkSync(relative(dirname(link), file), temporary);
+    renameSync(temporary, link);
+    return root;
+  } catch {
+    return null;
+  }
+}
+
+function fileName(path: string): string {
+  return path.split(/[\\/]/).at(-1) ?? path;
+}
+
+/** A dump names the program by its path on the machine it ran on (`C:\app\server.exe`): the same file name is the same module. */
+function sameFile(modulePath: string, executable: string | null): boolean {
+  return executable !== null && fileName(modulePath).toLowerCase() === basename(executable).toLowerCase();
+}
