@@ -2,12 +2,14 @@
  * Fetching symbols from servers (src/debuggers/symbols/server.ts) against real HTTP servers on
  * 127.0.0.1: a node:http server serving a Microsoft symbol store and a Breakpad store from a
  * temp folder, with faults (404, 500, a server that never answers, a file over the cap, a
- * truncated body, file.ptr, a CAB-compressed .pd_, a .sym of another build), and Debian's real
+ * truncated body, file.ptr, a CAB-compressed .pd_, a .sym or a PDB of another build), and Debian's real
  * debuginfod serving the separate debug file of a C program built and split here with gcc and
- * binutils. Every fetch is bounded: the hanging servers' tests measure that they end in time.
+ * binutils. The PDBs served are real MSF 7.00 files (tests/helpers/pdb-file.ts) whose GUID and
+ * age dumpdbg reads and checks itself. Every fetch is bounded: the hanging servers' tests measure
+ * that they end in time.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -18,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchSymbols, type FetchOptions, type SymbolQuery } from "../../src/debuggers/symbols/server.js";
 import type { SymbolSource } from "../../src/debuggers/symbols/sources.js";
 import { symbolsSummary } from "../../src/debuggers/symbols/summary.js";
+import { pdbBytes } from "../helpers/pdb-file.js";
 
 const exec = promisify(execFile);
 const dirs: string[] = [];
@@ -86,8 +89,20 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort();
 }
 
+const GUID = "3F2504E0-4F89-11D3-9A0C-0305E82C3301";
+/** GUID and age 1 as a store files them: the build every PDB query here asks for. */
 const PDB_ID = "3F2504E04F8911D39A0C0305E82C33011";
-const PDB_TEXT = "Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0 a PDB's first bytes";
+/** The PDB of that build. */
+const PDB = pdbBytes({ guid: GUID, age: 1 });
+/** The same program relinked (age 2), and another program (another GUID): real PDBs of other builds. */
+const RELINKED = pdbBytes({ guid: GUID, age: 2 });
+const RELINKED_ID = "3F2504E04F8911D39A0C0305E82C33012";
+const ANOTHER = pdbBytes({ guid: "9B1D4E2A-7C3F-4A5E-8D6B-0F1E2D3C4B5A", age: 1 });
+const ANOTHER_ID = "9B1D4E2A7C3F4A5E8D6B0F1E2D3C4B5A1";
+/** Only a PDB's first bytes: the magic, with no superblock or streams behind it. */
+const PDB_MAGIC_ONLY = "Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0 and nothing more";
+/** The size cap of most fetches here: a few real PDBs' worth. */
+const MAX_BYTES = 8 * 1024;
 const SYM_ID = "94A792245CC8D171EFEE567ADB4CE36C0";
 const pdb = (name: string): SymbolQuery => ({ module: name, files: [{ kind: "pdb", name, id: PDB_ID }] });
 const ms = (url: string): SymbolSource => ({ kind: "server", url, protocol: "microsoft", origin: "_NT_SYMBOL_PATH" });
@@ -97,24 +112,30 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
   let root: string;
   let store: Awaited<ReturnType<typeof serve>>;
   let pointed: string;
+  let stale: string;
 
   beforeAll(async () => {
     root = await tempDir();
-    await put(root, `crash.pdb/${PDB_ID}/crash.pdb`, PDB_TEXT);
+    await put(root, `crash.pdb/${PDB_ID}/crash.pdb`, PDB);
+    await put(root, `relinked.pdb/${PDB_ID}/relinked.pdb`, RELINKED);
+    await put(root, `another.pdb/${PDB_ID}/another.pdb`, ANOTHER);
+    await put(root, `magic.pdb/${PDB_ID}/magic.pdb`, PDB_MAGIC_ONLY);
     await put(root, `crash.pdb/${SYM_ID}/crash.sym`, `MODULE windows x86_64 ${SYM_ID} crash.pdb\nFUNC 1000 10 0 main\n`);
     await put(root, `libold.so/${SYM_ID}/libold.so.sym`, `MODULE Linux x86_64 00000000000000000000000000000000A libold.so\n`);
     await put(root, `packed.pdb/${PDB_ID}/packed.pd_`, Buffer.concat([Buffer.from("MSCF"), Buffer.alloc(60)]));
-    pointed = await put(await tempDir(), "share/pointed.pdb", "Microsoft C/C++ MSF 7.00 behind a file.ptr");
+    pointed = await put(await tempDir(), "share/pointed.pdb", PDB);
     await put(root, `pointed.pdb/${PDB_ID}/file.ptr`, `PATH:${pointed}`);
+    stale = await put(await tempDir(), "share/stale.pdb", RELINKED);
+    await put(root, `stale.pdb/${PDB_ID}/file.ptr`, `PATH:${stale}`);
     await put(root, `remote.pdb/${PDB_ID}/file.ptr`, "PATH:\\\\fileserver\\symbols\\remote.pdb");
     await put(root, `withdrawn.pdb/${PDB_ID}/file.ptr`, "MSG:withdrawn by the build team\r\n");
     store = await serve(
       storeHandler(root, {
-        [`/store/big.pdb/${PDB_ID}/big.pdb`]: (_req, res) => res.writeHead(200, { "content-length": 4096 }).end(Buffer.alloc(4096)),
+        [`/store/big.pdb/${PDB_ID}/big.pdb`]: (_req, res) => res.writeHead(200, { "content-length": 2 * MAX_BYTES }).end(Buffer.alloc(2 * MAX_BYTES)),
         [`/store/stream.pdb/${PDB_ID}/stream.pdb`]: (_req, res) => {
           // No Content-Length: only counting the body as it arrives can stop it.
           res.writeHead(200);
-          for (let i = 0; i < 8; i++) res.write(Buffer.alloc(1024));
+          for (let i = 0; i < (2 * MAX_BYTES) / 1024; i++) res.write(Buffer.alloc(1024));
           res.end();
         },
         [`/store/cut.pdb/${PDB_ID}/cut.pdb`]: (_req, res) => {
@@ -127,16 +148,19 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     );
   });
 
-  const options = async (over: Partial<FetchOptions> = {}): Promise<FetchOptions> => ({ cache: path.join(await tempDir(), "cache"), requestTimeoutMs: 2_000, deadlineMs: 8_000, maxBytes: 2048, ...over });
+  const options = async (over: Partial<FetchOptions> = {}): Promise<FetchOptions> => ({ cache: path.join(await tempDir(), "cache"), requestTimeoutMs: 2_000, deadlineMs: 8_000, maxBytes: MAX_BYTES, ...over });
 
   it("fetches a PDB by GUID and age into the cache at the store's own path, checked by the caller's hook, then finds it there", async () => {
     const opts = await options();
+    expect(PDB.length).toBeLessThan(MAX_BYTES);
     const checked: string[] = [];
     const query: SymbolQuery = { ...pdb("crash.pdb"), verify: async (file) => (checked.push(file), true) };
     const [first] = await fetchSymbols([query], [ms(`${store.url}/store`)], opts);
-    expect(first?.outcome).toMatchObject({ status: "fetched", from: `${store.url}/store`, path: path.join(opts.cache, "crash.pdb", PDB_ID, "crash.pdb"), bytes: Buffer.byteLength(PDB_TEXT) });
+    const cached = path.join(opts.cache, "crash.pdb", PDB_ID, "crash.pdb");
+    expect(first?.outcome).toMatchObject({ status: "fetched", from: `${store.url}/store`, path: cached, bytes: PDB.length });
     expect(checked).toHaveLength(1);
     expect(await filesUnder(opts.cache)).toEqual([`crash.pdb/${PDB_ID}/crash.pdb`]);
+    expect((await readFile(cached)).equals(PDB)).toBe(true);
     const asked = store.requests.length;
     const [again] = await fetchSymbols([query], [ms(`${store.url}/store`)], { ...opts, offline: true });
     expect(again?.outcome).toMatchObject({ status: "found", from: opts.cache });
@@ -183,10 +207,28 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     expect(await filesUnder(opts.cache)).toEqual([]);
   });
 
-  it("refuses a PDB the caller's hook says is another build", async () => {
+  it("refuses a real PDB of another build (another age, another GUID) by its own GUID and age, whatever the caller's hook says", async () => {
     const opts = await options();
+    const hooked: string[] = [];
+    const verify = async (file: string) => (hooked.push(file), true);
+    const names = ["relinked.pdb", "another.pdb", "magic.pdb"];
+    const results = await fetchSymbols(names.map((name) => ({ ...pdb(name), verify })), [ms(`${store.url}/store`)], opts);
+    const urls = names.map((name) => `${store.url}/store/${name}/${PDB_ID}/${name}`);
+    expect(results.map((r) => r.outcome)).toEqual([
+      { status: "refused", reason: `${urls[0]}: its GUID and age are ${RELINKED_ID}, not ${PDB_ID}`, tried: [{ url: urls[0], outcome: "wrong id" }] },
+      { status: "refused", reason: `${urls[1]}: its GUID and age are ${ANOTHER_ID}, not ${PDB_ID}`, tried: [{ url: urls[1], outcome: "wrong id" }] },
+      { status: "refused", reason: `${urls[2]}: it is not a PDB file this reader knows (MSF 7.00)`, tried: [{ url: urls[2], outcome: "wrong id" }] },
+    ]);
+    // dumpdbg's own check refused them: the caller's hook, which would take anything, was never asked.
+    expect(hooked).toEqual([]);
+    expect(await filesUnder(opts.cache)).toEqual([]);
+  });
+
+  it("refuses the right build's PDB when the caller's hook says it is another build", async () => {
+    const opts = await options();
+    const url = `${store.url}/store/crash.pdb/${PDB_ID}/crash.pdb`;
     const [result] = await fetchSymbols([{ ...pdb("crash.pdb"), verify: async () => "its PDB age is 2, not 1" }], [ms(`${store.url}/store`)], opts);
-    expect(result?.outcome).toMatchObject({ status: "refused", tried: [{ outcome: "wrong id" }] });
+    expect(result?.outcome).toEqual({ status: "refused", reason: `${url}: its PDB age is 2, not 1`, tried: [{ url, outcome: "wrong id" }] });
     const [thrown] = await fetchSymbols([{ ...pdb("crash.pdb"), verify: async () => { throw new Error("not a PDB") } }], [ms(`${store.url}/store`)], opts);
     expect(thrown?.outcome).toMatchObject({ status: "refused", reason: `${store.url}/store/crash.pdb/${PDB_ID}/crash.pdb: the check of its id failed: not a PDB` });
     expect(await filesUnder(opts.cache)).toEqual([]);
@@ -213,12 +255,14 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     expect(result?.outcome.status === "missing" && result.outcome.tried[1]).toEqual({ url: `${store.url}/store/packed.pdb/${PDB_ID}/packed.pd_`, outcome: "compressed (.pd_), cannot be expanded here" });
   });
 
-  it("follows a file.ptr to a file on this machine, and reports a UNC path or a MSG: instead of taking it", async () => {
+  it("follows a file.ptr to a file on this machine, refuses one of another build, and reports a UNC path or a MSG: instead of taking it", async () => {
     const opts = await options();
-    const results = await fetchSymbols([pdb("pointed.pdb"), pdb("remote.pdb"), pdb("withdrawn.pdb")], [ms(`${store.url}/store`)], opts);
+    const results = await fetchSymbols([pdb("pointed.pdb"), pdb("remote.pdb"), pdb("withdrawn.pdb"), pdb("stale.pdb")], [ms(`${store.url}/store`)], opts);
     expect(results[0]?.outcome).toEqual({ status: "found", path: pointed, from: `${store.url}/store/pointed.pdb/${PDB_ID}/file.ptr`, file: pdb("pointed.pdb").files[0] });
     expect(results[1]?.outcome.status === "missing" && results[1].outcome.tried[2]?.outcome).toBe("file.ptr points at \\\\fileserver\\symbols\\remote.pdb, not a file here");
     expect(results[2]?.outcome.status === "missing" && results[2].outcome.tried[2]?.outcome).toBe("file.ptr says: withdrawn by the build team");
+    expect(results[3]?.outcome).toMatchObject({ status: "refused", reason: `${stale}: its GUID and age are ${RELINKED_ID}, not ${PDB_ID}` });
+    expect(await filesUnder(opts.cache)).toEqual([]);
   });
 
   it("stops a file over the size cap, declared or streamed, and leaves no partial file in the cache", async () => {
@@ -239,7 +283,8 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     const opts = await options({ maxRedirects: 3 });
     const before = store.requests.length;
     const results = await fetchSymbols([{ module: "moved.pdb", files: [{ kind: "pdb", name: "moved.pdb", id: PDB_ID }] }, pdb("loop.pdb")], [ms(`${store.url}/store`)], opts);
-    expect(results[0]?.outcome).toMatchObject({ status: "fetched", bytes: Buffer.byteLength(PDB_TEXT) });
+    expect(results[0]?.outcome).toMatchObject({ status: "fetched", bytes: PDB.length, path: path.join(opts.cache, "moved.pdb", PDB_ID, "moved.pdb") });
+    expect((await readFile(path.join(opts.cache, "moved.pdb", PDB_ID, "moved.pdb"))).equals(PDB)).toBe(true);
     expect(results[1]?.outcome.status === "missing" && results[1].outcome.tried[0]?.outcome).toBe("too many redirects");
     const loops = store.requests.slice(before).filter((r) => r.endsWith("loop.pdb"));
     expect(loops).toHaveLength(4);
@@ -298,11 +343,18 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     expect(store.requests.length).toBe(before);
   });
 
-  it("reads a local folder in the store layouts before any server", async () => {
+  it("reads a local folder in the store layouts before any server, passing over a folder's PDB of another build", async () => {
+    const staleRoot = await tempDir();
+    await put(staleRoot, `crash.pdb/${PDB_ID}/crash.pdb`, RELINKED);
+    const folder = (at: string): SymbolSource => ({ kind: "folder", path: at, origin: "--symbols" });
     const before = store.requests.length;
-    const [result] = await fetchSymbols([pdb("crash.pdb")], [ms(`${store.url}/store`), { kind: "folder", path: root, origin: "--symbols" }], await options());
+    const [result] = await fetchSymbols([pdb("crash.pdb")], [ms(`${store.url}/store`), folder(staleRoot), folder(root)], await options());
     expect(result?.outcome).toMatchObject({ status: "found", path: path.join(root, "crash.pdb", PDB_ID, "crash.pdb"), from: root });
     expect(store.requests.length).toBe(before);
+    // With only the stale folder, the server's copy is fetched.
+    const [fetched] = await fetchSymbols([pdb("crash.pdb")], [ms(`${store.url}/store`), folder(staleRoot)], await options());
+    expect(fetched?.outcome).toMatchObject({ status: "fetched", from: `${store.url}/store`, bytes: PDB.length });
+    expect(store.requests.length).toBe(before + 1);
   });
 
   it("refuses a module name from a dump that would leave the cache, asking nothing", async () => {

@@ -11,85 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { DumpFile, DumpFileError } from "../../src/debuggers/dumpfile/index.js";
 import { readPdbIdentity, UnsupportedPdbError, type PdbIdentity } from "../../src/debuggers/symbols/pdb.js";
+import { buildMsf, dbiStream, infoStream, pdbBytes } from "../helpers/pdb-file.js";
 
-const MSF7_MAGIC = "Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0";
 const PDB2_MAGIC = "Microsoft C/C++ program database 2.00\r\n\x1aJG\0\0";
 const GUID = "3F2504E0-4F89-41D3-9A0C-0305E82C3301";
 const NIL = null;
 
-/** A GUID's bytes as a PDB stores them: the first three fields little-endian. */
-function guidBytes(guid: string): Buffer {
-  const [d1 = "", d2 = "", d3 = "", d4 = "", d5 = ""] = guid.split("-");
-  const bytes = Buffer.alloc(16);
-  bytes.writeUInt32LE(Number.parseInt(d1, 16), 0);
-  bytes.writeUInt16LE(Number.parseInt(d2, 16), 4);
-  bytes.writeUInt16LE(Number.parseInt(d3, 16), 6);
-  Buffer.from(d4 + d5, "hex").copy(bytes, 8);
-  return bytes;
-}
+/** The info stream of this file's GUID. */
+const info = (age: number, version?: number): Buffer => infoStream({ guid: GUID, age, ...(version === undefined ? {} : { version }) });
 
-function infoStream(age: number, version = 20000404): Buffer {
-  const bytes = Buffer.alloc(28 + 8);
-  bytes.writeUInt32LE(version, 0);
-  bytes.writeUInt32LE(0x5f3a2b1c, 4);
-  bytes.writeUInt32LE(age, 8);
-  guidBytes(GUID).copy(bytes, 12);
-  return bytes;
-}
-
-function dbiStream(age: number): Buffer {
-  const bytes = Buffer.alloc(64);
-  bytes.writeInt32LE(-1, 0);
-  bytes.writeUInt32LE(19990903, 4);
-  bytes.writeUInt32LE(age, 8);
-  return bytes;
-}
-
-interface MsfSpec {
-  blockSize?: number;
-  /** Stream contents by index; null is a nil stream (size 0xFFFFFFFF). */
-  streams: (Buffer | null)[];
-}
-
-/**
- * An MSF 7.00 file: the superblock, two free-block-map blocks, each stream's blocks, the stream
- * directory's blocks in reverse order (so reading it follows the block map), and the block map.
- */
-function buildMsf({ blockSize = 512, streams }: MsfSpec): { bytes: Buffer; superblock: number; blockMap: number; directory: number[]; streamBlocks: number[][] } {
-  const blocks: Buffer[] = [Buffer.alloc(blockSize), Buffer.alloc(blockSize), Buffer.alloc(blockSize)];
-  const place = (data: Buffer): number[] => {
-    const placed: number[] = [];
-    for (let at = 0; at < data.length; at += blockSize) {
-      const block = Buffer.alloc(blockSize);
-      data.copy(block, 0, at, Math.min(at + blockSize, data.length));
-      placed.push(blocks.push(block) - 1);
-    }
-    return placed;
-  };
-  const streamBlocks = streams.map((stream) => (stream ? place(stream) : []));
-  const directory = Buffer.alloc(4 + streams.length * 4 + streamBlocks.flat().length * 4);
-  directory.writeUInt32LE(streams.length, 0);
-  streams.forEach((stream, i) => directory.writeUInt32LE(stream ? stream.length : 0xffffffff, 4 + i * 4));
-  streamBlocks.flat().forEach((block, i) => directory.writeUInt32LE(block, 4 + streams.length * 4 + i * 4));
-  const directoryBlocks = place(directory);
-  // The directory's parts in reverse file order: it is read in the block map's order, not the file's.
-  const parts = directoryBlocks.map((b) => blocks[b] as Buffer);
-  const reversed = [...directoryBlocks].reverse();
-  reversed.forEach((b, i) => (blocks[b] = parts[i] as Buffer));
-  const map = Buffer.alloc(blockSize);
-  reversed.forEach((b, i) => map.writeUInt32LE(b, i * 4));
-  const blockMap = blocks.push(map) - 1;
-  const superblock = blocks[0] as Buffer;
-  superblock.write(MSF7_MAGIC, 0, "latin1");
-  superblock.writeUInt32LE(blockSize, 32);
-  superblock.writeUInt32LE(1, 36);
-  superblock.writeUInt32LE(blocks.length, 40);
-  superblock.writeUInt32LE(directory.length, 44);
-  superblock.writeUInt32LE(blockMap, 52);
-  return { bytes: Buffer.concat(blocks), superblock: 0, blockMap, directory: reversed, streamBlocks };
-}
-
-const standard = () => buildMsf({ streams: [Buffer.alloc(0), infoStream(1), Buffer.alloc(0), dbiStream(1)] });
+const standard = () => buildMsf({ streams: [Buffer.alloc(0), info(1), Buffer.alloc(0), dbiStream(1)] });
 
 let dir = "";
 let serial = 0;
@@ -139,8 +70,8 @@ describe("readPdbIdentity on a hand-built PDB", () => {
 
   it("follows a stream directory scattered over several blocks, and streams of several blocks", () => {
     // 300 streams' sizes make a directory of three 512-byte blocks; stream 1 spans two blocks.
-    const info = Buffer.concat([infoStream(2), Buffer.alloc(600)]);
-    const streams = [Buffer.alloc(0), info, NIL, dbiStream(2), ...Array.from({ length: 296 }, () => Buffer.alloc(0))];
+    const longInfo = Buffer.concat([info(2), Buffer.alloc(600)]);
+    const streams = [Buffer.alloc(0), longInfo, NIL, dbiStream(2), ...Array.from({ length: 296 }, () => Buffer.alloc(0))];
     const built = buildMsf({ streams });
     expect(built.directory.length).toBeGreaterThan(2);
     expect(built.streamBlocks[1]).toHaveLength(2);
@@ -148,15 +79,24 @@ describe("readPdbIdentity on a hand-built PDB", () => {
   });
 
   it("takes the DBI stream's age over the info stream's, and the info stream's when there is no DBI stream", () => {
-    const relinked = identityOf(buildMsf({ streams: [Buffer.alloc(0), infoStream(1), Buffer.alloc(0), dbiStream(0x1a)] }).bytes).identity;
+    const relinked = identityOf(buildMsf({ streams: [Buffer.alloc(0), info(1), Buffer.alloc(0), dbiStream(0x1a)] }).bytes).identity;
     expect([relinked?.id, relinked?.age, relinked?.infoAge]).toEqual(["3F2504E04F8941D39A0C0305E82C33011A", 0x1a, 1]);
-    expect(identityOf(buildMsf({ streams: [Buffer.alloc(0), infoStream(3)] }).bytes).identity?.id).toBe("3F2504E04F8941D39A0C0305E82C33013");
-    expect(identityOf(buildMsf({ streams: [Buffer.alloc(0), infoStream(3), NIL, NIL] }).bytes).identity?.id).toBe("3F2504E04F8941D39A0C0305E82C33013");
-    expect(identityOf(buildMsf({ streams: [Buffer.alloc(0), infoStream(3), NIL, Buffer.alloc(0)] }).bytes).identity?.age).toBe(3);
+    expect(identityOf(buildMsf({ streams: [Buffer.alloc(0), info(3)] }).bytes).identity?.id).toBe("3F2504E04F8941D39A0C0305E82C33013");
+    expect(identityOf(buildMsf({ streams: [Buffer.alloc(0), info(3), NIL, NIL] }).bytes).identity?.id).toBe("3F2504E04F8941D39A0C0305E82C33013");
+    expect(identityOf(buildMsf({ streams: [Buffer.alloc(0), info(3), NIL, Buffer.alloc(0)] }).bytes).identity?.age).toBe(3);
   });
 
   it("reads a PDB of 4 KiB blocks, as lld and Microsoft's linker write them", () => {
-    expect(identityOf(buildMsf({ blockSize: 4096, streams: [Buffer.alloc(0), infoStream(1), Buffer.alloc(0), dbiStream(1)] }).bytes).identity?.id).toBe("3F2504E04F8941D39A0C0305E82C33011");
+    expect(identityOf(buildMsf({ blockSize: 4096, streams: [Buffer.alloc(0), info(1), Buffer.alloc(0), dbiStream(1)] }).bytes).identity?.id).toBe("3F2504E04F8941D39A0C0305E82C33011");
+  });
+});
+
+describe("the tests' pdbBytes (tests/helpers/pdb-file.ts)", () => {
+  it("writes a PDB whose id is the GUID given and the age in hex, as the symbol-server tests serve them", () => {
+    expect(identityOf(pdbBytes({ guid: GUID, age: 1 })).identity).toEqual({ id: "3F2504E04F8941D39A0C0305E82C33011", guid: GUID, age: 1, infoAge: 1, signature: 0x5f3a2b1c });
+    const other = identityOf(pdbBytes({ guid: "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9", age: 0x1a, blockSize: 4096 }));
+    expect(other.error).toBeNull();
+    expect(other.identity?.id).toBe("0A1B2C3D4E5F60718293A4B5C6D7E8F91A");
   });
 });
 
@@ -177,8 +117,8 @@ describe("readPdbIdentity on a file it cannot read", () => {
   });
 
   it("refuses an info stream older than VC 7.0, or a DBI stream without its signature", () => {
-    expect(String(errorOf(buildMsf({ streams: [Buffer.alloc(0), infoStream(1, 19970604)] }).bytes))).toMatch(/version 19970604/);
-    expect(String(errorOf(buildMsf({ streams: [Buffer.alloc(0), infoStream(1), Buffer.alloc(0), Buffer.alloc(64)] }).bytes))).toMatch(/DBI stream has no header signature/);
+    expect(String(errorOf(buildMsf({ streams: [Buffer.alloc(0), info(1, 19970604)] }).bytes))).toMatch(/version 19970604/);
+    expect(String(errorOf(buildMsf({ streams: [Buffer.alloc(0), info(1), Buffer.alloc(0), Buffer.alloc(64)] }).bytes))).toMatch(/DBI stream has no header signature/);
   });
 });
 
