@@ -7,7 +7,7 @@ import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, startSession, 
 import { DebuggerError } from "./errors.js";
 import { homedir } from "node:os";
 
-import { hasSymbolSources, locateSymbols, type SymbolPlan } from "./symbols/locate.js";
+import { hasPdbBeside, hasSymbolSources, locateSymbols, type SymbolPlan } from "./symbols/locate.js";
 import { symbolSources } from "./symbols/sources.js";
 import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import type { Backend, DebuggerSession } from "./session.js";
@@ -80,7 +80,8 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
 
   // cdb reads its own symbol path (`--symbol-path`, `_NT_SYMBOL_PATH`), servers included.
   const sources = symbolSources({ symbols: options.symbols ?? [], cacheDir: options.symbolsCache, env: process.env, home: homedir() });
-  const symbols = choice.backend !== "cdb" && (hasSymbolSources(sources) || options.listSymbols) ? await locateSymbols({ modules: dump.facts.modules, dumpPath: dump.path, executable, sources, offline: options.offline ?? false }) : null;
+  const lookForSymbols = hasSymbolSources(sources) || options.listSymbols || hasPdbBeside(dump.facts.modules, dump.path, executable);
+  const symbols = choice.backend !== "cdb" && lookForSymbols ? await locateSymbols({ modules: dump.facts.modules, dumpPath: dump.path, executable, sources, offline: options.offline ?? false }) : null;
   if (symbols) warnings.push(...symbols.notes);
   if (symbols?.symbolFiles.length && choice.backend === "gdb") {
     warnings.push(`gdb cannot read Breakpad .sym files or PDBs: ${symbols.symbolFiles.length} found for this dump are unused; --debugger lldb reads them`);

@@ -13,7 +13,7 @@ import { readPeIdentity } from "../dumpfile/pe.js";
 import type { Module } from "../model.js";
 import { breakpadId, findSymbols } from "../symbols.js";
 import type { SymbolFile } from "./layouts.js";
-import { fetchSymbols, type SymbolOutcome, type SymbolQuery } from "./server.js";
+import { fetchSymbols, type SymbolOutcome, type SymbolQuery, type SymbolResult } from "./server.js";
 import type { SymbolSources } from "./sources.js";
 import { symbolsSummary } from "./summary.js";
 import { pdbFileId } from "./verify.js";
@@ -81,6 +81,8 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
   const plan: SymbolPlan = { symbolFiles: local.symbolFiles.map((s) => s.file), debugDirectories: [...local.debugDirectories], modulesPath: [], modules: [], notes: [...input.sources.notes, ...local.notes], summary: null };
   const program = input.executable ? programIdentity(input.executable) : null;
   const queries: { row: ModuleSymbols; query: SymbolQuery }[] = [];
+  // Found here without a fetch: counted in the summary line with what the fetch found.
+  const foundHere: SymbolResult[] = [];
   for (const module of input.modules) {
     const ids = idsOf(module, program && sameFile(module.path, input.executable) ? program : null);
     const row: ModuleSymbols = { module: fileName(module.path), path: module.path, ids, status: "not looked for", file: null, from: null, detail: null };
@@ -88,6 +90,7 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
     const sym = local.symbolFiles.find((s) => s.module === module.path);
     if (sym) {
       Object.assign(row, { status: "found", file: sym.file, from: dirname(dirname(dirname(sym.file))) });
+      foundHere.push({ module: row.module, outcome: { status: "found", path: sym.file, from: dirname(dirname(dirname(sym.file))), file: { kind: "sym", module: row.module, id: ids.breakpadId ?? "" } } });
       continue;
     }
     const files = wantedFiles(ids, module);
@@ -95,15 +98,17 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
       Object.assign(row, { status: "unidentified", detail: "the dump records no id for it" });
       continue;
     }
-    const pdb = files.find((f): f is Extract<SymbolFile, { kind: "pdb" }> => f.kind === "pdb");
-    const flat = pdb ? flatPdb(pdb, [...folders, dirname(input.dumpPath), ...(input.executable ? [dirname(input.executable)] : [])]) : null;
-    if (flat) {
+    const pdb = wantedPdb(files);
+    const flat = pdb ? flatPdb(pdb, [...folders, ...besideDump(input.dumpPath, input.executable)]) : null;
+    if (pdb && flat) {
       Object.assign(row, { status: "found", file: flat, from: dirname(flat) });
+      foundHere.push({ module: row.module, outcome: { status: "found", path: flat, from: dirname(flat), file: pdb } });
       plan.symbolFiles.push(flat);
       continue;
     }
     queries.push({ row, query: { module: row.module, files } });
   }
+  plan.summary = symbolsSummary(foundHere);
   if (queries.length > 0) {
     const results = await fetchSymbols(
       queries.map((q) => q.query),
@@ -114,9 +119,30 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
       const row = queries[i]?.row;
       if (row) use(plan, row, result.outcome, input.sources.cache);
     });
-    plan.summary = symbolsSummary(results.filter((r) => r.outcome.status !== "missing" || r.outcome.tried.length > 0));
+    plan.summary = symbolsSummary([...foundHere, ...results.filter((r) => r.outcome.status !== "missing" || r.outcome.tried.length > 0)]);
   }
   return plan;
+}
+
+/**
+ * Whether a PDB one of the dump's modules names lies beside the dump or the program, where a
+ * Windows build leaves it: then symbols are looked for even when the user named no store.
+ */
+export function hasPdbBeside(modules: Module[], dumpPath: string, executable: string | null): boolean {
+  const program = executable ? programIdentity(executable) : null;
+  const folders = besideDump(dumpPath, executable);
+  return modules.some((module) => {
+    const pdb = wantedPdb(wantedFiles(idsOf(module, program && sameFile(module.path, executable) ? program : null), module));
+    return pdb !== null && folders.some((folder) => existsSync(join(folder, pdb.name)));
+  });
+}
+
+function besideDump(dumpPath: string, executable: string | null): string[] {
+  return [dirname(dumpPath), ...(executable ? [dirname(executable)] : [])];
+}
+
+function wantedPdb(files: SymbolFile[]): Extract<SymbolFile, { kind: "pdb" }> | null {
+  return files.find((f): f is Extract<SymbolFile, { kind: "pdb" }> => f.kind === "pdb") ?? null;
 }
 
 /** The program's own CodeView record and image id, for a dump whose writer left them out (Wine's). */
