@@ -12,6 +12,7 @@ import type { DebuggerSession } from "../debuggers/session.js";
 import type { Transcript } from "../evidence/sessions.js";
 import type { EvidenceStore } from "../evidence/store.js";
 import type { Models, Redactor, Usage } from "../llm/index.js";
+import type { ModuleSymbolsRow } from "../report/document.js";
 import type { CommandAgent, Observation, Spent, State, Update } from "../state.js";
 import type { CommandExecutor, ExecutedCommand } from "./executor.js";
 
@@ -62,6 +63,8 @@ export interface Runtime {
   triageOptions: TriageOptions;
   /** What the debugger warned about while loading the dump: for the report, not the terminal. */
   debuggerWarnings: string[];
+  /** Where each module's symbols came from, for the report; empty when no place to look was named. */
+  symbols: ModuleSymbolsRow[];
   /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */
   unclaimedMs: number;
   /** Model usage a killed run spent but never checkpointed; the first node of a resumed run claims it. */

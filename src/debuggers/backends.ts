@@ -14,6 +14,7 @@ import { GdbSession } from "./gdb/gdb-session.js";
 import { resolveAdapter } from "./lldb/adapter.js";
 import { LldbSession } from "./lldb/lldb-session.js";
 import type { Backend, DebuggerSession } from "./session.js";
+import type { NamedModule } from "./symbols/frame-names.js";
 
 export type DebuggerChoice = Backend | "auto";
 export const DEBUGGER_CHOICES: readonly DebuggerChoice[] = ["auto", "gdb", "lldb", "cdb"];
@@ -34,6 +35,8 @@ export interface SessionOptions {
   symbolFiles?: string[];
   /** cdb's symbol path (`--symbol-path`), which may name a symbol server. */
   symbolPath?: string;
+  /** Modules whose Breakpad symbols dumpdbg read: frames the debugger leaves unnamed are named from them. */
+  frameNames?: NamedModule[];
 }
 
 export interface BackendDefinition {
@@ -73,6 +76,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
         ...(searchPath(options) !== undefined ? { solibSearchPath: searchPath(options) } : {}),
         ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
+        ...(options.frameNames ? { frameNames: options.frameNames } : {}),
       }),
     // The kernel's xstate note is larger than gdb 13 expects; the registers dumpdbg reads are intact.
     noise: /reg-xstate.*too small/,
@@ -94,6 +98,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
         ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
         ...(options.symbolFiles?.length ? { symbolFiles: options.symbolFiles } : {}),
+        ...(options.frameNames ? { frameNames: options.frameNames } : {}),
       }),
   },
   cdb: {

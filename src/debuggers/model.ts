@@ -50,6 +50,11 @@ export interface Frame {
    * reached that frame too; null where it did not (its numbering shows other frames or none there).
    */
   unwound?: number | null;
+  /**
+   * Where the frame's function was inlined, innermost first, each with the line of its call site:
+   * set where dumpdbg named the frame from a Breakpad symbol file's INLINE records.
+   */
+  inlinedInto?: { function: string; file: string | null; line: number | null }[];
 }
 
 /**

@@ -8,6 +8,7 @@ import { DebuggerError } from "./errors.js";
 import { homedir } from "node:os";
 
 import { hasPdbBeside, hasSymbolSources, locateSymbols, type SymbolPlan } from "./symbols/locate.js";
+import { readNamedModules } from "./symbols/frame-names.js";
 import { symbolSources } from "./symbols/sources.js";
 import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import type { Backend, DebuggerSession } from "./session.js";
@@ -84,8 +85,11 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   const symbols = choice.backend !== "cdb" && lookForSymbols ? await locateSymbols({ modules: dump.facts.modules, dumpPath: dump.path, executable, sources, offline: options.offline ?? false }) : null;
   if (symbols) warnings.push(...symbols.notes);
   if (symbols?.symbolFiles.length && choice.backend === "gdb") {
-    warnings.push(`gdb cannot read Breakpad .sym files or PDBs: ${symbols.symbolFiles.length} found for this dump are unused; --debugger lldb reads them`);
+    warnings.push(`gdb cannot read Breakpad .sym files or PDBs: dumpdbg names frames from the .sym files itself, but gdb unwinds and reads variables without them; --debugger lldb reads them`);
   }
+  // dumpdbg reads the .sym files itself too: a frame the debugger leaves unnamed is named from them.
+  const frameNames = symbols ? await readNamedModules(symbols.modules, dump.facts.modules) : null;
+  if (frameNames) warnings.push(...frameNames.notes);
   const debugDirectories = [...(options.debugFileDirectory ? [options.debugFileDirectory] : []), ...(symbols?.debugDirectories ?? [])];
   const modulesPath = [...(options.modulesPath ?? []), ...(symbols?.modulesPath ?? [])];
   const debuggerPath = binaryOf(choice.backend, binaries);
@@ -100,6 +104,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     ...(modulesPath.length ? { modulesPath } : {}),
     ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
     ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles } : {}),
+    ...(frameNames?.named.length ? { frameNames: frameNames.named } : {}),
   });
   await session.open();
   const noise = BACKENDS[choice.backend].noise;

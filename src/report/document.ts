@@ -32,7 +32,17 @@ export interface ReportDetails {
   redactions?: Redactions | null;
   /** What the debugger warned about while loading the dump, as it said it. */
   debuggerWarnings?: string[];
+  /** Where each module's symbols came from, when the user named places to look (`--symbols`, symbol servers). */
+  symbols?: ModuleSymbolsRow[];
   chat?: ChatExchange[];
+}
+
+export interface ModuleSymbolsRow {
+  module: string;
+  /** found, fetched, missing, refused, unidentified (no id in the dump). */
+  status: string;
+  /** The file the debugger was given, or what was tried, or why it was refused. */
+  detail: string | null;
 }
 
 export interface StackFrame {
@@ -41,6 +51,8 @@ export interface StackFrame {
   file: string | null;
   line: number | null;
   module: string | null;
+  /** The functions this one was inlined into at this pc, innermost first, each at its call's line (from a Breakpad symbol file). */
+  inlinedInto?: { function: string; file: string | null; line: number | null }[];
 }
 
 /** A stretch of the address space around a fault, as a person names it. */

@@ -246,6 +246,12 @@ function waitCycle(edges: DeadlockEdge[]): number[] {
   return order;
 }
 
+/** Where an inlined function was inlined: ` (inlined into main at net.c:21)`. */
+function inlinedText(frame: StackFrame): string {
+  const chain = frame.inlinedInto ?? [];
+  return chain.map((outer) => ` (inlined into ${cellCode(outer.function)}${outer.file ? ` at ${cellCode(location(outer.file, outer.line))}` : ""})`).join("");
+}
+
 function stackBlock(culpritFrame: number | null, details: ReportDetails): string[] {
   const frames = details.frames ?? [];
   const recursion = details.recursion ?? null;
@@ -254,7 +260,7 @@ function stackBlock(culpritFrame: number | null, details: ReportDetails): string
   const hidden = recursion ? Math.max(recursion.frames, frames.length) - shown.length : frames.length - shown.length;
   const rows = shown.map((f) => [
     f.level === culpritFrame ? `**${f.level}**` : `${f.level}`,
-    f.function ? cellCode(f.function) + (f.level === culpritFrame ? " ← culprit" : "") : "??",
+    f.function ? cellCode(f.function) + (f.level === culpritFrame ? " ← culprit" : "") + inlinedText(f) : "??",
     f.file ? cellCode(location(f.file, f.line)) : "—",
     orDash(f.module && basename(f.module), cellCode),
   ]);
@@ -370,6 +376,11 @@ function technicalSection(report: Report, details: ReportDetails): string[] {
   if (modules.length) {
     const rows = modules.map((m) => [cellCode(m.path), cellCode(m.from), cellCode(m.to)]);
     blocks.push(heading(3, `Modules (${modules.length})`), table(["Path", "From", "To"], rows));
+  }
+  const symbols = details.symbols ?? [];
+  if (symbols.length) {
+    const rows = symbols.map((s) => [cellCode(s.module), s.status, s.detail ? cellCode(s.detail) : "—"]);
+    blocks.push(heading(3, `Symbols (${symbols.length} modules)`), table(["Module", "Symbols", "From / why"], rows));
   }
   const warnings = details.debuggerWarnings ?? [];
   if (warnings.length) {

@@ -101,6 +101,18 @@ describe("a Breakpad symbol store", () => {
     expect(written.id).toMatch(/^[0-9A-F]{33}$/);
   }, 180_000);
 
+  it("names gdb's frames from the .sym by dumpdbg itself, though gdb cannot read one", async () => {
+    const { built, store, stripped } = await crashpadCase();
+    const without = await triage([built.core, "--exe", stripped, "--debugger", "gdb"]);
+    expect(without.crash.culprit.function).toBeNull();
+    const named = await triage([built.core, "--exe", stripped, "--debugger", "gdb", "--symbols", store]);
+    expect(named.crash.kind).toBe("null-dereference");
+    expect(named.crash.culprit).toMatchObject({ function: "send_to_client", line: culpritLine("null-deref") });
+    expect(named.crash.culprit.file).toMatch(/null-deref\.c$/);
+    expect(named.crash.signature).toBe("null-dereference | send_to_client | broadcast | main");
+    expect(named.stderr).toMatch(/gdb cannot read Breakpad \.sym files or PDBs: dumpdbg names frames from the \.sym files itself/);
+  }, 180_000);
+
   it("does not use a .sym of another build filed under this build's id, and says so", async () => {
     const { store, stripped, dump, written } = await crashpadCase();
     // A .sym whose MODULE line names another build, put where this build's would be.

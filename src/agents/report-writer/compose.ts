@@ -104,6 +104,7 @@ function detailsOf(state: State, runtime: Runtime, triage: TriageResult, conclud
       file: f.file,
       line: f.line,
       module: f.module,
+      ...(f.inlinedInto?.length ? { inlinedInto: f.inlinedInto } : {}),
     })),
     recursion: triage.recursion ? { frames: triage.recursion.depth, cycle: [...triage.recursion.cycle].reverse() } : null,
     faultPlace: triage.faultPlace ?? null,
@@ -115,6 +116,7 @@ function detailsOf(state: State, runtime: Runtime, triage: TriageResult, conclud
     evidenceExcerpts: excerpts,
     redactions: { count: Object.values(kinds).reduce((a, b) => a + b, 0), kinds },
     debuggerWarnings: runtime.debuggerWarnings,
+    ...(runtime.symbols.length ? { symbols: runtime.symbols } : {}),
   };
 }
 

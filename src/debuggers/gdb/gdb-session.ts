@@ -14,9 +14,13 @@ import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js"
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
+import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
+import type { Vocabulary } from "../probe.js";
 import { parseMiLine, type MiRecord, type MiTuple, type MiValue } from "./mi-parser.js";
 
 export interface GdbSessionOptions {
+  /** Modules whose Breakpad symbols dumpdbg read, to name the frames gdb cannot. */
+  frameNames?: NamedModule[];
   dump: string;
   executable: string | null;
   gdbPath?: string;
@@ -50,7 +54,7 @@ interface MiReply {
 
 export class GdbSession implements DebuggerSession {
   readonly backend = "gdb" as const;
-  readonly vocabulary = gdbVocabulary;
+  readonly vocabulary: Vocabulary;
   private proc: DebuggerProcess | null = null;
   private nextToken = 1;
   private pending: Pending | null = null;
@@ -68,6 +72,7 @@ export class GdbSession implements DebuggerSession {
   private logTail: { dir: string; tail: MiLogTail; cleanup: Killable } | null = null;
 
   constructor(private readonly options: GdbSessionOptions) {
+    this.vocabulary = withFrameNames(gdbVocabulary, options.frameNames ?? []);
     this.runner = new CommandRunner(
       {
         running: () => this.proc !== null,

@@ -17,6 +17,7 @@ import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions
 import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "./dap.js";
 import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
+import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import { parsePlaced, type CommandPlace } from "../place-text.js";
 import { parseFrameText } from "./text/frames.js";
 
@@ -32,8 +33,10 @@ export interface LldbSessionOptions {
   debugFileDirectory?: string;
   /** Folders holding the dump's modules (a minidump's DLLs), searched by file name. */
   modulesPath?: string[];
-  /** Breakpad `.sym` files for the dump's modules, added once the dump is loaded. */
+  /** Breakpad `.sym` files and PDBs for the dump's modules, added once the dump is loaded. */
   symbolFiles?: string[];
+  /** Modules whose Breakpad symbols dumpdbg read, to name the frames lldb does not. */
+  frameNames?: NamedModule[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -92,7 +95,7 @@ export class LldbSession implements DebuggerSession {
   private stderrTail = "";
 
   constructor(private readonly options: LldbSessionOptions) {
-    this.vocabulary = isMinidump(options.dump) ? lldbMinidumpVocabulary : lldbVocabulary;
+    this.vocabulary = withFrameNames(isMinidump(options.dump) ? lldbMinidumpVocabulary : lldbVocabulary, options.frameNames ?? []);
     this.runner = new CommandRunner(
       {
         running: () => this.adapter !== null,
