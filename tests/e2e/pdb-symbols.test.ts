@@ -145,7 +145,7 @@ describe.skipIf(missing.length > 0)(`triage of a Windows dump whose program's de
     built = await buildPdbMinidump("config-null");
     root = await mkdtemp(path.join(os.tmpdir(), "dumpdbg-pdb-symbols-"));
     const recorded = readPeIdentity(built.exe).codeView;
-    if (!recorded) throw new Error(`${built.exe} has no CodeView record`);
+    if (!recorded?.id) throw new Error(`${built.exe} has no CodeView record with a GUID and age`);
     id = recorded.id;
     culprit = { function: "listen_port", line: windowsCulpritLine("config-null") };
     const { exe, dump } = await withoutPdb("bare");
