@@ -279,6 +279,23 @@ describe.skipIf(missing.length > 0)(`triage of a Windows dump whose program's de
       expect(symbolLines(result.stderr)).toEqual([`dumpdbg: symbols: 1 module refused, another build's file: config-null.exe`]);
     }, RUN_TIMEOUT_MS);
 
+    it("refuses another build's PDB beside the program, with one line and no culprit line", async () => {
+      const { exe, dump } = await withoutPdb("stale-beside");
+      await put(path.join(path.dirname(exe), PDB), await anotherBuildsPdb());
+      const result = await triage(exe, dump, []);
+      expect(result.crash.culprit.line).toBeNull();
+      expect(symbolLines(result.stderr)).toEqual([`dumpdbg: symbols: 1 module refused, another build's file: config-null.exe`]);
+    }, RUN_TIMEOUT_MS);
+
+    it("refuses another build's PDB in a flat folder, with one line and no culprit line", async () => {
+      const flat = await folder("stale-flat");
+      await put(path.join(flat, PDB), await anotherBuildsPdb());
+      const { exe, dump } = await withoutPdb("stale-flat-run");
+      const result = await triage(exe, dump, ["--symbols", flat, "--symbols-cache", await folder("stale-flat-cache")]);
+      expect(result.crash.culprit.line).toBeNull();
+      expect(symbolLines(result.stderr)).toEqual([`dumpdbg: symbols: 1 module refused, another build's file: config-null.exe`]);
+    }, RUN_TIMEOUT_MS);
+
     it("refuses another build's PDB served under this build's id, and keeps it out of the cache", async () => {
       const store = await folder("stale-served");
       await put(path.join(store, PDB, id, PDB), await anotherBuildsPdb());

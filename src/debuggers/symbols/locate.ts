@@ -6,7 +6,7 @@
  * result is what the debugger is given (files to add, folders to search) and one row per module
  * saying where its symbols came from or why there are none.
  */
-import { existsSync, mkdirSync, readlinkSync, renameSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readlinkSync, renameSync, statSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 
 import { readPeIdentity } from "../dumpfile/pe.js";
@@ -16,7 +16,7 @@ import type { SymbolFile } from "./layouts.js";
 import { fetchSymbols, type SymbolOutcome, type SymbolQuery, type SymbolResult } from "./server.js";
 import type { SymbolSources } from "./sources.js";
 import { symbolsSummary } from "./summary.js";
-import { pdbFileId } from "./verify.js";
+import { mismatch } from "./verify.js";
 
 export interface LocateInput {
   modules: Module[];
@@ -80,7 +80,7 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
   const local = folders.length ? findSymbols(folders, input.modules) : { debugDirectories: [], symbolFiles: [], notes: [] };
   const plan: SymbolPlan = { symbolFiles: local.symbolFiles.map((s) => s.file), debugDirectories: [...local.debugDirectories], modulesPath: [], modules: [], notes: [...input.sources.notes, ...local.notes], summary: null };
   const program = input.executable ? programIdentity(input.executable) : null;
-  const queries: { row: ModuleSymbols; query: SymbolQuery }[] = [];
+  const queries: { row: ModuleSymbols; query: SymbolQuery; refusals: string[] }[] = [];
   // Found here without a fetch: counted in the summary line with what the fetch found.
   const foundHere: SymbolResult[] = [];
   for (const module of input.modules) {
@@ -99,22 +99,28 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
       continue;
     }
     const pdb = wantedPdb(files);
-    const flat = pdb ? flatPdb(pdb, [...folders, ...besideDump(input.dumpPath, input.executable)]) : null;
-    if (pdb && flat) {
-      Object.assign(row, { status: "found", file: flat, from: dirname(flat) });
-      foundHere.push({ module: row.module, outcome: { status: "found", path: flat, from: dirname(flat), file: pdb } });
-      plan.symbolFiles.push(flat);
+    const flat = pdb ? await flatPdb(pdb, [...folders, ...besideDump(input.dumpPath, input.executable)]) : { file: null, refusals: [] };
+    if (pdb && flat.file) {
+      Object.assign(row, { status: "found", file: flat.file, from: dirname(flat.file) });
+      foundHere.push({ module: row.module, outcome: { status: "found", path: flat.file, from: dirname(flat.file), file: pdb } });
+      plan.symbolFiles.push(flat.file);
       continue;
     }
-    queries.push({ row, query: { module: row.module, files } });
+    queries.push({ row, query: { module: row.module, files }, refusals: flat.refusals });
   }
   plan.summary = symbolsSummary(foundHere);
   if (queries.length > 0) {
-    const results = await fetchSymbols(
+    const fetched = await fetchSymbols(
       queries.map((q) => q.query),
       input.sources.sources,
       { cache: input.sources.cache, offline: input.offline, ...(input.requestTimeoutMs ? { requestTimeoutMs: input.requestTimeoutMs } : {}), ...(input.deadlineMs ? { deadlineMs: input.deadlineMs } : {}) },
     );
+    // A stale PDB by name beside the program is worth saying when nothing better turned up.
+    const results = fetched.map((result, i): SymbolResult => {
+      const refusals = queries[i]?.refusals ?? [];
+      if (result.outcome.status !== "missing" || refusals.length === 0) return result;
+      return { module: result.module, outcome: { status: "refused", reason: refusals.join("; "), tried: result.outcome.tried } };
+    });
     results.forEach((result, i) => {
       const row = queries[i]?.row;
       if (row) use(plan, row, result.outcome, input.sources.cache);
@@ -182,17 +188,33 @@ function wantedFiles(ids: ModuleIds, module: Module): SymbolFile[] {
   return files;
 }
 
-/** A PDB kept by name in a folder, beside the dump or the program, or in a two-tier store; taken only when its GUID and age are the module's. */
-function flatPdb(pdb: Extract<SymbolFile, { kind: "pdb" }>, folders: string[]): string | null {
+/**
+ * A PDB kept by name in a folder, beside the dump or the program, or in a two-tier store; taken
+ * only when its GUID and age are the module's, else why each one found was not.
+ */
+async function flatPdb(pdb: Extract<SymbolFile, { kind: "pdb" }>, folders: string[]): Promise<{ file: string | null; refusals: string[] }> {
+  const refusals: string[] = [];
   for (const folder of new Set(folders)) {
     const candidates = [join(folder, pdb.name)];
     // symstore's two-tier layout puts each name under its first two letters (`ke/kernel32.pdb/…`).
     if (existsSync(join(folder, "index2.txt"))) candidates.push(join(folder, pdb.name.slice(0, 2), pdb.name, pdb.id, pdb.name));
     for (const candidate of candidates) {
-      if (existsSync(candidate) && pdbFileId(candidate) === pdb.id) return candidate;
+      // A Microsoft store keeps a folder of that name (`kernel32.pdb/<id>/…`): read as a store, not here.
+      if (!isFile(candidate)) continue;
+      const wrong = await mismatch(candidate, pdb, undefined);
+      if (wrong === null) return { file: candidate, refusals: [] };
+      refusals.push(`${candidate}: ${wrong}`);
     }
   }
-  return null;
+  return { file: null, refusals };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** What the fetch found for a module becomes a row and something the debugger is given. */
