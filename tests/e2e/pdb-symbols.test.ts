@@ -274,7 +274,7 @@ describe.skipIf(missing.length > 0)(`triage of a Windows dump whose program's de
 
     // Known bug: without --offline, fetchSymbols (server.ts) drops findLocal's refusals once it goes on to the
     // servers, here none: the module is "missing" with nothing tried, and the summary filters it out, so no line.
-    it.fails("says so in one line online too (fails: the local refusal is lost when no server holds it)", async () => {
+    it("says so in one line online too", async () => {
       const result = await staleStore("stale-online", []);
       expect(symbolLines(result.stderr)).toEqual([`dumpdbg: symbols: 1 module refused, another build's file: config-null.exe`]);
     }, RUN_TIMEOUT_MS);

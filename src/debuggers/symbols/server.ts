@@ -66,6 +66,8 @@ export async function fetchSymbols(queries: SymbolQuery[], sources: SymbolSource
     if (local.outcome) return { module: query.module, outcome: local.outcome };
     if (options.offline) return { module: query.module, outcome: notFound(local.refusals, servers.filter((s) => files.some((file) => serves(s.protocol, file))).map((s) => ({ url: s.url, outcome: "offline" }))) };
     const outcome = await fromServers(files, servers, query.verify, { cache: options.cache, pool, deadline, settings });
+    // Another build's file on this machine is worth saying when no server had the right one.
+    if (outcome.status === "missing" && local.refusals.length > 0) return { module: query.module, outcome: notFound(local.refusals, outcome.tried) };
     return { module: query.module, outcome };
   };
   return Promise.all(queries.map(fetchOne));

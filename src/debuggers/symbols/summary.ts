@@ -1,6 +1,6 @@
 /**
  * One line on what the symbol fetch did, for the report and the terminal:
- * `symbols: 3 modules from https://…, 2 missing: kernel32.pdb (404), ntdll.pdb (timeout)`.
+ * `symbols: 3 modules from https://…, 2 missing: kernel32.dll (404), ntdll.dll (timeout)` (modules by their own names).
  */
 import type { SymbolOutcome, SymbolResult } from "./server.js";
 
