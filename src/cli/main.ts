@@ -9,6 +9,7 @@ import { ExitCode, ExitError } from "./exit.js";
 import { jobsFlag } from "./jobs.js";
 import { modelOptions } from "./model-options.js";
 import { numberFlag } from "./numbers.js";
+import { endEarlyDebugger, startDebuggerEarly } from "./early-debugger.js";
 import { installSignalHandlers } from "./signals.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -347,9 +348,11 @@ function keepTracingOff(): void {
 
 /** Runs the CLI and returns the exit code; the bin shim sets it. */
 export async function main(argv: string[]): Promise<number> {
+  // First the handlers, so that no debugger started from here on can outlive a signal.
+  installSignalHandlers();
+  startDebuggerEarly(argv);
   keepTracingOff();
   const program = buildProgram();
-  installSignalHandlers();
   // `dumpdbg … | head`: a reader that has seen enough is not an error.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(ExitCode.ok);
@@ -374,5 +377,7 @@ export async function main(argv: string[]): Promise<number> {
     // Loaded only on failure: it pulls in the error types of every layer.
     const { reportError } = await import("./errors.js");
     return reportError(error, argv.includes("--debug"));
+  } finally {
+    await endEarlyDebugger();
   }
 }

@@ -14,6 +14,8 @@ import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js"
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
+import { gdbArguments } from "./arguments.js";
+import { takeEarlyGdb } from "./early-start.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import type { Vocabulary } from "../probe.js";
 import { parseMiLine, type MiRecord, type MiTuple, type MiValue } from "./mi-parser.js";
@@ -95,18 +97,17 @@ export class GdbSession implements DebuggerSession {
 
   async open(): Promise<void> {
     const binary = this.options.gdbPath ?? "gdb";
-    const args = ["--interpreter=mi3", "-nx", "-q", ...this.settings().flatMap((setting) => ["-iex", setting])];
-    this.proc = await spawnDebugger(binary, args, {
-      // Once the MI stream is read from the log file, stdout carries only what gdb says while
-      // switching ("Redirecting output to …"), and it may arrive after the switch's own result:
-      // it is not a command's output.
-      onLine: (line) => {
-        if (!this.logTail) this.onLine(line);
-      },
-      onStderr: (text) => {
-        this.stderrTail = (this.stderrTail + text).slice(-2000);
-      },
-    });
+    const args = gdbArguments(this.options);
+    // Once the MI stream is read from the log file, stdout carries only what gdb says while
+    // switching ("Redirecting output to …"), and it may arrive after the switch's own result:
+    // it is not a command's output.
+    const onLine = (line: string) => {
+      if (!this.logTail) this.onLine(line);
+    };
+    const onStderr = (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-2000);
+    };
+    this.proc = (await takeEarlyGdb(binary, args, onLine, onStderr)) ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
     const proc = this.proc;
     void proc.exited.then((how) => this.onExit(proc, how));
 
@@ -229,30 +230,7 @@ export class GdbSession implements DebuggerSession {
   }
 
   /** Settings gdb applies at start-up, before it reads a single MI command (`-iex`). */
-  private settings(): string[] {
-    const settings = [
-      "set pagination off",
-      "set confirm off",
-      "set width 0",
-      "set height 0",
-      "set print pretty off",
-      "set style enabled off",
-      "set print thread-events off",
-      "set print inferior-events off",
-      // Dumps are often analysed on air-gapped machines, and dump contents are untrusted: no
-      // network lookups, no scripts auto-loaded from next to the program, and no code of the
-      // program run by an expression (C++ operators, xmethods) should a live target ever appear.
-      "set debuginfod enabled off",
-      "set auto-load gdb-scripts off",
-      "set auto-load python-scripts off",
-      "set auto-load local-gdbinit off",
-      "set may-call-functions off",
-    ];
-    if (this.options.sysroot) settings.push(`set sysroot ${this.options.sysroot}`);
-    if (this.options.solibSearchPath) settings.push(`set solib-search-path ${this.options.solibSearchPath}`);
-    if (this.options.debugFileDirectory) settings.push(`set debug-file-directory ${this.options.debugFileDirectory}`);
-    return settings;
-  }
+
 
   private async expectDone(line: string, what: string): Promise<MiReply> {
     const reply = await this.mi(line, OPEN_TIMEOUT_MS);
@@ -397,3 +375,4 @@ function formatMiResults(results: MiTuple): string {
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
+
