@@ -10,11 +10,12 @@ export interface DoctorOptions {
   gdb?: string;
   lldb?: string;
   cdb?: string;
+  dlv?: string;
   json?: boolean;
 }
 
 /** How each debugger tells its version. */
-const VERSION_ARGUMENTS: Record<Backend, string[]> = { gdb: ["--version"], lldb: ["--version"], cdb: ["-version"] };
+const VERSION_ARGUMENTS: Record<Backend, string[]> = { gdb: ["--version"], lldb: ["--version"], cdb: ["-version"], dlv: ["version"] };
 
 interface Finding {
   name: string;

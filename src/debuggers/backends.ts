@@ -10,6 +10,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { DumpFormat } from "./dump.js";
 import { CdbSession } from "./cdb/cdb-session.js";
 import { DebuggerMissing } from "./errors.js";
+import { DlvSession } from "./dlv/dlv-session.js";
 import { GdbSession } from "./gdb/gdb-session.js";
 import { resolveAdapter } from "./lldb/adapter.js";
 import { LldbSession } from "./lldb/lldb-session.js";
@@ -17,7 +18,7 @@ import type { Backend, DebuggerSession } from "./session.js";
 import type { NamedModule } from "./symbols/frame-names.js";
 
 export type DebuggerChoice = Backend | "auto";
-export const DEBUGGER_CHOICES: readonly DebuggerChoice[] = ["auto", "gdb", "lldb", "cdb"];
+export const DEBUGGER_CHOICES: readonly DebuggerChoice[] = ["auto", "gdb", "lldb", "cdb", "dlv"];
 
 /** What a backend needs to load a dump. */
 export interface SessionOptions {
@@ -115,6 +116,19 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
         ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
+      }),
+  },
+  dlv: {
+    name: "dlv",
+    defaultBinary: "dlv",
+    environment: "DUMPDBG_DLV",
+    reads: ["elf-core"],
+    start: (options) =>
+      new DlvSession({
+        dump: options.dump,
+        executable: options.executable,
+        binary: options.binary,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       }),
   },
 };
