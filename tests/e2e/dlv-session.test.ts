@@ -2,8 +2,10 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DlvSession } from "../../src/debuggers/dlv/dlv-session.js";
+import { isGoProgram } from "../../src/debuggers/dumpfile/index.js";
 import { dlvVocabulary } from "../../src/debuggers/dlv/vocabulary.js";
 import { probes } from "../../src/debuggers/probe.js";
+import { runCli } from "../helpers/cli.js";
 import { buildGoCore, hasDlv, hasGo, type GoCore } from "../helpers/dlv-core.js";
 
 const ready = hasGo() && hasDlv();
@@ -129,4 +131,42 @@ describe.skipIf(!ready)("Delve on a Go program's core", () => {
     expect(call.ok).toBe(false);
     expect(call.error).toMatch(/could not find symbol|nosuch/);
   });
+});
+
+describe.skipIf(!ready)("Delve through the CLI", () => {
+  let go: GoCore;
+  beforeAll(() => {
+    go = buildGoCore();
+  }, 120_000);
+
+  it("recognises the core's program as Go, and a C program as not", () => {
+    expect(isGoProgram(go.exe)).toBe(true);
+    expect(isGoProgram(process.execPath)).toBe(false);
+  });
+
+  it("dumpdbg exec --debugger dlv runs Delve's commands and refuses call", async () => {
+    const run = await runCli(["exec", go.core, "--exe", go.exe, "--debugger", "dlv", "-c", "goroutines", "-c", "goroutine 1 stack 12", "-c", "call main.main()", "--json"]);
+    const results = JSON.parse(run.stdout) as { command: string; ok: boolean; output: string; errorType?: string; context: { backend: string } }[];
+    expect(results[0]).toMatchObject({ command: "goroutines", ok: true, context: { backend: "dlv" } });
+    expect(results[0]?.output).toMatch(/^\* Goroutine 1 - User: .*main\.go:\d+ main\.\(\*Cache\)\.Put/m);
+    expect(results[1]?.output).toContain(`main.go:${go.culpritLine}`);
+    expect(results[2]).toMatchObject({ ok: false, errorType: "not_allowed" });
+    expect(run.code).toBe(1);
+  }, 60_000);
+
+  it("auto chooses Delve for a Go program's core", async () => {
+    const run = await runCli(["exec", go.core, "--exe", go.exe, "-c", "goroutines"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\[\d+ goroutines\]/);
+  }, 60_000);
+
+  it("dumpdbg triage with Delve gives the crash and the panicking goroutine's stack", async () => {
+    const run = await runCli(["triage", go.core, "--exe", go.exe, "--debugger", "dlv", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout) as { kind: string; signal: string; thread: { id: number }; culprit: { function: string } | null };
+    expect(crash).toMatchObject({ kind: "abort", signal: "SIGABRT", thread: { id: 1 } });
+    // Triage has no Go runtime knowledge yet: its culprit is the runtime's raise, not main.(*Cache).Put.
+    expect(crash.culprit?.function).toBe("runtime.raise");
+    expect(ourDelves()).toEqual([]);
+  }, 60_000);
 });

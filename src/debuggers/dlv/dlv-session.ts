@@ -16,7 +16,7 @@ import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions
 import { parseDelveCommand, type DelveAsk } from "./commands.js";
 import { startDelve, type DelveServer } from "./server.js";
 import { printDisassembly, printGoroutines, printMemory, printRegisters, printStack, printThreads, printVariables, type GoFrame, type Goroutine, type GoInstruction } from "./text/print.js";
-import { AROUND_PC, dlvVocabulary } from "./vocabulary.js";
+import { AROUND_PC, dlvVocabularyFor } from "./vocabulary.js";
 
 export interface DlvSessionOptions {
   dump: string;
@@ -48,7 +48,7 @@ const failed = (error: string): Reply => ({ output: "", error });
 
 export class DlvSession implements DebuggerSession {
   readonly backend = "dlv" as const;
-  readonly vocabulary: Vocabulary = dlvVocabulary;
+  readonly vocabulary: Vocabulary;
   loadWarnings: string[] = [];
   private server: DelveServer | null = null;
   private readonly runner: CommandRunner;
@@ -62,6 +62,7 @@ export class DlvSession implements DebuggerSession {
   private delveVersion: string | null = null;
 
   constructor(private readonly options: DlvSessionOptions) {
+    this.vocabulary = dlvVocabularyFor(options.executable);
     this.runner = new CommandRunner(
       {
         running: () => this.server !== null,

@@ -55,9 +55,11 @@ function render(probe: Probe): string {
     case "source":
       return `list ${probe.file}:${probe.from}`;
     case "shared-libraries":
-    case "sections":
     case "mappings":
       return "libraries";
+    case "sections":
+      // Nothing to ask Delve: a session's vocabulary knows the program it launched Delve with.
+      return "goroutine";
     case "exit-signal":
     case "signal-info":
     case "abort-message":
@@ -179,11 +181,18 @@ const SYNTAX = [
   "`x -fmt hex -count 8 -size 8 ADDR`, `disassemble`, `disassemble -a START END`, `sources REGEXP`, `goroutine G` / `frame F` to select",
 ].join("\n");
 
-export const dlvVocabulary: Vocabulary = {
-  debugger: "dlv",
-  render,
-  read,
-  recognise,
-  movesSelection: (command) => /^\s*(?:goroutine|gr|frame)\s+\d+\s*$/.test(command),
-  syntax: SYNTAX,
-};
+const movesSelection = (command: string): boolean => /^\s*(?:goroutine|gr|frame)\s+\d+\s*$/.test(command);
+
+export const dlvVocabulary: Vocabulary = { debugger: "dlv", render, read, recognise, movesSelection, syntax: SYNTAX };
+
+/**
+ * Delve's language in a session on `executable`: Delve lists no sections over DAP, but the program
+ * it was launched with is the target's executable (a Go program is usually its only module).
+ */
+export function dlvVocabularyFor(executable: string | null): Vocabulary {
+  return {
+    ...dlvVocabulary,
+    read: <P extends Probe>(probe: P, output: string): Reading<P> =>
+      probe.kind === "sections" ? ({ executable, core: null, sections: [] } as unknown as Reading<P>) : read(probe, output),
+  };
+}
