@@ -121,6 +121,21 @@ describe.skipIf(!ready)("Delve on a Go program's core", () => {
     expect(session.context().selectedThread?.id).toBe(1);
   });
 
+  it("reopens the core when Delve dies, and says so", async () => {
+    const [pid] = ourDelves();
+    expect(pid).toBeDefined();
+    process.kill(pid!, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const result = await session.run("goroutines");
+    expect(result).toMatchObject({ ok: true, reopened: true });
+    expect(result.context.selectedThread?.id).toBe(1);
+    const again = await session.run("goroutine 1 stack 3");
+    expect(again.ok, again.error).toBe(true);
+    expect(again.reopened).toBeUndefined();
+    expect(ourDelves()).toHaveLength(1);
+    expect(ourDelves()).not.toContain(pid);
+  });
+
   it("says plainly what Delve's DAP server cannot answer", async () => {
     const args = await session.run("args");
     expect(args).toMatchObject({ ok: false, errorType: "debugger_error" });

@@ -93,8 +93,13 @@ export class DlvSession implements DebuggerSession {
     this.frames.clear();
     this.goroutines = null;
     try {
-      this.server = await startDelve(binary, (event) => this.onEvent(event));
-      const { client } = this.server;
+      const server = await startDelve(binary, (event) => this.onEvent(event));
+      this.server = server;
+      // A Delve that dies is noticed by the next command, which reopens the core first.
+      void server.proc.exited.then(() => {
+        if (this.server === server) this.server = null;
+      });
+      const { client } = server;
       const init = await client.request(
         "initialize",
         { clientID: "dumpdbg", clientName: "dumpdbg", adapterID: "go", pathFormat: "path", linesStartAt1: true, columnsStartAt1: true },
