@@ -311,7 +311,7 @@ export function buildProgram(): Command {
     .option("--json", "print them as JSON")
     .addHelpText(
       "after",
-      '\nConfig files (JSON): dumpdbg.config.json or .dumpdbgrc in the project (searched from here upwards), or a\n"dumpdbg" key in package.json; the user\'s in $XDG_CONFIG_HOME/dumpdbg/config.json. Settings: provider, model,\nlocalModel, gdb, lldb, cdb, sessionsDir, reportsDir. Example: { "provider": "offline", "sessionsDir": ".sessions" }',
+      '\nConfig files (JSON): dumpdbg.config.json or .dumpdbgrc in the project (searched from here upwards), or a\n"dumpdbg" key in package.json; the user\'s in $XDG_CONFIG_HOME/dumpdbg/config.json. Settings: provider, model,\nlocalModel, gdb, lldb, cdb, dlv, sessionsDir, reportsDir. Example: { "provider": "offline", "sessionsDir": ".sessions" }',
     )
     .action(async (options) => {
       (await import("./config-command.js")).showConfig(options);
