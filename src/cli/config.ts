@@ -19,6 +19,7 @@ export interface Settings {
   gdb?: string;
   lldb?: string;
   cdb?: string;
+  dlv?: string;
   sessionsDir?: string;
   reportsDir?: string;
   symbols?: string;
@@ -35,6 +36,7 @@ export const SETTINGS: Record<Key, { about: string; option: string; env?: string
   gdb: { about: "the gdb binary", option: "gdb", env: "DUMPDBG_GDB", path: true, fallback: "gdb on PATH" },
   lldb: { about: "the lldb binary", option: "lldb", env: "DUMPDBG_LLDB", path: true, fallback: "lldb on PATH" },
   cdb: { about: "the cdb binary", option: "cdb", env: "DUMPDBG_CDB", path: true, fallback: "cdb on PATH" },
+  dlv: { about: "Delve, for Go programs' cores", option: "dlv", env: "DUMPDBG_DLV", path: true, fallback: "dlv on PATH" },
   sessionsDir: { about: "where sessions live", option: "sessionsDir", env: "DUMPDBG_SESSIONS_DIR", path: true, fallback: "" },
   reportsDir: { about: "where reports are written", option: "out", path: true, fallback: "reports" },
   symbols: { about: "symbol stores, folders and servers, `;`-separated, searched after --symbols", option: "symbolsConfig", fallback: "none" },

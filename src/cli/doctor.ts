@@ -10,11 +10,12 @@ export interface DoctorOptions {
   gdb?: string;
   lldb?: string;
   cdb?: string;
+  dlv?: string;
   json?: boolean;
 }
 
 /** How each debugger tells its version. */
-const VERSION_ARGUMENTS: Record<Backend, string[]> = { gdb: ["--version"], lldb: ["--version"], cdb: ["-version"] };
+const VERSION_ARGUMENTS: Record<Backend, string[]> = { gdb: ["--version"], lldb: ["--version"], cdb: ["-version"], dlv: ["version"] };
 
 interface Finding {
   name: string;
@@ -70,7 +71,8 @@ async function probe(name: string, binary: string, args: string[]): Promise<Find
     execFile(binary, args, { timeout: 10_000, maxBuffer: 1 << 20 }, (error, stdout) => resolve({ error, stdout: String(stdout) })),
   );
   if (error?.code === "ENOENT" || error?.code === "EACCES") return { name, ok: false, detail: `${binary}: not found` };
-  const first = stdout.split("\n")[0]?.trim() ?? "";
+  // Delve says its name on one line and its version on the next.
+  const first = stdout.split("\n").map((line) => line.trim()).filter(Boolean).slice(0, name === "dlv" ? 2 : 1).join(" ");
   if (error && !first) return { name, ok: false, detail: `${binary}: not usable` };
   return { name, ok: true, detail: `${first} (${binary})` };
 }

@@ -22,6 +22,7 @@ export interface DumpFlags {
   gdb?: string;
   lldb?: string;
   cdb?: string;
+  dlv?: string;
   /** Seconds. */
   timeout: number;
 }
@@ -48,7 +49,7 @@ export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   if (flags.offline) options.offline = true;
   if (flags.symbolPath !== undefined) options.symbolPath = flags.symbolPath;
   if (flags.debugger !== undefined) options.debugger = flags.debugger;
-  const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}) };
+  const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}), ...(flags.dlv !== undefined ? { dlv: flags.dlv } : {}) };
   if (Object.keys(binaries).length > 0) options.binaries = binaries;
   return options;
 }

@@ -28,10 +28,11 @@ function dumpOptions(command: Command): Command {
     .option("--symbols-cache <dir>", "where downloaded symbols are kept (default: $XDG_CACHE_HOME/dumpdbg/symbols)")
     .option("--offline", "download nothing: symbols only from the cache and folders")
     .addOption(new Option("--symbols-config <places>").hideHelp())
-    .addOption(new Option("--debugger <name>", "the debugger that reads the dump (auto: by the dump's format and what is installed)").choices(["auto", "gdb", "lldb", "cdb"]))
+    .addOption(new Option("--debugger <name>", "the debugger that reads the dump (auto: by the dump's format and what is installed)").choices(["auto", "gdb", "lldb", "cdb", "dlv"]))
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
     .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
     .option("--cdb <path>", "the cdb binary (default: $DUMPDBG_CDB or cdb)")
+    .option("--dlv <path>", "Delve, for a Go program's core (default: $DUMPDBG_DLV or dlv)")
     .option("--symbol-path <path>", "cdb's symbol path (default: $_NT_SYMBOL_PATH, else the dump's and the program's folders; no symbol server unless named here)")
     .option("--timeout <seconds>", "per-command debugger timeout", seconds, 30);
 }
@@ -262,6 +263,7 @@ export function buildProgram(): Command {
     .option("--gdb <path>", "the gdb binary (default: $DUMPDBG_GDB or gdb)")
     .option("--lldb <path>", "the lldb binary (default: $DUMPDBG_LLDB or lldb)")
     .option("--cdb <path>", "the cdb binary (default: $DUMPDBG_CDB or cdb)")
+    .option("--dlv <path>", "Delve, for a Go program's core (default: $DUMPDBG_DLV or dlv)")
     .addHelpText(
       "after",
       "\nRuns until Ctrl+C or SIGTERM, then finishes the dumps in hand (a second Ctrl+C ends at once).\nA job whose worker dies is taken by another after --stall-seconds; a dump that kills two workers is an error row.\n\nExample:\n  dumpdbg worker --queue redis://queue.internal:6379 --jobs 4\n\nExit codes: 0 stopped, 2 usage error, 3 queue unreachable, 130 interrupted.",
@@ -310,7 +312,7 @@ export function buildProgram(): Command {
     .option("--json", "print them as JSON")
     .addHelpText(
       "after",
-      '\nConfig files (JSON): dumpdbg.config.json or .dumpdbgrc in the project (searched from here upwards), or a\n"dumpdbg" key in package.json; the user\'s in $XDG_CONFIG_HOME/dumpdbg/config.json. Settings: provider, model,\nlocalModel, gdb, lldb, cdb, sessionsDir, reportsDir. Example: { "provider": "offline", "sessionsDir": ".sessions" }',
+      '\nConfig files (JSON): dumpdbg.config.json or .dumpdbgrc in the project (searched from here upwards), or a\n"dumpdbg" key in package.json; the user\'s in $XDG_CONFIG_HOME/dumpdbg/config.json. Settings: provider, model,\nlocalModel, gdb, lldb, cdb, dlv, sessionsDir, reportsDir. Example: { "provider": "offline", "sessionsDir": ".sessions" }',
     )
     .action(async (options) => {
       (await import("./config-command.js")).showConfig(options);
@@ -322,6 +324,7 @@ export function buildProgram(): Command {
     .option("--gdb <path>", "the gdb binary to check")
     .option("--lldb <path>", "the lldb binary to check")
     .option("--cdb <path>", "the cdb binary to check")
+    .option("--dlv <path>", "the dlv binary to check")
     .option("--json", "print the findings as JSON")
     .action(async (options) => {
       const { doctor } = await import("./doctor.js");

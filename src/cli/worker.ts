@@ -17,12 +17,13 @@ export interface WorkerFlags extends ModelFlags {
   gdb?: string;
   lldb?: string;
   cdb?: string;
+  dlv?: string;
 }
 
 export async function worker(flags: WorkerFlags): Promise<void> {
   const jobs = jobsOf(flags.jobs);
   connectionOf(flags.queue);
-  const binaries = { ...(flags.gdb ? { gdb: flags.gdb } : {}), ...(flags.lldb ? { lldb: flags.lldb } : {}), ...(flags.cdb ? { cdb: flags.cdb } : {}) };
+  const binaries = { ...(flags.gdb ? { gdb: flags.gdb } : {}), ...(flags.lldb ? { lldb: flags.lldb } : {}), ...(flags.cdb ? { cdb: flags.cdb } : {}), ...(flags.dlv ? { dlv: flags.dlv } : {}) };
   const log = (line: string) => process.stderr.write(`dumpdbg worker: ${line}\n`);
   const running = await startWorker({
     url: flags.queue,

@@ -10,6 +10,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { DumpFormat } from "./dump.js";
 import { CdbSession } from "./cdb/cdb-session.js";
 import { DebuggerMissing } from "./errors.js";
+import { DlvSession } from "./dlv/dlv-session.js";
 import { GdbSession } from "./gdb/gdb-session.js";
 import { resolveAdapter } from "./lldb/adapter.js";
 import { LldbSession } from "./lldb/lldb-session.js";
@@ -17,7 +18,7 @@ import type { Backend, DebuggerSession } from "./session.js";
 import type { NamedModule } from "./symbols/frame-names.js";
 
 export type DebuggerChoice = Backend | "auto";
-export const DEBUGGER_CHOICES: readonly DebuggerChoice[] = ["auto", "gdb", "lldb", "cdb"];
+export const DEBUGGER_CHOICES: readonly DebuggerChoice[] = ["auto", "gdb", "lldb", "cdb", "dlv"];
 
 /** What a backend needs to load a dump. */
 export interface SessionOptions {
@@ -117,6 +118,19 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(options.modulesPath?.length ? { modulesPath: options.modulesPath } : {}),
       }),
   },
+  dlv: {
+    name: "dlv",
+    defaultBinary: "dlv",
+    environment: "DUMPDBG_DLV",
+    reads: ["elf-core"],
+    start: (options) =>
+      new DlvSession({
+        dump: options.dump,
+        executable: options.executable,
+        binary: options.binary,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      }),
+  },
 };
 
 /** gdb finds a core's shared libraries on its solib-search-path: the modules path goes there too. */
@@ -151,6 +165,8 @@ export function isInstalled(backend: Backend, flags: Partial<Record<Backend, str
 
 export interface ChoiceInput {
   format: DumpFormat;
+  /** The dump is a core of a Go program (its executable has Go's sections): Delve reads it best. */
+  goProgram?: boolean;
   requested: DebuggerChoice;
   host: NodeJS.Platform;
   /** Whether a backend's binary can be run here. */
@@ -168,7 +184,7 @@ const FORMAT_NAMES: Record<DumpFormat, string> = { "elf-core": "an ELF core", mi
 
 /**
  * Which backend reads this dump. `auto` takes, in order of preference for the format (an ELF core:
- * gdb, then lldb; a minidump: cdb on Windows, then lldb), the first that this build has and this
+ * gdb, then lldb, with Delve first for a Go program's; a minidump: cdb on Windows, then lldb), the first that this build has and this
  * machine runs. An explicit choice is honoured or refused with the reason; never silently replaced.
  */
 export function chooseBackend(input: ChoiceInput): Choice {
@@ -184,7 +200,7 @@ export function chooseBackend(input: ChoiceInput): Choice {
     }
     return { backend: input.requested };
   }
-  const candidates = preference(input.format).filter((b) => !BACKENDS[b].hosts || BACKENDS[b].hosts?.includes(input.host));
+  const candidates = preference(input.format, input.goProgram ?? false).filter((b) => !BACKENDS[b].hosts || BACKENDS[b].hosts?.includes(input.host));
   const built = candidates.filter((b) => BACKENDS[b].start);
   // A binary the user named is what they want run: one that cannot run is an error, not a reason to switch.
   const broken = built.find((b) => input.named?.(b) && !input.installed(b));
@@ -194,15 +210,19 @@ export function chooseBackend(input: ChoiceInput): Choice {
   }
   const backend = built.find((b) => input.installed(b));
   // None installed: the first built one, whose start then says which binary it could not run.
-  if (!backend) return built[0] ? { backend: built[0] } : { error: `reading ${FORMAT_NAMES[input.format]} needs ${candidates.join(" or ")}, and this version of dumpdbg has no ${candidates.join(" or ")} backend yet` };
+  // (Delve is only the first choice for a Go program's core: gdb reads one too, and says it is missing better.)
+  const usual = built.find((b) => b !== "dlv");
+  if (!backend) return usual ? { backend: usual } : { error: `reading ${FORMAT_NAMES[input.format]} needs ${candidates.join(" or ")}, and this version of dumpdbg has no ${candidates.join(" or ")} backend yet` };
   const preferred = built[0];
-  if (preferred && preferred !== backend) return { backend, fallback: `${preferred} is not installed; reading ${FORMAT_NAMES[input.format]} with ${backend}` };
+  const what = input.goProgram && input.format === "elf-core" ? "a Go program's core" : FORMAT_NAMES[input.format];
+  if (preferred && preferred !== backend) return { backend, fallback: `${preferred} is not installed; reading ${what} with ${backend}` };
   return { backend };
 }
 
 
-function preference(format: DumpFormat): Backend[] {
-  return format === "minidump" ? ["cdb", "lldb"] : ["gdb", "lldb"];
+function preference(format: DumpFormat, goProgram = false): Backend[] {
+  if (format === "minidump") return ["cdb", "lldb"];
+  return goProgram ? ["dlv", "gdb", "lldb"] : ["gdb", "lldb"];
 }
 
 function notBuilt(backend: Backend): string {

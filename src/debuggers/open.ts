@@ -7,6 +7,8 @@ import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, startSession, 
 import { DebuggerError } from "./errors.js";
 import { homedir } from "node:os";
 
+import { isGoProgram } from "./dumpfile/index.js";
+
 import { hasPdbBeside, hasSymbolSources, locateSymbols, type SymbolPlan } from "./symbols/locate.js";
 import { readNamedModules } from "./symbols/frame-names.js";
 import { symbolSources } from "./symbols/sources.js";
@@ -63,6 +65,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   const binaries = options.binaries ?? {};
   const choice = chooseBackend({
     format: dump.format,
+    goProgram: dump.format === "elf-core" && goProgram(dump, options.exe),
     requested: options.debugger ?? "auto",
     host: process.platform,
     installed: (backend) => isInstalled(backend, binaries),
@@ -116,6 +119,16 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
   return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols };
+}
+
+/** Whether the core's program was built by Go; a program that cannot be found is left to be reported below. */
+function goProgram(dump: DumpInfo, exe: string | undefined): boolean {
+  try {
+    const executable = resolveExecutable(dump, exe);
+    return executable !== null && isGoProgram(executable);
+  } catch {
+    return false;
+  }
 }
 
 /** What a command tells the user once the dump is open: its warnings, where symbols came from, what the debugger warned about. */

@@ -1,7 +1,7 @@
 /** The one interface every debugger backend implements, and the shapes of what it returns. */
 import type { Vocabulary } from "./probe.js";
 
-export type Backend = "gdb" | "lldb" | "cdb";
+export type Backend = "gdb" | "lldb" | "cdb" | "dlv";
 
 export type CommandErrorType = "timeout" | "session_dead" | "debugger_error" | "not_allowed";
 

@@ -67,7 +67,7 @@ describe("config files", () => {
     writeFileSync(join(dir, "dumpdbg.config.json"), JSON.stringify({ provider: "offline", colour: "always" }));
     const unknown = await runCli(["triage", core.core], { cwd: dir, env });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe(`dumpdbg: config file ${join(dir, "dumpdbg.config.json")}: unknown setting "colour" (known: provider, model, localModel, gdb, lldb, cdb, sessionsDir, reportsDir, symbols, symbolsCache)\n`);
+    expect(unknown.stderr).toBe(`dumpdbg: config file ${join(dir, "dumpdbg.config.json")}: unknown setting "colour" (known: provider, model, localModel, gdb, lldb, cdb, dlv, sessionsDir, reportsDir, symbols, symbolsCache)\n`);
     writeFileSync(join(dir, "dumpdbg.config.json"), "{ provider: offline");
     const broken = await runCli(["config"], { cwd: dir, env });
     expect(broken.code).toBe(2);

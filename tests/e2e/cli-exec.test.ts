@@ -269,11 +269,12 @@ describe("the program", () => {
     expect(byName.anthropic!.detail).toMatch(/set ANTHROPIC_API_KEY/);
     expect(byName.ollama!.detail).toMatch(/set OLLAMA_HOST/);
     expect(byName.lldb).toMatchObject({ ok: true, detail: expect.stringMatching(/^lldb version 16/) });
+    expect(byName.dlv).toMatchObject({ ok: true, detail: expect.stringMatching(/^Delve Debugger Version: \d/) });
     const missing = await runCli(["doctor", "--json", "--gdb", "/nonexistent/gdb"]);
     expect(missing.code).toBe(0);
     expect((JSON.parse(missing.stdout) as Array<{ name: string; ok: boolean }>).find((f) => f.name === "gdb")).toMatchObject({ ok: false });
     // No debugger at all: nothing can read a dump, and the exit code says so.
-    const none = await runCli(["doctor", "--gdb", "/nonexistent/gdb", "--lldb", "/nonexistent/lldb", "--cdb", "/nonexistent/cdb"]);
+    const none = await runCli(["doctor", "--gdb", "/nonexistent/gdb", "--lldb", "/nonexistent/lldb", "--cdb", "/nonexistent/cdb", "--dlv", "/nonexistent/dlv"]);
     expect(none.code).toBe(4);
     expect(none.stderr).toMatch(/^dumpdbg: no debugger is usable: install gdb/m);
   });

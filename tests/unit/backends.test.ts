@@ -121,3 +121,28 @@ describe("canRun", () => {
     expect(canRun("fakedbg", { PATH: "/nonexistent" })).toBe(false);
   });
 });
+
+describe("chooseBackend for a Go program's core", () => {
+  it("takes Delve when it is installed", () => {
+    expect(choose({ goProgram: true, installed: installed("gdb", "lldb", "dlv") })).toEqual({ backend: "dlv" });
+  });
+
+  it("reads it with gdb, saying so, when Delve is not installed", () => {
+    expect(choose({ goProgram: true })).toEqual({ backend: "gdb", fallback: "dlv is not installed; reading a Go program's core with gdb" });
+  });
+
+  it("still names gdb when nothing is installed", () => {
+    expect(choose({ goProgram: true, installed: installed() })).toEqual({ backend: "gdb" });
+  });
+
+  it("refuses a dlv the user named that cannot run", () => {
+    const choice = choose({ goProgram: true, named: (b) => b === "dlv", binary: () => "/no/such/dlv" });
+    expect(choice).toEqual({ error: "the dlv you named (/no/such/dlv) cannot be run: no such file, or not executable" });
+  });
+
+  it("keeps gdb for any other core, and honours an explicit dlv on one", () => {
+    expect(choose({ installed: installed("gdb", "dlv") })).toEqual({ backend: "gdb" });
+    expect(choose({ requested: "dlv", installed: installed() })).toEqual({ backend: "dlv" });
+    expect(choose({ requested: "dlv", format: "minidump" })).toMatchObject({ error: expect.stringMatching(/^dlv cannot read a minidump/) });
+  });
+});

@@ -2,7 +2,7 @@
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { describe, expect, it } from "vitest";
 import { CommandTimeout, SessionDead } from "../../src/debuggers/errors.js";
-import { DapClient, DapFramingError, DapReader, encodeMessage } from "../../src/debuggers/lldb/dap.js";
+import { DapClient, DapFramingError, DapReader, encodeMessage } from "../../src/debuggers/dap.js";
 
 const response = (requestSeq: number, body: object = {}): DebugProtocol.Response => ({
   seq: 0,

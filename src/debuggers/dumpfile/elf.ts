@@ -205,3 +205,60 @@ export function imageBuildId(image: Buffer): string | null {
   }
   return null;
 }
+
+/** More sections than any real program has; a count past it is damage, not a program. */
+const MAX_SECTIONS = 100_000;
+/** The section names' string table of a real program is a few KiB. */
+const MAX_SECTION_NAMES_BYTES = 1024 * 1024;
+
+/**
+ * The names of an ELF file's sections, from its section header table and the string table it names;
+ * empty when the file has none (a stripped-of-sections file, a core). Bounded like the rest.
+ */
+export function sectionNames(file: DumpFile): string[] {
+  const head = file.read(0, Math.min(64, file.size), "the ELF header");
+  if (!isElf(head)) return [];
+  const header = readElfHeader(head);
+  const fields = new Fields(head, "the ELF header", header.little);
+  const entrySize = fields.u16(header.is64 ? 58 : 46);
+  let count = fields.u16(header.is64 ? 60 : 48);
+  let namesIndex = fields.u16(header.is64 ? 62 : 50);
+  if (header.shoff === 0 || entrySize < (header.is64 ? 64 : 40)) return [];
+  const entry = (i: number) => new Fields(file.read(header.shoff + i * entrySize, entrySize, "a section header"), "a section header", header.little);
+  // A file of 0xff00 sections or more keeps the real count and names index in section 0.
+  if (count === 0) count = entry(0).u32(header.is64 ? 32 : 20);
+  if (namesIndex === 0xffff) namesIndex = entry(0).u32(header.is64 ? 40 : 24);
+  checkedCount(count, MAX_SECTIONS, "the section header table");
+  if (namesIndex >= count) return [];
+  file.checkRange(header.shoff, entrySize * count, "the section header table");
+  const table = new Fields(file.read(header.shoff, entrySize * count, "the section header table"), "the section header table", header.little);
+  const at = (i: number) => i * entrySize;
+  const names = header.is64
+    ? { offset: toOffset(table.u64(at(namesIndex) + 24), "the section names' offset"), size: toOffset(table.u64(at(namesIndex) + 32), "the section names' size") }
+    : { offset: table.u32(at(namesIndex) + 16), size: table.u32(at(namesIndex) + 20) };
+  if (names.size > MAX_SECTION_NAMES_BYTES) throw new DumpFileError(`its section names claim ${names.size} bytes`);
+  const strings = file.read(names.offset, names.size, "the section names");
+  const result: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = table.u32(at(i));
+    if (start >= strings.length) continue;
+    result.push(cString(strings.subarray(start)));
+  }
+  return result;
+}
+
+/** Sections only the Go toolchain writes: its build information, its build id note, its pc-line table. */
+const GO_SECTIONS = new Set([".go.buildinfo", ".note.go.buildid", ".gopclntab"]);
+
+/** Whether an ELF program was built by Go, by its sections; false for anything unreadable. */
+export function isGoProgram(path: string): boolean {
+  let file: DumpFile | null = null;
+  try {
+    file = DumpFile.open(path);
+    return sectionNames(file).some((name) => GO_SECTIONS.has(name));
+  } catch {
+    return false;
+  } finally {
+    file?.close();
+  }
+}

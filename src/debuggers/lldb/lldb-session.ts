@@ -15,7 +15,7 @@ import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js"
 import type { Vocabulary } from "../probe.js";
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { resolveAdapter } from "./adapter.js";
-import { DapClient } from "./dap.js";
+import { DapClient } from "../dap.js";
 import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import { parsePlaced, type CommandPlace } from "../place-text.js";

@@ -17,6 +17,11 @@ export interface ExpressionLanguage {
    * there statements, blocks, declarations and C++'s new, delete, throw and dynamic_cast are code too.
    */
   compiled: boolean;
+  /**
+   * Go as Delve reads it: parentheses only convert (`uintptr(p)`, `(*T)(a)`) or apply a builtin
+   * (`len(s)`); a function runs only behind this keyword (`call f()`), which is what is refused.
+   */
+  callKeyword?: string;
 }
 
 /** C, C++ and Objective-C as gdb and lldb read them. */
@@ -71,6 +76,7 @@ export function expressionProblem(text: string, language: ExpressionLanguage): s
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
     if (!token) continue;
+    if (token.kind === "name" && language.callKeyword === token.text) return `calls a function (${quoted(token.text)})`;
     if (token.kind === "name" || token.kind === "variable") {
       const problem = nameProblem(tokens, i, language);
       if (problem) return problem;
@@ -80,7 +86,7 @@ export function expressionProblem(text: string, language: ExpressionLanguage): s
     if (ASSIGNMENTS.has(token.text)) return `assigns with ${quoted(token.text)}`;
     if (token.text === "++" || token.text === "--") return `changes a value with ${quoted(token.text)}`;
     if (token.text === "(") {
-      const problem = operatorCall(tokens, i) ?? callBefore(tokens, i, openOf, language);
+      const problem = language.callKeyword ? null : (operatorCall(tokens, i) ?? callBefore(tokens, i, openOf, language));
       if (problem) return problem;
       openParens.push(i);
     } else if (token.text === ")") {

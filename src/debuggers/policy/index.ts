@@ -5,6 +5,7 @@
  */
 
 import { checkCdbCommand } from "../cdb/policy.js";
+import { checkDlvCommand } from "../dlv/policy.js";
 import { checkGdbCommand } from "../gdb/policy.js";
 import { checkLldbCommand } from "../lldb/policy.js";
 import type { Backend } from "../session.js";
@@ -16,6 +17,7 @@ const CHECKS: Readonly<Record<Backend, (command: string) => PolicyVerdict>> = {
   gdb: checkGdbCommand,
   lldb: checkLldbCommand,
   cdb: checkCdbCommand,
+  dlv: checkDlvCommand,
 };
 
 export function checkCommand(backend: Backend, command: string): PolicyVerdict {

@@ -1,11 +1,11 @@
 /**
  * A client of the Debug Adapter Protocol: JSON messages framed by a `Content-Length` header over an
- * adapter's stdin and stdout, requests answered by the response whose `request_seq` is their `seq`,
+ * adapter's stdin and stdout (LLDB's) or a TCP socket (Delve's), requests answered by the response whose `request_seq` is their `seq`,
  * and events in between. The framing is read with a bounded buffer: a header that claims more than
  * the limit is an error, never an allocation. The protocol's types come from @vscode/debugprotocol.
  */
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { CommandTimeout, DebuggerError, SessionDead } from "../errors.js";
+import { CommandTimeout, DebuggerError, SessionDead } from "./errors.js";
 
 /** The adapter's output does not follow the protocol's framing; nothing after it can be trusted. */
 export class DapFramingError extends DebuggerError {}
@@ -103,9 +103,15 @@ export interface DapRequests {
   initialize: { arguments: DebugProtocol.InitializeRequestArguments; response: DebugProtocol.InitializeResponse };
   /** An adapter's attach takes arguments of its own (lldb's `program` and `coreFile`). */
   attach: { arguments: DebugProtocol.AttachRequestArguments & Record<string, unknown>; response: DebugProtocol.AttachResponse };
+  /** Delve loads a core with a launch of its own arguments (`mode: "core"`, `program`, `coreFilePath`). */
+  launch: { arguments: DebugProtocol.LaunchRequestArguments & Record<string, unknown>; response: DebugProtocol.LaunchResponse };
   configurationDone: { arguments: DebugProtocol.ConfigurationDoneArguments; response: DebugProtocol.ConfigurationDoneResponse };
   threads: { arguments: undefined; response: DebugProtocol.ThreadsResponse };
   evaluate: { arguments: DebugProtocol.EvaluateArguments; response: DebugProtocol.EvaluateResponse };
+  stackTrace: { arguments: DebugProtocol.StackTraceArguments; response: DebugProtocol.StackTraceResponse };
+  scopes: { arguments: DebugProtocol.ScopesArguments; response: DebugProtocol.ScopesResponse };
+  variables: { arguments: DebugProtocol.VariablesArguments; response: DebugProtocol.VariablesResponse };
+  disassemble: { arguments: DebugProtocol.DisassembleArguments; response: DebugProtocol.DisassembleResponse };
   disconnect: { arguments: DebugProtocol.DisconnectArguments; response: DebugProtocol.DisconnectResponse };
 }
 
