@@ -1,27 +1,38 @@
 /**
- * gdb started first thing for a command that will read an ELF core with it, so that gdb's own
+ * The debugger started first thing for a command that will read a dump with it, so that its own
  * start overlaps the loading of the command's code and the checks of the dump (see
- * debuggers/gdb/early-start.ts). Decided from the arguments alone, without touching any file: a
- * guess that turns out wrong (a minidump, another debugger, other gdb settings) costs an idle gdb
- * that is ended at exit.
+ * debuggers/early-start.ts): gdb for what looks like a core, LLDB's adapter for what looks like a
+ * minidump (`.dmp`). Decided from the arguments alone, without touching any file: a guess that
+ * turns out wrong (another format, another debugger, other settings) costs an idle debugger that is
+ * ended when the command ends.
  */
+import { endEarly, startEarly } from "../debuggers/early-start.js";
 import { gdbArguments } from "../debuggers/gdb/arguments.js";
-import { endEarlyGdb, startGdbEarly } from "../debuggers/gdb/early-start.js";
+import { resolveAdapter } from "../debuggers/lldb/adapter.js";
 
-export { endEarlyGdb as endEarlyDebugger };
+export { endEarly as endEarlyDebugger };
 
 const OPENS_A_DUMP = new Set(["triage", "analyze", "exec", "symbols"]);
-/** Flags that change gdb's arguments or send the dump to another debugger. */
-const OTHER_SETTINGS = /^--(sysroot|solib-search-path|debug-file-directory|help|lldb|cdb|dlv)(=|$)|^-h$/;
+/** Flags that change gdb's arguments, or ask for help. */
+const OTHER_SETTINGS = /^--(sysroot|solib-search-path|debug-file-directory|help)(=|$)|^-h$/;
 const MINIDUMP_NAME = /\.(dmp|mdmp)$/i;
 
 export function startDebuggerEarly(argv: string[], env: NodeJS.ProcessEnv = process.env): void {
   const [command, ...rest] = argv.slice(2);
-  if (command === undefined || !OPENS_A_DUMP.has(command)) return;
-  if (rest.some((arg) => OTHER_SETTINGS.test(arg) || MINIDUMP_NAME.test(arg))) return;
-  const chosen = valueOf(rest, "--debugger");
-  if (chosen !== undefined && chosen !== "gdb" && chosen !== "auto") return;
-  startGdbEarly(valueOf(rest, "--gdb") ?? env.DUMPDBG_GDB ?? "gdb", gdbArguments());
+  if (command === undefined || !OPENS_A_DUMP.has(command) || rest.some((arg) => OTHER_SETTINGS.test(arg))) return;
+  const chosen = valueOf(rest, "--debugger") ?? "auto";
+  const minidump = rest.some((arg) => MINIDUMP_NAME.test(arg));
+  if (minidump && (chosen === "auto" || chosen === "lldb") && process.platform !== "win32") {
+    try {
+      startEarly(resolveAdapter(valueOf(rest, "--lldb") ?? env.DUMPDBG_LLDB), [], "data");
+    } catch {
+      // A named lldb without its adapter: the session says so.
+    }
+    return;
+  }
+  if (!minidump && (chosen === "auto" || chosen === "gdb") && !rest.some((arg) => /^--(lldb|cdb|dlv)(=|$)/.test(arg))) {
+    startEarly(valueOf(rest, "--gdb") ?? env.DUMPDBG_GDB ?? "gdb", gdbArguments(), "lines");
+  }
 }
 
 function valueOf(args: string[], flag: string): string | undefined {

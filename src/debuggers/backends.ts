@@ -8,12 +8,8 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 
 import type { DumpFormat } from "./dump.js";
-import { CdbSession } from "./cdb/cdb-session.js";
 import { DebuggerMissing } from "./errors.js";
-import { DlvSession } from "./dlv/dlv-session.js";
-import { GdbSession } from "./gdb/gdb-session.js";
 import { resolveAdapter } from "./lldb/adapter.js";
-import { LldbSession } from "./lldb/lldb-session.js";
 import type { Backend, DebuggerSession } from "./session.js";
 import type { NamedModule } from "./symbols/frame-names.js";
 
@@ -56,8 +52,11 @@ export interface BackendDefinition {
   hosts?: readonly NodeJS.Platform[];
   /** The program to run for the binary a flag or the environment named (undefined: none named). */
   resolve?: (named: string | undefined) => string;
-  /** Starts a session on a dump; absent while this build has no such backend. */
-  start?: (options: SessionOptions) => DebuggerSession;
+  /**
+   * Starts a session on a dump; absent while this build has no such backend. Each backend's code is
+   * loaded only when it starts: a run reads its dump with one debugger.
+   */
+  start?: (options: SessionOptions) => Promise<DebuggerSession>;
   /** Load warnings of this debugger that say nothing to a user (dumpdbg checks the same more precisely). */
   noise?: RegExp;
 }
@@ -68,8 +67,8 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
     defaultBinary: "gdb",
     environment: "DUMPDBG_GDB",
     reads: ["elf-core"],
-    start: (options) =>
-      new GdbSession({
+    start: async (options) =>
+      new (await import("./gdb/gdb-session.js")).GdbSession({
         dump: options.dump,
         executable: options.executable,
         gdbPath: options.binary,
@@ -89,8 +88,8 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
     reads: ["elf-core", "minidump"],
     // LLDB is driven through its DAP server, found on PATH or beside the lldb that --lldb names.
     resolve: (named) => resolveAdapter(named),
-    start: (options) =>
-      new LldbSession({
+    start: async (options) =>
+      new (await import("./lldb/lldb-session.js")).LldbSession({
         dump: options.dump,
         executable: options.executable,
         binary: options.binary,
@@ -108,8 +107,8 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
     environment: "DUMPDBG_CDB",
     reads: ["minidump"],
     hosts: ["win32"],
-    start: (options) =>
-      new CdbSession({
+    start: async (options) =>
+      new (await import("./cdb/cdb-session.js")).CdbSession({
         dump: options.dump,
         executable: options.executable,
         binary: options.binary,
@@ -123,8 +122,8 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
     defaultBinary: "dlv",
     environment: "DUMPDBG_DLV",
     reads: ["elf-core"],
-    start: (options) =>
-      new DlvSession({
+    start: async (options) =>
+      new (await import("./dlv/dlv-session.js")).DlvSession({
         dump: options.dump,
         executable: options.executable,
         binary: options.binary,
@@ -230,7 +229,7 @@ function notBuilt(backend: Backend): string {
 }
 
 /** Starts the chosen backend's session (not yet opened). */
-export function startSession(backend: Backend, options: SessionOptions): DebuggerSession {
+export async function startSession(backend: Backend, options: SessionOptions): Promise<DebuggerSession> {
   const start = BACKENDS[backend].start;
   if (!start) throw new DebuggerMissing(notBuilt(backend));
   return start(options);

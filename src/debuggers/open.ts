@@ -9,8 +9,7 @@ import { homedir } from "node:os";
 
 import { isGoProgram } from "./dumpfile/index.js";
 
-import { hasPdbBeside, hasSymbolSources, locateSymbols, type SymbolPlan } from "./symbols/locate.js";
-import { readNamedModules } from "./symbols/frame-names.js";
+import type { SymbolPlan } from "./symbols/locate.js";
 import { symbolSources } from "./symbols/sources.js";
 import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import type { Backend, DebuggerSession } from "./session.js";
@@ -84,19 +83,18 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
 
   // cdb reads its own symbol path (`--symbol-path`, `_NT_SYMBOL_PATH`), servers included.
   const sources = symbolSources({ symbols: options.symbols ?? [], cacheDir: options.symbolsCache, env: process.env, home: homedir() });
-  const lookForSymbols = hasSymbolSources(sources) || options.listSymbols || hasPdbBeside(dump.facts.modules, dump.path, executable);
-  const symbols = choice.backend !== "cdb" && lookForSymbols ? await locateSymbols({ modules: dump.facts.modules, dumpPath: dump.path, executable, sources, offline: options.offline ?? false }) : null;
+  const symbols = choice.backend === "cdb" ? null : await planSymbols(options, dump, executable, sources);
   if (symbols) warnings.push(...symbols.notes);
   if (symbols?.symbolFiles.length && choice.backend === "gdb") {
     warnings.push(`gdb cannot read Breakpad .sym files or PDBs: dumpdbg names frames from the .sym files itself, but gdb unwinds and reads variables without them; --debugger lldb reads them`);
   }
   // dumpdbg reads the .sym files itself too: a frame the debugger leaves unnamed is named from them.
-  const frameNames = symbols ? await readNamedModules(symbols.modules, dump.facts.modules) : null;
+  const frameNames = symbols ? await (await import("./symbols/frame-names.js")).readNamedModules(symbols.modules, dump.facts.modules) : null;
   if (frameNames) warnings.push(...frameNames.notes);
   const debugDirectories = [...(options.debugFileDirectory ? [options.debugFileDirectory] : []), ...(symbols?.debugDirectories ?? [])];
   const modulesPath = [...(options.modulesPath ?? []), ...(symbols?.modulesPath ?? [])];
   const debuggerPath = binaryOf(choice.backend, binaries);
-  const session = startSession(choice.backend, {
+  const session = await startSession(choice.backend, {
     dump: dump.path,
     executable,
     binary: debuggerPath,
@@ -129,6 +127,18 @@ function goProgram(dump: DumpInfo, exe: string | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Where each module's symbols are, when there is anywhere to look: a place the user named, or a
+ * PDB beside a minidump or its program. Symbol finding is loaded only then.
+ */
+async function planSymbols(options: OpenDumpOptions, dump: DumpInfo, executable: string | null, sources: ReturnType<typeof symbolSources>): Promise<SymbolPlan | null> {
+  const named = sources.sources.length > 0 || options.listSymbols === true;
+  if (!named && dump.format !== "minidump") return null;
+  const { hasPdbBeside, locateSymbols } = await import("./symbols/locate.js");
+  if (!named && !hasPdbBeside(dump.facts.modules, dump.path, executable)) return null;
+  return locateSymbols({ modules: dump.facts.modules, dumpPath: dump.path, executable, sources, offline: options.offline ?? false });
 }
 
 /** What a command tells the user once the dump is open: its warnings, where symbols came from, what the debugger warned about. */

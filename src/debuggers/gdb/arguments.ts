@@ -1,6 +1,6 @@
 /**
  * How gdb is started for a session: MI, no init files, and the settings every session needs, with
- * the options' paths. A command may start gdb early with the same arguments (`early-start.ts`).
+ * the options' paths. A command may start gdb early with the same arguments (`../early-start.ts`).
  */
 export function gdbArguments(options: { sysroot?: string; solibSearchPath?: string; debugFileDirectory?: string } = {}): string[] {
   const settings = [

@@ -15,7 +15,7 @@ import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
 import { gdbArguments } from "./arguments.js";
-import { takeEarlyGdb } from "./early-start.js";
+import { takeEarly } from "../early-start.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import type { Vocabulary } from "../probe.js";
 import { parseMiLine, type MiRecord, type MiTuple, type MiValue } from "./mi-parser.js";
@@ -107,7 +107,7 @@ export class GdbSession implements DebuggerSession {
     const onStderr = (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-2000);
     };
-    this.proc = (await takeEarlyGdb(binary, args, onLine, onStderr)) ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
+    this.proc = (await takeEarly(binary, args, { onLine }, onStderr)) ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
     const proc = this.proc;
     void proc.exited.then((how) => this.onExit(proc, how));
 

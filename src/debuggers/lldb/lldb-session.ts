@@ -11,6 +11,7 @@ import { basename, dirname } from "node:path";
 import { openRegularFile } from "../dumpfile/index.js";
 import { CommandRunner } from "../command-runner.js";
 import { DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
+import { takeEarly } from "../early-start.js";
 import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
@@ -190,12 +191,11 @@ export class LldbSession implements DebuggerSession {
       onEvent: (event) => this.onEvent(event),
       onBroken: () => proc?.kill(),
     });
-    proc = await spawnDebugger(binary, [], {
-      onData: (chunk) => client.receive(chunk),
-      onStderr: (text) => {
-        this.stderrTail = (this.stderrTail + text).slice(-2000);
-      },
-    });
+    const onData = (chunk: Buffer) => client.receive(chunk);
+    const onStderr = (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-2000);
+    };
+    proc = (await takeEarly(binary, [], { onData }, onStderr)) ?? (await spawnDebugger(binary, [], { onData, onStderr }));
     const adapter = { proc, client };
     void proc.exited.then((how) => {
       const stderr = this.stderrTail.trim().split("\n").pop();

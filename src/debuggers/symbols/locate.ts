@@ -70,11 +70,6 @@ export interface SymbolPlan {
   summary: string | null;
 }
 
-/** Whether the user named anywhere to look, so that a run without symbols settings does no work at all. */
-export function hasSymbolSources(sources: SymbolSources): boolean {
-  return sources.sources.length > 0;
-}
-
 export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
   const folders = input.sources.sources.flatMap((s) => (s.kind === "folder" ? [s.path] : []));
   const local = folders.length ? findSymbols(folders, input.modules) : { debugDirectories: [], symbolFiles: [], notes: [] };
