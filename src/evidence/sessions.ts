@@ -264,7 +264,11 @@ export function acquireSessionLock(root: string, id: string): () => void {
 
 export type TranscriptEvent = { type: "command" | "model" | "chat" } & Record<string, unknown>;
 
-/** The session's transcript.jsonl, appended one JSON line per event and synced as each happens. */
+/**
+ * The session's transcript.jsonl, appended one JSON line per event. Each line is written as the
+ * event happens, so a killed dumpdbg loses none; the file is synced to disk once, when it closes
+ * (a sync per event cost more than the commands it recorded).
+ */
 export class Transcript {
   private constructor(private readonly fd: number) {}
 
@@ -272,13 +276,13 @@ export class Transcript {
     return new Transcript(openSync(join(sessionDir(root, id), "transcript.jsonl"), "a"));
   }
 
-  /** Writes the event with an `at` timestamp; it is on disk when this returns, so a crash loses nothing before it. */
+  /** Writes the event with an `at` timestamp; it is in the file when this returns. */
   append(event: TranscriptEvent): void {
     writeFileSync(this.fd, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
-    fsyncSync(this.fd);
   }
 
   close(): void {
+    fsyncSync(this.fd);
     closeSync(this.fd);
   }
 }
