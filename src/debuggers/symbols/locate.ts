@@ -54,6 +54,8 @@ export interface ModuleSymbols {
   from: string | null;
   /** What was tried, or why it was refused. */
   detail: string | null;
+  /** The module's image fetched or found in a store (a system DLL the dump's machine had), given to the debugger. */
+  image?: string;
 }
 
 export interface SymbolPlan {
@@ -104,11 +106,16 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
     queries.push({ row, query: { module: row.module, files }, refusals: flat.refusals });
   }
   plan.summary = symbolsSummary(foundHere);
+  const fetchOptions = { cache: input.sources.cache, offline: input.offline, ...(input.requestTimeoutMs ? { requestTimeoutMs: input.requestTimeoutMs } : {}), ...(input.deadlineMs ? { deadlineMs: input.deadlineMs } : {}) };
+  // A minidump read away from its machine lacks the system modules' files, and with them their
+  // unwind tables: a store or server that keeps the images (by timestamp and size) gives them.
+  const images = input.sources.sources.length > 0 ? imageQueries(plan.modules, input.executable) : [];
+  const fetchingImages = images.length > 0 ? fetchSymbols(images.map((i) => i.query), input.sources.sources, fetchOptions) : Promise.resolve([]);
   if (queries.length > 0) {
     const fetched = await fetchSymbols(
       queries.map((q) => q.query),
       input.sources.sources,
-      { cache: input.sources.cache, offline: input.offline, ...(input.requestTimeoutMs ? { requestTimeoutMs: input.requestTimeoutMs } : {}), ...(input.deadlineMs ? { deadlineMs: input.deadlineMs } : {}) },
+      fetchOptions,
     );
     // A stale PDB by name beside the program is worth saying when nothing better turned up.
     const results = fetched.map((result, i): SymbolResult => {
@@ -122,7 +129,21 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
     });
     plan.summary = symbolsSummary([...foundHere, ...results.filter((r) => r.outcome.status !== "missing" || r.outcome.tried.length > 0)]);
   }
+  const gotImages = (await fetchingImages).flatMap((result, i) => (result.outcome.status === "found" || result.outcome.status === "fetched" ? [{ row: images[i]?.row, path: result.outcome.path, from: result.outcome.from }] : []));
+  for (const { row, path, from } of gotImages) {
+    if (row) row.image = `${path} (from ${from})`;
+    if (!plan.modulesPath.includes(dirname(path))) plan.modulesPath.push(dirname(path));
+  }
+  if (gotImages.length > 0) plan.summary = `${plan.summary ?? "symbols: none"}; ${gotImages.length} module ${gotImages.length === 1 ? "image" : "images"} from ${[...new Set(gotImages.map((g) => g.from))].join(", ")}`;
   return plan;
+}
+
+/** The Windows modules other than the program, by their images' ids: what a symbol server keeps of the system's DLLs. */
+function imageQueries(rows: ModuleSymbols[], executable: string | null): { row: ModuleSymbols; query: SymbolQuery }[] {
+  return rows.flatMap((row) => {
+    if (!PE_NAME.test(row.module) || !row.ids.codeId || sameFile(row.path, executable)) return [];
+    return [{ row, query: { module: row.module, files: [{ kind: "pe", name: row.module.toLowerCase(), id: row.ids.codeId }] } }];
+  });
 }
 
 /**
