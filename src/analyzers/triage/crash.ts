@@ -27,7 +27,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       ? abortHandlerOrigin(verdict.abortedIn)
       : stop.origin;
   // The kernel reports 0 for a general-protection fault: that address was never accessed.
-  const faultAddress = fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null;
+  const faultAddress = readings.go?.faultAddress ?? (fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null);
   return {
     kind,
     signal: exception ? ((readings.target.os === "macos" ? machExceptionName(exception.code) : exceptionName(exception.code)) ?? "exception") : signal === null ? null : signalName(signal),

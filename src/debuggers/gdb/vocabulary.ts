@@ -151,10 +151,15 @@ function read<P extends Probe>(probe: P, output: string): Reading<P> {
 }
 
 /** `info symbol`: `leaf + 12 in section .text of /lib/libc.so.6`, or `No symbol matches ...`. */
+/** gdb prints some Go functions with the last element in brackets (`main[load]`, `fmt.(*pp)[printValue]`): the symbol is `main.load`. */
+function goSymbolName(symbol: string): string {
+  return symbol.replace(/^([\w./]+(?:\.\(\*?\w+\))?)\[([A-Za-z_]\w*)\]$/, "$1.$2");
+}
+
 function parseSymbol(output: string): SymbolAt | null {
   const row = /^(.+?)(?: \+ (\d+))? in section (\S+)(?: of (.+))?$/m.exec(output.trim());
   if (!row) return null;
-  return { symbol: row[1] ?? "", offset: Number(row[2] ?? 0), section: row[3] ?? null, module: row[4]?.trim() ?? null };
+  return { symbol: goSymbolName(row[1] ?? ""), offset: Number(row[2] ?? 0), section: row[3] ?? null, module: row[4]?.trim() ?? null };
 }
 
 /** `list FILE:A,B`: `22\t    session->client = NULL;` per line. */
