@@ -26,6 +26,9 @@ const MAX_GOROUTINES = 512;
 const MAX_WALKED_GOROUTINES = 32;
 const MAX_STRING = 4096;
 const G_WORDS = 37;
+/** A throw's frame is small: its message is within a few words of its frame pointer. */
+const MAX_THROW_WORDS = 24;
+const MAX_THROW_MESSAGE = 512n;
 
 export interface Goroutine {
   goid: number;
@@ -276,6 +279,21 @@ class GoMemory {
     return goTypeName(bytes, Number(flags & 0xffn));
   }
 
+  /** The first Go string (pointer into the program's read-only data, length) stored in [from, to), read as text. */
+  private async stringBetween(from: bigint, to: bigint): Promise<string | null> {
+    const count = Math.min(MAX_THROW_WORDS, Number((to - from) / 8n));
+    if (count < 2) return null;
+    const words = await this.q.readMemory(hex(from), count);
+    const constant = (address: bigint) => this.target.files.sections.some((s) => s.source === "exec" && /^\.(rodata|go\.buildinfo|noptrdata)$/.test(s.name) && address >= BigInt(s.start) && address < BigInt(s.end));
+    for (let i = 0; i + 1 < words.length; i++) {
+      const [pointer = 0n, length = 0n] = [words[i], words[i + 1]];
+      if (!constant(pointer) || length <= 0n || length > MAX_THROW_MESSAGE) continue;
+      const text = goStringText(bytesOf(await this.q.readMemory(hex(pointer), Number((length + 7n) / 8n))), Number(length));
+      if (text !== null && /[A-Za-z]{2}/.test(text)) return text;
+    }
+    return null;
+  }
+
   /** The Go string (pointer, length) at `address`, bounded. */
   private async goString(address: bigint): Promise<string | null> {
     const [pointer, length] = await this.q.readMemory(hex(address), 2);
@@ -303,11 +321,13 @@ class GoMemory {
       if (saved === undefined || ret === undefined) break;
       const caller = (await this.q.symbolAt(hex(ret - 1n)))?.symbol ?? "";
       if (/^runtime\.(fatalthrow|fatalpanic)$/.test(caller) === false && /^runtime\.(throw|fatal)$/.test(caller)) {
-        // bp is the frame of the function throw called; throw's own frame pointer is `saved`.
-        const text = await this.goString(saved + 16n);
+        // bp is the frame of the function throw called, `saved` throw's own: its string argument lies
+        // between them (a closure that prints it) or just above its return address (the argument's spill slot).
+        const text = await this.stringBetween(bp + 16n, saved + 32n);
         if (text !== null) return text;
       }
-      if (saved <= bp) break;
+      // The chain may leave the signal's thread stack for the goroutine's (systemstack links them): bounded by MAX_FRAMES, not by direction.
+      if (saved === bp) break;
       bp = saved;
     }
     return null;
