@@ -58,3 +58,20 @@ describe.each(Object.entries(EXPECTED))("Go service %s, debug build (-N -l), thr
     if (expected.faultAddress) expect(crash.faultAddress).toBe(expected.faultAddress);
   }, 60_000);
 });
+
+describe.each(Object.entries(EXPECTED))("Go service %s, as shipped (optimised, inlined), through gdb", (name, expected) => {
+  let built: BuiltGoCore;
+  beforeAll(async () => {
+    built = await buildGoCore(name, { optimized: true });
+  });
+
+  // Inlining folds small callees into their callers: the culprit is then the function the line was
+  // inlined into, named by its symbol, while the line is still the CULPRIT's (the line table keeps it).
+  it("keeps the kind, the message and the culprit's line", async () => {
+    const { crash } = await triageJson(built);
+    expect(crash.kind).toBe(expected.kind);
+    expect(crash.message).toMatch(expected.message);
+    expect(crash.culprit.line).toBe(goCulpritLine(name));
+    expect(crash.culprit.function).toMatch(/^main\./);
+  }, 60_000);
+});

@@ -78,7 +78,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   }
   const memory = new GoMemory(q, layout, target);
   const curg = await memory.currentGoroutine(target);
-  const thrown = await memory.thrownMessage(stack);
+  const thrown = await memory.thrown(stack);
   if (curg && curg.panic !== 0n) {
     const value = await memory.panicValue(curg.panic);
     const frames = await memory.frames(curg);
@@ -90,20 +90,20 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
     notes.push(walkedNote(curg, frames));
     return found;
   }
-  if (thrown !== null && curg) {
-    const frames = await memory.frames(curg);
-    found.goroutine = goroutineOf(curg, frames);
+  // A throw from a goroutine (concurrent map writes): the thread that threw walked into its stack.
+  if (thrown !== null && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
+    found.goroutine = { goid: curg?.goid ?? 0, status: "running", waitReason: null, frames: thrown.frames };
     found.kind = "panic";
-    found.message = `fatal error: ${thrown}`;
-    notes.push(walkedNote(curg, frames));
+    found.message = `fatal error: ${thrown.text}`;
+    notes.push(`the crashing thread's unwind stops at Go's signal trampoline: the throwing goroutine's ${thrown.frames.length} frames were walked by frame pointers from the registers the signal frame saved`);
     return found;
   }
   // No goroutine was running: the scheduler threw (all goroutines asleep), or the process was dumped alive.
   const waiting = await memory.waitingGoroutines();
   found.waiting = waiting;
   if (thrown !== null) {
-    found.message = `fatal error: ${thrown}`;
-    found.kind = /all goroutines are asleep/.test(thrown) ? "deadlock" : "panic";
+    found.message = `fatal error: ${thrown.text}`;
+    found.kind = /all goroutines are asleep/.test(thrown.text) ? "deadlock" : "panic";
   } else if (waiting.length > 0 && stop.signal === null) {
     found.kind = "hang";
     found.message = hungMessage(waiting);
@@ -307,7 +307,7 @@ class GoMemory {
    * trampoline's CFA) holds the thread's registers then; walking from them reaches the throw,
    * whose string argument is spilled just above its return address.
    */
-  async thrownMessage(stack: Stack): Promise<string | null> {
+  async thrown(stack: Stack): Promise<{ text: string; frames: PlacedFrame[] } | null> {
     const trampoline = stack.frames.find((frame) => frame.function === "runtime.sigtramp");
     if (!trampoline) return null;
     const uc = toBigInt(await this.q.frameCfa(trampoline.level));
@@ -315,22 +315,26 @@ class GoMemory {
     // struct ucontext: flags, link, stack_t (3 words), then sigcontext's r8…r15, rdi, rsi, rbp, …, rsp, rip.
     const context = await this.q.readMemory(hex(uc), 22);
     let bp = context[15] ?? 0n;
+    let text: string | null = null;
+    const returns: bigint[] = [];
     const within = (address: bigint) => this.target.mapped.some((range) => address >= range.start && address + 16n <= range.end);
     for (let i = 0; i < MAX_FRAMES && within(bp); i++) {
       const [saved, ret] = await this.q.readMemory(hex(bp), 2);
-      if (saved === undefined || ret === undefined) break;
+      if (saved === undefined || ret === undefined || ret < NULL_PAGE_LIMIT) break;
+      returns.push(ret);
       const caller = (await this.q.symbolAt(hex(ret - 1n)))?.symbol ?? "";
-      if (/^runtime\.(fatalthrow|fatalpanic)$/.test(caller) === false && /^runtime\.(throw|fatal)$/.test(caller)) {
-        // bp is the frame of the function throw called, `saved` throw's own: its string argument lies
-        // between them (a closure that prints it) or just above its return address (the argument's spill slot).
-        const text = await this.stringBetween(bp + 16n, saved + 32n);
-        if (text !== null) return text;
-      }
-      // The chain may leave the signal's thread stack for the goroutine's (systemstack links them): bounded by MAX_FRAMES, not by direction.
+      // bp is the frame of the function throw called, `saved` throw's own: its string argument lies
+      // between them (a closure that prints it) or just above its return address (the argument's spill slot).
+      if (text === null && /^runtime\.(throw|fatal)$/.test(caller)) text = await this.stringBetween(bp + 16n, saved + 32n);
+      // The chain leaves the signal's thread stack for the goroutine's (systemstack links them): bounded by MAX_FRAMES, not by direction.
       if (saved === bp) break;
       bp = saved;
     }
-    return null;
+    if (text === null) return null;
+    // The thread that threw ran the throwing goroutine: past systemstack, its frames are that goroutine's.
+    const frames: PlacedFrame[] = [];
+    for (const ret of returns) frames.push(await this.frameAt(frames.length, ret, true));
+    return { text, frames };
   }
 }
 
