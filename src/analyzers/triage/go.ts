@@ -26,12 +26,15 @@ const MAX_GOROUTINES = 512;
 const MAX_WALKED_GOROUTINES = 32;
 const MAX_STRING = 4096;
 const G_WORDS = 37;
+/** Sections only Go's linker writes. */
+const GO_SECTIONS = new Set([".go.buildinfo", ".gopclntab", ".note.go.buildid"]);
 /** A throw's frame is small: its message is within a few words of its frame pointer. */
 const MAX_THROW_WORDS = 24;
 const MAX_THROW_MESSAGE = 512n;
 
 export interface Goroutine {
-  goid: number;
+  /** Null where the goroutine was found by its frames, not by its g. */
+  goid: number | null;
   status: GoroutineStatus;
   waitReason: string | null;
   /** Innermost first, walked by frame pointers from the goroutine's saved registers. */
@@ -92,7 +95,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   }
   // A throw from a goroutine (concurrent map writes): the thread that threw walked into its stack.
   if (thrown !== null && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
-    found.goroutine = { goid: curg?.goid ?? 0, status: "running", waitReason: null, frames: thrown.frames };
+    found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames };
     found.kind = "panic";
     found.message = `fatal error: ${thrown.text}`;
     notes.push(`the crashing thread's unwind stops at Go's signal trampoline: the throwing goroutine's ${thrown.frames.length} frames were walked by frame pointers from the registers the signal frame saved`);
@@ -109,7 +112,10 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
     found.message = hungMessage(waiting);
   }
   found.goroutine = blamed(waiting);
-  if (found.goroutine) notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${found.goroutine.waitReason ?? "something"}`);
+  if (found.goroutine) {
+    const choice = found.kind === "hang" ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
+    notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${found.goroutine.waitReason ?? "something"}${choice}`);
+  }
   return found;
 }
 
@@ -120,9 +126,14 @@ export function goNotes(go: GoFindings | null, debuggerName: string | undefined)
   return [...go.notes, ...delve];
 }
 
-/** The release from `.go.buildinfo` (go1.18+), else the runtime's `runtime.buildVersion` string. */
+/**
+ * The release from `.go.buildinfo` (go1.18+), else the runtime's `runtime.buildVersion` string. A
+ * program with none of Go's sections is not asked anything: triage of C and Rust costs no command more.
+ */
 async function goVersion(q: Inspector, target: Target): Promise<string | null> {
-  const section = target.files.sections.find((s) => s.source === "exec" && s.name === ".go.buildinfo");
+  const own = target.files.sections.filter((s) => s.source === "exec");
+  if (!own.some((s) => GO_SECTIONS.has(s.name))) return null;
+  const section = own.find((s) => s.name === ".go.buildinfo");
   if (section) {
     const version = goBuildVersion(bytesOf(await q.readMemory(section.start, 12)));
     if (version) return version;
@@ -356,7 +367,7 @@ function blamed(waiting: Goroutine[]): Goroutine | null {
   const count = new Map<string, number>();
   for (const g of waiting) count.set(own(g) ?? "", (count.get(own(g) ?? "") ?? 0) + 1);
   const onChannel = waiting.filter((g) => /^(chan|select)/.test(g.waitReason ?? ""));
-  const sorted = [...onChannel].sort((a, b) => (count.get(own(a) ?? "") ?? 0) - (count.get(own(b) ?? "") ?? 0) || a.goid - b.goid);
+  const sorted = [...onChannel].sort((a, b) => (count.get(own(a) ?? "") ?? 0) - (count.get(own(b) ?? "") ?? 0) || (a.goid ?? 0) - (b.goid ?? 0));
   return sorted[0] ?? waiting[0] ?? null;
 }
 
