@@ -114,7 +114,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   found.goroutine = blamed(waiting);
   if (found.goroutine) {
     const choice = found.kind === "hang" ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
-    notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${found.goroutine.waitReason ?? "something"}${choice}`);
+    notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${waitOf(found.goroutine)}${choice}`);
   }
   return found;
 }
@@ -371,12 +371,18 @@ function blamed(waiting: Goroutine[]): Goroutine | null {
   return sorted[0] ?? waiting[0] ?? null;
 }
 
+/** What a goroutine waits on: go1.19 says only "semacquire" for a sync.Mutex and a WaitGroup alike; its frames tell them apart. */
+function waitOf(g: Goroutine): string {
+  const syncWait = g.frames.map((frame) => /^sync\.\(\*(Mutex|RWMutex|WaitGroup|Cond)\)\.(\w+)$/.exec(frame.function ?? "")).find((match) => match !== null);
+  return syncWait ? `a sync.${syncWait[1]} (${syncWait[2]})` : (g.waitReason ?? "something");
+}
+
 /** "hung: 5 goroutines wait: 3 on chan receive (in main.worker), …". */
 function hungMessage(waiting: Goroutine[]): string {
   const groups = new Map<string, number>();
   for (const g of waiting) {
     const where = g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))?.function ?? "??";
-    const key = `${g.waitReason ?? "something"} (in ${where})`;
+    const key = `${waitOf(g)} (in ${where})`;
     groups.set(key, (groups.get(key) ?? 0) + 1);
   }
   const parts = [...groups].sort((a, b) => b[1] - a[1]).map(([key, n]) => `${n} on ${key}`);
