@@ -373,8 +373,8 @@ function blamed(waiting: Goroutine[]): Goroutine | null {
 
 /** What a goroutine waits on: go1.19 says only "semacquire" for a sync.Mutex and a WaitGroup alike; its frames tell them apart. */
 function waitOf(g: Goroutine): string {
-  const syncWait = g.frames.map((frame) => /^sync\.\(\*(Mutex|RWMutex|WaitGroup|Cond)\)\.(\w+)$/.exec(frame.function ?? "")).find((match) => match !== null);
-  return syncWait ? `a sync.${syncWait[1]} (${syncWait[2]})` : (g.waitReason ?? "something");
+  const syncWait = g.frames.map((frame) => /^sync\.\(\*(Mutex|RWMutex|WaitGroup|Cond)\)\./.exec(frame.function ?? "")).find((match) => match !== null);
+  return syncWait ? `a sync.${syncWait[1]}` : (g.waitReason ?? "something");
 }
 
 /** "hung: 5 goroutines wait: 3 on chan receive (in main.worker), …". */
