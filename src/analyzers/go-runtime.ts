@@ -7,7 +7,7 @@
 
 /** Offsets into the runtime's structures, for the releases whose layout they are. */
 export interface GoLayout {
-  g: { stackLo: number; stackHi: number; panic: number; m: number; schedSp: number; schedPc: number; schedBp: number; status: number; goid: number; waitReason: number; sig: number; sigcode1: number };
+  g: { stackLo: number; stackHi: number; panic: number; m: number; schedSp: number; schedPc: number; schedBp: number; status: number; goid: number; waitReason: number; sig: number; sigcode1: number; sigpc: number };
   m: { curg: number };
   panic: { argType: number; argData: number; link: number };
   type: { tflag: number; str: number };
@@ -17,7 +17,7 @@ export interface GoLayout {
 
 /** go1.17 to go1.20 on amd64 (the fields read here did not move between them). */
 const AMD64_117: GoLayout = {
-  g: { stackLo: 0, stackHi: 8, panic: 32, m: 48, schedSp: 56, schedPc: 64, schedBp: 104, status: 144, goid: 152, waitReason: 176, sig: 240, sigcode1: 280 },
+  g: { stackLo: 0, stackHi: 8, panic: 32, m: 48, schedSp: 56, schedPc: 64, schedBp: 104, status: 144, goid: 152, waitReason: 176, sig: 240, sigcode1: 280, sigpc: 288 },
   m: { curg: 192 },
   panic: { argType: 8, argData: 16, link: 24 },
   type: { tflag: 20, str: 40 },

@@ -16,6 +16,7 @@ interface Expected {
   /** The signature's frames after the kind, when the test pins them. */
   signature?: string;
   faultAddress?: string;
+  access?: "read" | "write";
   /**
    * The culprit of the build as shipped: the compiler inlines small functions into their callers, so
    * the frame is the caller's symbol while the line stays the CULPRIT's (the line table keeps it).
@@ -25,7 +26,7 @@ interface Expected {
 
 const EXPECTED: Record<string, Expected> = {
   "nil-map": { kind: "panic", culprit: "main.(*Cache).Put", message: /^assignment to entry in nil map$/, signature: "panic | main.(*Cache).Put | main.load | main.main", shipped: "main.main" },
-  "nil-pointer": { kind: "null-dereference", culprit: "main.charge", message: /^runtime error: invalid memory address or nil pointer dereference$/, faultAddress: "0x0", shipped: "main.worker" },
+  "nil-pointer": { kind: "null-dereference", culprit: "main.charge", message: /^runtime error: invalid memory address or nil pointer dereference$/, faultAddress: "0x0", access: "read", shipped: "main.worker" },
   "index-range": { kind: "panic", culprit: "main.(*Queue).Next", message: /^runtime error: index out of range \[5\] with length 3$/, shipped: "main.drain" },
   "panic-error": { kind: "panic", culprit: "main.mustLoad", message: /^loading config: open \/nonexistent\/svc.yaml: file does not exist$/, shipped: "main.mustLoad" },
   "panic-string": { kind: "panic", culprit: "main.(*Ledger).Post", message: /^ledger out of balance$/, shipped: "main.main" },
@@ -61,6 +62,7 @@ describe.each(Object.entries(EXPECTED))("Go service %s, debug build (-N -l), thr
     expect(crash.culprit.file).toMatch(/main\.go$/);
     if (expected.signature) expect(crash.signature).toBe(expected.signature);
     if (expected.faultAddress) expect(crash.faultAddress).toBe(expected.faultAddress);
+    if (expected.access) expect(crash.access).toBe(expected.access);
   }, 60_000);
 });
 

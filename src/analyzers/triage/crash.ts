@@ -33,7 +33,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
     signal: exception ? ((readings.target.os === "macos" ? machExceptionName(exception.code) : exceptionName(exception.code)) ?? "exception") : signal === null ? null : signalName(signal),
     signalCode: exception ? exception.code : siginfo && signal !== null && !stop.codeInferred ? signalCodeName(signal, siginfo.code) : null,
     faultAddress,
-    access: fault.access,
+    access: readings.go?.access ?? fault.access,
     message,
     thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
     culprit: {

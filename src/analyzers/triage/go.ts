@@ -9,13 +9,14 @@
  */
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
-import { toBigInt } from "../../debuggers/model.js";
+import { toBigInt, type Instruction } from "../../debuggers/model.js";
 import type { CrashKind } from "../../report/schema.js";
 import { NULL_PAGE_LIMIT } from "../address-space.js";
 import type { PlacedFrame } from "../culprit.js";
 import { boundsErrorText, GO_RUNTIME_FUNCTION, goBuildVersion, goLayout, goroutineStatus, goStringText, goTypeName, panicValueShape, waitReasonText, type GoLayout, type GoroutineStatus } from "../go-runtime.js";
 import { SIGSEGV } from "../signals.js";
 import { bytesOf } from "../stack-scan.js";
+import { memoryAccess } from "../x86-64.js";
 import type { Stack } from "./stack.js";
 import type { Stop } from "./stop.js";
 import type { Target } from "./target.js";
@@ -49,6 +50,8 @@ export interface GoFindings {
   message: string | null;
   /** The fault address of a nil dereference or wild access the runtime turned into a panic. */
   faultAddress: string | null;
+  /** What the faulting instruction did at that address (a nil dereference's read or write). */
+  access: "read" | "write" | null;
   /** The goroutine the culprit is read from: the one that panicked or threw, or the one a deadlock or hang is blamed on. */
   goroutine: Goroutine | null;
   /** The goroutines waiting, for a deadlock or a hang. */
@@ -66,6 +69,7 @@ interface GRecord {
   sched: { pc: bigint; bp: bigint };
   sig: number;
   sigcode1: bigint;
+  sigpc: bigint;
 }
 
 /** Null for any program but Go's. */
@@ -74,7 +78,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   if (version === null) return null;
   const layout = goLayout(version);
   const notes: string[] = [];
-  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, goroutine: null, waiting: [], notes };
+  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], notes };
   if (layout === null) {
     notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
     return found;
@@ -90,6 +94,8 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
     found.message = value;
     found.kind = faulted ? (curg.sigcode1 < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access") : "panic";
     found.faultAddress = faulted ? hex(curg.sigcode1) : null;
+    // The runtime kept the faulting pc (g.sigpc): its instruction says whether the nil pointer was read or written through.
+    found.access = faulted ? memoryAccessAt((await q.instructions(1, hex(curg.sigpc)))?.instructions[0]) : null;
     notes.push(walkedNote(curg, frames));
     return found;
   }
@@ -174,6 +180,7 @@ class GoMemory {
       sched: { pc: at(g.schedPc), bp: at(g.schedBp) },
       sig: low32(g.sig),
       sigcode1: at(g.sigcode1),
+      sigpc: at(g.sigpc),
     };
   }
 
@@ -347,6 +354,10 @@ class GoMemory {
     for (const ret of returns) frames.push(await this.frameAt(frames.length, ret, true));
     return { text, frames };
   }
+}
+
+function memoryAccessAt(instruction: Instruction | undefined): "read" | "write" | null {
+  return instruction ? memoryAccess(instruction) : null;
 }
 
 function goroutineOf(g: GRecord, frames: PlacedFrame[]): Goroutine {
