@@ -108,15 +108,18 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
     return found;
   }
   // No goroutine was running: the scheduler threw (all goroutines asleep), or the process was dumped alive.
-  const waiting = await memory.waitingGoroutines();
+  const { waiting, working } = await memory.goroutines();
   found.waiting = waiting;
   if (thrown !== null) {
     found.message = `fatal error: ${thrown.text}`;
     found.kind = /all goroutines are asleep/.test(thrown.text) ? "deadlock" : "panic";
-  } else if (waiting.length > 0 && stop.signal === null) {
+  } else if (stop.signal === null && working > 0) {
+    notes.push(`${working} goroutine${working > 1 ? "s were" : " was"} running or runnable when the process was dumped: it was working, not hung`);
+  } else if (stop.signal === null && waiting.length > 0) {
     found.kind = "hang";
     found.message = hungMessage(waiting);
   }
+  if (found.kind === null) return found;
   found.goroutine = blamed(waiting);
   if (found.goroutine) {
     const choice = found.kind === "hang" ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
@@ -198,22 +201,27 @@ class GoMemory {
     return curg === null ? null : this.goroutine(curg);
   }
 
-  /** Every goroutine waiting with frames of the program's own, from `runtime.allgs`. */
-  async waitingGoroutines(): Promise<Goroutine[]> {
+  /**
+   * From `runtime.allgs`: every goroutine waiting with frames of the program's own (the runtime's
+   * own workers wait too, for work), and how many were running or runnable.
+   */
+  async goroutines(): Promise<{ waiting: Goroutine[]; working: number }> {
+    const none = { waiting: [], working: 0 };
     const allgs = await this.q.symbolAddress("runtime.allgs");
-    if (allgs === null) return [];
+    if (allgs === null) return none;
     const [array, length] = await this.q.readMemory(allgs, 2);
-    if (array === undefined || length === undefined || length <= 0n) return [];
+    if (array === undefined || length === undefined || length <= 0n) return none;
     const pointers = await this.q.readMemory(hex(array), Math.min(Number(length), MAX_GOROUTINES));
     const waiting: Goroutine[] = [];
+    let working = 0;
     for (const pointer of pointers) {
-      if (waiting.length >= MAX_WALKED_GOROUTINES) break;
       const g = await this.goroutine(pointer);
-      if (!g || g.status !== "waiting") continue;
+      if (g && (g.status === "running" || g.status === "runnable")) working++;
+      if (!g || g.status !== "waiting" || waiting.length >= MAX_WALKED_GOROUTINES) continue;
       const frames = await this.frames(g);
       if (frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) waiting.push(goroutineOf(g, frames));
     }
-    return waiting;
+    return { waiting, working };
   }
 
   /** A goroutine's frames from its saved pc and frame pointer, each return address named by the debugger's symbols. */
