@@ -26,6 +26,7 @@ const MAX_FRAMES = 48;
 const MAX_GOROUTINES = 512;
 const MAX_WALKED_GOROUTINES = 32;
 const MAX_STRING = 4096;
+/** The fields of a g read here lie in its first 37 words (up to sigpc). */
 const G_WORDS = 37;
 /** Sections only Go's linker writes. */
 const GO_SECTIONS = new Set([".go.buildinfo", ".gopclntab", ".note.go.buildid"]);
@@ -54,8 +55,6 @@ export interface GoFindings {
   access: "read" | "write" | null;
   /** The goroutine the culprit is read from: the one that panicked or threw, or the one a deadlock or hang is blamed on. */
   goroutine: Goroutine | null;
-  /** The goroutines waiting, for a deadlock or a hang. */
-  waiting: Goroutine[];
   notes: string[];
 }
 
@@ -78,7 +77,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   if (version === null) return null;
   const layout = goLayout(version);
   const notes: string[] = [];
-  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], notes };
+  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, notes };
   if (layout === null) {
     notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
     return found;
@@ -109,7 +108,6 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   }
   // No goroutine was running: the scheduler threw (all goroutines asleep), or the process was dumped alive.
   const { waiting, working } = await memory.goroutines();
-  found.waiting = waiting;
   if (thrown !== null) {
     found.message = `fatal error: ${thrown.text}`;
     found.kind = /all goroutines are asleep/.test(thrown.text) ? "deadlock" : "panic";
@@ -165,7 +163,7 @@ class GoMemory {
     return (await this.q.readMemory(hex(address), 1))[0] ?? null;
   }
 
-  async goroutine(address: bigint): Promise<GRecord | null> {
+  private async goroutine(address: bigint): Promise<GRecord | null> {
     if (address < NULL_PAGE_LIMIT) return null;
     const words = await this.q.readMemory(hex(address), G_WORDS);
     if (words.length < G_WORDS) return null;
