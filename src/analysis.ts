@@ -191,7 +191,7 @@ async function run(
         startedAt: firstRun ? new Date(performance.timeOrigin + started).toISOString() : meta.createdAt,
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
-      triageOptions: triageOptionsOf(opened.dump, opened.executable),
+      triageOptions: { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger },
       debuggerWarnings: opened.debuggerWarnings,
       symbols: (opened.symbols?.modules ?? []).map((m) => ({ module: m.module, status: m.status, detail: m.status === "found" || m.status === "fetched" ? `${m.file}${m.status === "fetched" ? ` (from ${m.from})` : ""}` : m.detail })),
       unclaimedMs: 0,

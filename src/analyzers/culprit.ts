@@ -5,6 +5,7 @@
 import type { Frame } from "../debuggers/model.js";
 import type { SharedLibrary, TargetFiles } from "../debuggers/probe.js";
 import { fileSectionAt } from "./address-space.js";
+import { GO_RUNTIME_FUNCTION } from "./go-runtime.js";
 
 export interface PlacedFrame extends Frame {
   /** The executable or shared object the frame's code lives in, when known. */
@@ -97,7 +98,7 @@ export function isRuntimeFrame(frame: PlacedFrame): boolean {
   if (frame.found === "scan" && frame.address === null) return true;
   if (frame.module !== null && isRuntimeModule(frame.module)) return true;
   if (frame.file !== null && RUNTIME_FILE.test(frame.file)) return true;
-  return frame.function !== null && RUNTIME_FUNCTION.test(normalizeFunctionName(frame.function));
+  return frame.function !== null && (RUNTIME_FUNCTION.test(normalizeFunctionName(frame.function)) || GO_RUNTIME_FUNCTION.test(frame.function));
 }
 
 /** Index in `frames` of the first frame of the program's own code, or null when there is none. */

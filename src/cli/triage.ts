@@ -13,7 +13,7 @@ export async function triage(dumpPath: string, flags: TriageFlags): Promise<void
   const opened = await openDump(openOptions(dumpPath, flags));
   for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
   try {
-    const result = await runTriage(askSession(opened.session), triageOptionsOf(opened.dump, opened.executable));
+    const result = await runTriage(askSession(opened.session), { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger });
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);
   } finally {
     await opened.session.close();

@@ -117,6 +117,10 @@ export class Inspector {
   async symbolAt(address: Address, indirect = false): Promise<SymbolAt | null> {
     return (await this.read({ kind: "symbol", address, ...(indirect ? { indirect } : {}) })) ?? null;
   }
+  /** Where the global `name` lies; null when no symbol of the program names it. */
+  async symbolAddress(name: string): Promise<Address | null> {
+    return (await this.read({ kind: "symbol-address", name })) ?? null;
+  }
   async exitSignal(): Promise<number | null> {
     return (await this.read({ kind: "exit-signal" })) ?? null;
   }

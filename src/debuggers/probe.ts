@@ -68,6 +68,8 @@ export type Probe =
   | { kind: "strings"; address: string; count: number }
   /** The symbol at `address`; with `indirect`, at the address stored there. */
   | { kind: "symbol"; address: Address; indirect?: boolean }
+  /** The address of a global the program's symbol table names (`runtime.allgs`), for runtimes read from memory. */
+  | { kind: "symbol-address"; name: string }
   /** The source file and line of the code at `address`. */
   | { kind: "source-line"; address: Address }
   /** Lines `from`..`to` of a source file. */
@@ -129,6 +131,7 @@ export interface Readings {
   string: string | null;
   strings: (string | null)[];
   symbol: SymbolAt | null;
+  "symbol-address": Address | null;
   source: SourceLine[];
   "source-line": { file: string; line: number } | null;
   "exit-signal": number | null;

@@ -122,3 +122,21 @@ describe("probes are plain data", () => {
     expect(placed({ kind: "threads" }, { thread: 2 })).toEqual({ kind: "threads" });
   });
 });
+
+describe("gdb on a Go program", () => {
+  it("finds a global's address with `info address`, as gdb 13 prints it for a Go service", () => {
+    const probe: Probe = { kind: "symbol-address", name: "runtime.allgs" };
+    expect(render(probe)).toBe("info address runtime.allgs");
+    expect(gdbVocabulary.read(probe, 'Symbol "runtime.allgs" is static storage at address 0x5364b0.')).toBe("0x5364b0");
+    expect(gdbVocabulary.read(probe, 'No symbol "runtime.allgs" in current context.')).toBeNull();
+  });
+
+  it("reads the Go names gdb prints with their last element in brackets as Go's own", () => {
+    const symbol = probes.symbol("0x49d3a4");
+    const svc = "/srv/svc";
+    expect(gdbVocabulary.read(symbol, `main[load] + 388 in section .text of ${svc}`)?.symbol).toBe("main.load");
+    expect(gdbVocabulary.read(symbol, `fmt.(*pp)[printValue] + 5312 in section .text of ${svc}`)?.symbol).toBe("fmt.(*pp).printValue");
+    expect(gdbVocabulary.read(symbol, `main.(*Cache).Put + 85 in section .text of ${svc}`)?.symbol).toBe("main.(*Cache).Put");
+    expect(gdbVocabulary.read(symbol, "operator[] + 4 in section .text")?.symbol).toBe("operator[]");
+  });
+});

@@ -12,6 +12,7 @@ import { blockedThreads } from "../hang.js";
 import { recursiveCallIndex } from "../recursion.js";
 import { SI_KERNEL, SI_QUEUE, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, TRAP_BRKPT, sentByProcess } from "../signals.js";
 import type { Fault } from "./fault.js";
+import type { GoFindings } from "./go.js";
 import type { Hang } from "./hang.js";
 import type { Said } from "./messages.js";
 import type { Stack } from "./stack.js";
@@ -26,6 +27,8 @@ export interface Readings {
   fault: Fault;
   said: Said;
   hang: Hang;
+  /** A Go program's runtime, read from its memory (null for any other program). */
+  go: GoFindings | null;
   /** Frames fetched from each end of the crashing thread's stack. */
   limit: number;
 }
@@ -45,6 +48,8 @@ export interface Verdict {
 }
 
 export function classify(readings: Readings): Verdict {
+  // Go's runtime turns every crash into its own SIGABRT: what it was is read from the runtime.
+  if (readings.go?.kind) return goVerdict(readings.go, readings.target.selected);
   const { target, stop, stack, fault, said, hang, limit } = readings;
   const classified = classifyCrash({
     signal: stop.signal,
@@ -88,6 +93,13 @@ export function classify(readings: Readings): Verdict {
   const first = own === null ? null : own + from;
   const culprit = kind === "stack-overflow" && stack.recursion !== null && first !== null ? (recursiveCallIndex(frames, first) ?? first) : first;
   return { kind, thread, frames, culprit, blocked: hung, abortedIn: aborted ? (thread?.id ?? null) : null };
+}
+
+/** A Go crash: its kind as the runtime saw it, the culprit from the goroutine that panicked, threw, or is blamed for the wait. */
+function goVerdict(go: GoFindings, thread: ThreadSummary | null): Verdict {
+  const kind = go.kind ?? "unknown";
+  const frames = go.goroutine?.frames ?? [];
+  return { kind, thread, frames, culprit: culpritIndex(frames), blocked: kind === "hang" ? go.message : null, abortedIn: null };
 }
 
 /** What a program that aborts itself goes through: abort and raise, a failed assertion, terminate. */

@@ -27,13 +27,13 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       ? abortHandlerOrigin(verdict.abortedIn)
       : stop.origin;
   // The kernel reports 0 for a general-protection fault: that address was never accessed.
-  const faultAddress = fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null;
+  const faultAddress = readings.go?.faultAddress ?? (fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null);
   return {
     kind,
     signal: exception ? ((readings.target.os === "macos" ? machExceptionName(exception.code) : exceptionName(exception.code)) ?? "exception") : signal === null ? null : signalName(signal),
     signalCode: exception ? exception.code : siginfo && signal !== null && !stop.codeInferred ? signalCodeName(signal, siginfo.code) : null,
     faultAddress,
-    access: fault.access,
+    access: readings.go?.access ?? fault.access,
     message,
     thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
     culprit: {

@@ -11,6 +11,7 @@
  *   fault    the faulting instruction, its access and address, a re-raised signal's first fault
  *   messages what the program or its runtime said (read before the kind, composed after it)
  *   hang     lock cycles and what blocked threads wait for
+ *   go       a Go program's runtime: the goroutine that panicked, threw or waits, its value and frames
  *   classify the kind, the crash's thread and its culprit, pure
  */
 import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
@@ -20,6 +21,7 @@ import { CLR_EXCEPTION } from "../windows.js";
 import { classify } from "./classify.js";
 import { crashOf, resultOf } from "./crash.js";
 import { readFault } from "./fault.js";
+import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
@@ -59,7 +61,9 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // A .NET dump (null for any other): SOS's managed side, whose monitor cycles are a hang's too.
   const dotnet = stop.exception?.code === CLR_EXCEPTION || stop.externallyStopped ? await readManaged(q, stop.exception === null ? "hang" : "exception") : null;
   const hang = await readHang(q, target, stop, dotnet);
-  const readings = { target, stop, stack, fault, said, hang, limit };
+  const go = await readGo(q, target, stop, stack);
+  q.problems.push(...goNotes(go, options.debugger));
+  const readings = { target, stop, stack, fault, said, hang, go, limit };
 
   const verdict = classify(readings);
   const thrown = await readThrownType(q, readings, verdict);

@@ -22,6 +22,7 @@ import { CLR_EXCEPTION, managedExceptionText } from "../windows.js";
 import { argumentRegisters, callArgumentAddress } from "../x86-64.js";
 import { overrunMessage, reraisedMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
 import { STACK_NEAR_SP, type Fault } from "./fault.js";
+import type { GoFindings } from "./go.js";
 import type { TriageOptions } from "./options.js";
 import type { Stack } from "./stack.js";
 import type { Stop } from "./stop.js";
@@ -53,7 +54,7 @@ export async function readMessages(q: Inspector, target: Target, stop: Stop, sta
 
 /** What the message is composed from: the steps' readings and the kind decided from them. */
 interface Told {
-  readings: { target: Target; stop: Stop; stack: Stack; fault: Fault; said: Said };
+  readings: { target: Target; stop: Stop; stack: Stack; fault: Fault; said: Said; go: GoFindings | null };
   verdict: { kind: CrashKind; frames: PlacedFrame[]; culprit: number | null; blocked: string | null; abortedIn: number | null };
 }
 
@@ -75,6 +76,7 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   const culpritFrame = culprit === null ? null : (verdict.frames[culprit] ?? null);
   const sp = target.sp;
   // A .NET exception: what the runtime died with names its type and message (SOS's `!pe` under cdb).
+  if (readings.go?.message) return readings.go.message;
   const managed = dotnet ? exceptionText(dotnet.exception) : exception?.code === CLR_EXCEPTION ? managedExceptionText(await q.abortMessage()) : null;
   if (managed !== null) return managed;
   const { assertion, annotated } = readings.said;

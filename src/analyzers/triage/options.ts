@@ -6,6 +6,8 @@ import { sourceLine } from "../../debuggers/source-files.js";
 import type { BuildIdReader } from "../libraries.js";
 
 export interface TriageOptions {
+  /** The debugger's name as a user knows it (`gdb`): what it cannot show is pointed at another. */
+  debugger?: string;
   /** Frames fetched from each end of the crashing thread's stack (default 40). */
   frameLimit?: number;
   /**

@@ -74,6 +74,8 @@ function render(probe: Probe, reading: CdbReading): string {
       return `da ${masm(probe.address)}`;
     case "symbol":
       return `ln ${probe.indirect ? `poi(${probe.address})` : probe.address}`;
+    case "symbol-address":
+      return `x ${probe.name}`;
     case "source-line":
       return `ln ${probe.address}`;
     case "source":
@@ -149,6 +151,11 @@ const READERS: Readers = {
   string: parseMemoryString,
   strings: (output) => [parseMemoryString(output)],
   symbol: parseNearestSymbol,
+  // `00000000`005364b0 svc!runtime.allgs = <no type information>`
+  "symbol-address": (output) => {
+    const address = /^([0-9a-f]{8}`?[0-9a-f]{8})\s+\S+!/im.exec(output)?.[1];
+    return address ? `0x${BigInt(`0x${address.replace("`", "")}`).toString(16)}` : null;
+  },
   // With -lines, `ln` puts the address's `[file @ line]` above the symbol.
   "source-line": (output) => {
     const found = parseNearestSymbol(output);

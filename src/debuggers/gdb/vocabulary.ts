@@ -57,6 +57,8 @@ function render(probe: Probe): string {
       return `with print elements unlimited -- with print repeats unlimited -- x/${probe.count}s ${probe.address}`;
     case "symbol":
       return `info symbol ${probe.indirect ? `*(void **) ${probe.address}` : probe.address}`;
+    case "symbol-address":
+      return `info address ${probe.name}`;
     case "source":
       return `list ${probe.file}:${probe.from},${probe.to}`;
     case "source-line":
@@ -117,6 +119,11 @@ const READERS: Readers = {
   strings: (output) => output.split("\n").filter((line) => /^0x[0-9a-f]+/.test(line)).map((line) => parseMemoryString(line)),
   symbol: parseSymbol,
   source: parseSource,
+  // `Symbol "runtime.allgs" is static storage at address 0x5364b0.`, `... is at 0x4010 in a file compiled without debugging.`
+  "symbol-address": (output) => {
+    const address = /^Symbol ".*" is (?:static storage at address|at|a function at address) (0x[0-9a-f]+)/m.exec(output)?.[1];
+    return address ? normalizeAddress(address) : null;
+  },
   // `Line 11 of "greet.c" starts at address 0x1186 <greet+61> and ends at 0x1188.`
   "source-line": (output) => {
     const row = /^Line (\d+) of "(.+?)"/m.exec(output.trim());
@@ -144,10 +151,15 @@ function read<P extends Probe>(probe: P, output: string): Reading<P> {
 }
 
 /** `info symbol`: `leaf + 12 in section .text of /lib/libc.so.6`, or `No symbol matches ...`. */
+/** gdb prints some Go functions with the last element in brackets (`main[load]`, `fmt.(*pp)[printValue]`): the symbol is `main.load`. */
+function goSymbolName(symbol: string): string {
+  return symbol.replace(/^([\w./]+(?:\.\(\*?\w+\))?)\[([A-Za-z_]\w*)\]$/, "$1.$2");
+}
+
 function parseSymbol(output: string): SymbolAt | null {
   const row = /^(.+?)(?: \+ (\d+))? in section (\S+)(?: of (.+))?$/m.exec(output.trim());
   if (!row) return null;
-  return { symbol: row[1] ?? "", offset: Number(row[2] ?? 0), section: row[3] ?? null, module: row[4]?.trim() ?? null };
+  return { symbol: goSymbolName(row[1] ?? ""), offset: Number(row[2] ?? 0), section: row[3] ?? null, module: row[4]?.trim() ?? null };
 }
 
 /** `list FILE:A,B`: `22\t    session->client = NULL;` per line. */

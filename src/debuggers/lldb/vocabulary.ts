@@ -86,6 +86,8 @@ function render(probe: Probe, reading: LldbReading): string {
     case "symbol":
       // Verbose: a PE's first variable in a section is summarised as the section (`.bss`); its Variable line names it.
       return `image lookup --address ${probe.indirect ? argument(`*(void **)${probe.address}`) : probe.address} --verbose`;
+    case "symbol-address":
+      return `image lookup --symbol ${argument(probe.name)}`;
     case "source-line":
       // Verbose: its LineEntry names the whole path, where the summary gives the file's name alone.
       return `image lookup --address ${probe.address} --verbose`;
@@ -146,6 +148,11 @@ const READERS: Readers = {
     const found = parseLookup(output);
     const entry = lineEntryOf(output);
     return found?.file && entry && entry.file.split(/[\\/]/).at(-1) === found.file.split(/[\\/]/).at(-1) ? { ...found, file: entry.file } : found;
+  },
+  // `Address: svc[0x00000000005364b0] (svc.PT_LOAD[2]..bss + 4272)`: the file address, the load address of a program not relocated.
+  "symbol-address": (output) => {
+    const address = /Address: \S*\[(0x[0-9a-fA-F]+)\]/.exec(output)?.[1];
+    return address ? `0x${BigInt(address).toString(16)}` : null;
   },
   "source-line": (output) => {
     const entry = lineEntryOf(output);

@@ -1,0 +1,407 @@
+/**
+ * A Go program's side of a dump, read through the debugger-neutral probes (symbols, memory, a
+ * frame's CFA): a Go runtime that dies of a panic or a throw raises SIGABRT from its signal
+ * handler, so the crashing thread's unwind shows only `runtime.raise` and stops at the signal
+ * trampoline. What happened is in the runtime's structures: the goroutine the crashing thread ran
+ * (`m.curg`, found from the thread's TLS), its `_panic` and its saved registers (`g.sched`), from
+ * which its frames are walked by frame pointers (Go keeps them on amd64); `runtime.allgs` for the
+ * goroutines of a deadlock or a hang.
+ */
+import { hex } from "../../debuggers/dumpfile/file.js";
+import type { Inspector } from "../../debuggers/inspector.js";
+import { toBigInt, type Instruction } from "../../debuggers/model.js";
+import type { CrashKind } from "../../report/schema.js";
+import { NULL_PAGE_LIMIT } from "../address-space.js";
+import type { PlacedFrame } from "../culprit.js";
+import { boundsErrorText, GO_RUNTIME_FUNCTION, goBuildVersion, goLayout, goroutineStatus, goStringText, goTypeName, panicValueShape, waitReasonText, type GoLayout, type GoroutineStatus } from "../go-runtime.js";
+import { SIGSEGV } from "../signals.js";
+import { bytesOf } from "../stack-scan.js";
+import { memoryAccess } from "../x86-64.js";
+import type { Stack } from "./stack.js";
+import type { Stop } from "./stop.js";
+import type { Target } from "./target.js";
+
+/** Bounds on what untrusted runtime memory can make triage read. */
+const MAX_FRAMES = 48;
+const MAX_GOROUTINES = 512;
+const MAX_WALKED_GOROUTINES = 32;
+const MAX_STRING = 4096;
+/** The fields of a g read here lie in its first 37 words (up to sigpc). */
+const G_WORDS = 37;
+/** Sections only Go's linker writes. */
+const GO_SECTIONS = new Set([".go.buildinfo", ".gopclntab", ".note.go.buildid"]);
+/** A throw's frame is small: its message is within a few words of its frame pointer. */
+const MAX_THROW_WORDS = 24;
+const MAX_THROW_MESSAGE = 512n;
+
+export interface Goroutine {
+  /** Null where the goroutine was found by its frames, not by its g. */
+  goid: number | null;
+  status: GoroutineStatus;
+  waitReason: string | null;
+  /** Innermost first, walked by frame pointers from the goroutine's saved registers. */
+  frames: PlacedFrame[];
+}
+
+export interface GoFindings {
+  /** The Go release that built the program (`go1.19.8`). */
+  version: string;
+  /** The crash as the Go runtime saw it; null when its structures could not be read. */
+  kind: CrashKind | null;
+  message: string | null;
+  /** The fault address of a nil dereference or wild access the runtime turned into a panic. */
+  faultAddress: string | null;
+  /** What the faulting instruction did at that address (a nil dereference's read or write). */
+  access: "read" | "write" | null;
+  /** The goroutine the culprit is read from: the one that panicked or threw, or the one a deadlock or hang is blamed on. */
+  goroutine: Goroutine | null;
+  notes: string[];
+}
+
+interface GRecord {
+  address: bigint;
+  goid: number;
+  status: GoroutineStatus;
+  waitReason: string | null;
+  panic: bigint;
+  stack: { lo: bigint; hi: bigint };
+  sched: { pc: bigint; bp: bigint };
+  sig: number;
+  sigcode1: bigint;
+  sigpc: bigint;
+}
+
+/** Null for any program but Go's. */
+export async function readGo(q: Inspector, target: Target, stop: Stop, stack: Stack): Promise<GoFindings | null> {
+  const version = await goVersion(q, target);
+  if (version === null) return null;
+  const layout = goLayout(version);
+  const notes: string[] = [];
+  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, notes };
+  if (layout === null) {
+    notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
+    return found;
+  }
+  const memory = new GoMemory(q, layout, target);
+  const curg = await memory.currentGoroutine(target);
+  const thrown = await memory.thrown(stack);
+  if (curg && curg.panic !== 0n) {
+    const value = await memory.panicValue(curg.panic);
+    const frames = await memory.frames(curg);
+    const faulted = curg.sig === SIGSEGV && frames.some((frame) => frame.function === "runtime.sigpanic");
+    found.goroutine = goroutineOf(curg, frames);
+    found.message = value;
+    found.kind = faulted ? (curg.sigcode1 < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access") : "panic";
+    found.faultAddress = faulted ? hex(curg.sigcode1) : null;
+    // The runtime kept the faulting pc (g.sigpc): its instruction says whether the nil pointer was read or written through.
+    found.access = faulted ? memoryAccessAt((await q.instructions(1, hex(curg.sigpc)))?.instructions[0]) : null;
+    notes.push(walkedNote(curg, frames));
+    return found;
+  }
+  // A throw from a goroutine (concurrent map writes): the thread that threw walked into its stack.
+  if (thrown !== null && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
+    found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames };
+    found.kind = "panic";
+    found.message = `fatal error: ${thrown.text}`;
+    notes.push(`the crashing thread's unwind stops at Go's signal trampoline: the throwing goroutine's ${thrown.frames.length} frames were walked by frame pointers from the registers the signal frame saved`);
+    return found;
+  }
+  // No goroutine was running: the scheduler threw (all goroutines asleep), or the process was dumped alive.
+  const { waiting, working } = await memory.goroutines();
+  if (thrown !== null) {
+    found.message = `fatal error: ${thrown.text}`;
+    found.kind = /all goroutines are asleep/.test(thrown.text) ? "deadlock" : "panic";
+  } else if (stop.signal === null && working > 0) {
+    notes.push(`${working} goroutine${working > 1 ? "s were" : " was"} running or runnable when the process was dumped: it was working, not hung`);
+  } else if (stop.signal === null && waiting.length > 0) {
+    found.kind = "hang";
+    found.message = hungMessage(waiting);
+  }
+  if (found.kind === null) return found;
+  found.goroutine = blamed(waiting);
+  if (found.goroutine) {
+    const choice = found.kind === "hang" ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
+    notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${waitOf(found.goroutine)}${choice}`);
+  }
+  return found;
+}
+
+/** What a report notes of a Go program: how its goroutines were found, and under gdb, that Delve lists them all. */
+export function goNotes(go: GoFindings | null, debuggerName: string | undefined): string[] {
+  if (go === null) return [];
+  const delve = debuggerName === "gdb" ? [`a Go ${go.version} program: gdb shows threads, not goroutines; \`dlv core <program> <core>\` lists every goroutine with its stack`] : [];
+  return [...go.notes, ...delve];
+}
+
+/**
+ * The release from `.go.buildinfo` (go1.18+), else the runtime's `runtime.buildVersion` string. A
+ * program with none of Go's sections is not asked anything: triage of C and Rust costs no command more.
+ */
+async function goVersion(q: Inspector, target: Target): Promise<string | null> {
+  const own = target.files.sections.filter((s) => s.source === "exec");
+  if (!own.some((s) => GO_SECTIONS.has(s.name))) return null;
+  const section = own.find((s) => s.name === ".go.buildinfo");
+  if (section) {
+    const version = goBuildVersion(bytesOf(await q.readMemory(section.start, 12)));
+    if (version) return version;
+  }
+  const symbol = await q.symbolAddress("runtime.buildVersion");
+  if (symbol === null) return null;
+  const [pointer, length] = await q.readMemory(symbol, 2);
+  if (pointer === undefined || length === undefined || length <= 0n || length > 64n) return null;
+  return goStringText(bytesOf(await q.readMemory(hex(pointer), Number((length + 7n) / 8n))), Number(length));
+}
+
+class GoMemory {
+  constructor(
+    private readonly q: Inspector,
+    private readonly layout: GoLayout,
+    private readonly target: Target,
+  ) {}
+
+  private async word(address: bigint): Promise<bigint | null> {
+    return (await this.q.readMemory(hex(address), 1))[0] ?? null;
+  }
+
+  private async goroutine(address: bigint): Promise<GRecord | null> {
+    if (address < NULL_PAGE_LIMIT) return null;
+    const words = await this.q.readMemory(hex(address), G_WORDS);
+    if (words.length < G_WORDS) return null;
+    const { g } = this.layout;
+    const at = (offset: number) => words[offset / 8] ?? 0n;
+    const low32 = (offset: number) => Number((at(offset - (offset % 8)) >> BigInt((offset % 8) * 8)) & 0xffffffffn);
+    const byte = (offset: number) => low32(offset) & 0xff;
+    return {
+      address,
+      goid: Number(at(g.goid)),
+      status: goroutineStatus(low32(g.status)),
+      waitReason: waitReasonText(byte(g.waitReason)),
+      panic: at(g.panic),
+      stack: { lo: at(g.stackLo), hi: at(g.stackHi) },
+      sched: { pc: at(g.schedPc), bp: at(g.schedBp) },
+      sig: low32(g.sig),
+      sigcode1: at(g.sigcode1),
+      sigpc: at(g.sigpc),
+    };
+  }
+
+  /** The crashing thread's goroutine: TLS holds its g (fs_base - 8 on linux/amd64), g.m its thread, m.curg the user goroutine. */
+  async currentGoroutine(target: Target): Promise<GRecord | null> {
+    const tls = toBigInt(target.registers.find((r) => r.name === "fs_base")?.value ?? null);
+    let m: bigint | null = null;
+    if (tls !== null && tls > 8n) {
+      const g = await this.word(tls - 8n);
+      if (g !== null && g >= NULL_PAGE_LIMIT) m = await this.word(g + BigInt(this.layout.g.m));
+    }
+    if (m === null || m < NULL_PAGE_LIMIT) m = toBigInt(await this.q.symbolAddress("runtime.m0"));
+    if (m === null) return null;
+    const curg = await this.word(m + BigInt(this.layout.m.curg));
+    return curg === null ? null : this.goroutine(curg);
+  }
+
+  /**
+   * From `runtime.allgs`: every goroutine waiting with frames of the program's own (the runtime's
+   * own workers wait too, for work), and how many were running or runnable.
+   */
+  async goroutines(): Promise<{ waiting: Goroutine[]; working: number }> {
+    const none = { waiting: [], working: 0 };
+    const allgs = await this.q.symbolAddress("runtime.allgs");
+    if (allgs === null) return none;
+    const [array, length] = await this.q.readMemory(allgs, 2);
+    if (array === undefined || length === undefined || length <= 0n) return none;
+    const pointers = await this.q.readMemory(hex(array), Math.min(Number(length), MAX_GOROUTINES));
+    const waiting: Goroutine[] = [];
+    let working = 0;
+    for (const pointer of pointers) {
+      const g = await this.goroutine(pointer);
+      if (g && (g.status === "running" || g.status === "runnable")) working++;
+      if (!g || g.status !== "waiting" || waiting.length >= MAX_WALKED_GOROUTINES) continue;
+      const frames = await this.frames(g);
+      if (frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) waiting.push(goroutineOf(g, frames));
+    }
+    return { waiting, working };
+  }
+
+  /** A goroutine's frames from its saved pc and frame pointer, each return address named by the debugger's symbols. */
+  async frames(g: GRecord): Promise<PlacedFrame[]> {
+    const frames: PlacedFrame[] = [await this.frameAt(0, g.sched.pc, false)];
+    let bp = g.sched.bp;
+    const inStack = (address: bigint) => address >= g.stack.lo && address + 16n <= g.stack.hi;
+    while (frames.length < MAX_FRAMES && inStack(bp)) {
+      const [saved, ret] = await this.q.readMemory(hex(bp), 2);
+      if (saved === undefined || ret === undefined || ret < NULL_PAGE_LIMIT) break;
+      // The runtime injects a call to sigpanic at a fault: the frame below it returns to the faulting instruction itself.
+      const exact = frames.at(-1)?.function === "runtime.sigpanic";
+      frames.push(await this.frameAt(frames.length, ret, !exact));
+      if (saved <= bp) break;
+      bp = saved;
+    }
+    return frames;
+  }
+
+  private async frameAt(level: number, pc: bigint, returnAddress: boolean): Promise<PlacedFrame> {
+    // A return address is after the call: its line is the call's, one byte before.
+    const looked = hex(returnAddress ? pc - 1n : pc);
+    const symbol = await this.q.symbolAt(looked);
+    const line = await this.q.sourceLine(looked);
+    return {
+      level,
+      address: hex(pc),
+      function: symbol?.symbol ?? null,
+      args: "",
+      file: line?.file ?? null,
+      line: line?.line ?? null,
+      from: null,
+      found: "scan",
+      unwound: null,
+      module: this.target.moduleAt(pc),
+    };
+  }
+
+  /** The panic's value, as the runtime printed it after "panic: ". */
+  async panicValue(panic: bigint): Promise<string | null> {
+    const { panic: p } = this.layout;
+    const words = await this.q.readMemory(hex(panic), 4);
+    const type = words[p.argType / 8];
+    const data = words[p.argData / 8];
+    if (type === undefined || data === undefined || type < NULL_PAGE_LIMIT) return null;
+    const name = await this.typeName(type);
+    if (name === null) return null;
+    const shape = panicValueShape(name);
+    switch (shape.shape) {
+      case "string":
+      case "struct-string": {
+        const text = await this.goString(data);
+        return text === null ? null : `${shape.prefix}${text}`;
+      }
+      case "bounds": {
+        const [x, y, flags] = await this.q.readMemory(hex(data), 3);
+        if (x === undefined || y === undefined || flags === undefined) return null;
+        return boundsErrorText(x, y, (flags & 0xffn) !== 0n, Number((flags >> 8n) & 0xffn));
+      }
+      case "integer": {
+        const value = await this.word(data);
+        return value === null ? null : BigInt.asIntN(64, value).toString();
+      }
+      case "unknown":
+        return `a value of type ${name} (its text is not in the dump)`;
+    }
+  }
+
+  /** A type's name: its name offset counts from the module's types base (`runtime.firstmoduledata.types`). */
+  private async typeName(type: bigint): Promise<string | null> {
+    const words = await this.q.readMemory(hex(type), 6);
+    const { tflag } = this.layout.type;
+    const flags = words[Math.floor(tflag / 8)] === undefined ? undefined : (words[Math.floor(tflag / 8)] ?? 0n) >> BigInt((tflag % 8) * 8);
+    const str = words[this.layout.type.str / 8];
+    const moduledata = await this.q.symbolAddress("runtime.firstmoduledata");
+    if (flags === undefined || str === undefined || moduledata === null) return null;
+    const types = await this.word(BigInt(moduledata) + BigInt(this.layout.moduleTypes));
+    if (types === null) return null;
+    const nameOff = BigInt.asIntN(32, str & 0xffffffffn);
+    const bytes = bytesOf(await this.q.readMemory(hex(types + nameOff), 16));
+    return goTypeName(bytes, Number(flags & 0xffn));
+  }
+
+  /** The first Go string (pointer into the program's read-only data, length) stored in [from, to), read as text. */
+  private async stringBetween(from: bigint, to: bigint): Promise<string | null> {
+    const count = Math.min(MAX_THROW_WORDS, Number((to - from) / 8n));
+    if (count < 2) return null;
+    const words = await this.q.readMemory(hex(from), count);
+    const constant = (address: bigint) => this.target.files.sections.some((s) => s.source === "exec" && /^\.(rodata|go\.buildinfo|noptrdata)$/.test(s.name) && address >= BigInt(s.start) && address < BigInt(s.end));
+    for (let i = 0; i + 1 < words.length; i++) {
+      const [pointer = 0n, length = 0n] = [words[i], words[i + 1]];
+      if (!constant(pointer) || length <= 0n || length > MAX_THROW_MESSAGE) continue;
+      const text = goStringText(bytesOf(await this.q.readMemory(hex(pointer), Number((length + 7n) / 8n))), Number(length));
+      if (text !== null && /[A-Za-z]{2}/.test(text)) return text;
+    }
+    return null;
+  }
+
+  /** The Go string (pointer, length) at `address`, bounded. */
+  private async goString(address: bigint): Promise<string | null> {
+    const [pointer, length] = await this.q.readMemory(hex(address), 2);
+    if (pointer === undefined || length === undefined || pointer < NULL_PAGE_LIMIT || length <= 0n || length > BigInt(MAX_STRING)) return null;
+    return goStringText(bytesOf(await this.q.readMemory(hex(pointer), Number((length + 7n) / 8n))), Number(length));
+  }
+
+  /**
+   * What `runtime.throw`/`runtime.fatal` was given: the thread that throws is interrupted by the
+   * runtime's own SIGABRT, and the signal frame above the trampoline (its ucontext, at the
+   * trampoline's CFA) holds the thread's registers then; walking from them reaches the throw,
+   * whose string argument is spilled just above its return address.
+   */
+  async thrown(stack: Stack): Promise<{ text: string; frames: PlacedFrame[] } | null> {
+    const trampoline = stack.frames.find((frame) => frame.function === "runtime.sigtramp");
+    if (!trampoline) return null;
+    const uc = toBigInt(await this.q.frameCfa(trampoline.level));
+    if (uc === null) return null;
+    // struct ucontext: flags, link, stack_t (3 words), then sigcontext's r8…r15, rdi, rsi, rbp, …, rsp, rip.
+    const context = await this.q.readMemory(hex(uc), 22);
+    let bp = context[15] ?? 0n;
+    let text: string | null = null;
+    const returns: bigint[] = [];
+    const within = (address: bigint) => this.target.mapped.some((range) => address >= range.start && address + 16n <= range.end);
+    for (let i = 0; i < MAX_FRAMES && within(bp); i++) {
+      const [saved, ret] = await this.q.readMemory(hex(bp), 2);
+      if (saved === undefined || ret === undefined || ret < NULL_PAGE_LIMIT) break;
+      returns.push(ret);
+      const caller = (await this.q.symbolAt(hex(ret - 1n)))?.symbol ?? "";
+      // bp is the frame of the function throw called, `saved` throw's own: its string argument lies
+      // between them (a closure that prints it) or just above its return address (the argument's spill slot).
+      if (text === null && /^runtime\.(throw|fatal)$/.test(caller)) text = await this.stringBetween(bp + 16n, saved + 32n);
+      // The chain leaves the signal's thread stack for the goroutine's (systemstack links them): bounded by MAX_FRAMES, not by direction.
+      if (saved === bp) break;
+      bp = saved;
+    }
+    if (text === null) return null;
+    // The thread that threw ran the throwing goroutine: past systemstack, its frames are that goroutine's.
+    const frames: PlacedFrame[] = [];
+    for (const ret of returns) frames.push(await this.frameAt(frames.length, ret, true));
+    return { text, frames };
+  }
+}
+
+function memoryAccessAt(instruction: Instruction | undefined): "read" | "write" | null {
+  return instruction ? memoryAccess(instruction) : null;
+}
+
+function goroutineOf(g: GRecord, frames: PlacedFrame[]): Goroutine {
+  return { goid: g.goid, status: g.status, waitReason: g.waitReason, frames };
+}
+
+function walkedNote(g: GRecord, frames: PlacedFrame[]): string {
+  return `the crashing thread's unwind stops at Go's signal trampoline: goroutine ${g.goid}'s ${frames.length} frames were walked by frame pointers from its saved registers (g.sched), read from the runtime (m.curg of the crashing thread)`;
+}
+
+/**
+ * The goroutine a hang or deadlock is blamed on: one blocked on a channel or a select (not a lock
+ * or a WaitGroup, which wait on someone else) in a function no other goroutine waits in — the odd
+ * one out, as a dispatcher among its workers is.
+ */
+function blamed(waiting: Goroutine[]): Goroutine | null {
+  const own = (g: Goroutine) => g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))?.function ?? null;
+  const count = new Map<string, number>();
+  for (const g of waiting) count.set(own(g) ?? "", (count.get(own(g) ?? "") ?? 0) + 1);
+  const onChannel = waiting.filter((g) => /^(chan|select)/.test(g.waitReason ?? ""));
+  const sorted = [...onChannel].sort((a, b) => (count.get(own(a) ?? "") ?? 0) - (count.get(own(b) ?? "") ?? 0) || (a.goid ?? 0) - (b.goid ?? 0));
+  return sorted[0] ?? waiting[0] ?? null;
+}
+
+/** What a goroutine waits on: go1.19 says only "semacquire" for a sync.Mutex and a WaitGroup alike; its frames tell them apart. */
+function waitOf(g: Goroutine): string {
+  const syncWait = g.frames.map((frame) => /^sync\.\(\*(Mutex|RWMutex|WaitGroup|Cond)\)\./.exec(frame.function ?? "")).find((match) => match !== null);
+  return syncWait ? `a sync.${syncWait[1]}` : (g.waitReason ?? "something");
+}
+
+/** "hung: 5 goroutines wait: 3 on chan receive (in main.worker), …". */
+function hungMessage(waiting: Goroutine[]): string {
+  const groups = new Map<string, number>();
+  for (const g of waiting) {
+    const where = g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))?.function ?? "??";
+    const key = `${waitOf(g)} (in ${where})`;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  const parts = [...groups].sort((a, b) => b[1] - a[1]).map(([key, n]) => `${n} on ${key}`);
+  return `hung: all ${waiting.length} goroutines of the program's own wait: ${parts.join(", ")}`;
+}

@@ -1,0 +1,100 @@
+/**
+ * Go services' cores through gdb alone, from the user's side: each fixture service is built (with
+ * `-N -l` as a debug build, and as shipped), crashed with GOTRACEBACK=crash (or hung and dumped
+ * alive), and `dumpdbg triage core --exe svc --json` must name the kind, the runtime's message,
+ * the culprit function and its line.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Crash } from "../../src/report/schema.js";
+import { runCli } from "../helpers/cli.js";
+import { buildGoCore, goCulpritLine, goFixtureNames, type BuiltGoCore } from "../helpers/go.js";
+
+interface Expected {
+  kind: Crash["kind"];
+  culprit: string;
+  message: RegExp;
+  /** The signature's frames after the kind, when the test pins them. */
+  signature?: string;
+  faultAddress?: string;
+  access?: "read" | "write";
+  /**
+   * The culprit of the build as shipped: the compiler inlines small functions into their callers, so
+   * the frame is the caller's symbol while the line stays the CULPRIT's (the line table keeps it).
+   */
+  shipped: string;
+}
+
+const EXPECTED: Record<string, Expected> = {
+  "nil-map": { kind: "panic", culprit: "main.(*Cache).Put", message: /^assignment to entry in nil map$/, signature: "panic | main.(*Cache).Put | main.load | main.main", shipped: "main.main" },
+  "nil-pointer": { kind: "null-dereference", culprit: "main.charge", message: /^runtime error: invalid memory address or nil pointer dereference$/, faultAddress: "0x0", access: "read", shipped: "main.worker" },
+  "index-range": { kind: "panic", culprit: "main.(*Queue).Next", message: /^runtime error: index out of range \[5\] with length 3$/, shipped: "main.drain" },
+  "panic-error": { kind: "panic", culprit: "main.mustLoad", message: /^loading config: open \/nonexistent\/svc.yaml: file does not exist$/, shipped: "main.mustLoad" },
+  "panic-string": { kind: "panic", culprit: "main.(*Ledger).Post", message: /^ledger out of balance$/, shipped: "main.main" },
+  "concurrent-map": { kind: "panic", culprit: "main.(*Stats).Record", message: /^fatal error: concurrent map writes$/, shipped: "main.handle" },
+  deadlock: { kind: "deadlock", culprit: "main.(*Server).Shutdown", message: /^fatal error: all goroutines are asleep - deadlock!$/, shipped: "main.main" },
+  hang: { kind: "hang", culprit: "main.dispatch", message: /goroutines/, shipped: "main.dispatch" },
+};
+
+async function triageJson(built: BuiltGoCore): Promise<{ crash: Crash; stderr: string }> {
+  const result = await runCli(["triage", built.core, "--exe", built.exe, "--debugger", "gdb", "--json"]);
+  expect(result.code, result.stderr).toBe(0);
+  return { crash: JSON.parse(result.stdout) as Crash, stderr: result.stderr };
+}
+
+describe("Go fixtures", () => {
+  it("every case has an expectation", () => {
+    expect(goFixtureNames()).toEqual(Object.keys(EXPECTED).sort());
+  });
+});
+
+describe.each(Object.entries(EXPECTED))("Go service %s, debug build (-N -l), through gdb", (name, expected) => {
+  let built: BuiltGoCore;
+  beforeAll(async () => {
+    built = await buildGoCore(name);
+  });
+
+  it("is triaged as the runtime told it", async () => {
+    const { crash } = await triageJson(built);
+    expect(crash.kind).toBe(expected.kind);
+    expect(crash.message).toMatch(expected.message);
+    expect(crash.culprit.function).toBe(expected.culprit);
+    expect(crash.culprit.line).toBe(goCulpritLine(name));
+    expect(crash.culprit.file).toMatch(/main\.go$/);
+    if (expected.signature) expect(crash.signature).toBe(expected.signature);
+    if (expected.faultAddress) expect(crash.faultAddress).toBe(expected.faultAddress);
+    if (expected.access) expect(crash.access).toBe(expected.access);
+  }, 60_000);
+});
+
+describe.each(Object.entries(EXPECTED))("Go service %s, as shipped (optimised, inlined), through gdb", (name, expected) => {
+  let built: BuiltGoCore;
+  beforeAll(async () => {
+    built = await buildGoCore(name, { optimized: true });
+  });
+
+  it("keeps the kind, the message and the culprit's line", async () => {
+    const { crash } = await triageJson(built);
+    expect(crash.kind).toBe(expected.kind);
+    expect(crash.message).toMatch(expected.message);
+    expect(crash.culprit.line).toBe(goCulpritLine(name));
+    expect(crash.culprit.function).toBe(expected.shipped);
+  }, 60_000);
+});
+
+describe("what triage tells of a Go program under gdb", () => {
+  it("says how the goroutine's frames were found, and that Delve lists goroutines", async () => {
+    const built = await buildGoCore("nil-map");
+    const result = await runCli(["triage", built.core, "--exe", built.exe, "--debugger", "gdb"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/goroutine 1's \d+ frames were walked by frame pointers from its saved registers \(g\.sched\)/);
+    expect(result.stdout).toMatch(/a Go go1\.\d+\S* program: gdb shows threads, not goroutines; `dlv core <program> <core>` lists every goroutine/);
+  }, 60_000);
+
+  it("names what each goroutine of a hung service waits on", async () => {
+    const { crash } = await triageJson(await buildGoCore("hang"));
+    expect(crash.message).toBe(
+      "hung: all 5 goroutines of the program's own wait: 2 on chan receive (in main.worker), 1 on a sync.WaitGroup (in main.main), 1 on a sync.Mutex (in main.(*Registry).Report), 1 on chan receive (in main.dispatch)",
+    );
+    expect(crash.origin?.type).toBe("requested");
+  }, 60_000);
+});
