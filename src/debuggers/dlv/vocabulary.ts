@@ -52,6 +52,9 @@ function render(probe: Probe): string {
       return `disassemble -a ${rangeAround(probe.address, 0, 1)}`;
     case "symbol":
       return `funcs ${probe.address}`;
+    case "symbol-address":
+      // A package variable's address, as Delve prints a pointer to it: `(*T)(0xc000010000)`.
+      return `print &${probe.name}`;
     case "source":
       return `list ${probe.file}:${probe.from}`;
     case "shared-libraries":
@@ -86,6 +89,12 @@ function rangeAround(address: string, before: number, after = 16): string {
   return `0x${start.toString(16)} 0x${(at + BigInt(after)).toString(16)}`;
 }
 
+/** The address a printed pointer holds: `(*runtime.m)(0x55a0c0)` → `0x55a0c0`; null for anything else. */
+function pointerValue(output: string): string | null {
+  const hex = /\(0x([0-9a-f]+)\)$/i.exec(output.trim())?.[1];
+  return hex ? `0x${hex}` : null;
+}
+
 type Readers = { [K in keyof Readings]: (output: string, probe: ProbeOf<K>) => Readings[K] };
 
 const READERS: Readers = {
@@ -108,6 +117,7 @@ const READERS: Readers = {
     return readRegisters(output).find((r) => r.name === name)?.value ?? null;
   },
   evaluate: readValue,
+  "symbol-address": pointerValue,
   "frame-info": (output) => readRegisters(output).find((r) => r.name === "rsp")?.value ?? null,
   locals: readVariables,
   arguments: readVariables,
