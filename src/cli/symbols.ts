@@ -66,7 +66,7 @@ function sourceText(module: ModuleSymbols): string {
 }
 
 function table(rows: Row[]): string {
-  const lines = rows.map((row) => `${row.module}\n  ids:      ${idsText(row)}\n  symbols:  ${sourceText(row)}\n  debugger: ${row.debugger}`);
+  const lines = rows.map((row) => `${row.module}\n  ids:      ${idsText(row)}\n  symbols:  ${sourceText(row)}${row.image ? `\n  image:    ${row.image}` : ""}\n  debugger: ${row.debugger}`);
   const missing = rows.filter((r) => r.status === "missing" || r.status === "refused").length;
   const found = rows.filter((r) => r.status === "found" || r.status === "fetched").length;
   return `${lines.join("\n")}\n\n${rows.length} modules: ${found} with symbols from dumpdbg's search, ${missing} missing or refused\n`;
