@@ -180,8 +180,8 @@ describe.skipIf(!ready)("Delve through the CLI", () => {
     expect(run.code, run.stderr).toBe(0);
     const crash = JSON.parse(run.stdout) as { kind: string; signal: string; thread: { id: number }; culprit: { function: string } | null };
     expect(crash).toMatchObject({ kind: "abort", signal: "SIGABRT", thread: { id: 1 } });
-    // Triage has no Go runtime knowledge yet: its culprit is the runtime's raise, not main.(*Cache).Put.
-    expect(crash.culprit?.function).toBe("runtime.raise");
+    // Go's runtime is skipped in the culprit search: the panicking user frame, not the runtime's raise.
+    expect(crash.culprit?.function).toBe("main.(*Cache).Put");
     expect(ourDelves()).toEqual([]);
   }, 60_000);
 });
