@@ -5,12 +5,16 @@
  * DEBUGINFOD_URLS into --symbols-cache, where gdb finds it by build id and names the culprit's
  * file and line. Without the server, or with --offline and an empty cache, there is no line, and
  * --offline asks no server anything.
+ *
+ * And a core read on another machine, its shared library not here: debuginfod serves the library
+ * itself (`/buildid/<id>/executable`), dumpdbg puts it under its own name in the cache where gdb
+ * finds it on its solib-search-path, and the crashing frame in the library is named.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -32,6 +36,31 @@ let buildId: string;
 let debuginfod: ChildProcess | null = null;
 let url: string;
 const servers: Server[] = [];
+
+/** Starts /usr/bin/debuginfod over `files` and waits until it serves `probe` (a path under the server). */
+async function startDebuginfod(files: string, index: string, probe: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const served = `http://127.0.0.1:${port}`;
+  // -t 0 -g 0: one scan, no rescans or grooming; no DEBUGINFOD_URLS, so it asks no upstream.
+  const child = spawn(DEBUGINFOD, ["-p", String(port), "-F", "-t", "0", "-g", "0", "-d", index, files], { stdio: "ignore", env: { ...process.env, DEBUGINFOD_URLS: "" } });
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const status = await fetch(`${served}${probe}`, { signal: AbortSignal.timeout(2_000) }).then((r) => (r.body?.cancel(), r.status), () => 0);
+    if (status === 200) return { child, url: served };
+    if (Date.now() > until || child.exitCode !== null) {
+      child.kill();
+      throw new Error(`debuginfod on ${served} did not serve ${probe} within 20 s (last status ${status})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function stopDebuginfod(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill();
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+}
 
 async function freePort(): Promise<number> {
   const server = createNetServer();
@@ -79,17 +108,7 @@ describe.skipIf(!debuginfodInstalled)(`a stripped program's core, its debug file
     expect(buildId).not.toBe("");
     expect((await exec("readelf", ["-S", stripped], { timeout: 60_000 })).stdout).not.toMatch(/\.debug_info/);
 
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    // -t 0 -g 0: one scan, no rescans or grooming; no DEBUGINFOD_URLS, so it asks no upstream.
-    debuginfod = spawn(DEBUGINFOD, ["-p", String(port), "-F", "-t", "0", "-g", "0", "-d", path.join(root, "index.sqlite"), files], { stdio: "ignore", env: { ...process.env, DEBUGINFOD_URLS: "" } });
-    const until = Date.now() + 20_000;
-    for (;;) {
-      const status = await fetch(`${url}/buildid/${buildId}/debuginfo`, { signal: AbortSignal.timeout(2_000) }).then((r) => (r.body?.cancel(), r.status), () => 0);
-      if (status === 200) break;
-      if (Date.now() > until || debuginfod.exitCode !== null) throw new Error(`debuginfod on ${url} did not serve ${buildId} within 20 s (last status ${status})`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    ({ child: debuginfod, url } = await startDebuginfod(files, path.join(root, "index.sqlite"), `/buildid/${buildId}/debuginfo`));
   }, RUN_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -97,11 +116,7 @@ describe.skipIf(!debuginfodInstalled)(`a stripped program's core, its debug file
       server.closeAllConnections();
       server.close();
     }
-    if (debuginfod && debuginfod.exitCode === null) {
-      const exited = new Promise((resolve) => debuginfod?.once("exit", resolve));
-      debuginfod.kill();
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    }
+    await stopDebuginfod(debuginfod);
     if (root) await rm(root, { recursive: true, force: true });
   });
 
@@ -146,5 +161,98 @@ describe.skipIf(!debuginfodInstalled)(`a stripped program's core, its debug file
     expect(requests).toEqual([]);
     expect(symbolLines(stderr)).toEqual([expect.stringMatching(/^dumpdbg: symbols: \d+ modules? missing: .*null-deref \(offline\)/)]);
     expect(ms).toBeLessThan(20_000);
+  }, RUN_TIMEOUT_MS);
+});
+
+const GREET_C = `int greet(const char *name) {
+  int n = 0;
+  n += name[0]; /* CULPRIT */
+  return n;
+}
+`;
+const GREET_LINE = 3;
+const PROG_C = `#include <stddef.h>
+int greet(const char *name);
+int main(void) { return greet(NULL); }
+`;
+
+describe.skipIf(!debuginfodInstalled)(`a core whose shared library is not on this machine, the library served by debuginfod${debuginfodInstalled ? "" : " (skipped: no /usr/bin/debuginfod)"}`, () => {
+  let dir: string;
+  let core: string;
+  let prog: string;
+  let libId: string;
+  let server: ChildProcess | null = null;
+  let served: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "dumpdbg-debuginfod-lib-"));
+    const lib = path.join(dir, "lib");
+    const files = path.join(dir, "files");
+    await Promise.all([mkdir(lib), mkdir(files)]);
+    await writeFile(path.join(dir, "greet.c"), GREET_C);
+    await writeFile(path.join(dir, "prog.c"), PROG_C);
+    // gcc's default --build-id; -g, so the library carries its own DWARF.
+    await exec("gcc", ["-g", "-O0", "-shared", "-fPIC", "-o", path.join(lib, "libgreet.so"), path.join(dir, "greet.c")], { timeout: 60_000 });
+    prog = path.join(dir, "prog");
+    await exec("gcc", ["-g", "-O0", "-o", prog, path.join(dir, "prog.c"), `-L${lib}`, "-lgreet", `-Wl,-rpath,${lib}`], { timeout: 60_000 });
+    libId = /Build ID: ([0-9a-f]+)/.exec((await exec("readelf", ["-n", path.join(lib, "libgreet.so")], { timeout: 60_000 })).stdout)?.[1] ?? "";
+    expect(libId).not.toBe("");
+    core = path.join(dir, "core");
+    const pattern = readFileSync("/proc/sys/kernel/core_pattern", "utf8").trim();
+    if (pattern === "core") {
+      // The kernel writes `core` in the crashing program's folder; the shell reports the crash.
+      await exec("sh", ["-c", 'ulimit -c unlimited && exec ./prog'], { cwd: dir, timeout: 60_000 }).catch(() => undefined);
+    }
+    if (!existsSync(core)) {
+      await exec("gdb", ["-nx", "-batch", "-ex", "run", "-ex", `generate-core-file ${core}`, prog], { cwd: dir, timeout: 60_000 });
+    }
+    expect(existsSync(core)).toBe(true);
+    // The core's machine had the library at lib/libgreet.so; this one does not.
+    await rename(path.join(lib, "libgreet.so"), path.join(files, "libgreet.so"));
+    ({ child: server, url: served } = await startDebuginfod(files, path.join(dir, "index.sqlite"), `/buildid/${libId}/executable`));
+  }, RUN_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await stopDebuginfod(server);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  function libEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
+    return { _NT_SYMBOL_PATH: undefined, DEBUGINFOD_URLS: undefined, DUMPDBG_SYMBOLS: undefined, XDG_CACHE_HOME: path.join(dir, "xdg-cache"), ...extra };
+  }
+
+  it("without a server the frame in the missing library is not named: the culprit falls back to the program", async () => {
+    const result = await runCli(["triage", core, "--exe", prog, "--json"], { env: libEnv() });
+    expect(result.code, result.stderr).toBe(0);
+    const crash = JSON.parse(result.stdout) as Crash;
+    expect(crash.culprit.function).not.toBe("greet");
+    expect(crash.culprit.file ?? "").not.toMatch(/greet\.c$/);
+  }, RUN_TIMEOUT_MS);
+
+  it("with DEBUGINFOD_URLS fetches the library by its build id, and gdb names the frame in it with its file and line", async () => {
+    const cacheDir = path.join(dir, "cache-triage");
+    const result = await runCli(["triage", core, "--exe", prog, "--json", "--symbols-cache", cacheDir], { env: libEnv({ DEBUGINFOD_URLS: served }) });
+    expect(result.code, result.stderr).toBe(0);
+    const crash = JSON.parse(result.stdout) as Crash;
+    expect(crash.culprit).toMatchObject({ function: "greet", line: GREET_LINE, frame: 0 });
+    expect(crash.culprit.file).toMatch(/greet\.c$/);
+    // Under its own name, so the frame's module is the library, not debuginfod's `executable`.
+    const linked = path.join(cacheDir, "modules", libId, "libgreet.so");
+    expect(crash.culprit.module).toBe(linked);
+    expect(existsSync(path.join(cacheDir, "buildid", libId, "executable"))).toBe(true);
+    expect(statSync(linked).ino).toBe(statSync(path.join(cacheDir, "buildid", libId, "executable")).ino);
+    expect(symbolLines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`; 1 module image from ${served.replaceAll(".", "\\.")}$`))]);
+  }, RUN_TIMEOUT_MS);
+
+  it("`dumpdbg symbols` shows the library's image from debuginfod, and a second run finds it in the cache", async () => {
+    const cacheDir = path.join(dir, "cache-list");
+    for (const from of [served, cacheDir]) {
+      const result = await runCli(["symbols", core, "--exe", prog, "--json", "--symbols-cache", cacheDir], { env: libEnv({ DEBUGINFOD_URLS: served }) });
+      expect(result.code, result.stderr).toBe(0);
+      const listed = JSON.parse(result.stdout) as { modules: { module: string; path: string; image?: string; ids: { buildId: string | null } }[] };
+      expect(listed.modules.find((m) => m.module === "libgreet.so")).toMatchObject({ path: path.join(dir, "lib", "libgreet.so"), ids: { buildId: libId }, image: `${path.join(cacheDir, "buildid", libId, "executable")} (from ${from})` });
+      // Libraries that are here are not fetched; nor is the program.
+      expect(listed.modules.filter((m) => m.image !== undefined).map((m) => m.module)).toEqual(["libgreet.so"]);
+    }
   }, RUN_TIMEOUT_MS);
 });

@@ -6,7 +6,7 @@
  * result is what the debugger is given (files to add, folders to search) and one row per module
  * saying where its symbols came from or why there are none.
  */
-import { existsSync, mkdirSync, readlinkSync, renameSync, statSync, symlinkSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 
 import { readPeIdentity } from "../dumpfile/pe.js";
@@ -109,7 +109,11 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
   const fetchOptions = { cache: input.sources.cache, offline: input.offline, ...(input.requestTimeoutMs ? { requestTimeoutMs: input.requestTimeoutMs } : {}), ...(input.deadlineMs ? { deadlineMs: input.deadlineMs } : {}) };
   // A minidump read away from its machine lacks the system modules' files, and with them their
   // unwind tables: a store or server that keeps the images (by timestamp and size) gives them.
-  const images = input.sources.sources.length > 0 ? imageQueries(plan.modules, input.executable) : [];
+  const images = [
+    ...(input.sources.sources.length > 0 ? imageQueries(plan.modules, input.executable) : []),
+    // A core read away from its machine lacks the shared libraries themselves: debuginfod keeps them by build id.
+    ...(input.sources.sources.some((s) => s.kind === "server") ? libraryQueries(plan.modules, input.executable) : []),
+  ];
   const fetchingImages = images.length > 0 ? fetchSymbols(images.map((i) => i.query), input.sources.sources, fetchOptions) : Promise.resolve([]);
   if (queries.length > 0) {
     const fetched = await fetchSymbols(
@@ -129,10 +133,21 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
     });
     plan.summary = symbolsSummary([...foundHere, ...results.filter((r) => r.outcome.status !== "missing" || r.outcome.tried.length > 0)]);
   }
-  const gotImages = (await fetchingImages).flatMap((result, i) => (result.outcome.status === "found" || result.outcome.status === "fetched" ? [{ row: images[i]?.row, path: result.outcome.path, from: result.outcome.from }] : []));
-  for (const { row, path, from } of gotImages) {
-    if (row) row.image = `${path} (from ${from})`;
-    if (!plan.modulesPath.includes(dirname(path))) plan.modulesPath.push(dirname(path));
+  const gotImages = (await fetchingImages).flatMap((result, i) => {
+    const row = images[i]?.row;
+    if (!row || (result.outcome.status !== "found" && result.outcome.status !== "fetched")) return [];
+    const { path, from, file } = result.outcome;
+    // gdb and LLDB look for a library by its file name: debuginfod's `executable` is linked under it.
+    const folder = file.kind === "executable" ? libraryFolder(input.sources.cache, file.buildId, row.module, path) : dirname(path);
+    if (folder === null) {
+      plan.notes.push(`symbols: ${row.module}'s image from ${from} could not be linked under its name in ${join(input.sources.cache, "modules")}`);
+      return [];
+    }
+    return [{ row, path, from, folder }];
+  });
+  for (const { row, path, from, folder } of gotImages) {
+    row.image = `${path} (from ${from})`;
+    if (!plan.modulesPath.includes(folder)) plan.modulesPath.push(folder);
   }
   if (gotImages.length > 0) plan.summary = `${plan.summary ?? "symbols: none"}; ${gotImages.length} module ${gotImages.length === 1 ? "image" : "images"} from ${[...new Set(gotImages.map((g) => g.from))].join(", ")}`;
   return plan;
@@ -144,6 +159,59 @@ function imageQueries(rows: ModuleSymbols[], executable: string | null): { row: 
     if (!PE_NAME.test(row.module) || !row.ids.codeId || sameFile(row.path, executable)) return [];
     return [{ row, query: { module: row.module, files: [{ kind: "pe", name: row.module.toLowerCase(), id: row.ids.codeId }] } }];
   });
+}
+
+/**
+ * The ELF shared libraries whose files are not on this machine (a core read away from where it was
+ * written), by build id: debuginfod's `executable`. Never the program, which the user gives.
+ */
+function libraryQueries(rows: ModuleSymbols[], executable: string | null): { row: ModuleSymbols; query: SymbolQuery }[] {
+  return rows.flatMap((row) => {
+    const buildId = row.ids.buildId?.toLowerCase();
+    if (PE_NAME.test(row.module) || !buildId || !/^[0-9a-f]{8,}$/.test(buildId) || sameFile(row.path, executable) || existsSync(row.path)) return [];
+    return [{ row, query: { module: row.module, files: [{ kind: "executable", buildId }] } }];
+  });
+}
+
+/**
+ * A folder of the cache holding one file, `modules/<build id>/<libname.so.N>`, the library fetched
+ * as `buildid/<id>/executable` under its own name: the folder goes on the debugger's search path.
+ * A hard link where it can be (gdb resolves a symlink and would name the frame's module
+ * `executable`), else a symlink.
+ */
+function libraryFolder(cache: string, buildId: string, name: string, file: string): string | null {
+  if (!/^[0-9a-f]+$/i.test(buildId) || !name || name === "." || name === ".." || /[/\\\0]/.test(name) || /[\x00-\x1f]/.test(name)) return null;
+  const folder = join(cache, "modules", buildId.toLowerCase());
+  return link(join(folder, name), file, "hard") || link(join(folder, name), file, "symbolic") ? folder : null;
+}
+
+/** A link to `file`, made beside and renamed over, so a run reading it never sees a half-made link. */
+function link(path: string, file: string, kind: "hard" | "symbolic" = "symbolic"): boolean {
+  const target = relative(dirname(path), file);
+  try {
+    if (kind === "symbolic" && existsSync(path) && lstatSync(path).isSymbolicLink() && readlinkSync(path) === target) return true;
+    if (kind === "hard" && sameInode(path, file)) return true;
+    mkdirSync(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    rmSync(temporary, { force: true });
+    if (kind === "hard") linkSync(file, temporary);
+    else symlinkSync(target, temporary);
+    renameSync(temporary, path);
+    // rename does nothing when both names are already links to one file (another run made it).
+    rmSync(temporary, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function sameInode(a: string, b: string): boolean {
+  try {
+    const [x, y] = [lstatSync(a), statSync(b)];
+    return x.isFile() && x.ino === y.ino && x.dev === y.dev;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -258,18 +326,7 @@ function use(plan: SymbolPlan, row: ModuleSymbols, outcome: SymbolOutcome, cache
  */
 function buildIdTree(cache: string, buildId: string, file: string): string | null {
   const root = join(cache, "debug-tree");
-  const link = join(root, ".build-id", buildId.slice(0, 2), `${buildId.slice(2)}.debug`);
-  try {
-    if (existsSync(link) && readlinkSync(link) === relative(dirname(link), file)) return root;
-    mkdirSync(dirname(link), { recursive: true });
-    // Made beside and renamed over, so a run reading the tree never sees a half-made link.
-    const temporary = `${link}.${process.pid}.tmp`;
-    symlinkSync(relative(dirname(link), file), temporary);
-    renameSync(temporary, link);
-    return root;
-  } catch {
-    return null;
-  }
+  return link(join(root, ".build-id", buildId.slice(0, 2), `${buildId.slice(2)}.debug`), file) ? root : null;
 }
 
 function fileName(path: string): string {
