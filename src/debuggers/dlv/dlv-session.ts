@@ -260,7 +260,7 @@ export class DlvSession implements DebuggerSession {
     return variables.success ? variables.body.variables.map((v) => ({ name: v.name.trim(), value: v.value })) : null;
   }
 
-  private async evaluate(expression: string, goroutine: number, level: number, timeoutMs: number, hex = false): Promise<{ result: string } | { error: string }> {
+  private async evaluate(expression: string, goroutine: number, level: number, timeoutMs: number, hex = false): Promise<{ result: string; children: number } | { error: string }> {
     const server = this.server;
     if (!server) throw new SessionDead("Delve is not running");
     const frame = await this.frame(goroutine, level, timeoutMs);
@@ -269,7 +269,15 @@ export class DlvSession implements DebuggerSession {
       { expression, context: "repl", ...(frame ? { frameId: frame.id } : {}), ...(hex ? { format: { hex: true } } : {}) },
       timeoutMs,
     );
-    return response.success ? { result: response.body.result } : { error: messageOf(response) };
+    return response.success ? { result: response.body.result, children: response.body.variablesReference } : { error: messageOf(response) };
+  }
+
+  /** A compound value's elements, each as Delve prints it (`16`), through DAP's `variables`. */
+  private async elements(reference: number, timeoutMs: number): Promise<string[]> {
+    const server = this.server;
+    if (!server) throw new SessionDead("Delve is not running");
+    const response = await server.client.request("variables", { variablesReference: reference }, timeoutMs);
+    return response.success ? response.body.variables.map((v) => v.value) : [];
   }
 
   /** The address a `x` names: a number as it is, else the pointer or integer an expression gives. */
@@ -296,8 +304,15 @@ export class DlvSession implements DebuggerSession {
         if (values.length === 0) return failed(value.error);
         break;
       }
-      const elements = /\[([\d,\s]*)\]\s*$/.exec(value.result)?.[1] ?? "";
-      values.push(...elements.split(",").filter((e) => e.trim() !== "").map((e) => BigInt(e.trim())));
+      // Delve cuts a long value's text short (`[7956016061200598784,…...`): the elements are then asked for one by one.
+      const printed = /\[([\d,\s]*)\]\s*$/.exec(value.result)?.[1]?.split(",").filter((e) => e.trim() !== "") ?? [];
+      const elements = printed.length === n ? printed : value.children > 0 ? await this.elements(value.children, timeoutMs) : [];
+      const words = elements.map((e) => /^\s*(\d+)/.exec(e)?.[1]).filter((e): e is string => e !== undefined);
+      if (words.length !== n) {
+        if (values.length === 0) return failed(`Delve printed ${words.length} of the ${n} values at 0x${at.toString(16)}`);
+        break;
+      }
+      values.push(...words.map((e) => BigInt(e)));
     }
     return { output: printMemory(start, ask.size, values), error: null };
   }
