@@ -85,7 +85,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   }
   const memory = new GoMemory(q, layout, target);
   const curg = await memory.currentGoroutine(target);
-  const thrown = (await memory.thrown(stack)) ?? (await memory.thrownUnwound(stack));
+  const thrown = (await memory.thrown(stack, stop.signal !== null)) ?? (await memory.thrownUnwound(stack));
   if (curg && curg.panic !== 0n) {
     const value = await memory.panicValue(curg.panic);
     const frames = await memory.frames(curg);
@@ -332,14 +332,25 @@ class GoMemory {
    * trampoline's CFA) holds the thread's registers then; walking from them reaches the throw,
    * whose string argument is spilled just above its return address.
    */
-  async thrown(stack: Stack): Promise<{ text: string; frames: PlacedFrame[] } | null> {
+  async thrown(stack: Stack, signalled: boolean): Promise<{ text: string; frames: PlacedFrame[] } | null> {
     const trampoline = stack.frames.find((frame) => frame.function === "runtime.sigtramp");
-    if (!trampoline) return null;
+    if (!trampoline) {
+      // A debugger whose unwind shows no trampoline (Delve's, of a goroutine the signal did not hit)
+      // still gives the crashing thread's registers: the kernel keeps rbp across the signal's
+      // delivery, so the frame pointers lead from the raise through the handler into the throw.
+      const fp = signalled ? toBigInt(this.target.keyRegisters.fp) : null;
+      return fp === null ? null : this.walkToThrow(fp);
+    }
     const uc = toBigInt(await this.q.frameCfa(trampoline.level));
     if (uc === null) return null;
     // struct ucontext: flags, link, stack_t (3 words), then sigcontext's r8…r15, rdi, rsi, rbp, …, rsp, rip.
     const context = await this.q.readMemory(hex(uc), 22);
-    let bp = context[15] ?? 0n;
+    return this.walkToThrow(context[15] ?? 0n);
+  }
+
+  /** Frame pointers from `bp` up to runtime.throw or runtime.fatal, and the string it was given. */
+  private async walkToThrow(from: bigint): Promise<{ text: string; frames: PlacedFrame[] } | null> {
+    let bp = from;
     let text: string | null = null;
     const returns: bigint[] = [];
     const within = (address: bigint) => this.target.mapped.some((range) => address >= range.start && address + 16n <= range.end);

@@ -14,6 +14,7 @@ import { leaveWithin } from "../process.js";
 import type { Vocabulary } from "../probe.js";
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { parseDelveCommand, type DelveAsk } from "./commands.js";
+import { crashingThreadRegisters } from "./core-thread.js";
 import { readProgram, type GoProgram } from "./program.js";
 import { startDelve, type DelveServer } from "./server.js";
 import { printDisassembly, printGoroutines, printMemory, printRegisters, printStack, printThreads, printVariables, type GoFrame, type Goroutine, type GoInstruction } from "./text/print.js";
@@ -65,6 +66,8 @@ export class DlvSession implements DebuggerSession {
   private delveVersion: string | null = null;
   /** The program's sections and function symbols, read once from its file (Delve's DAP gives neither). */
   private programFile: GoProgram | null = null;
+  /** Whether the goroutine Delve selected on loading the core was running on an OS thread. */
+  private selectedRunsOnThread = true;
 
   constructor(private readonly options: DlvSessionOptions) {
     this.vocabulary = dlvVocabularyFor(options.executable, () => this.program().sections);
@@ -122,6 +125,7 @@ export class DlvSession implements DebuggerSession {
       const list = threads.success ? threads.body.threads : [];
       this.goroutineIds = list.map((t) => t.id);
       const current = list.find((t) => t.name.startsWith("*")) ?? list[0];
+      this.selectedRunsOnThread = current === undefined || /\(Thread \d+\)\s*$/.test(current.name);
       this.ctx = { ...emptyContext("dlv"), targetLoaded: true, threadCount: list.length, selectedThread: null, selectedFrame: null };
       if (current) await this.select(current.id, 0, OPEN_TIMEOUT_MS);
       this.delveVersion = await this.readVersion();
@@ -175,6 +179,13 @@ export class DlvSession implements DebuggerSession {
     if (parsed.ask.verb === "select") {
       const moved = await this.select(goroutine, frame, timeoutMs);
       return moved ? { output: `Goroutine ${goroutine} frame ${frame}: ${frameLine(moved)}\n`, error: null } : failed(`goroutine ${goroutine} has no frame ${frame}`);
+    }
+    // Delve's terminal prints the current thread's registers for a bare `regs`: in a core, the thread
+    // that received the signal. When no goroutine ran on it (the scheduler threw on its own stack),
+    // DAP has no goroutine to ask, and the registers are the ones Delve reads, the core's own.
+    if (parsed.ask.verb === "regs" && parsed.goroutine === null && parsed.frame === null && frame === 0 && !this.selectedRunsOnThread) {
+      const registers = crashingThreadRegisters(this.options.dump);
+      if (registers.length) return { output: printRegisters(registers), error: null };
     }
     return this.answer(parsed.ask, goroutine, frame, timeoutMs);
   }
