@@ -178,10 +178,10 @@ describe.skipIf(!ready)("Delve through the CLI", () => {
   it("dumpdbg triage with Delve gives the crash and the panicking goroutine's stack", async () => {
     const run = await runCli(["triage", go.core, "--exe", go.exe, "--debugger", "dlv", "--json"]);
     expect(run.code, run.stderr).toBe(0);
-    const crash = JSON.parse(run.stdout) as { kind: string; signal: string; thread: { id: number }; culprit: { function: string } | null };
-    expect(crash).toMatchObject({ kind: "abort", signal: "SIGABRT", thread: { id: 1 } });
-    // Go's runtime is skipped in the culprit search: the panicking user frame, not the runtime's raise.
-    expect(crash.culprit?.function).toBe("main.(*Cache).Put");
+    const crash = JSON.parse(run.stdout) as { kind: string; signal: string; message: string | null; thread: { id: number }; culprit: { function: string; line: number } | null };
+    // The Go reader reads the runtime through Delve as through gdb: the panic's value, and the goroutine's culprit.
+    expect(crash).toMatchObject({ kind: "panic", signal: "SIGABRT", thread: { id: 1 }, message: "assignment to entry in nil map" });
+    expect(crash.culprit).toMatchObject({ function: "main.(*Cache).Put", line: go.culpritLine });
     expect(ourDelves()).toEqual([]);
   }, 60_000);
 });

@@ -1,12 +1,14 @@
 /**
- * Go services' cores through gdb alone, from the user's side: each fixture service is built (with
- * `-N -l` as a debug build, and as shipped), crashed with GOTRACEBACK=crash (or hung and dumped
- * alive), and `dumpdbg triage core --exe svc --json` must name the kind, the runtime's message,
- * the culprit function and its line.
+ * Go services' cores, from the user's side: each fixture service is built (with `-N -l` as a debug
+ * build, and as shipped), crashed with GOTRACEBACK=crash (or hung and dumped alive), and
+ * `dumpdbg triage core --exe svc --json` must name the kind, the runtime's message, the culprit
+ * function and its line, through gdb and through Delve alike: the same Go reader asks both, and
+ * each must give the same verdict (Delve, where it is installed).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
+import { hasDlv } from "../helpers/dlv-core.js";
 import { buildGoCore, goCulpritLine, goFixtureNames, type BuiltGoCore } from "../helpers/go.js";
 
 interface Expected {
@@ -35,8 +37,20 @@ const EXPECTED: Record<string, Expected> = {
   hang: { kind: "hang", culprit: "main.dispatch", message: /goroutines/, shipped: "main.dispatch" },
 };
 
-async function triageJson(built: BuiltGoCore): Promise<{ crash: Crash; stderr: string }> {
-  const result = await runCli(["triage", built.core, "--exe", built.exe, "--debugger", "gdb", "--json"]);
+/** The debuggers every case runs through: gdb always, Delve where it is installed. */
+const DEBUGGERS = ["gdb", ...(hasDlv() ? ["dlv"] : [])] as const;
+/**
+ * The fields of a verdict that must not depend on the debugger. The culprit's `frame` is left out:
+ * it counts the runtime's frames above it, and of a throw gdb's walk from the signal frame shows
+ * three more (the systemstack switch into fatalthrow) than Delve's own unwind.
+ */
+const VERDICT = (crash: Crash) => {
+  const { frame: _frame, ...culprit } = crash.culprit;
+  return { kind: crash.kind, message: crash.message, culprit, signature: crash.signature, faultAddress: crash.faultAddress, access: crash.access };
+};
+
+async function triageJson(built: BuiltGoCore, debuggerName = "gdb"): Promise<{ crash: Crash; stderr: string }> {
+  const result = await runCli(["triage", built.core, "--exe", built.exe, "--debugger", debuggerName, "--json"]);
   expect(result.code, result.stderr).toBe(0);
   return { crash: JSON.parse(result.stdout) as Crash, stderr: result.stderr };
 }
@@ -47,14 +61,16 @@ describe("Go fixtures", () => {
   });
 });
 
-describe.each(Object.entries(EXPECTED))("Go service %s, debug build (-N -l), through gdb", (name, expected) => {
+const CASES = DEBUGGERS.flatMap((debuggerName) => Object.entries(EXPECTED).map(([name, expected]) => [name, debuggerName, expected] as const));
+
+describe.each(CASES)("Go service %s, debug build (-N -l), through %s", (name, debuggerName, expected) => {
   let built: BuiltGoCore;
   beforeAll(async () => {
     built = await buildGoCore(name);
   });
 
   it("is triaged as the runtime told it", async () => {
-    const { crash } = await triageJson(built);
+    const { crash } = await triageJson(built, debuggerName);
     expect(crash.kind).toBe(expected.kind);
     expect(crash.message).toMatch(expected.message);
     expect(crash.culprit.function).toBe(expected.culprit);
@@ -63,22 +79,31 @@ describe.each(Object.entries(EXPECTED))("Go service %s, debug build (-N -l), thr
     if (expected.signature) expect(crash.signature).toBe(expected.signature);
     if (expected.faultAddress) expect(crash.faultAddress).toBe(expected.faultAddress);
     if (expected.access) expect(crash.access).toBe(expected.access);
-  }, 60_000);
+  }, 120_000);
 });
 
-describe.each(Object.entries(EXPECTED))("Go service %s, as shipped (optimised, inlined), through gdb", (name, expected) => {
+describe.each(CASES)("Go service %s, as shipped (optimised, inlined), through %s", (name, debuggerName, expected) => {
   let built: BuiltGoCore;
   beforeAll(async () => {
     built = await buildGoCore(name, { optimized: true });
   });
 
   it("keeps the kind, the message and the culprit's line", async () => {
-    const { crash } = await triageJson(built);
+    const { crash } = await triageJson(built, debuggerName);
     expect(crash.kind).toBe(expected.kind);
     expect(crash.message).toMatch(expected.message);
     expect(crash.culprit.line).toBe(goCulpritLine(name));
     expect(crash.culprit.function).toBe(expected.shipped);
-  }, 60_000);
+  }, 120_000);
+});
+
+describe.skipIf(!hasDlv()).each(Object.keys(EXPECTED))("Go service %s through gdb and through Delve", (name) => {
+  it.each([false, true])("gives the same verdict both ways (optimised: %s)", async (optimized) => {
+    const built = await buildGoCore(name, { optimized });
+    const [gdb, dlv] = await Promise.all([triageJson(built, "gdb"), triageJson(built, "dlv")]);
+    // Only where each debugger reports itself may they differ: the thread's name is gdb's LWP name or Delve's goroutine status.
+    expect(VERDICT(dlv.crash)).toEqual(VERDICT(gdb.crash));
+  }, 180_000);
 });
 
 describe("what triage tells of a Go program under gdb", () => {

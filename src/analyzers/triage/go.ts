@@ -14,6 +14,7 @@ import type { CrashKind } from "../../report/schema.js";
 import { NULL_PAGE_LIMIT } from "../address-space.js";
 import type { PlacedFrame } from "../culprit.js";
 import { boundsErrorText, GO_RUNTIME_FUNCTION, goBuildVersion, goLayout, goroutineStatus, goStringText, goTypeName, panicValueShape, waitReasonText, type GoLayout, type GoroutineStatus } from "../go-runtime.js";
+import { keyRegisters } from "../registers.js";
 import { SIGSEGV } from "../signals.js";
 import { bytesOf } from "../stack-scan.js";
 import { memoryAccess } from "../x86-64.js";
@@ -84,7 +85,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   }
   const memory = new GoMemory(q, layout, target);
   const curg = await memory.currentGoroutine(target);
-  const thrown = await memory.thrown(stack);
+  const thrown = (await memory.thrown(stack, stop.signal !== null)) ?? (await memory.thrownUnwound(stack));
   if (curg && curg.panic !== 0n) {
     const value = await memory.panicValue(curg.panic);
     const frames = await memory.frames(curg);
@@ -331,14 +332,25 @@ class GoMemory {
    * trampoline's CFA) holds the thread's registers then; walking from them reaches the throw,
    * whose string argument is spilled just above its return address.
    */
-  async thrown(stack: Stack): Promise<{ text: string; frames: PlacedFrame[] } | null> {
+  async thrown(stack: Stack, signalled: boolean): Promise<{ text: string; frames: PlacedFrame[] } | null> {
     const trampoline = stack.frames.find((frame) => frame.function === "runtime.sigtramp");
-    if (!trampoline) return null;
+    if (!trampoline) {
+      // A debugger whose unwind shows no trampoline (Delve's, of a goroutine the signal did not hit)
+      // still gives the crashing thread's registers: the kernel keeps rbp across the signal's
+      // delivery, so the frame pointers lead from the raise through the handler into the throw.
+      const fp = signalled ? toBigInt(this.target.keyRegisters.fp) : null;
+      return fp === null ? null : this.walkToThrow(fp);
+    }
     const uc = toBigInt(await this.q.frameCfa(trampoline.level));
     if (uc === null) return null;
     // struct ucontext: flags, link, stack_t (3 words), then sigcontext's r8…r15, rdi, rsi, rbp, …, rsp, rip.
     const context = await this.q.readMemory(hex(uc), 22);
-    let bp = context[15] ?? 0n;
+    return this.walkToThrow(context[15] ?? 0n);
+  }
+
+  /** Frame pointers from `bp` up to runtime.throw or runtime.fatal, and the string it was given. */
+  private async walkToThrow(from: bigint): Promise<{ text: string; frames: PlacedFrame[] } | null> {
+    let bp = from;
     let text: string | null = null;
     const returns: bigint[] = [];
     const within = (address: bigint) => this.target.mapped.some((range) => address >= range.start && address + 16n <= range.end);
@@ -358,6 +370,35 @@ class GoMemory {
     // The thread that threw ran the throwing goroutine: past systemstack, its frames are that goroutine's.
     const frames: PlacedFrame[] = [];
     for (const ret of returns) frames.push(await this.frameAt(frames.length, ret, true));
+    return { text, frames };
+  }
+
+  /**
+   * The same, where the debugger unwinds through the signal and off the system stack itself (Delve
+   * does): `runtime.throw`/`runtime.fatal` is among the crashing thread's frames, and its message
+   * lies between the frame pointer of the function it called and its own, as in the walk above.
+   * The frames past it are named again from their return addresses, one per address (a debugger
+   * that shows inlined calls as frames of their own repeats an address), so the culprit is the
+   * symbol gdb names, and its line the line table's.
+   */
+  async thrownUnwound(stack: Stack): Promise<{ text: string; frames: PlacedFrame[] } | null> {
+    const at = stack.frames.findIndex((frame) => /^runtime\.(throw|fatal)$/.test(frame.function ?? ""));
+    const callee = stack.frames[at - 1];
+    if (at <= 0 || !callee) return null;
+    const bp = toBigInt(keyRegisters(await this.q.registers({ frame: callee.level })).fp);
+    if (bp === null || bp < NULL_PAGE_LIMIT) return null;
+    const [saved] = await this.q.readMemory(hex(bp), 1);
+    if (saved === undefined || saved <= bp) return null;
+    const text = await this.stringBetween(bp + 16n, saved + 32n);
+    if (text === null) return null;
+    const frames: PlacedFrame[] = [];
+    let last: string | null = null;
+    for (const frame of stack.frames.slice(at, at + MAX_FRAMES)) {
+      const pc = toBigInt(frame.address);
+      if (pc === null || frame.address === last) continue;
+      last = frame.address;
+      frames.push(await this.frameAt(frames.length, pc, true));
+    }
     return { text, frames };
   }
 }

@@ -14,6 +14,8 @@ import { leaveWithin } from "../process.js";
 import type { Vocabulary } from "../probe.js";
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { parseDelveCommand, type DelveAsk } from "./commands.js";
+import { crashingThreadRegisters } from "./core-thread.js";
+import { readProgram, type GoProgram } from "./program.js";
 import { startDelve, type DelveServer } from "./server.js";
 import { printDisassembly, printGoroutines, printMemory, printRegisters, printStack, printThreads, printVariables, type GoFrame, type Goroutine, type GoInstruction } from "./text/print.js";
 import { AROUND_PC, dlvVocabularyFor } from "./vocabulary.js";
@@ -36,6 +38,8 @@ const MAX_GOROUTINES = 1_000;
 const USER_FRAME_SEARCH = 50;
 /** Delve prints at most this many elements of an array in one value. */
 const ARRAY_CHUNK = 64;
+/** x86-64's longest instruction: an address inside one is at most this far past its start. */
+const MAX_INSTRUCTION_BYTES = 15;
 /** The runtime's `g.atomicstatus` values, as Delve's `goroutines` names them. */
 const G_STATUS: Record<number, string> = { 0: "idle", 1: "runnable", 2: "running", 3: "syscall", 4: "waiting", 6: "dead", 8: "copystack", 9: "preempted" };
 
@@ -60,9 +64,13 @@ export class DlvSession implements DebuggerSession {
   private frames = new Map<string, DebugProtocol.StackFrame>();
   private loading: string[] | null = null;
   private delveVersion: string | null = null;
+  /** The program's sections and function symbols, read once from its file (Delve's DAP gives neither). */
+  private programFile: GoProgram | null = null;
+  /** Whether the goroutine Delve selected on loading the core was running on an OS thread. */
+  private selectedRunsOnThread = true;
 
   constructor(private readonly options: DlvSessionOptions) {
-    this.vocabulary = dlvVocabularyFor(options.executable);
+    this.vocabulary = dlvVocabularyFor(options.executable, () => this.program().sections);
     this.runner = new CommandRunner(
       {
         running: () => this.server !== null,
@@ -117,6 +125,7 @@ export class DlvSession implements DebuggerSession {
       const list = threads.success ? threads.body.threads : [];
       this.goroutineIds = list.map((t) => t.id);
       const current = list.find((t) => t.name.startsWith("*")) ?? list[0];
+      this.selectedRunsOnThread = current === undefined || /\(Thread \d+\)\s*$/.test(current.name);
       this.ctx = { ...emptyContext("dlv"), targetLoaded: true, threadCount: list.length, selectedThread: null, selectedFrame: null };
       if (current) await this.select(current.id, 0, OPEN_TIMEOUT_MS);
       this.delveVersion = await this.readVersion();
@@ -170,6 +179,13 @@ export class DlvSession implements DebuggerSession {
     if (parsed.ask.verb === "select") {
       const moved = await this.select(goroutine, frame, timeoutMs);
       return moved ? { output: `Goroutine ${goroutine} frame ${frame}: ${frameLine(moved)}\n`, error: null } : failed(`goroutine ${goroutine} has no frame ${frame}`);
+    }
+    // Delve's terminal prints the current thread's registers for a bare `regs`: in a core, the thread
+    // that received the signal. When no goroutine ran on it (the scheduler threw on its own stack),
+    // DAP has no goroutine to ask, and the registers are the ones Delve reads, the core's own.
+    if (parsed.ask.verb === "regs" && parsed.goroutine === null && parsed.frame === null && frame === 0 && !this.selectedRunsOnThread) {
+      const registers = crashingThreadRegisters(this.options.dump);
+      if (registers.length) return { output: printRegisters(registers), error: null };
     }
     return this.answer(parsed.ask, goroutine, frame, timeoutMs);
   }
@@ -255,7 +271,7 @@ export class DlvSession implements DebuggerSession {
     return variables.success ? variables.body.variables.map((v) => ({ name: v.name.trim(), value: v.value })) : null;
   }
 
-  private async evaluate(expression: string, goroutine: number, level: number, timeoutMs: number, hex = false): Promise<{ result: string } | { error: string }> {
+  private async evaluate(expression: string, goroutine: number, level: number, timeoutMs: number, hex = false): Promise<{ result: string; children: number } | { error: string }> {
     const server = this.server;
     if (!server) throw new SessionDead("Delve is not running");
     const frame = await this.frame(goroutine, level, timeoutMs);
@@ -264,7 +280,15 @@ export class DlvSession implements DebuggerSession {
       { expression, context: "repl", ...(frame ? { frameId: frame.id } : {}), ...(hex ? { format: { hex: true } } : {}) },
       timeoutMs,
     );
-    return response.success ? { result: response.body.result } : { error: messageOf(response) };
+    return response.success ? { result: response.body.result, children: response.body.variablesReference } : { error: messageOf(response) };
+  }
+
+  /** A compound value's elements, each as Delve prints it (`16`), through DAP's `variables`. */
+  private async elements(reference: number, timeoutMs: number): Promise<string[]> {
+    const server = this.server;
+    if (!server) throw new SessionDead("Delve is not running");
+    const response = await server.client.request("variables", { variablesReference: reference }, timeoutMs);
+    return response.success ? response.body.variables.map((v) => v.value) : [];
   }
 
   /** The address a `x` names: a number as it is, else the pointer or integer an expression gives. */
@@ -291,47 +315,72 @@ export class DlvSession implements DebuggerSession {
         if (values.length === 0) return failed(value.error);
         break;
       }
-      const elements = /\[([\d,\s]*)\]\s*$/.exec(value.result)?.[1] ?? "";
-      values.push(...elements.split(",").filter((e) => e.trim() !== "").map((e) => BigInt(e.trim())));
+      // Delve cuts a long value's text short (`[7956016061200598784,…...`): the elements are then asked for one by one.
+      const printed = /\[([\d,\s]*)\]\s*$/.exec(value.result)?.[1]?.split(",").filter((e) => e.trim() !== "") ?? [];
+      const elements = printed.length === n ? printed : value.children > 0 ? await this.elements(value.children, timeoutMs) : [];
+      const words = elements.map((e) => /^\s*(\d+)/.exec(e)?.[1]).filter((e): e is string => e !== undefined);
+      if (words.length !== n) {
+        if (values.length === 0) return failed(`Delve printed ${words.length} of the ${n} values at 0x${at.toString(16)}`);
+        break;
+      }
+      values.push(...words.map((e) => BigInt(e)));
     }
     return { output: printMemory(start, ask.size, values), error: null };
   }
 
+  private program(): GoProgram {
+    this.programFile ??= this.options.executable ? readProgram(this.options.executable) : readProgram("");
+    return this.programFile;
+  }
+
   private async disassemble(ask: Extract<DelveAsk, { verb: "disassemble" }>, goroutine: number, level: number, timeoutMs: number): Promise<Reply> {
-    const server = this.server;
-    if (!server) throw new SessionDead("Delve is not running");
     const frame = await this.frame(goroutine, level, timeoutMs);
     const pc = frame?.instructionPointerReference ?? null;
-    let from: string;
-    let offset = 0;
-    let count: number;
-    let end: bigint | null = null;
     if (ask.start !== null && ask.end !== null) {
       if (!/^0x[0-9a-f]+$/i.test(ask.start) || !/^0x[0-9a-f]+$/i.test(ask.end)) return failed("disassemble -a takes two addresses");
-      end = BigInt(ask.end);
-      from = ask.start;
-      count = Math.min(4096, Math.max(1, Number(end - BigInt(ask.start))));
-    } else {
-      if (!pc) return failed(`frame ${level} of goroutine ${goroutine} has no pc`);
-      from = pc;
-      offset = -AROUND_PC / 2;
-      count = AROUND_PC;
+      const start = BigInt(ask.start);
+      const end = BigInt(ask.end);
+      const count = Math.min(4096, Math.max(1, Number(end - start)));
+      const found = await this.instructionsFrom(start, count, timeoutMs);
+      if ("error" in found) return failed(found.error);
+      const instructions = found.instructions.filter((i) => BigInt(i.address) < end).map((i) => goInstruction(i, pc));
+      // Delve's terminal heads a listing with the function it is in (`TEXT main.f(SB)`); mid-function, Go's `sym+off(SB)` says where.
+      const fn = this.program().functionAt(start);
+      const name = fn ? (fn.offset === 0 ? fn.name : `${fn.name}+${fn.offset}`) : null;
+      return instructions.length ? { output: printDisassembly(name, instructions), error: null } : failed(`Delve could not disassemble at ${ask.start}`);
     }
-    const response = await server.client.request("disassemble", { memoryReference: from, instructionOffset: offset, instructionCount: count, resolveSymbols: true }, timeoutMs);
+    if (!pc) return failed(`frame ${level} of goroutine ${goroutine} has no pc`);
+    const response = await this.disassembleRequest(pc, -AROUND_PC / 2, AROUND_PC, timeoutMs);
     if (!response.success || !response.body) return failed(messageOf(response));
-    const instructions: GoInstruction[] = response.body.instructions
-      .filter((i) => end === null || BigInt(i.address) < end)
-      .filter((i) => !/^invalid instruction|^\?/.test(i.instruction))
-      .map((i) => ({
-        address: i.address,
-        bytes: i.instructionBytes ?? null,
-        text: i.instruction,
-        file: i.location?.path ?? null,
-        line: i.line ?? null,
-        current: pc !== null && BigInt(i.address) === BigInt(pc),
-      }));
-    const name = ask.start === null ? (frame?.name ?? null) : null;
-    return instructions.length ? { output: printDisassembly(name, instructions), error: null } : failed(`Delve could not disassemble at ${from}`);
+    const instructions = response.body.instructions.filter((i) => !/^invalid instruction|^\?/.test(i.instruction)).map((i) => goInstruction(i, pc));
+    return instructions.length ? { output: printDisassembly(frame?.name ?? null, instructions), error: null } : failed(`Delve could not disassemble at ${pc}`);
+  }
+
+  /**
+   * `count` instructions from the one holding `address`. Delve's DAP `disassemble` answers only for
+   * an address where an instruction starts (a return address less one, where a call's line is
+   * looked up, is inside the call): the start is found by stepping back, at most one instruction's
+   * length, and never before the function's entry.
+   */
+  private async instructionsFrom(address: bigint, count: number, timeoutMs: number): Promise<{ instructions: DebugProtocol.DisassembledInstruction[] } | { error: string }> {
+    const entry = this.program().functionAt(address);
+    const lowest = entry ? address - BigInt(entry.offset) : address - BigInt(MAX_INSTRUCTION_BYTES - 1);
+    let error = `Delve could not disassemble at 0x${address.toString(16)}`;
+    for (let at = address; at >= lowest && at > 0n && address - at < BigInt(MAX_INSTRUCTION_BYTES); at--) {
+      const response = await this.disassembleRequest(`0x${at.toString(16)}`, 0, count, timeoutMs);
+      const instructions = response.success && response.body ? response.body.instructions.filter((i) => !/^invalid instruction|^\?/.test(i.instruction)) : [];
+      // The instruction found must reach the address asked for: one that ends before it is another's.
+      const first = instructions[0];
+      if (first && BigInt(first.address) + BigInt((first.instructionBytes ?? "").length / 2 || 1) > address) return { instructions };
+      if (!response.success) error = messageOf(response);
+    }
+    return { error };
+  }
+
+  private async disassembleRequest(from: string, offset: number, count: number, timeoutMs: number): Promise<DebugProtocol.DisassembleResponse> {
+    const server = this.server;
+    if (!server) throw new SessionDead("Delve is not running");
+    return server.client.request("disassemble", { memoryReference: from, instructionOffset: offset, instructionCount: count, resolveSymbols: true }, timeoutMs);
   }
 
   /** Every goroutine with its status, user frame and thread. */
@@ -420,6 +469,17 @@ function goFrame(frame: DebugProtocol.StackFrame, index: number): GoFrame {
     function: frame.name || null,
     file: frame.source?.path ?? null,
     line: frame.line || null,
+  };
+}
+
+function goInstruction(i: DebugProtocol.DisassembledInstruction, pc: string | null): GoInstruction {
+  return {
+    address: i.address,
+    bytes: i.instructionBytes ?? null,
+    text: i.instruction,
+    file: i.location?.path ?? null,
+    line: i.line ?? null,
+    current: pc !== null && BigInt(i.address) === BigInt(pc),
   };
 }
 

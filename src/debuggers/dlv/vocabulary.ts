@@ -5,7 +5,8 @@
  * server cannot answer (the signal record, modules, sections, mappings, source listings) renders
  * as a command the session refuses with the reason, and reads as nothing rather than a guess.
  */
-import { probeOfCommand, type CommandPatterns, type Probe, type ProbeOf, type Reading, type Readings, type Vocabulary } from "../probe.js";
+import type { SymbolAt } from "../model.js";
+import { probeOfCommand, type CommandPatterns, type TargetSection, type Probe, type ProbeOf, type Reading, type Readings, type Vocabulary } from "../probe.js";
 import { parseDelveCommand, placedDelve } from "./commands.js";
 import { readDisassembly, readGoroutineStacks, readGoroutines, readMemory, readRegisters, readStack, readStrings, readValue, readVariables } from "./text/read.js";
 
@@ -51,10 +52,13 @@ function render(probe: Probe): string {
     case "source-line":
       return `disassemble -a ${rangeAround(probe.address, 0, 1)}`;
     case "symbol":
-      return `funcs ${probe.address}`;
+      // Delve's terminal names the function a listing is in on its `TEXT` line; the word stored at
+      // the address, for `indirect`, is read by the session's `x` first.
+      return probe.indirect ? `x -fmt hex -count 1 -size 8 ${probe.address}` : `disassemble -a ${rangeAround(probe.address, 0, 1)}`;
     case "symbol-address":
-      // A package variable's address, as Delve prints a pointer to it: `(*T)(0xc000010000)`.
-      return `print &${probe.name}`;
+      // A package variable's address as an integer: Delve prints `&v` of a struct or slice as the
+      // value it points to, never the pointer itself.
+      return `print uintptr(unsafe.Pointer(&${probe.name}))`;
     case "source":
       return `list ${probe.file}:${probe.from}`;
     case "shared-libraries":
@@ -89,9 +93,12 @@ function rangeAround(address: string, before: number, after = 16): string {
   return `0x${start.toString(16)} 0x${(at + BigInt(after)).toString(16)}`;
 }
 
-/** The address a printed pointer holds: `(*runtime.m)(0x55a0c0)` → `0x55a0c0`; null for anything else. */
+/** The address an integer print holds: `5466912 = 0x536b20` (DAP's uintptr) or a pointer's `(*runtime.m)(0x55a0c0)`; null for anything else. */
 function pointerValue(output: string): string | null {
-  const hex = /\(0x([0-9a-f]+)\)$/i.exec(output.trim())?.[1];
+  const text = output.trim();
+  const decimal = /^(\d+)(?: = 0x[0-9a-f]+)?$/i.exec(text)?.[1];
+  if (decimal) return `0x${BigInt(decimal).toString(16)}`;
+  const hex = /\(0x([0-9a-f]+)\)$/i.exec(text)?.[1];
   return hex ? `0x${hex}` : null;
 }
 
@@ -130,7 +137,7 @@ const READERS: Readers = {
   memory: readMemory,
   string: (output) => readStrings(output, 1)[0] ?? null,
   strings: (output, probe) => readStrings(output, probe.count),
-  symbol: () => null,
+  symbol: (output, probe) => (probe.indirect ? null : symbolOf(readDisassembly(output))),
   "source-line": (output) => {
     const first = readDisassembly(output).lines[0];
     return first?.file && first.line !== null ? { file: first.file, line: first.line } : null;
@@ -152,7 +159,15 @@ const READERS: Readers = {
   command: (output) => output,
 };
 
+/** `TEXT main.f+22(SB)`: the function and how far into it the listing starts. */
+function symbolOf(read: ReturnType<typeof readDisassembly>): SymbolAt | null {
+  if (read.function === null) return null;
+  const first = read.lines[0];
+  return { symbol: read.function, offset: read.offset, section: null, module: null, file: first?.file ?? null, line: first?.line ?? null };
+}
+
 function strip(read: ReturnType<typeof readDisassembly>): Readings["disassemble"] {
+  // The listing's start within its function is the symbol probe's; a disassembly names only the function.
   return { function: read.function, instructions: read.instructions, unreadable: read.unreadable };
 }
 
@@ -197,12 +212,13 @@ export const dlvVocabulary: Vocabulary = { debugger: "dlv", render, read, recogn
 
 /**
  * Delve's language in a session on `executable`: Delve lists no sections over DAP, but the program
- * it was launched with is the target's executable (a Go program is usually its only module).
+ * it was launched with is the target's executable (a Go program is usually its only module), and
+ * its sections are read from its file (`program.ts`).
  */
-export function dlvVocabularyFor(executable: string | null): Vocabulary {
+export function dlvVocabularyFor(executable: string | null, sections: () => TargetSection[] = () => []): Vocabulary {
   return {
     ...dlvVocabulary,
     read: <P extends Probe>(probe: P, output: string): Reading<P> =>
-      probe.kind === "sections" ? ({ executable, core: null, sections: [] } as unknown as Reading<P>) : read(probe, output),
+      probe.kind === "sections" ? ({ executable, core: null, sections: sections() } as unknown as Reading<P>) : read(probe, output),
   };
 }

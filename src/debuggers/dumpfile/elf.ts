@@ -211,11 +211,24 @@ const MAX_SECTIONS = 100_000;
 /** The section names' string table of a real program is a few KiB. */
 const MAX_SECTION_NAMES_BYTES = 1024 * 1024;
 
+/** One section of an ELF file as its header gives it. */
+export interface ElfSection {
+  name: string;
+  type: number;
+  /** Where it is loaded (0 for a section that is not). */
+  address: bigint;
+  offset: number;
+  size: number;
+  /** The index of the section it links to (a symbol table's string table). */
+  link: number;
+  entrySize: number;
+}
+
 /**
- * The names of an ELF file's sections, from its section header table and the string table it names;
- * empty when the file has none (a stripped-of-sections file, a core). Bounded like the rest.
+ * An ELF file's sections, from its section header table and the string table it names; empty when
+ * the file has none (a stripped-of-sections file, a core). Bounded like the rest.
  */
-export function sectionNames(file: DumpFile): string[] {
+export function elfSections(file: DumpFile): ElfSection[] {
   const head = file.read(0, Math.min(64, file.size), "the ELF header");
   if (!isElf(head)) return [];
   const header = readElfHeader(head);
@@ -233,18 +246,41 @@ export function sectionNames(file: DumpFile): string[] {
   file.checkRange(header.shoff, entrySize * count, "the section header table");
   const table = new Fields(file.read(header.shoff, entrySize * count, "the section header table"), "the section header table", header.little);
   const at = (i: number) => i * entrySize;
-  const names = header.is64
-    ? { offset: toOffset(table.u64(at(namesIndex) + 24), "the section names' offset"), size: toOffset(table.u64(at(namesIndex) + 32), "the section names' size") }
-    : { offset: table.u32(at(namesIndex) + 16), size: table.u32(at(namesIndex) + 20) };
+  const section = (i: number): Omit<ElfSection, "name"> & { nameAt: number } =>
+    header.is64
+      ? {
+          nameAt: table.u32(at(i)),
+          type: table.u32(at(i) + 4),
+          address: table.u64(at(i) + 16),
+          offset: toOffset(table.u64(at(i) + 24), "a section's offset"),
+          size: toOffset(table.u64(at(i) + 32), "a section's size"),
+          link: table.u32(at(i) + 40),
+          entrySize: toOffset(table.u64(at(i) + 56), "a section's entry size"),
+        }
+      : {
+          nameAt: table.u32(at(i)),
+          type: table.u32(at(i) + 4),
+          address: BigInt(table.u32(at(i) + 12)),
+          offset: table.u32(at(i) + 16),
+          size: table.u32(at(i) + 20),
+          link: table.u32(at(i) + 24),
+          entrySize: table.u32(at(i) + 36),
+        };
+  const names = section(namesIndex);
   if (names.size > MAX_SECTION_NAMES_BYTES) throw new DumpFileError(`its section names claim ${names.size} bytes`);
   const strings = file.read(names.offset, names.size, "the section names");
-  const result: string[] = [];
+  const result: ElfSection[] = [];
   for (let i = 0; i < count; i++) {
-    const start = table.u32(at(i));
-    if (start >= strings.length) continue;
-    result.push(cString(strings.subarray(start)));
+    const { nameAt, ...rest } = section(i);
+    if (nameAt >= strings.length) continue;
+    result.push({ name: cString(strings.subarray(nameAt)), ...rest });
   }
   return result;
+}
+
+/** The names of an ELF file's sections. */
+export function sectionNames(file: DumpFile): string[] {
+  return elfSections(file).map((section) => section.name);
 }
 
 /** Sections only the Go toolchain writes: its build information, its build id note, its pc-line table. */

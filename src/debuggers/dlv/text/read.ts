@@ -135,13 +135,18 @@ export function readStrings(output: string, count: number): (string | null)[] {
 }
 
 /** `disassemble`: Go assembler, the function from the `TEXT` line; file and line from each row. */
-export function readDisassembly(output: string): Disassembly & { lines: { address: string; file: string | null; line: number | null }[] } {
+export function readDisassembly(output: string): Disassembly & { offset: number; lines: { address: string; file: string | null; line: number | null }[] } {
   let fn: string | null = null;
+  let offset = 0;
   const instructions: Disassembly["instructions"] = [];
   const places: { address: string; file: string | null; line: number | null }[] = [];
   for (const line of lines(output)) {
-    const text = /^TEXT (.+)\(SB\)$/.exec(line);
-    if (text) fn = text[1] ?? null;
+    // `TEXT main.f+22(SB)`: a listing that starts 22 bytes into main.f (Go's `sym+off(SB)`).
+    const text = /^TEXT (.+?)(?:\+(\d+))?\(SB\)$/.exec(line);
+    if (text) {
+      fn = text[1] ?? null;
+      offset = Number(text[2] ?? 0);
+    }
     const row = /^(=>|  )\t([^\t]+)\t(0x[0-9a-f]+)\t([0-9a-f]*)\t(.*)$/.exec(line);
     if (!row?.[3]) continue;
     const [mnemonic = "", ...rest] = (row[5] ?? "").trim().split(/\s+/);
@@ -149,5 +154,5 @@ export function readDisassembly(output: string): Disassembly & { lines: { addres
     const where = /^(.+):(\d+)$/.exec(row[2] ?? "");
     places.push({ address: normalizeAddress(row[3]), file: where?.[1] ?? null, line: where?.[2] && where[2] !== "0" ? Number(where[2]) : null });
   }
-  return { function: fn, instructions, unreadable: instructions.length === 0, lines: places };
+  return { function: fn, offset, instructions, unreadable: instructions.length === 0, lines: places };
 }
