@@ -8,7 +8,8 @@ import { rmSync, writeFileSync } from "node:fs";
 
 rmSync("dist", { recursive: true, force: true });
 const result = await build({
-  entryPoints: { dumpdbg: "src/cli/main.ts", internals: "src/internals.ts" },
+  // early: what bin/dumpdbg.js runs before loading the CLI (the debugger started first thing).
+  entryPoints: { dumpdbg: "src/cli/main.ts", early: "src/cli/early-debugger.ts", internals: "src/internals.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   bundle: true,

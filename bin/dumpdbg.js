@@ -7,6 +7,8 @@ if (args.length === 1 && ["--version", "-v", "-V"].includes(args[0])) {
 } else {
   // --debug shows stack traces: through the bundle's source maps, they name the TypeScript sources.
   if (args.includes("--debug")) process.setSourceMapsEnabled(true);
+  // A command that reads a dump starts its debugger now, while the CLI's code loads.
+  (await import("../dist/early.js")).startDebuggerEarly(process.argv);
   const { main } = await import("../dist/dumpdbg.js");
   process.exitCode = await main(process.argv);
 }

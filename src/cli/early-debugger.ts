@@ -7,6 +7,7 @@
  * ended when the command ends.
  */
 import { endEarly, startEarly } from "../debuggers/early-start.js";
+import { installSignalHandlers } from "./signals.js";
 import { gdbArguments } from "../debuggers/gdb/arguments.js";
 import { resolveAdapter } from "../debuggers/lldb/adapter.js";
 
@@ -17,7 +18,13 @@ const OPENS_A_DUMP = new Set(["triage", "analyze", "exec", "symbols"]);
 const OTHER_SETTINGS = /^--(sysroot|solib-search-path|debug-file-directory|help)(=|$)|^-h$/;
 const MINIDUMP_NAME = /\.(dmp|mdmp)$/i;
 
+/**
+ * bin/dumpdbg.js calls this before it loads the CLI (dist/early.js is its own small entry), and
+ * main() again (then a no-op). The signal handlers go first, so that no debugger started here can
+ * outlive a Ctrl+C.
+ */
 export function startDebuggerEarly(argv: string[], env: NodeJS.ProcessEnv = process.env): void {
+  installSignalHandlers();
   const [command, ...rest] = argv.slice(2);
   if (command === undefined || !OPENS_A_DUMP.has(command) || rest.some((arg) => OTHER_SETTINGS.test(arg))) return;
   const chosen = valueOf(rest, "--debugger") ?? "auto";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { CommandRunner } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
-import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
+import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
@@ -144,8 +144,10 @@ export class GdbSession implements DebuggerSession {
     const proc = this.proc;
     this.proc = null;
     if (!proc) return;
-    proc.writeLine("-gdb-exit");
-    await leaveWithin(proc, 1_000);
+    // gdb holds nothing worth a polite exit (the dump is read-only, its log is ours): ending it at
+    // once spares the command gdb's own teardown, about 13 ms of every run.
+    proc.kill();
+    await proc.exited;
     this.dropLogTail();
   }
 
