@@ -81,7 +81,7 @@ function nilMap(facts: Facts): Playbook {
     (c, evidence) => `The runtime panicked with "assignment to entry in nil map": only a write to a nil map raises it${c.cite(evidence.find(BACKTRACE))}. The line is ${lineText(facts)}${c.cite(listed(facts, evidence))}${map ? `, so \`${map}\` was nil` : ""}.`,
     "",
   );
-  const concurrent = saidByRuntime(facts, "concurrent-map", "the map was written by several goroutines at once", false, () => "", 'Rejected: the runtime said "assignment to entry in nil map", not "concurrent map writes", which it throws when it catches two writers');
+  const concurrent = saidByRuntime(facts, "concurrent-map", "the map was written by several goroutines at once", false, () => "", 'The runtime said "assignment to entry in nil map", not "concurrent map writes", which it throws when it catches two writers');
   return {
     hypotheses: [neverMade, concurrent],
     investigate: investigate(facts),
@@ -116,9 +116,9 @@ function indexOutOfRange(facts: Facts): Playbook {
     pastEnd || SLICE.test(message),
     (c, evidence) =>
       `The runtime's bounds check failed: "${message}"${c.cite(evidence.find(BACKTRACE))}${index !== undefined ? ` — index ${index}${length !== undefined ? ` into ${slice} of length ${length}` : ""}` : ""}. The line is ${lineText(facts)}${c.cite(listed(facts, evidence))}${access ? `: \`${access.index}\` was ${index ?? "out of range"}` : ""}.`,
-    `Rejected: the index was ${index}, below zero`,
+    `The index was ${index}, below zero`,
   );
-  const negative = saidByRuntime(facts, "negative-index", "the index was negative (an underflowed computation)", index !== undefined && Number(index) < 0, (c, evidence) => `The runtime reported the negative index ${index}${c.cite(evidence.find(BACKTRACE))}.`, `Rejected: the runtime reported index ${index ?? "?"}, not a negative one`);
+  const negative = saidByRuntime(facts, "negative-index", "the index was negative (an underflowed computation)", index !== undefined && Number(index) < 0, (c, evidence) => `The runtime reported the negative index ${index}${c.cite(evidence.find(BACKTRACE))}.`, `The runtime reported index ${index ?? "?"}, not a negative one`);
   return {
     hypotheses: [tooFar, negative],
     investigate: investigate(facts),
@@ -148,7 +148,7 @@ function concurrentMapWrites(facts: Facts): Playbook {
     (c, evidence) => `The runtime threw "${facts.crash.message}"${c.cite(evidence.find(BACKTRACE))}: a map's writer sets a flag the next writer checks, so two goroutines were inside a write to the same map at once. The write is ${lineText(facts)}${c.cite(listed(facts, evidence))}.`,
     "",
   );
-  const nilMapped = saidByRuntime(facts, "nil-map", "the map was nil", false, () => "", "Rejected: a nil map panics with \"assignment to entry in nil map\" before any concurrency check; this map was made and in use");
+  const nilMapped = saidByRuntime(facts, "nil-map", "the map was nil", false, () => "", "A nil map panics with \"assignment to entry in nil map\" before any concurrency check; this map was made and in use");
   return {
     hypotheses: [shared, nilMapped],
     investigate: investigate(facts),
@@ -176,9 +176,9 @@ function nilPointer(facts: Facts): Playbook {
     `a nil pointer${pointer ? ` (\`${pointer}\`)` : ""} was dereferenced at ${where(facts.culprit)}`,
     inNullPage,
     (c, evidence) => `The runtime turned a SIGSEGV at ${fault} into "${facts.crash.message}"${c.cite(evidence.find(BACKTRACE))}; ${fault} is in the never-mapped first page, the address of a field of a nil pointer. The line is ${lineText(facts)}${c.cite(listed(facts, evidence))}${pointer ? `: \`${pointer}\` was nil` : ""}.`,
-    `Rejected: the fault address ${fault ?? "is unknown"}, not within the first page a nil pointer's fields lie in`,
+    `The fault address ${fault ?? "is unknown"}, not within the first page a nil pointer's fields lie in`,
   );
-  const wild = saidByRuntime(facts, "wild-pointer", "a corrupted (non-nil) pointer was dereferenced (unsafe or cgo code)", fault !== null && !inNullPage, (c, evidence) => `The fault address ${fault}${c.cite(evidence.find(BACKTRACE))} is not a nil pointer's field: a pointer held garbage.`, `Rejected: the fault address ${fault ?? "?"} is a nil pointer's field, not garbage`);
+  const wild = saidByRuntime(facts, "wild-pointer", "a corrupted (non-nil) pointer was dereferenced (unsafe or cgo code)", fault !== null && !inNullPage, (c, evidence) => `The fault address ${fault}${c.cite(evidence.find(BACKTRACE))} is not a nil pointer's field: a pointer held garbage.`, `The fault address ${fault ?? "?"} is a nil pointer's field, not garbage`);
   return {
     hypotheses: [nilDeref, wild],
     investigate: investigate(facts),
@@ -210,7 +210,7 @@ function programPanic(facts: Facts): Playbook {
     (c, evidence) => `The panic value is the program's own: "${facts.crash.message}", not a runtime error${c.cite(evidence.find(BACKTRACE))}. ${atPanic ? `The culprit's line calls panic: ${lineText(facts)}${c.cite(listed(facts, evidence))}.` : "The culprit's source is not on this machine to show the call."}`,
     "",
   );
-  const runtime = saidByRuntime(facts, "runtime-error", "the runtime raised the panic (a runtime.Error)", false, () => "", `Rejected: a runtime error's message starts with "runtime error:"; this one is "${facts.crash.message}"`);
+  const runtime = saidByRuntime(facts, "runtime-error", "the runtime raised the panic (a runtime.Error)", false, () => "", `A runtime error's message starts with "runtime error:"; this one is "${facts.crash.message}"`);
   return {
     hypotheses: [own, runtime],
     investigate: investigate(facts),
