@@ -16,6 +16,9 @@ const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: Re
   "nil-map": { culprit: "main.(*Cache).Put", says: [/assignment to entry in nil map/, /`c\.entries`/, /never initialised with make/], recommends: /make\(map\[string\]string\)/ },
   "index-range": { culprit: "main.(*Queue).Next", says: [/index out of range \[5\] with length 3/, /`q\.jobs`/, /`q\.cursor`/], recommends: /len\(q\.jobs\)/ },
   "concurrent-map": { culprit: "main.(*Stats).Record", says: [/fatal error: concurrent map writes/, /`s\.hits`/], recommends: /sync\.Mutex[\s\S]*sync\.Map|-race/ },
+  "nil-pointer": { culprit: "main.charge", says: [/nil pointer dereference/, /`job\.Owner`/, /address 0x0/], recommends: /`job\.Owner` for nil/ },
+  "panic-string": { culprit: "main.(*Ledger).Post", says: [/"ledger out of balance"/, /`panic\("ledger out of balance"\)`/], recommends: /return an error/ },
+  hang: { culprit: "main.dispatch", says: [/while holding `r\.mu`/, /goroutine \d+ waits on a sync\.Mutex in `main\.\(\*Registry\)\.Report`/, /`<-done`/], recommends: /Do not hold `r\.mu` across a channel operation/ },
   deadlock: { culprit: "main.(*Server).Shutdown", says: [/all goroutines are asleep/, /chan receive/, /`return <-s\.acks`/], recommends: /close the channel|time\.After/ },
 };
 

@@ -7,12 +7,36 @@ import type { GoroutineSummary } from "../../analyzers/index.js";
 import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
 import { BACKTRACE, Citations, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
-import { basename, quoteLine, where } from "./prose.js";
+import { basename, plural, quoteLine, where } from "./prose.js";
+import { codeOf, type SourceFile } from "./source.js";
 
 /** "goroutine 1 waits on chan receive in main.(*Server).Shutdown (main.go:13)". */
 function goroutineText(g: GoroutineSummary): string {
   const at = g.file && g.line !== null ? ` (${basename(g.file)}:${g.line})` : "";
   return `goroutine ${g.id ?? "?"} waits on ${g.waitsOn ?? "something"} in \`${g.function ?? "??"}\`${at}`;
+}
+
+/**
+ * The mutex the culprit's function locked before the line it waits at and has not unlocked by then:
+ * a deferred Unlock runs only when the function returns, so the lock is held through the wait.
+ */
+function heldLock(source: SourceFile | null, line: number | null): { lock: string; at: number } | null {
+  if (!source || line === null) return null;
+  // gofmt puts every top-level func at the start of its line; a brace-matching reader trips on `struct{}` in parameters.
+  let header = line - 1;
+  while (header >= 1 && !/^func\b/.test(source.lines[header - 1] ?? "")) header--;
+  if (header < 1) return null;
+  const held = new Map<string, number>();
+  for (let n = header; n < line; n++) {
+    const code = codeOf(source.lines[n - 1] ?? "");
+    for (const match of code.matchAll(/(?<!defer\s+)\b([A-Za-z_][\w.]*)\.(Lock|RLock|Unlock|RUnlock)\(\)/g)) {
+      const [, lock = "", verb = ""] = match;
+      if (/^R?Lock$/.test(verb)) held.set(lock, n);
+      else held.delete(lock);
+    }
+  }
+  const [first] = held;
+  return first ? { lock: first[0], at: first[1] } : null;
 }
 
 const ON_CHANNEL = /^(chan|select)/;
@@ -26,6 +50,27 @@ export function goWaitPlaybook(facts: Facts): Playbook {
   const list = waiting.map(goroutineText).join("; ");
   const deadlock = facts.crash.kind === "deadlock";
   const plan = [[BACKTRACE, ...(facts.culpritListing ? [facts.culpritListing] : [])]];
+  const held = heldLock(facts.source, facts.culprit?.line ?? null);
+  const blamedWaitsOnChannel = ON_CHANNEL.test(facts.triage.go?.goroutine?.waitsOn ?? "");
+  const holding: PlannedHypothesis = {
+    rule: "lock-held-while-waiting",
+    statement: `${where(facts.culprit)} holds a sync.Mutex while it waits on a channel, and the goroutines that would complete the wait need that mutex`,
+    plan,
+    judge(evidence) {
+      const c = new Citations();
+      const bt = evidence.find(BACKTRACE);
+      const code = evidence.find(facts.culpritListing);
+      if (!held) return verdict(facts.source ? "rejected" : "inconclusive", facts.source ? `${where(facts.culprit)} locks no mutex before its wait that it has not unlocked.` : "The culprit's source is not on this machine to show which locks it holds.", bt);
+      if (!blamedWaitsOnChannel || onLock.length === 0) return verdict("rejected", `${where(facts.culprit)} holds \`${held.lock}\` (locked at line ${held.at}), but no goroutine waits on a sync.Mutex${c.cite(bt)}.`, bt);
+      const blocked = onLock.map(goroutineText).join("; ");
+      return verdict(
+        "confirmed",
+        `${where(facts.culprit)} locked \`${held.lock}\` at line ${held.at} and has not unlocked it (a deferred Unlock waits for the return) when it waits on ${facts.triage.go?.goroutine?.waitsOn} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""}; meanwhile ${blocked}${c.cite(bt)}. ${onLock.length === 1 ? "That goroutine cannot" : "Those goroutines cannot"} take the lock to make progress, so nothing will ever complete the wait.`,
+        bt,
+        code?.ok ? code : null,
+      );
+    },
+  };
   const channel: PlannedHypothesis = {
     rule: "channel-without-partner",
     statement: `${where(facts.culprit)} waits on a channel no other goroutine will ${/send/.test(facts.triage.go?.goroutine?.waitsOn ?? "") ? "receive from" : "send to"}`,
@@ -52,10 +97,22 @@ export function goWaitPlaybook(facts: Facts): Playbook {
     },
   };
   return {
-    hypotheses: [channel, lock],
+    hypotheses: held ? [holding, channel, lock] : [channel, lock, holding],
     investigate: deeperProbes([facts.callerListing]),
-    conclude: concludeOn(facts, ["channel-without-partner"], "what the goroutines wait for", ({ evidence, hit }, c) => {
+    conclude: concludeOn(facts, ["lock-held-while-waiting", "channel-without-partner"], "what the goroutines wait for", ({ evidence, hit }, c) => {
       const code = evidence.find(facts.culpritListing);
+      if (hit.rule === "lock-held-while-waiting" && held) {
+        return {
+          summary: `${deadlock ? "All goroutines were asleep" : "The service hung"}: ${where(facts.culprit)} waits on ${facts.triage.go?.goroutine?.waitsOn ?? "a channel"} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""} while holding \`${held.lock}\`, which ${plural(onLock.length, "other goroutine")} need${onLock.length === 1 ? "s" : ""} to go on.`,
+          cause: [hit.finding ?? ""],
+          confidence: 0.8,
+          recommendations: [
+            `Do not hold \`${held.lock}\` across a channel operation: unlock before \`${(quoteLine(facts.line) ?? "the wait").replace(/\`/g, "")}\` (lock only around the shared state, not around the handoff), or hand the result over without the lock.`,
+            "Bound the wait: select on the channel together with a context's Done() or time.After, so a missing partner becomes an error instead of a hang.",
+            "On a live service, the pprof goroutine profile (`/debug/pprof/goroutine?debug=2`) or `kill -QUIT` with GOTRACEBACK=all shows every goroutine's wait and how long it has lasted.",
+          ],
+        };
+      }
       return {
         summary: `${deadlock ? 'All goroutines were asleep ("' + (facts.crash.message ?? "") + '")' : "The service hung"}: ${where(facts.culprit)} waits on ${facts.triage.go?.goroutine?.waitsOn ?? "a channel"} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""}, and no goroutine is left to complete it.`,
         cause: [hit.finding ?? ""],
