@@ -53,7 +53,7 @@ export function classifyQuestion(question: string): Intent {
   // "How do I fix it?", "what should I change?", "how to prevent this": the report's recommendations.
   if (/\b(fix(es|ed|ing)?|repair|patch|prevent|avoid|remed(y|ies)|recommend(ation)?s?|what (should|do|can) (i|we) (do|change))\b/.test(q)) return { kind: "fix" };
   if (/\bgoroutines?\b/.test(q)) return { kind: "goroutine" };
-  if (/\bmaps?\b/.test(q) && /\b(what|contents?|in|held|hold|holds|inside|entries)\b/.test(q)) return { kind: "map-contents" };
+  if (address === null && /\bmaps?\b/.test(q) && /\b(what|contents?|in|held|hold|holds|inside|entries)\b/.test(q)) return { kind: "map-contents" };
   const aboutOwner = /\b(holds?|held|owner|owns)\b/.test(q) && (/\bwho\b/.test(q) || address !== null);
   if (aboutOwner || /\b(locks?|locked|mutex(es)?|deadlock(s|ed)?)\b/.test(q)) return { kind: "locks", lock: address };
   if (/\bfault(ing)?\s+addr(ess)?\b|\bsi_addr\b|\baddress\b.*\b(fault|crash|segfault)|\b(fault|crash|segfault)\w*\b.*\baddress\b/.test(q)) {
