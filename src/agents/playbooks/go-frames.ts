@@ -36,7 +36,8 @@ export function readable(facts: Facts, evidence: Evidence, expression: string | 
   if (level === null || root === null) return null;
   for (const probe of variableProbes(level)) {
     const found = evidence.find(probe) as Found<Probe & { kind: "locals" | "arguments" }> | null;
-    const variable = ((found?.ok ? found.reading : null) ?? []).find((v: Variable) => v.name === root);
+    // Delve prints `(unreadable …)` for a variable an optimized build did not keep where the pc is.
+    const variable = ((found?.ok ? found.reading : null) ?? []).find((v: Variable) => v.name === root && !/^\(unreadable\b/.test(v.value));
     if (found && variable) return { text: `In the culprit's frame, \`${root}\` = ${variable.value.length > 120 ? `${variable.value.slice(0, 120)}…` : variable.value}.`, found };
   }
   return null;
