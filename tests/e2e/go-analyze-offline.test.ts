@@ -10,7 +10,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { pipeChat, runCli } from "../helpers/cli.js";
-import { buildGoCore, goCulpritLine } from "../helpers/go.js";
+import { hasDlv } from "../helpers/dlv-core.js";
+import { buildGoCore, goCulpritLine, type GoBuildOptions } from "../helpers/go.js";
 
 const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: RegExp }> = {
   "nil-map": { culprit: "main.(*Cache).Put", says: [/assignment to entry in nil map/, /`c\.entries`/, /never initialised with make/], recommends: /make\(map\[string\]string\)/ },
@@ -22,10 +23,11 @@ const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: Re
   deadlock: { culprit: "main.(*Server).Shutdown", says: [/all goroutines are asleep/, /chan receive/, /`return <-s\.acks`/], recommends: /close the channel|time\.After/ },
 };
 
-async function analyze(name: string): Promise<{ report: Report; dir: string }> {
-  const built = await buildGoCore(name);
+async function analyze(name: string, options: GoBuildOptions & { debugger?: string } = {}): Promise<{ report: Report; dir: string }> {
+  const built = await buildGoCore(name, options);
   const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-go-analyze-${name}-`));
-  const result = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"], { cwd: dir });
+  const chosen = options.debugger ? ["--debugger", options.debugger] : [];
+  const result = await runCli(["analyze", built.core, "--exe", built.exe, ...chosen, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"], { cwd: dir });
   expect(result.stderr).not.toMatch(/^dumpdbg: internal error/m);
   expect(result.code, result.stderr).toBe(0);
   return { report: ReportSchema.parse(JSON.parse(result.stdout)), dir };
@@ -57,5 +59,23 @@ describe("dumpdbg analyze, offline, on Go services' cores", () => {
     expect(goroutine).toMatch(/^Goroutine \d+ panicked in `main\.\(\*Cache\)\.Put` at \S*main\.go:15: assignment to entry in nil map \[E\d+\]/);
     expect(map).toMatch(/^Nothing: `c\.entries` was a nil map — it was never made with make/);
     expect(map).toMatch(/\[E\d+\]/);
+  });
+
+  it.skipIf(!hasDlv())("prints the culprit's variables through Delve, whose unwind reaches the goroutine's frame", async () => {
+    const { report } = await analyze("nil-map", { debugger: "dlv" });
+    expect(report.conclusion.rootCause).toMatch(/In the culprit's frame, `c` = .*entries: map\[string\]string nil/);
+  });
+
+  it("says the map's value is unknown through gdb, whose unwind stops at the signal trampoline, and still decides from the runtime", async () => {
+    const { report } = await analyze("nil-map", { debugger: "gdb" });
+    expect(report.conclusion.rootCause).toMatch(/The value of `c\.entries` is not printed: the culprit's frame is not on the stack the debugger unwinds/);
+    expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it("reads a build as shipped, whose Put is inlined into main, from the CULPRIT line the line table keeps", async () => {
+    const { report } = await analyze("nil-map", { optimized: true });
+    expect(report.crash.culprit.line).toBe(goCulpritLine("nil-map"));
+    expect(report.conclusion.summary).toMatch(/wrote to a nil map — `c\.entries`/);
+    expect(report.conclusion.rootCause).not.toMatch(/unreadable/);
   });
 });
