@@ -75,7 +75,7 @@ describe("dumpdbg analyze, offline, on Go services' cores", () => {
   it("reads a build as shipped, whose Put is inlined into main, from the CULPRIT line the line table keeps", async () => {
     const { report } = await analyze("nil-map", { optimized: true });
     expect(report.crash.culprit.line).toBe(goCulpritLine("nil-map"));
-    expect(report.conclusion.summary).toMatch(/wrote to a nil map — `c\.entries`/);
+    expect(report.conclusion.summary).toMatch(/^`main\.main` \(main\.go:15, in `\(\*Cache\)\.Put` inlined into it\) wrote to a nil map — `c\.entries`/);
     expect(report.conclusion.rootCause).not.toMatch(/unreadable/);
   });
 });

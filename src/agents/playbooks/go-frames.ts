@@ -9,6 +9,7 @@ import { placed, probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
 import { BACKTRACE, type Citations } from "./kit.js";
+import { where } from "./prose.js";
 import type { SourceFile } from "./source.js";
 
 /** The debugger's number of the culprit's frame on the crashing thread's stack, when its unwind reached it. */
@@ -60,4 +61,30 @@ export function mapTypeOf(source: SourceFile | null, field: string): string | nu
     if (match?.[1]) return match[1];
   }
   return null;
+}
+
+/**
+ * The Go function whose body holds the culprit's line, when it is not the culprit's symbol: a build
+ * as shipped inlines small functions, so the frame is the caller's while the line table keeps the
+ * callee's line (`(*Cache).Put`, inlined into `main.main`).
+ */
+function inlinedFrom(facts: Facts): string | null {
+  const line = facts.culprit?.line ?? null;
+  const symbol = facts.culprit?.function ?? null;
+  if (!facts.source || line === null || symbol === null) return null;
+  let header = line;
+  while (header >= 1 && !/^func\b/.test(facts.source.lines[header - 1] ?? "")) header--;
+  const match = /^func\s+(?:\(\s*(?:\w+\s+)?(\*?\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)/.exec(facts.source.lines[header - 1] ?? "");
+  if (!match?.[2]) return null;
+  const written = match[1] ? `(${match[1]}).${match[2]}` : match[2];
+  // `example.com/svc/store.(*Cache).Put` → `(*Cache).Put`; a closure (`main.func1`) is its function's own code.
+  const local = (symbol.split("/").at(-1) ?? symbol).replace(/^[\w-]+\./, "");
+  return local === written || local.startsWith(`${written}.func`) ? null : written;
+}
+
+/** "`main.(*Cache).Put` (main.go:15)", or, inlined, "`main.main` (main.go:15, in `(*Cache).Put` inlined into it)". */
+export function goWhere(facts: Facts): string {
+  const callee = inlinedFrom(facts);
+  const at = where(facts.culprit);
+  return callee ? at.replace(/\)$/, `, in \`${callee}\` inlined into it)`) : at;
 }

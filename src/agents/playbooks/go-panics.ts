@@ -7,7 +7,7 @@
 import type { Evidence } from "../evidence.js";
 import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { culpritVariables, mapTypeOf, readable, unreadableText } from "./go-frames.js";
+import { culpritVariables, goWhere, mapTypeOf, readable, unreadableText } from "./go-frames.js";
 import { BACKTRACE, Citations, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { callPath, quoteLine, where } from "./prose.js";
 import { indexedAccesses } from "./source.js";
@@ -88,7 +88,7 @@ function nilMap(facts: Facts): Playbook {
     conclude: conclude(facts, "nil-map", "which map was nil", ({ evidence, hit }, c) => {
       const shown = readable(facts, evidence, map);
       return {
-        summary: `${where(facts.culprit)} wrote to a nil map${map ? ` — \`${map}\`` : ""} — at ${lineText(facts)}${c.cite(listed(facts, evidence))}: Go panicked with "${facts.crash.message}". ${field ? `The struct's \`${field}\` field` : "The map"} was never initialised with make, so it held nothing.`,
+        summary: `${goWhere(facts)} wrote to a nil map${map ? ` — \`${map}\`` : ""} — at ${lineText(facts)}${c.cite(listed(facts, evidence))}: Go panicked with "${facts.crash.message}". ${field ? `The struct's \`${field}\` field` : "The map"} was never initialised with make, so it held nothing.`,
         cause: [hit.finding ?? "", shown ? shown.text + c.cite(shown.found) : unreadableText(facts, evidence, map, c), `A map's zero value is nil: reading it yields zero values, but the first write panics. It was called on the path ${callPath(facts)}.`],
         confidence: map ? 0.9 : 0.8,
         recommendations: [
@@ -125,7 +125,7 @@ function indexOutOfRange(facts: Facts): Playbook {
     conclude: concludeOn(facts, ["index-past-end", "negative-index"], "which index was out of range", ({ evidence, hit }, c) => {
       const shown = readable(facts, evidence, access?.base ?? null);
       return {
-        summary: `${where(facts.culprit)} indexed ${slice}${access ? ` with \`${access.index}\`` : ""} at ${lineText(facts)}${c.cite(listed(facts, evidence))}: Go panicked with "${message}"${index !== undefined && length !== undefined ? ` — index ${index}, but ${slice} holds ${length} element${length === "1" ? "" : "s"} (valid indexes 0..${Number(length) - 1})` : ""}.`,
+        summary: `${goWhere(facts)} indexed ${slice}${access ? ` with \`${access.index}\`` : ""} at ${lineText(facts)}${c.cite(listed(facts, evidence))}: Go panicked with "${message}"${index !== undefined && length !== undefined ? ` — index ${index}, but ${slice} holds ${length} element${length === "1" ? "" : "s"} (valid indexes 0..${Number(length) - 1})` : ""}.`,
         cause: [hit.finding ?? "", shown ? shown.text + c.cite(shown.found) : unreadableText(facts, evidence, access?.base ?? null, c), `It was called on the path ${callPath(facts)}.`],
         confidence: index !== undefined ? 0.9 : 0.8,
         recommendations: [
@@ -153,7 +153,7 @@ function concurrentMapWrites(facts: Facts): Playbook {
     hypotheses: [shared, nilMapped],
     investigate: investigate(facts),
     conclude: conclude(facts, "unsynchronized-map", "which map was shared", ({ evidence, hit }, c) => ({
-      summary: `${where(facts.culprit)} wrote ${map ? `\`${map}\`` : "a map"} at ${lineText(facts)}${c.cite(listed(facts, evidence))} while another goroutine was writing it: Go threw "${facts.crash.message}". Maps are not safe for concurrent use; nothing guards this one.`,
+      summary: `${goWhere(facts)} wrote ${map ? `\`${map}\`` : "a map"} at ${lineText(facts)}${c.cite(listed(facts, evidence))} while another goroutine was writing it: Go threw "${facts.crash.message}". Maps are not safe for concurrent use; nothing guards this one.`,
       cause: [hit.finding ?? "", `The throw is fatal (recover cannot catch it) and the runtime detects it only sometimes, so the race is older than this crash. It was called on the path ${callPath(facts)}.`],
       confidence: 0.9,
       recommendations: [
@@ -186,7 +186,7 @@ function nilPointer(facts: Facts): Playbook {
       const shown = readable(facts, evidence, pointer);
       const verb = facts.crash.access === "write" ? "writing" : "reading";
       return {
-        summary: `${where(facts.culprit)} dereferenced a nil pointer${pointer ? `, \`${pointer}\`,` : ""} at ${lineText(facts)}${c.cite(listed(facts, evidence))}, ${verb} address ${fault ?? "unknown"}: Go panicked with "${facts.crash.message}".`,
+        summary: `${goWhere(facts)} dereferenced a nil pointer${pointer ? `, \`${pointer}\`,` : ""} at ${lineText(facts)}${c.cite(listed(facts, evidence))}, ${verb} address ${fault ?? "unknown"}: Go panicked with "${facts.crash.message}".`,
         cause: [hit.finding ?? "", shown ? shown.text + c.cite(shown.found) : unreadableText(facts, evidence, pointer, c), `It was called on the path ${callPath(facts)}.`],
         confidence: hit.rule === "nil-pointer" ? 0.85 : 0.6,
         recommendations: [
@@ -215,7 +215,7 @@ function programPanic(facts: Facts): Playbook {
     hypotheses: [own, runtime],
     investigate: investigate(facts),
     conclude: conclude(facts, "program-panic", "why the program panicked", ({ evidence, hit }, c) => ({
-      summary: `${where(facts.culprit)} called panic with "${facts.crash.message}"${atPanic ? ` at ${lineText(facts)}${c.cite(listed(facts, evidence))}` : ""}: the program gave up on a condition it checks itself, and nothing recovered.`,
+      summary: `${goWhere(facts)} called panic with "${facts.crash.message}"${atPanic ? ` at ${lineText(facts)}${c.cite(listed(facts, evidence))}` : ""}: the program gave up on a condition it checks itself, and nothing recovered.`,
       cause: [hit.finding ?? "", `It was called on the path ${callPath(facts)}.`],
       confidence: atPanic ? 0.9 : 0.75,
       recommendations: [

@@ -6,6 +6,7 @@
 import type { GoroutineSummary } from "../../analyzers/index.js";
 import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
+import { goWhere } from "./go-frames.js";
 import { BACKTRACE, Citations, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { basename, plural, quoteLine, where } from "./prose.js";
 import { codeOf, type SourceFile } from "./source.js";
@@ -103,7 +104,7 @@ export function goWaitPlaybook(facts: Facts): Playbook {
       const code = evidence.find(facts.culpritListing);
       if (hit.rule === "lock-held-while-waiting" && held) {
         return {
-          summary: `${deadlock ? "All goroutines were asleep" : "The service hung"}: ${where(facts.culprit)} waits on ${facts.triage.go?.goroutine?.waitsOn ?? "a channel"} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""} while holding \`${held.lock}\`, which ${plural(onLock.length, "other goroutine")} need${onLock.length === 1 ? "s" : ""} to go on.`,
+          summary: `${deadlock ? "All goroutines were asleep" : "The service hung"}: ${goWhere(facts)} waits on ${facts.triage.go?.goroutine?.waitsOn ?? "a channel"} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""} while holding \`${held.lock}\`, which ${plural(onLock.length, "other goroutine")} need${onLock.length === 1 ? "s" : ""} to go on.`,
           cause: [hit.finding ?? ""],
           confidence: 0.8,
           recommendations: [
@@ -114,7 +115,7 @@ export function goWaitPlaybook(facts: Facts): Playbook {
         };
       }
       return {
-        summary: `${deadlock ? 'All goroutines were asleep ("' + (facts.crash.message ?? "") + '")' : "The service hung"}: ${where(facts.culprit)} waits on ${facts.triage.go?.goroutine?.waitsOn ?? "a channel"} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""}, and no goroutine is left to complete it.`,
+        summary: `${deadlock ? 'All goroutines were asleep ("' + (facts.crash.message ?? "") + '")' : "The service hung"}: ${goWhere(facts)} waits on ${facts.triage.go?.goroutine?.waitsOn ?? "a channel"} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""}, and no goroutine is left to complete it.`,
         cause: [hit.finding ?? ""],
         confidence: deadlock ? 0.85 : 0.75,
         recommendations: [
