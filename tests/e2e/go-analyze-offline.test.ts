@@ -61,6 +61,14 @@ describe("dumpdbg analyze, offline, on Go services' cores", () => {
     expect(map).toMatch(/\[E\d+\]/);
   });
 
+  it("answers in the chat which goroutine a hang is blamed on, and what the others wait on", async () => {
+    const { report, dir } = await analyze("hang");
+    const chat = await pipeChat(["chat", report.session.id, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], dir, "which goroutine?\n");
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toMatch(/^Goroutine \d+ is the one blamed: it waits on chan receive in `main\.dispatch` at \S*main\.go:34 \[E\d+\]\. The others of the program's own:$/m);
+    expect(chat.stdout).toMatch(/^  goroutine \d+ waits on a sync\.Mutex in `main\.\(\*Registry\)\.Report`$/m);
+  });
+
   it.skipIf(!hasDlv())("prints the culprit's variables through Delve, whose unwind reaches the goroutine's frame", async () => {
     const { report } = await analyze("nil-map", { debugger: "dlv" });
     expect(report.conclusion.rootCause).toMatch(/In the culprit's frame, `c` = .*entries: map\[string\]string nil/);

@@ -461,9 +461,13 @@ export class OfflineEngine {
     if (!g) return { text: `Triage could not find the goroutine in Go ${go.version}'s runtime structures${cited}; \`dlv core\` lists the goroutines with \`goroutines\`.`, evidenceIds: ids };
     const at = g.function ? ` in \`${g.function}\`${g.file ? ` at ${g.file}:${g.line ?? "?"}` : ""}` : "";
     const who = g.id === null ? "The goroutine the crashing thread ran" : `Goroutine ${g.id}`;
-    const did = this.crash.kind === "deadlock" || this.crash.kind === "hang" ? `waits on ${g.waitsOn ?? "something"}` : this.crash.message?.startsWith("fatal error:") ? "threw" : "panicked";
-    const lines = [`${who} ${did}${at}${this.crash.message ? `: ${this.crash.message}` : ""}${cited}.`];
-    for (const other of go.waiting.filter((w) => w.id !== g.id)) lines.push(`  goroutine ${other.id ?? "?"} waits on ${other.waitsOn ?? "something"} in \`${other.function ?? "??"}\``);
+    const stopped = this.crash.kind === "deadlock" || this.crash.kind === "hang";
+    // A stopped program's message only counts the waits the lines below list one by one.
+    const others = go.waiting.filter((w) => w.id !== g.id);
+    const lines = stopped
+      ? [`${who} is the one blamed: it waits on ${g.waitsOn ?? "something"}${at}${cited}.${others.length > 0 ? " The others of the program's own:" : " No other goroutine of the program's own was left."}`]
+      : [`${who} ${this.crash.message?.startsWith("fatal error:") ? "threw" : "panicked"}${at}${this.crash.message ? `: ${this.crash.message}` : ""}${cited}.`];
+    for (const other of others) lines.push(`  goroutine ${other.id ?? "?"} waits on ${other.waitsOn ?? "something"} in \`${other.function ?? "??"}\``);
     lines.push(g.id === null ? "Its id is not in the dump's reading: it was found by its frames from the thread that threw." : `Its frames were walked from the runtime's saved registers (g.sched) of Go ${go.version}.`);
     return { text: lines.join("\n"), evidenceIds: ids };
   }
