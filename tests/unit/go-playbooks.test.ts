@@ -79,6 +79,13 @@ describe("Go playbooks", () => {
     expect(draft.summary).toMatch(/index 5, but `q\.jobs` holds 3 elements \(valid indexes 0\.\.2\)/);
   });
 
+  it("any other runtime error: the runtime's words at the culprit's line decide, at a lower confidence", () => {
+    const { verdicts, draft } = judged({ fixture: "index-range", kind: "panic", message: "runtime error: integer divide by zero", culprit: "main.(*Queue).Next", line: 16 });
+    expect(verdicts).toEqual({ "runtime-stopped": "confirmed", "program-panic": "rejected" });
+    expect(draft.summary).toMatch(/failed a Go runtime check at `job := q\.jobs\[q\.cursor\]` \(E2\): "runtime error: integer divide by zero"/);
+    expect(draft.confidence).toBe(0.7);
+  });
+
   it("a build as shipped: the function whose body holds the line is named as inlined", () => {
     const { draft } = judged({ fixture: "nil-map", kind: "panic", message: "assignment to entry in nil map", culprit: "main.main", line: 15 });
     expect(draft.summary).toMatch(/^`main\.main` \(main\.go:15, in `\(\*Cache\)\.Put` inlined into it\)/);

@@ -26,6 +26,7 @@ export function goPanicPlaybook(facts: Facts): Playbook | null {
   if (CONCURRENT_MAP.test(message)) return concurrentMapWrites(facts);
   if (facts.crash.kind === "null-dereference" || NIL_POINTER.test(message)) return nilPointer(facts);
   if (facts.crash.kind === "panic" && !/^(runtime error|fatal error):/.test(message) && message !== "") return programPanic(facts);
+  if (/^(runtime error|fatal error):/.test(message)) return runtimeStop(facts);
   return null;
 }
 
@@ -227,3 +228,35 @@ function programPanic(facts: Facts): Playbook {
   };
 }
 
+
+/** Any other runtime error or throw (a failed conversion, out of memory, a stack overflow): the runtime's words are the verdict. */
+function runtimeStop(facts: Facts): Playbook {
+  const message = facts.crash.message ?? "";
+  const thrown = message.startsWith("fatal error:");
+  const said = saidByRuntime(
+    facts,
+    "runtime-stopped",
+    `the Go runtime stopped the program at ${where(facts.culprit)} on a check of its own`,
+    true,
+    (c, evidence) => `The runtime ${thrown ? "threw" : "panicked with"} "${message}"${c.cite(evidence.find(BACKTRACE))} at ${lineText(facts)}${c.cite(listed(facts, evidence))}.`,
+    "",
+  );
+  const own = saidByRuntime(facts, "program-panic", "the program's own panic(...) fired", false, () => "", `The message is the runtime's ("${message}"), not a value the program passed to panic`);
+  return {
+    hypotheses: [said, own],
+    investigate: investigate(facts),
+    conclude: conclude(facts, "runtime-stopped", "what the runtime stopped on", ({ evidence, hit }, c) => {
+      const shown = readable(facts, evidence, null);
+      return {
+        summary: `${goWhere(facts)} ${thrown ? "made the Go runtime throw" : "failed a Go runtime check"} at ${lineText(facts)}${c.cite(listed(facts, evidence))}: "${message}".`,
+        cause: [hit.finding ?? "", shown ? shown.text + c.cite(shown.found) : "", `It was called on the path ${callPath(facts)}.`],
+        confidence: 0.7,
+        recommendations: [
+          `Read the runtime's message against ${lineText(facts)}: it names the check that failed; guard the value it is about before this line.`,
+          thrown ? "A throw cannot be recovered: rerun the workload with GOTRACEBACK=all (or crash) and, for shared data, with the race detector (`go build -race`)." : "Recover only at a boundary (a request handler) and log the value; fix the cause at the line named.",
+        ],
+      };
+    }),
+    openQuestions: [{ text: "Which input drove the program to this runtime check is outside the dump.", question: `Which request or data was being processed when "${message}" happened?` }],
+  };
+}
