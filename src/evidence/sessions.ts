@@ -98,7 +98,7 @@ const sessionMetaSchema: z.ZodType<SessionMeta> = z.object({
   id: z.string(),
   dump: z.string(),
   executable: z.string().nullable(),
-  debugger: z.object({ backend: z.enum(["gdb", "lldb", "cdb"]), path: z.string(), version: z.string().nullable() }),
+  debugger: z.object({ backend: z.enum(["gdb", "lldb", "cdb", "dlv"]), path: z.string(), version: z.string().nullable() }),
   issue: z.string().nullable(),
   state: z.enum(["created", "running", "done", "failed", "interrupted"]),
   createdAt: z.string(),

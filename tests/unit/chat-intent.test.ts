@@ -5,6 +5,10 @@ import { classifyQuestion, type Intent } from "../../src/agents/chat/intent.js";
 const CASES: Array<[string, Intent]> = [
   ["show thread 3's stack", { kind: "stack", thread: 3 }],
   ["how do I fix it?", { kind: "fix" }],
+  ["which goroutine panicked?", { kind: "goroutine" }],
+  ["which goroutine", { kind: "goroutine" }],
+  ["what was in the map?", { kind: "map-contents" }],
+  ["what is in the memory map at 0x7f001000?", { kind: "address", address: "0x7f001000" }],
   ["How should we fix the deadlock?", { kind: "fix" }],
   ["what should I change to prevent this?", { kind: "fix" }],
   ["any recommendations?", { kind: "fix" }],

@@ -23,6 +23,10 @@ export type Intent =
   | { kind: "locks"; lock: string | null }
   | { kind: "null-pointer" }
   | { kind: "value"; expression: string; thread: ThreadRef; frame: FrameRef }
+  /** Which goroutine panicked, threw or waits (Go programs). */
+  | { kind: "goroutine" }
+  /** What a map held (Go's nil map and concurrent map writes). */
+  | { kind: "map-contents" }
   | { kind: "crash" }
   | { kind: "fix" }
   | { kind: "unknown" };
@@ -48,6 +52,8 @@ export function classifyQuestion(question: string): Intent {
 
   // "How do I fix it?", "what should I change?", "how to prevent this": the report's recommendations.
   if (/\b(fix(es|ed|ing)?|repair|patch|prevent|avoid|remed(y|ies)|recommend(ation)?s?|what (should|do|can) (i|we) (do|change))\b/.test(q)) return { kind: "fix" };
+  if (/\bgoroutines?\b/.test(q)) return { kind: "goroutine" };
+  if (address === null && /\bmaps?\b/.test(q) && /\b(what|contents?|in|held|hold|holds|inside|entries)\b/.test(q)) return { kind: "map-contents" };
   const aboutOwner = /\b(holds?|held|owner|owns)\b/.test(q) && (/\bwho\b/.test(q) || address !== null);
   if (aboutOwner || /\b(locks?|locked|mutex(es)?|deadlock(s|ed)?)\b/.test(q)) return { kind: "locks", lock: address };
   if (/\bfault(ing)?\s+addr(ess)?\b|\bsi_addr\b|\baddress\b.*\b(fault|crash|segfault)|\b(fault|crash|segfault)\w*\b.*\baddress\b/.test(q)) {

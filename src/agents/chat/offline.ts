@@ -45,7 +45,7 @@ const MAX_VALUE_CHARS = 300;
 const OFFLINE_TOPICS =
   "the crash itself, how to fix it, a thread's stack, what all threads were doing, a frame's locals, a register's value, " +
   "the fault address and what an address points into, which pointer was null, the value of an expression " +
-  "(in backticks), and who holds which lock";
+  "(in backticks), who holds which lock, and in a Go program which goroutine panicked and what a map held";
 
 /** An answer that ends early, e.g. a thread that does not exist; its text is the answer. */
 class Unanswerable extends Error {
@@ -143,6 +143,10 @@ export class OfflineEngine {
         return this.nullPointerAnswer();
       case "value":
         return this.valueAnswer(intent.expression, intent.thread, intent.frame);
+      case "goroutine":
+        return Promise.resolve(this.goroutineAnswer());
+      case "map-contents":
+        return Promise.resolve(this.mapAnswer());
       case "crash":
         return this.crashAnswer();
       case "fix":
@@ -445,6 +449,42 @@ export class OfflineEngine {
     const printed = await this.printInFrame(expression, thread, level);
     if (printed.value === null) return failed(`${this.deps.vocabulary.debugger} could not evaluate \`${expression}\` in frame ${level} of thread ${thread}`, printed.result);
     return { text: `\`${expression}\` = ${clip(printed.value)} in frame ${level} of thread ${thread} [${printed.id}].`, evidenceIds: [printed.id] };
+  }
+
+  /** From triage's reading of Go's runtime: the goroutine the crash is read from, and those that waited. */
+  private goroutineAnswer(): Finding {
+    const go = this.facts.triage.go;
+    const ids = [this.firstEvidence(BACKTRACE)].filter((id): id is string => id !== null);
+    const cited = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
+    if (!go) return { text: `This is not a Go program: it has threads, not goroutines${cited}; ask for the threads or a thread's stack.`, evidenceIds: ids };
+    const g = go.goroutine;
+    if (!g) return { text: `Triage could not find the goroutine in Go ${go.version}'s runtime structures${cited}; \`dlv core\` lists the goroutines with \`goroutines\`.`, evidenceIds: ids };
+    const at = g.function ? ` in \`${g.function}\`${g.file ? ` at ${g.file}:${g.line ?? "?"}` : ""}` : "";
+    const who = g.id === null ? "The goroutine the crashing thread ran" : `Goroutine ${g.id}`;
+    const stopped = this.crash.kind === "deadlock" || this.crash.kind === "hang";
+    // A stopped program's message only counts the waits the lines below list one by one.
+    const others = go.waiting.filter((w) => w.id !== g.id);
+    const lines = stopped
+      ? [`${who} is the one blamed: it waits on ${g.waitsOn ?? "something"}${at}${cited}.${others.length > 0 ? " The others of the program's own:" : " No other goroutine of the program's own was left."}`]
+      : [`${who} ${this.crash.message?.startsWith("fatal error:") ? "threw" : "panicked"}${at}${this.crash.message ? `: ${this.crash.message}` : ""}${cited}.`];
+    for (const other of others) lines.push(`  goroutine ${other.id ?? "?"} waits on ${other.waitsOn ?? "something"} in \`${other.function ?? "??"}\``);
+    lines.push(g.id === null ? "Its id is not in the dump's reading: it was found by its frames from the thread that threw." : `Its frames were walked from the runtime's saved registers (g.sched) of Go ${go.version}.`);
+    return { text: lines.join("\n"), evidenceIds: ids };
+  }
+
+  /** A map's contents, as far as the crash tells: a nil map held nothing. */
+  private mapAnswer(): Finding {
+    const ids = [this.firstEvidence(BACKTRACE)].filter((id): id is string => id !== null);
+    const cited = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
+    const map = this.facts.line ? /([A-Za-z_][\w.]*)\s*\[/.exec(this.facts.line)?.[1] : undefined;
+    const named = map ? `\`${map}\`` : "the map";
+    if (this.crash.message === "assignment to entry in nil map") {
+      return { text: `Nothing: ${named} was a nil map — it was never made with make — so it had no entries and the first write panicked ("${this.crash.message}")${cited}.`, evidenceIds: ids };
+    }
+    if (/concurrent map/.test(this.crash.message ?? "")) {
+      return { text: `The dump cannot give ${named}'s contents reliably: two goroutines were writing it when the runtime threw "${this.crash.message}", so its buckets may be half-updated${cited}. \`dlv core\` can print it, read with that in mind.`, evidenceIds: ids };
+    }
+    return { text: `The runtime's verdict names no map${cited}; ask for the value of an expression in backticks to print one.`, evidenceIds: ids };
   }
 
   private async crashAnswer(): Promise<Finding> {

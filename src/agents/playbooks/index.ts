@@ -17,6 +17,8 @@ import { busErrorPlaybook } from "./bus-error.js";
 import { pureVirtualPlaybook, uncaughtExceptionPlaybook } from "./cpp.js";
 import { deadlockPlaybook } from "./deadlock.js";
 import { crashFacts, type Facts } from "./facts.js";
+import { goPanicPlaybook } from "./go-panics.js";
+import { goWaitPlaybook } from "./go-waits.js";
 import { hangPlaybook } from "./hang.js";
 import { doubleFreePlaybook, heapCorruptionPlaybook } from "./heap.js";
 import { invalidAccessPlaybook } from "./invalid-access.js";
@@ -50,7 +52,14 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
 };
 
 export function playbookFor(facts: Facts): Playbook {
-  return PLAYBOOKS[facts.crash.kind](facts);
+  return goPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+}
+
+/** A Go program is read through its runtime's words, not the crashing thread's signal machinery. */
+function goPlaybookFor(facts: Facts): Playbook | null {
+  if (!facts.triage.go) return null;
+  if (facts.crash.kind === "deadlock" || facts.crash.kind === "hang") return goWaitPlaybook(facts);
+  return goPanicPlaybook(facts);
 }
 
 /** The playbook of the analysis' crash, from its crash site. */

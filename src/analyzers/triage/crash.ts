@@ -10,6 +10,7 @@ import type { Readings, Verdict } from "./classify.js";
 import { rateExploitability } from "../exploitability.js";
 import { libraryFault, namedPlace } from "./fault.js";
 import { abortHandlerOrigin, reraisedOrigin } from "./stop.js";
+import { goReading } from "./go.js";
 import type { TriageResult } from "./result.js";
 import { groupThreads, pcInCode } from "./target.js";
 
@@ -89,6 +90,7 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     packages: said.packages,
     thrown: said.thrown,
     smashed,
+    go: goReading(readings.go),
     faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(frames.slice(0, culprit), target.registers, toBigInt(crash.faultAddress), target.os, target.pcForeign?.path ?? null) : null,
   };
 }

@@ -20,6 +20,7 @@ import { bytesOf } from "../stack-scan.js";
 import { memoryAccess } from "../x86-64.js";
 import type { Stack } from "./stack.js";
 import type { Stop } from "./stop.js";
+import type { GoReading, GoroutineSummary } from "./result.js";
 import type { Target } from "./target.js";
 
 /** Bounds on what untrusted runtime memory can make triage read. */
@@ -56,6 +57,8 @@ export interface GoFindings {
   access: "read" | "write" | null;
   /** The goroutine the culprit is read from: the one that panicked or threw, or the one a deadlock or hang is blamed on. */
   goroutine: Goroutine | null;
+  /** The goroutines of the program's own that wait, read over allgs when no goroutine was running (a deadlock, a hang). */
+  waiting: Goroutine[];
   notes: string[];
 }
 
@@ -78,7 +81,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   if (version === null) return null;
   const layout = goLayout(version);
   const notes: string[] = [];
-  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, notes };
+  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], notes };
   if (layout === null) {
     notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
     return found;
@@ -119,12 +122,23 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
     found.message = hungMessage(waiting);
   }
   if (found.kind === null) return found;
+  found.waiting = waiting;
   found.goroutine = blamed(waiting);
   if (found.goroutine) {
     const choice = found.kind === "hang" ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
     notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${waitOf(found.goroutine)}${choice}`);
   }
   return found;
+}
+
+/** What the playbooks and the chat read of Go's runtime: each goroutine by its id, what it waits on, and its first frame of the program's own. */
+export function goReading(go: GoFindings | null): GoReading | null {
+  if (go === null) return null;
+  const summary = (g: Goroutine): GoroutineSummary => {
+    const own = g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function)) ?? null;
+    return { id: g.goid, status: g.status, waitsOn: g.status === "waiting" ? waitOf(g) : null, function: own?.function ?? null, file: own?.file ?? null, line: own?.line ?? null };
+  };
+  return { version: go.version, goroutine: go.goroutine ? summary(go.goroutine) : null, waiting: go.waiting.map(summary) };
 }
 
 /** What a report notes of a Go program: how its goroutines were found, and under gdb, that Delve lists them all. */

@@ -34,7 +34,7 @@ import { readTarget } from "./target.js";
 
 export { ALL_STACKS } from "./hang.js";
 export { triageOptionsOf, type TriageOptions } from "./options.js";
-export type { ThreadGroup, TriageResult } from "./result.js";
+export type { GoReading, GoroutineSummary, ThreadGroup, TriageResult } from "./result.js";
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
   const limit = options.frameLimit ?? 40;

@@ -13,6 +13,27 @@ export interface ThreadGroup {
   threads: number[];
 }
 
+/** A goroutine as the runtime left it: its id (null where it was found by its frames), what it waits on, its first frame of the program's own. */
+export interface GoroutineSummary {
+  id: number | null;
+  status: string;
+  /** "chan receive", "a sync.Mutex"; null for a goroutine that was running. */
+  waitsOn: string | null;
+  function: string | null;
+  file: string | null;
+  line: number | null;
+}
+
+/** Go's runtime as triage read it from the dump. */
+export interface GoReading {
+  /** The Go release that built the program. */
+  version: string;
+  /** The goroutine that panicked or threw, or the one a deadlock or hang is blamed on. */
+  goroutine: GoroutineSummary | null;
+  /** Every goroutine of the program's own that waited (a deadlock, a hang). */
+  waiting: GoroutineSummary[];
+}
+
 export interface TriageResult {
   crash: Crash;
   /** The operating system the dump comes from (its locks, its calling convention); null when unknown. */
@@ -56,4 +77,6 @@ export interface TriageResult {
   thrown?: string | null;
   /** The packages of the crash's modules that have no debug information here: whose debug symbols to get. */
   packages?: { path: string; name: string; version: string }[];
+  /** A Go program's runtime (null for any other program). */
+  go?: GoReading | null;
 }

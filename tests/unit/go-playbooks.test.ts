@@ -1,0 +1,117 @@
+/**
+ * The Go playbooks' judges without a debugger: a triage whose Go reading is the runtime's verdict,
+ * the fixture services' own sources as the crash site, and a crashing thread's backtrace that shows
+ * only the signal machinery (gdb's view of a Go core), so every verdict rests on the runtime's words
+ * and the culprit's line, and the culprit's variables are said to be unknown.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Evidence, Found } from "../../src/agents/evidence.js";
+import { factsOf } from "../../src/agents/playbooks/facts.js";
+import { playbookFor } from "../../src/agents/playbooks/index.js";
+import type { GoroutineSummary, TriageResult } from "../../src/analyzers/index.js";
+import type { Probe } from "../../src/debuggers/probe.js";
+import type { Hypothesis } from "../../src/state.js";
+
+const GO_DIR = fileURLToPath(new URL("../fixtures/go/", import.meta.url));
+/** A recorded triage of a C program, for the fields a Go crash shares with any other. */
+const BASE = (JSON.parse(readFileSync(new URL("../fixtures/evidence/null-deref.json", import.meta.url), "utf8")) as { triage: TriageResult }).triage;
+
+interface GoCase {
+  fixture: string;
+  kind: TriageResult["crash"]["kind"];
+  message: string;
+  culprit: string;
+  line: number;
+  faultAddress?: string;
+  blamed?: Partial<GoroutineSummary>;
+  waiting?: Partial<GoroutineSummary>[];
+}
+
+function goroutine(over: Partial<GoroutineSummary>): GoroutineSummary {
+  return { id: 1, status: "waiting", waitsOn: null, function: null, file: null, line: null, ...over };
+}
+
+function judged({ fixture, kind, message, culprit, line, faultAddress, blamed, waiting = [] }: GoCase) {
+  const file = `${GO_DIR}${fixture}/main.go`;
+  const frame = { level: 3, address: "0x401000", function: culprit, args: "", file, line, from: null, found: "scan" as const, unwound: null, module: null };
+  const triage: TriageResult = {
+    ...BASE,
+    crash: { ...BASE.crash, kind, message, faultAddress: faultAddress ?? null, access: faultAddress ? "read" : null, culprit: { function: culprit, file, line, frame: 3, module: null } },
+    frames: [frame],
+    go: { version: "go1.19.8", goroutine: goroutine({ status: "running", function: culprit, file, line, ...blamed }), waiting: waiting.map(goroutine) },
+  };
+  const source = { path: file, lines: readFileSync(file, "utf8").split("\n") };
+  const facts = factsOf(triage, { homeThread: 1, sources: { [file]: source } });
+  const playbook = playbookFor(facts);
+  // gdb's unwind of the crashing thread: the runtime's raise, up to its signal trampoline.
+  const evidence: Evidence = {
+    find<P extends Probe>(probe: P | null): Found<P> | null {
+      if (probe === null) return null;
+      if (probe.kind === "backtrace") return { id: "E1", ok: true, summary: "", output: "", probe, command: "bt 40", reading: { frames: [{ level: 0, address: "0x4633a1", function: "runtime.raise.abi0", args: "", file: null, line: null, from: null }] } } as unknown as Found<P>;
+      if (probe.kind === "source") return { id: "E2", ok: true, summary: "", output: source.lines[line - 1] ?? "", probe, command: "list", reading: [] } as unknown as Found<P>;
+      return null;
+    },
+    exists: (id) => id === "E1" || id === "E2",
+    succeeded: (id) => id === "E1" || id === "E2",
+  };
+  const hypotheses: Hypothesis[] = playbook.hypotheses.map((planned, i) => {
+    const v = planned.judge(evidence);
+    return { id: `H${i + 1}`, rule: planned.rule, statement: planned.statement, status: v.status, finding: v.finding, evidenceIds: v.evidenceIds } as Hypothesis;
+  });
+  return { verdicts: Object.fromEntries(hypotheses.map((h) => [h.rule, h.status])), draft: playbook.conclude(hypotheses, evidence) };
+}
+
+describe("Go playbooks", () => {
+  it("nil map: the field the culprit's line writes, its declared type for make, and its value said unknown", () => {
+    const { verdicts, draft } = judged({ fixture: "nil-map", kind: "panic", message: "assignment to entry in nil map", culprit: "main.(*Cache).Put", line: 15 });
+    expect(verdicts).toEqual({ "nil-map": "confirmed", "concurrent-map": "rejected" });
+    expect(draft.summary).toMatch(/wrote to a nil map — `c\.entries`/);
+    expect(draft.rootCause).toMatch(/The value of `c\.entries` is not printed: the culprit's frame is not on the stack/);
+    expect(draft.recommendations[0]).toContain("make(map[string]string)");
+    expect(draft.confidence).toBe(0.9);
+  });
+
+  it("index out of range: the index and length from the message, the slice and index from the line", () => {
+    const { verdicts, draft } = judged({ fixture: "index-range", kind: "panic", message: "runtime error: index out of range [5] with length 3", culprit: "main.(*Queue).Next", line: 16 });
+    expect(verdicts).toEqual({ "index-past-end": "confirmed", "negative-index": "rejected" });
+    expect(draft.summary).toMatch(/index 5, but `q\.jobs` holds 3 elements \(valid indexes 0\.\.2\)/);
+  });
+
+  it("any other runtime error: the runtime's words at the culprit's line decide, at a lower confidence", () => {
+    const { verdicts, draft } = judged({ fixture: "index-range", kind: "panic", message: "runtime error: integer divide by zero", culprit: "main.(*Queue).Next", line: 16 });
+    expect(verdicts).toEqual({ "runtime-stopped": "confirmed", "program-panic": "rejected" });
+    expect(draft.summary).toMatch(/failed a Go runtime check at `job := q\.jobs\[q\.cursor\]` \(E2\): "runtime error: integer divide by zero"/);
+    expect(draft.confidence).toBe(0.7);
+  });
+
+  it("a build as shipped: the function whose body holds the line is named as inlined", () => {
+    const { draft } = judged({ fixture: "nil-map", kind: "panic", message: "assignment to entry in nil map", culprit: "main.main", line: 15 });
+    expect(draft.summary).toMatch(/^`main\.main` \(main\.go:15, in `\(\*Cache\)\.Put` inlined into it\)/);
+  });
+
+  it("hang: the blamed goroutine holds the mutex another waits on, across its channel wait", () => {
+    const { verdicts, draft } = judged({
+      fixture: "hang",
+      kind: "hang",
+      message: "hung",
+      culprit: "main.dispatch",
+      line: 34,
+      blamed: { id: 21, status: "waiting", waitsOn: "chan receive" },
+      waiting: [
+        { id: 18, waitsOn: "a sync.Mutex", function: "main.(*Registry).Report" },
+        { id: 21, waitsOn: "chan receive", function: "main.dispatch" },
+      ],
+    });
+    expect(verdicts["lock-held-while-waiting"]).toBe("confirmed");
+    expect(verdicts["lock-cycle"]).toBe("rejected");
+    expect(draft.summary).toMatch(/while holding `r\.mu`/);
+    expect(draft.recommendations[0]).toMatch(/Do not hold `r\.mu` across a channel operation/);
+  });
+
+  it("deadlock: a wait on a channel with no lock held is the channel's missing partner", () => {
+    const { verdicts } = judged({ fixture: "deadlock", kind: "deadlock", message: "fatal error: all goroutines are asleep - deadlock!", culprit: "main.(*Server).Shutdown", line: 13, blamed: { waitsOn: "chan receive", status: "waiting" }, waiting: [{ id: 1, waitsOn: "chan receive", function: "main.(*Server).Shutdown" }] });
+    expect(verdicts).toEqual({ "channel-without-partner": "confirmed", "lock-cycle": "rejected", "lock-held-while-waiting": "rejected" });
+  });
+});
