@@ -12,7 +12,7 @@ import { openRegularFile } from "../dumpfile/index.js";
 import { CommandRunner } from "../command-runner.js";
 import { DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { takeEarly } from "../early-start.js";
-import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
+import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
 import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { resolveAdapter } from "./adapter.js";
@@ -45,8 +45,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const OPEN_TIMEOUT_MS = 120_000;
 /** How long a program gets to answer `initialize` before it is taken for something else than an adapter. */
 const INITIALIZE_TIMEOUT_MS = 30_000;
-/** How long the adapter gets to leave after `disconnect` before it is killed. */
-const CLOSE_GRACE_MS = 1_000;
 /** lldb-vscode runs REPL input that starts with this as an lldb command, not as an expression. */
 const COMMAND_ESCAPE = "`";
 
@@ -171,9 +169,10 @@ export class LldbSession implements DebuggerSession {
     const adapter = this.adapter;
     this.adapter = null;
     if (!adapter) return;
-    // Leaves the dump as it is; lldb-vscode exits once it has answered.
-    await adapter.client.request("disconnect", { terminateDebuggee: false }, CLOSE_GRACE_MS).catch(() => undefined);
-    await leaveWithin(adapter.proc, CLOSE_GRACE_MS);
+    // The adapter holds nothing worth a polite `disconnect` (the dump is read-only): answering it and
+    // tearing LLDB down took about 100 ms of every run. Ended at once, as gdb is.
+    adapter.proc.kill();
+    await adapter.proc.exited;
   }
 
   /** One command through the adapter's REPL: placed ones in their thread and frame, the selection read back after one that moves it. */
