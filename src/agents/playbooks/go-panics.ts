@@ -247,6 +247,7 @@ function runtimeStop(facts: Facts): Playbook {
     investigate: investigate(facts),
     conclude: conclude(facts, "runtime-stopped", "what the runtime stopped on", ({ evidence, hit }, c) => {
       const shown = readable(facts, evidence, null);
+      if (facts.crash.kind === "stack-overflow") return goStackOverflow(facts, c, evidence, hit.finding);
       return {
         summary: `${goWhere(facts)} ${thrown ? "made the Go runtime throw" : "failed a Go runtime check"} at ${lineText(facts)}${c.cite(listed(facts, evidence))}: "${message}".`,
         cause: [hit.finding ?? "", shown ? shown.text + c.cite(shown.found) : "", `It was called on the path ${callPath(facts)}.`],
@@ -258,5 +259,24 @@ function runtimeStop(facts: Facts): Playbook {
       };
     }),
     openQuestions: [{ text: "Which input drove the program to this runtime check is outside the dump.", question: `Which request or data was being processed when "${message}" happened?` }],
+  };
+}
+
+/**
+ * A goroutine's stack passed its limit (Go's "fatal error: stack overflow"): a recursion that does
+ * not end, usually over data that contains itself. Said as such only where the dump shows it.
+ */
+function goStackOverflow(facts: Facts, c: Parameters<Parameters<typeof conclude>[3]>[1], evidence: Parameters<Parameters<typeof conclude>[3]>[0]["evidence"], finding: string | null) {
+  const recursion = facts.triage.recursion;
+  const name = facts.culprit?.function ?? "the culprit";
+  const repeats = recursion && recursion.cycle.length > 0 ? `The stack repeats ${recursion.cycle.map((f) => `\`${f}\``).join(" → ")} about ${recursion.depth} times.` : "";
+  return {
+    summary: `${goWhere(facts)} recursed at ${lineText(facts)}${c.cite(listed(facts, evidence))} until its goroutine's stack passed the runtime's limit: "${facts.crash.message ?? "fatal error: stack overflow"}".`,
+    cause: [finding ?? "", repeats, `It was called on the path ${callPath(facts)}.`],
+    confidence: recursion ? 0.85 : 0.75,
+    recommendations: [
+      `Find what should end \`${name}\`'s recursion at ${lineText(facts)}: data that contains itself (a cycle in what it walks) or a base case never reached; keep a set of what was visited, or bound the depth and return an error.`,
+      "A recursion that is bounded but deeper than the stack allows (debug.SetMaxStack, 1 GB by default on 64-bit) is better written as a loop with an explicit stack.",
+    ],
   };
 }

@@ -105,7 +105,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   // A throw from a goroutine (concurrent map writes): the thread that threw walked into its stack.
   if (thrown !== null && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
     found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames };
-    found.kind = "panic";
+    found.kind = throwKind(thrown.text);
     found.message = `fatal error: ${thrown.text}`;
     notes.push(`the crashing thread's unwind stops at Go's signal trampoline: the throwing goroutine's ${thrown.frames.length} frames were walked by frame pointers from the registers the signal frame saved`);
     return found;
@@ -114,7 +114,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   const { waiting, working } = await memory.goroutines();
   if (thrown !== null) {
     found.message = `fatal error: ${thrown.text}`;
-    found.kind = /all goroutines are asleep/.test(thrown.text) ? "deadlock" : "panic";
+    found.kind = throwKind(thrown.text);
   } else if (stop.signal === null && working > 0) {
     notes.push(`${working} goroutine${working > 1 ? "s were" : " was"} running or runnable when the process was dumped: it was working, not hung`);
   } else if (stop.signal === null && waiting.length > 0) {
@@ -459,4 +459,11 @@ function hungMessage(waiting: Goroutine[]): string {
   }
   const parts = [...groups].sort((a, b) => b[1] - a[1]).map(([key, n]) => `${n} on ${key}`);
   return `hung: all ${waiting.length} goroutines of the program's own wait: ${parts.join(", ")}`;
+}
+
+/** The kind a runtime throw names: Go's stack overflow and its scheduler's deadlock are kinds of their own. */
+function throwKind(text: string): CrashKind {
+  if (/all goroutines are asleep/.test(text)) return "deadlock";
+  if (/^stack overflow\b/.test(text)) return "stack-overflow";
+  return "panic";
 }
