@@ -62,27 +62,7 @@ describe("Go fixtures", () => {
   });
 });
 
-/**
- * Where Delve's verdict differs, and why. A goroutine that overflowed its stack threw on the
- * thread's system stack (morestack → newstack → throw); Delve 1.20 unwinds the thread from
- * runtime.raise straight into the goroutine, past those frames, and the registers the Go reader
- * walks from are the goroutine's: the throw's message is not read, so the verdict stays the
- * signal's, with the right culprit function (its first line: the stack check in its prologue).
- */
-const DELVE_DIFFERS: Record<string, Pick<Expected, "kind" | "culprit"> & { message: null }> = {
-  "stack-overflow": { kind: "abort", culprit: "main.resolve", message: null },
-};
-
-const CASES = DEBUGGERS.flatMap((debuggerName) => Object.entries(EXPECTED).filter(([name]) => debuggerName === "gdb" || !(name in DELVE_DIFFERS)).map(([name, expected]) => [name, debuggerName, expected] as const));
-
-describe.skipIf(!hasDlv()).each(Object.entries(DELVE_DIFFERS))("Go service %s through Delve, where it differs", (name, differs) => {
-  it("gives the signal's verdict and the culprit function, and says what it could not read", async () => {
-    const { crash } = await triageJson(await buildGoCore(name), "dlv");
-    expect(crash).toMatchObject({ kind: differs.kind, message: differs.message });
-    expect(crash.culprit.function).toBe(differs.culprit);
-    expect(crash.culprit.line).toBeLessThan(goCulpritLine(name));
-  }, 120_000);
-});
+const CASES = DEBUGGERS.flatMap((debuggerName) => Object.entries(EXPECTED).map(([name, expected]) => [name, debuggerName, expected] as const));
 
 describe.each(CASES)("Go service %s, debug build (-N -l), through %s", (name, debuggerName, expected) => {
   let built: BuiltGoCore;
@@ -118,7 +98,7 @@ describe.each(CASES)("Go service %s, as shipped (optimised, inlined), through %s
   }, 120_000);
 });
 
-describe.skipIf(!hasDlv()).each(Object.keys(EXPECTED).filter((name) => !(name in DELVE_DIFFERS)))("Go service %s through gdb and through Delve", (name) => {
+describe.skipIf(!hasDlv()).each(Object.keys(EXPECTED))("Go service %s through gdb and through Delve", (name) => {
   it.each([false, true])("gives the same verdict both ways (optimised: %s)", async (optimized) => {
     const built = await buildGoCore(name, { optimized });
     const [gdb, dlv] = await Promise.all([triageJson(built, "gdb"), triageJson(built, "dlv")]);

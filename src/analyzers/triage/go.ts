@@ -76,7 +76,7 @@ interface GRecord {
 }
 
 /** Null for any program but Go's. */
-export async function readGo(q: Inspector, target: Target, stop: Stop, stack: Stack): Promise<GoFindings | null> {
+export async function readGo(q: Inspector, target: Target, stop: Stop, stack: Stack, recordedFp: string | null = null): Promise<GoFindings | null> {
   const version = await goVersion(q, target);
   if (version === null) return null;
   const layout = goLayout(version);
@@ -86,7 +86,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
     notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
     return found;
   }
-  const memory = new GoMemory(q, layout, target);
+  const memory = new GoMemory(q, layout, target, recordedFp);
   const curg = await memory.currentGoroutine(target);
   const thrown = (await memory.thrown(stack, stop.signal !== null)) ?? (await memory.thrownUnwound(stack));
   if (curg && curg.panic !== 0n) {
@@ -172,6 +172,8 @@ class GoMemory {
     private readonly q: Inspector,
     private readonly layout: GoLayout,
     private readonly target: Target,
+    /** The signalled thread's frame pointer as the core records it, when it does. */
+    private readonly recordedFp: string | null = null,
   ) {}
 
   private async word(address: bigint): Promise<bigint | null> {
@@ -352,8 +354,13 @@ class GoMemory {
       // A debugger whose unwind shows no trampoline (Delve's, of a goroutine the signal did not hit)
       // still gives the crashing thread's registers: the kernel keeps rbp across the signal's
       // delivery, so the frame pointers lead from the raise through the handler into the throw.
-      const fp = signalled ? toBigInt(this.target.keyRegisters.fp) : null;
-      return fp === null ? null : this.walkToThrow(fp);
+      // The core's own record of the thread is preferred: a debugger may show the goroutine's registers.
+      const fps = signalled ? [...new Set([this.recordedFp, this.target.keyRegisters.fp])].map(toBigInt).filter((fp): fp is bigint => fp !== null) : [];
+      for (const fp of fps) {
+        const walked = await this.walkToThrow(fp);
+        if (walked) return walked;
+      }
+      return null;
     }
     const uc = toBigInt(await this.q.frameCfa(trampoline.level));
     if (uc === null) return null;

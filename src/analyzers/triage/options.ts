@@ -21,6 +21,11 @@ export interface TriageOptions {
   pid?: number | null;
   /** The dump's memory regions as its file records them (segments of a core, a minidump's memory info). */
   regions?: MemoryRegion[];
+  /**
+   * The registers of the thread that received the signal, as the core's NT_PRSTATUS records them:
+   * where a debugger shows a goroutine's registers instead (Delve), the thread's own frame pointer.
+   */
+  signalledThreadRegisters?: Record<string, string>;
   /** Which DLL function a Windows program's import slot holds (from its import table). */
   imports?: ImportLookup | null;
   /** The modules the dump maps, with the build ids its copies of their first pages hold. */
@@ -50,6 +55,7 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     readLine: sourceLine,
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
     ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad } : {}),
+    ...(dump.facts.format === "elf-core" && dump.facts.threads[0] ? { signalledThreadRegisters: dump.facts.threads[0].registers } : {}),
     ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf } : {}),
   };
 }
