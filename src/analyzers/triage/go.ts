@@ -103,7 +103,9 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
     return found;
   }
   // A throw from a goroutine (concurrent map writes): the thread that threw walked into its stack.
-  if (thrown !== null && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
+  // The scheduler's "all goroutines are asleep" is no goroutine's throw, though the walk may pass
+  // through a parked goroutine's frames (systemstack links them): it is read from allgs below.
+  if (thrown !== null && throwKind(thrown.text) !== "deadlock" && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
     found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames };
     found.kind = throwKind(thrown.text);
     found.message = `fatal error: ${thrown.text}`;
