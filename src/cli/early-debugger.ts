@@ -9,7 +9,7 @@
 import { endEarly, startEarly } from "../debuggers/early-start.js";
 import { installSignalHandlers } from "./signals.js";
 import { gdbArguments } from "../debuggers/gdb/arguments.js";
-import { resolveAdapter } from "../debuggers/lldb/adapter.js";
+import { binaryOf } from "../debuggers/backends.js";
 
 export { endEarly as endEarlyDebugger };
 
@@ -31,15 +31,21 @@ export function startDebuggerEarly(argv: string[], env: NodeJS.ProcessEnv = proc
   const minidump = rest.some((arg) => MINIDUMP_NAME.test(arg));
   if (minidump && (chosen === "auto" || chosen === "lldb") && process.platform !== "win32") {
     try {
-      startEarly(resolveAdapter(valueOf(rest, "--lldb") ?? env.DUMPDBG_LLDB), [], "data");
+      startEarly(binaryOf("lldb", named("lldb", rest), env), [], "data");
     } catch {
       // A named lldb without its adapter: the session says so.
     }
     return;
   }
   if (!minidump && (chosen === "auto" || chosen === "gdb") && !rest.some((arg) => /^--(lldb|cdb|dlv)(=|$)/.test(arg))) {
-    startEarly(valueOf(rest, "--gdb") ?? env.DUMPDBG_GDB ?? "gdb", gdbArguments(), "lines");
+    startEarly(binaryOf("gdb", named("gdb", rest), env), gdbArguments(), "lines");
   }
+}
+
+/** The binary a flag names, as the session's `binaryOf` takes it (`--gdb PATH`). */
+function named(backend: "gdb" | "lldb", args: string[]): Partial<Record<"gdb" | "lldb", string>> {
+  const value = valueOf(args, `--${backend}`);
+  return value === undefined ? {} : { [backend]: value };
 }
 
 function valueOf(args: string[], flag: string): string | undefined {

@@ -144,13 +144,18 @@ function searchPath(options: SessionOptions): string | undefined {
  */
 export function binaryOf(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): string {
   const definition = BACKENDS[backend];
-  const named = flags[backend] ?? env[definition.environment];
+  const named = namedBinary(backend, flags, env);
   return definition.resolve ? definition.resolve(named) : (named ?? definition.defaultBinary);
 }
 
 /** Whether the user named a backend's binary, by its flag or its environment variable. */
 export function isNamed(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(flags[backend] ?? env[BACKENDS[backend].environment]);
+  return namedBinary(backend, flags, env) !== undefined;
+}
+
+/** The binary the user named for a backend (its flag, else its environment variable); undefined when none. */
+export function namedBinary(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return flags[backend] || env[BACKENDS[backend].environment] || undefined;
 }
 
 /** Whether a backend's binary can be run here. */

@@ -3,7 +3,7 @@
  * choose the backend, load it. Everything that can be wrong with the input is reported here,
  * before any analysis starts.
  */
-import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, startSession, type DebuggerChoice } from "./backends.js";
+import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, namedBinary, startSession, type DebuggerChoice } from "./backends.js";
 import { DebuggerError } from "./errors.js";
 import { homedir } from "node:os";
 
@@ -69,7 +69,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     host: process.platform,
     installed: (backend) => isInstalled(backend, binaries),
     named: (backend) => isNamed(backend, binaries),
-    binary: (backend) => binaries[backend] ?? process.env[BACKENDS[backend].environment] ?? backend,
+    binary: (backend) => namedBinary(backend, binaries) ?? backend,
   });
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   const executable = resolveExecutable(dump, options.exe);

@@ -4,7 +4,8 @@
  * (src/debuggers/symbols/layouts.ts), and the one-line summary (src/debuggers/symbols/summary.ts).
  */
 import { describe, expect, it } from "vitest";
-import { pdbIndex, peIndex, storePath, unsafeReason } from "../../src/debuggers/symbols/layouts.js";
+import { pdbId, peCodeId } from "../../src/debuggers/dumpfile/pe.js";
+import { storePath, unsafeReason } from "../../src/debuggers/symbols/layouts.js";
 import type { SymbolResult } from "../../src/debuggers/symbols/server.js";
 import { symbolSources, type SymbolSettings } from "../../src/debuggers/symbols/sources.js";
 import { symbolsSummary } from "../../src/debuggers/symbols/summary.js";
@@ -83,8 +84,10 @@ describe("symbolSources", () => {
 
 describe("store layouts", () => {
   it("indexes a PDB by GUID (32 upper hex) and age (hex, unpadded), an executable by timestamp (8 upper hex) and image size (hex)", () => {
-    expect(pdbIndex("{3f2504e0-4f89-11d3-9a0c-0305e82c3301}", 26)).toBe("3F2504E04F8911D39A0C0305E82C33011A");
-    expect(peIndex(0x5b6dbd7, 0x196000)).toBe("05B6DBD7196000");
+    // GUID {3f2504e0-4f89-11d3-9a0c-0305e82c3301} as a CodeView record holds it: Data1..3 little-endian, Data4 as it is.
+    const guid = Buffer.from("e004253f894fd3119a0c0305e82c3301", "hex");
+    expect(pdbId(guid, 26)).toBe("3F2504E04F8911D39A0C0305E82C33011A");
+    expect(peCodeId(0x5b6dbd7, 0x196000)).toBe("05B6DBD7196000");
     expect(storePath({ kind: "pdb", name: "kernel32.pdb", id: "3F2504E04F8911D39A0C0305E82C33011" })).toEqual(["kernel32.pdb", "3F2504E04F8911D39A0C0305E82C33011", "kernel32.pdb"]);
   });
 

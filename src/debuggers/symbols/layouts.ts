@@ -7,9 +7,9 @@ import type { SymbolProtocol } from "./sources.js";
 
 /** One file a store may hold for a module, named by the id the dump gives for that module. */
 export type SymbolFile =
-  /** A PDB by its CodeView GUID and age (`pdbIndex`): `crash.pdb/<GUID><age>/crash.pdb`. */
+  /** A PDB by its CodeView GUID and age (`dumpfile/pe.ts` `pdbId`): `crash.pdb/<GUID><age>/crash.pdb`. */
   | { kind: "pdb"; name: string; id: string }
-  /** A PE image by its timestamp and image size (`peIndex`): `crash.exe/<TIMESTAMP><size>/crash.exe`. */
+  /** A PE image by its timestamp and image size (`dumpfile/pe.ts` `peCodeId`): `crash.exe/<TIMESTAMP><size>/crash.exe`. */
   | { kind: "pe"; name: string; id: string }
   /** A Breakpad `.sym` of a debug file (`crash.pdb`, `libfoo.so`) by its Breakpad id. */
   | { kind: "sym"; module: string; id: string }
@@ -21,16 +21,6 @@ export type SymbolFile =
 /** The last letter of a symsrv-compressed file is `_` (`crash.pd_`): a CAB archive of the file. */
 export function compressedName(name: string): string {
   return `${name.slice(0, -1)}_`;
-}
-
-/** symsrv's index of a PDB: the GUID in 32 upper hex digits, then the age in hex, unpadded. */
-export function pdbIndex(guid: string, age: number): string {
-  return `${guid.replace(/[-{}]/g, "").toUpperCase()}${age.toString(16).toUpperCase()}`;
-}
-
-/** symsrv's index of an executable: the PE timestamp in 8 upper hex digits, then SizeOfImage in hex (SymStore's `%08X%x`). */
-export function peIndex(timestamp: number, sizeOfImage: number): string {
-  return `${(timestamp >>> 0).toString(16).toUpperCase().padStart(8, "0")}${sizeOfImage.toString(16)}`;
 }
 
 /** A name from a dump becomes one path component, never a way out of the store. */
