@@ -8,6 +8,7 @@
 import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Module } from "./model.js";
+import { parseSymRecord } from "./symbols/sym-records.js";
 
 export interface SymbolPlaces {
   /** Folders a debugger searches for separate debug files itself (build-id trees, debug files). */
@@ -58,9 +59,11 @@ export function symbolFileModule(file: string): { os: string; arch: string; id: 
     fd = openSync(file, "r");
     const head = Buffer.alloc(HEADER_BYTES);
     const read = readSync(fd, head, 0, HEADER_BYTES, 0);
-    const line = head.subarray(0, read).toString("utf8").split("\n")[0] ?? "";
-    const match = /^MODULE (\S+) (\S+) ([0-9A-Fa-f]{33,40}) (.+?)\r?$/.exec(line);
-    return match ? { os: match[1] ?? "", arch: match[2] ?? "", id: (match[3] ?? "").toUpperCase(), name: match[4] ?? "" } : null;
+    const newline = head.subarray(0, read).indexOf(0x0a);
+    const end = newline < 0 ? read : newline;
+    // The one reader of a .sym's records; only the MODULE line is wanted here (a CRLF file's \r dropped).
+    const record = parseSymRecord(head.subarray(0, end > 0 && head[end - 1] === 0x0d ? end - 1 : end));
+    return record.kind === "module" && /^[0-9A-F]{33,40}$/i.test(record.id) ? { os: record.os, arch: record.arch, id: record.id.toUpperCase(), name: record.name } : null;
   } catch {
     return null;
   } finally {
