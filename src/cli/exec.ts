@@ -30,7 +30,7 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
       if (!options.json) printText(result);
     }
   } finally {
-    await opened.session.close();
+    await opened.session.close({ wait: false });
   }
   if (options.json) process.stdout.write(`${JSON.stringify(results.map(toJson), null, 2)}\n`);
   // As gdb -batch: a script learns from the exit code that something did not run.

@@ -29,7 +29,7 @@ export async function symbols(dumpPath: string, flags: SymbolsFlags): Promise<vo
     if (flags.json) process.stdout.write(`${JSON.stringify({ dump: opened.dump.path, debugger: opened.session.backend, modules: rows }, null, 2)}\n`);
     else process.stdout.write(table(rows));
   } finally {
-    await opened.session.close();
+    await opened.session.close({ wait: false });
   }
 }
 

@@ -16,6 +16,6 @@ export async function triage(dumpPath: string, flags: TriageFlags): Promise<void
     const result = await runTriage(askSession(opened.session), { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger });
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);
   } finally {
-    await opened.session.close();
+    await opened.session.close({ wait: false });
   }
 }

@@ -4,7 +4,7 @@
  * `DumpError`s a user sees. Pure file reads: no debugger is involved, so bad input is caught
  * before one is started.
  */
-import { statSync } from "node:fs";
+import { fstatSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 
 import { readPeImports, type PeImport } from "./dumpfile/pe.js";
@@ -58,34 +58,52 @@ export async function checkDumpPaths(dump: string, exe?: string): Promise<void> 
   }
 }
 
+/**
+ * The last dump recognised, by the path asked and the file's identity: a command's early start
+ * (cli/early-debugger.ts) and its session both ask, and the second is answered without a re-read.
+ */
+let lastInspected: { key: string; info: DumpInfo } | null = null;
+
 /** Opens and recognises a dump; throws DumpError with a one-line reason when it is not one. */
 export function inspectDump(path: string): DumpInfo {
   const full = resolve(path);
   const file = openChecked(full, "dump");
+  const stats = fstatSync(file.fd);
+  const key = [path, full, stats.dev, stats.ino, stats.size, stats.mtimeMs, stats.ctimeMs].join("\0");
+  if (lastInspected?.key === key) {
+    file.close();
+    return lastInspected.info;
+  }
   try {
-    const size = file.size;
-    if (size === 0) throw new DumpError(`${path} is empty, not a crash dump`);
-    const head = file.read(0, Math.min(64, size), "the file's first bytes");
-    if (head.subarray(0, 4).toString("latin1") === "MDMP") {
-      const facts = readFacts(path, () => readMinidump(file));
-      return { path: full, format: "minidump", bytes: size, programName: null, commandLine: null, mappedFiles: [], executableFromNotes: null, facts };
-    }
-    if (!isElf(head)) {
-      throw new DumpError(`${path} is not a crash dump (expected an ELF core file or a Windows minidump)`);
-    }
-    const type = readFacts(path, () => readElfHeader(head).type);
-    if (type !== ET_CORE) {
-      throw new DumpError(`${path} is an ELF ${type === 2 || type === 3 ? "program" : "file"}, not a core dump; pass the core file (and this file with --exe)`);
-    }
-    const facts = readFacts(path, () => readElfCore(file));
-    if (facts.expectedBytes > size) {
-      throw new DumpError(`${path} is truncated: its headers describe ${facts.expectedBytes} bytes but the file has ${size}; copy the whole core again`);
-    }
-    const { programName, commandLine, mappedFiles } = facts;
-    return { path: full, format: "elf-core", bytes: size, programName, commandLine, mappedFiles, executableFromNotes: executableFromNotes(facts), facts };
+    const info = recognise(path, full, file);
+    lastInspected = { key, info };
+    return info;
   } finally {
     file.close();
   }
+}
+
+function recognise(path: string, full: string, file: DumpFile): DumpInfo {
+  const size = file.size;
+  if (size === 0) throw new DumpError(`${path} is empty, not a crash dump`);
+  const head = file.read(0, Math.min(64, size), "the file's first bytes");
+  if (head.subarray(0, 4).toString("latin1") === "MDMP") {
+    const facts = readFacts(path, () => readMinidump(file));
+    return { path: full, format: "minidump", bytes: size, programName: null, commandLine: null, mappedFiles: [], executableFromNotes: null, facts };
+  }
+  if (!isElf(head)) {
+    throw new DumpError(`${path} is not a crash dump (expected an ELF core file or a Windows minidump)`);
+  }
+  const type = readFacts(path, () => readElfHeader(head).type);
+  if (type !== ET_CORE) {
+    throw new DumpError(`${path} is an ELF ${type === 2 || type === 3 ? "program" : "file"}, not a core dump; pass the core file (and this file with --exe)`);
+  }
+  const facts = readFacts(path, () => readElfCore(file));
+  if (facts.expectedBytes > size) {
+    throw new DumpError(`${path} is truncated: its headers describe ${facts.expectedBytes} bytes but the file has ${size}; copy the whole core again`);
+  }
+  const { programName, commandLine, mappedFiles } = facts;
+  return { path: full, format: "elf-core", bytes: size, programName, commandLine, mappedFiles, executableFromNotes: executableFromNotes(facts), facts };
 }
 
 /**

@@ -19,6 +19,11 @@ export interface DebuggerProcess {
   interrupt(): void;
   /** Ends the debugger and anything it started. */
   kill(): void;
+  /**
+   * Ends it as kill() does, and stops waiting for it: its pipes are closed and it no longer keeps
+   * this process alive (`exited` may then never resolve). For a command that is about to leave.
+   */
+  release(): void;
   /** Resolves with a description once the process has exited. */
   readonly exited: Promise<string>;
 }
@@ -74,6 +79,13 @@ export async function spawnDebugger(
       if (!alive || pid === undefined) return;
       signal(-pid, "SIGKILL");
       signal(pid, "SIGKILL");
+    },
+    release() {
+      proc.kill();
+      alive = false;
+      live.delete(proc);
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
     },
   };
   // Tracked from the moment it exists, so an interrupt during start-up still ends it.

@@ -45,6 +45,10 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+export interface CloseOptions {
+  wait?: boolean;
+}
+
 export interface DebuggerSession {
   readonly backend: Backend;
   /** How this debugger says each probe, and reads its output into the model. */
@@ -58,5 +62,10 @@ export interface DebuggerSession {
   readonly loadWarnings: readonly string[];
   /** The debugger's version line, e.g. "GNU gdb (Debian 13.1-3) 13.1". */
   version(): string | null;
-  close(): Promise<void>;
+  /**
+   * Ends the debugger. By default this resolves once it has exited; `wait: false` is for a command
+   * about to leave: the debugger is killed and its files removed, and the process may exit before
+   * the kernel has finished tearing the debugger down (several milliseconds for a loaded core).
+   */
+  close(options?: CloseOptions): Promise<void>;
 }

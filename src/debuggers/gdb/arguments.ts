@@ -26,3 +26,22 @@ export function gdbArguments(options: { sysroot?: string; solibSearchPath?: stri
   if (options.debugFileDirectory) settings.push(`set debug-file-directory ${options.debugFileDirectory}`);
   return ["--interpreter=mi3", "-nx", "-q", ...settings.flatMap((setting) => ["-iex", setting])];
 }
+
+/**
+ * The MI commands that load a dump, in order (tokens 1, 2, …): gdb's version first (the session
+ * checks it is gdb), the program, then the core. An early start may write them before the session
+ * exists (`../early-start.ts`); the session then awaits their answers instead of sending them.
+ */
+export function gdbLoadCommands(dump: string, executable: string | null): string[] {
+  return [
+    "-gdb-version",
+    ...(executable ? [`-file-exec-and-symbols ${miQuote(executable)}`] : []),
+    // gdb 13's core-file takes the rest of the line as the name, quotes included.
+    `-interpreter-exec console ${miQuote(`core-file ${dump}`)}`,
+  ];
+}
+
+/** Quotes a string as an MI c-string argument. */
+export function miQuote(text: string): string {
+  return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}

@@ -11,10 +11,10 @@ import { CommandRunner } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
-import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
+import { emptyContext, type CloseOptions, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
-import { gdbArguments } from "./arguments.js";
+import { gdbArguments, gdbLoadCommands, miQuote } from "./arguments.js";
 import { takeEarly } from "../early-start.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import type { Vocabulary } from "../probe.js";
@@ -59,7 +59,11 @@ export class GdbSession implements DebuggerSession {
   readonly vocabulary: Vocabulary;
   private proc: DebuggerProcess | null = null;
   private nextToken = 1;
-  private pending: Pending | null = null;
+  /**
+   * Commands written and not yet answered, oldest first: gdb answers in order, so what it prints
+   * belongs to the first. Usually one; the load commands an early start wrote are several.
+   */
+  private pending: Pending[] = [];
   /** Runs commands one at a time, and recovers from timeouts and a gdb that died. */
   private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext("gdb");
@@ -107,24 +111,26 @@ export class GdbSession implements DebuggerSession {
     const onStderr = (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-2000);
     };
-    this.proc = (await takeEarly(binary, args, { onLine }, onStderr)) ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
+    const load = gdbLoadCommands(this.options.dump, this.options.executable);
+    const taken = await takeEarly(binary, args, load);
+    this.proc = taken?.proc ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
     const proc = this.proc;
     void proc.exited.then((how) => this.onExit(proc, how));
+    // The load commands an early start already wrote are awaited like the others, in order.
+    const preloaded = load.slice(0, taken?.preloaded ?? 0).map((line) => this.mi(line, OPEN_TIMEOUT_MS, { written: true }));
+    // One that fails while an earlier one is awaited is reported by that await, not as unhandled.
+    for (const reply of preloaded) reply.catch(() => undefined);
+    taken?.connect({ onLine }, onStderr);
+    const step = (i: number) => preloaded[i] ?? this.mi(load[i]!, OPEN_TIMEOUT_MS);
 
     try {
-      const version = await this.mi("-gdb-version", OPEN_TIMEOUT_MS);
+      const version = await step(0);
       this.gdbVersion = version.console.split("\n")[0]?.trim() || null;
       if (!this.gdbVersion?.includes("gdb")) {
         throw new DebuggerMissing(`${binary} does not look like gdb (it printed "${this.gdbVersion ?? ""}")`);
       }
-      if (this.options.executable) {
-        await this.expectDone(`-file-exec-and-symbols ${miQuote(this.options.executable)}`, "load the executable");
-      }
-      const core = await this.expectDone(
-        // gdb 13's core-file takes the rest of the line as the name, quotes included.
-        `-interpreter-exec console ${miQuote(`core-file ${this.options.dump}`)}`,
-        "load the core file",
-      );
+      if (this.options.executable) expectDone(await step(1), "load the executable");
+      const core = expectDone(await step(load.length - 1), "load the core file");
       this.loadOutput = core.console;
       this.loadWarnings = [...new Set(warningsIn(core.log))];
       await this.streamThroughLogFile();
@@ -140,14 +146,18 @@ export class GdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  async close(): Promise<void> {
+  async close({ wait = true }: CloseOptions = {}): Promise<void> {
     const proc = this.proc;
     this.proc = null;
     if (!proc) return;
     // gdb holds nothing worth a polite exit (the dump is read-only, its log is ours): ending it at
     // once spares the command gdb's own teardown, about 13 ms of every run.
-    proc.kill();
-    await proc.exited;
+    if (wait) {
+      proc.kill();
+      await proc.exited;
+    } else {
+      proc.release();
+    }
     this.dropLogTail();
   }
 
@@ -193,7 +203,7 @@ export class GdbSession implements DebuggerSession {
 
   /** After a timeout: interrupt, wait for gdb's answer to the abandoned command, else kill and reopen. */
   private async recoverFromTimeout(): Promise<{ interrupted: true } | { interrupted: false; why: string }> {
-    const stuck = this.pending;
+    const stuck = this.pending[0];
     this.proc?.interrupt();
     if (stuck) {
       const settled = await Promise.race([
@@ -213,7 +223,7 @@ export class GdbSession implements DebuggerSession {
         }
       }
     }
-    this.pending = null;
+    this.pending = [];
     this.proc?.kill();
     await this.reopen();
     return { interrupted: false, why: "gdb did not respond to an interrupt" };
@@ -222,7 +232,7 @@ export class GdbSession implements DebuggerSession {
   private async reopen(): Promise<void> {
     const old = this.proc;
     this.proc = null;
-    this.pending = null;
+    this.pending = [];
     this.dropLogTail();
     if (old) {
       old.kill();
@@ -235,15 +245,11 @@ export class GdbSession implements DebuggerSession {
 
 
   private async expectDone(line: string, what: string): Promise<MiReply> {
-    const reply = await this.mi(line, OPEN_TIMEOUT_MS);
-    if (reply.resultClass === "error") {
-      throw new DebuggerError(`gdb could not ${what}: ${miString(reply.results.msg) ?? "unknown error"}`);
-    }
-    return reply;
+    return expectDone(await this.mi(line, OPEN_TIMEOUT_MS), what);
   }
 
-  /** Sends one MI command and waits for its result record. */
-  private mi(line: string, timeoutMs: number): Promise<MiReply> {
+  /** Sends one MI command (or awaits one already `written` with the next token) and waits for its result record. */
+  private mi(line: string, timeoutMs: number, { written = false } = {}): Promise<MiReply> {
     const proc = this.proc;
     if (!proc) return Promise.reject(new SessionDead("gdb is not running"));
     const token = this.nextToken++;
@@ -253,9 +259,10 @@ export class GdbSession implements DebuggerSession {
         clearTimeout(timer);
         fn(value);
       };
-      this.pending = { token, console: [], log: [], resolve: settle(resolve), reject: settle(reject) };
-      if (!proc.writeLine(`${token}${line}`)) {
-        this.pending = null;
+      const pending: Pending = { token, console: [], log: [], resolve: settle(resolve), reject: settle(reject) };
+      this.pending.push(pending);
+      if (!written && !proc.writeLine(`${token}${line}`)) {
+        this.pending = this.pending.filter((other) => other !== pending);
         clearTimeout(timer);
         reject(new SessionDead("gdb's input pipe is closed"));
       }
@@ -264,7 +271,7 @@ export class GdbSession implements DebuggerSession {
 
   private onLine(line: string): void {
     const record: MiRecord = parseMiLine(line);
-    const pending = this.pending;
+    const pending = this.pending[0];
     switch (record.type) {
       case "stream":
         if (!pending) return;
@@ -276,7 +283,7 @@ export class GdbSession implements DebuggerSession {
         return;
       case "result": {
         if (!pending || record.token !== pending.token) return;
-        this.pending = null;
+        this.pending.shift();
         pending.resolve({
           resultClass: record.resultClass,
           results: record.results,
@@ -298,9 +305,9 @@ export class GdbSession implements DebuggerSession {
     if (this.proc !== proc) return;
     this.proc = null;
     const pending = this.pending;
-    this.pending = null;
+    this.pending = [];
     const stderr = this.stderrTail.trim().split("\n").pop();
-    pending?.reject(new SessionDead(`gdb ${how}${stderr ? ` (${stderr})` : ""}`));
+    for (const command of pending) command.reject(new SessionDead(`gdb ${how}${stderr ? ` (${stderr})` : ""}`));
   }
 
   private async refreshContext(full: boolean): Promise<void> {
@@ -336,9 +343,12 @@ export class GdbSession implements DebuggerSession {
   }
 }
 
-/** Quotes a string as an MI c-string argument. */
-function miQuote(text: string): string {
-  return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+
+function expectDone(reply: MiReply, what: string): MiReply {
+  if (reply.resultClass === "error") {
+    throw new DebuggerError(`gdb could not ${what}: ${miString(reply.results.msg) ?? "unknown error"}`);
+  }
+  return reply;
 }
 
 function miString(value: MiValue | undefined): string | undefined {

@@ -14,7 +14,7 @@ import { DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { takeEarly } from "../early-start.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
-import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
+import { emptyContext, type CloseOptions, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
 import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "../dap.js";
 import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
@@ -165,12 +165,13 @@ export class LldbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  async close(): Promise<void> {
+  async close({ wait = true }: CloseOptions = {}): Promise<void> {
     const adapter = this.adapter;
     this.adapter = null;
     if (!adapter) return;
     // The adapter holds nothing worth a polite `disconnect` (the dump is read-only): answering it and
     // tearing LLDB down took about 100 ms of every run. Ended at once, as gdb is.
+    if (!wait) return adapter.proc.release();
     adapter.proc.kill();
     await adapter.proc.exited;
   }
@@ -194,7 +195,9 @@ export class LldbSession implements DebuggerSession {
     const onStderr = (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-2000);
     };
-    proc = (await takeEarly(binary, [], { onData }, onStderr)) ?? (await spawnDebugger(binary, [], { onData, onStderr }));
+    const taken = await takeEarly(binary, []);
+    taken?.connect({ onData }, onStderr);
+    proc = taken?.proc ?? (await spawnDebugger(binary, [], { onData, onStderr }));
     const adapter = { proc, client };
     void proc.exited.then((how) => {
       const stderr = this.stderrTail.trim().split("\n").pop();
