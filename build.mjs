@@ -4,9 +4,60 @@
 // --debug, and the prompts (Markdown beside each agent) bundled as text. `tsc --noEmit` type-checks
 // first (npm run build runs both).
 import { build } from "esbuild";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 rmSync("dist", { recursive: true, force: true });
+
+// The analysis's third-party code, apart, as CommonJS (src/vendor.ts says why).
+await build({
+  entryPoints: { vendor: "src/vendor.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  // A script run by vm has no module loader for import(): esbuild turns import() into require().
+  supported: { "dynamic-import": false },
+  external: ["better-sqlite3", "msgpackr-extract"],
+  legalComments: "linked",
+  logLevel: "warning",
+});
+
+/** The packages src/vendor.ts holds, by the specifiers the code imports them with. */
+const VENDORED = [...readFileSync("src/vendor.ts", "utf8").matchAll(/^\s*"?([@\w/.-]+)"?: \(\) => require\(/gm)].map((m) => m[1]);
+const VENDOR_FAMILY = /^(@langchain\/|langsmith(\/|$)|zod(\/|$)|marked$)/;
+const vendorCode = fileURLToPath(new URL("src/vendor-code.ts", import.meta.url));
+
+/**
+ * Every import of a vendored package in the rest of the bundle becomes a small module that reads
+ * it from dist/vendor.cjs, exporting the same names; a package of the vendored families that
+ * src/vendor.ts does not hold is a build error, not a second copy.
+ */
+const vendorShims = {
+  name: "vendor-shims",
+  setup(build) {
+    build.onResolve({ filter: VENDOR_FAMILY }, (args) => {
+      if (!VENDORED.includes(args.path)) return { errors: [{ text: `${args.path} (imported by ${args.importer}) is not in src/vendor.ts's vendorModules: add it there` }] };
+      return { path: args.path, namespace: "vendor-shim" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "vendor-shim" }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name));
+      return {
+        contents: [
+          `import { vendorModule } from ${JSON.stringify(vendorCode)};`,
+          `const m = vendorModule(${JSON.stringify(args.path)});`,
+          `export const { ${names.join(", ")} } = m;`,
+          "export default m.default;",
+        ].join("\n"),
+        resolveDir: process.cwd(),
+        loader: "js",
+      };
+    });
+  },
+};
+
 const result = await build({
   // early: what bin/dumpdbg.js runs before loading the CLI (the debugger started first thing).
   entryPoints: { dumpdbg: "src/cli/main.ts", early: "src/cli/early-debugger.ts", internals: "src/internals.ts" },
@@ -22,6 +73,7 @@ const result = await build({
   // Native addons, loaded from node_modules at run time; and BullMQ with its Redis client, loaded
   // only by `batch --queue` and `worker` (bundled, its classes came out undefined).
   external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis"],
+  plugins: [vendorShims],
   // CommonJS packages inside an ES module bundle still call require().
   banner: { js: 'import { createRequire as __dumpdbgCreateRequire } from "node:module"; const require = __dumpdbgCreateRequire(import.meta.url);' },
   legalComments: "linked",

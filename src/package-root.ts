@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 let found: string | null = null;
 
-function packageRoot(): string {
+export function packageRoot(): string {
   if (found) return found;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
