@@ -24,8 +24,13 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
 
   const results: CommandResult[] = [];
   try {
-    for (const command of options.command) {
-      const result = await runGuarded(opened.session, command, { unsafe: options.unsafe ?? false, timeoutMs });
+    // All asked at once: the session runs them one after the other, in this order, and may hand
+    // the debugger the next while it works on one. Each is printed as it is answered.
+    const answers = options.command.map((command) => runGuarded(opened.session, command, { unsafe: options.unsafe ?? false, timeoutMs }));
+    // Should one fail unexpectedly, the loop below reports it; the others' failures are not unhandled.
+    for (const answer of answers) answer.catch(() => undefined);
+    for (const answer of answers) {
+      const result = await answer;
       results.push(result);
       if (!options.json) printText(result);
     }

@@ -8,6 +8,8 @@
 import { CommandTimeout, SessionDead } from "./errors.js";
 import type { CommandResult, RunOptions, SessionContext } from "./session.js";
 
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 /** What a backend does for the runner. */
 export interface CommandLine {
   /** Whether the debugger is running; a command to one that is not reopens the dump first. */
@@ -16,8 +18,11 @@ export interface CommandLine {
   /**
    * One command's reply: what the debugger printed, and its error message (null when the command
    * succeeded). Throws CommandTimeout past `timeoutMs`, SessionDead when the debugger went away.
+   * `queued` are the commands asked after this one, in order: a backend may send some of them
+   * ahead, so that the debugger has the next command when it finishes this one; each is still
+   * exchanged (and answered) in its turn.
    */
-  exchange(command: string, timeoutMs: number): Promise<{ output: string; error: string | null }>;
+  exchange(command: string, timeoutMs: number, queued: readonly Queued[]): Promise<{ output: string; error: string | null }>;
   /**
    * After `exchange` timed out: whether the debugger answered an interrupt and is still open, or
    * why it could not be interrupted, once it has been killed and the dump reopened.
@@ -26,8 +31,16 @@ export interface CommandLine {
   context(): SessionContext;
 }
 
+/** A command waiting for its turn. */
+export interface Queued {
+  command: string;
+  timeoutMs: number;
+}
+
 export class CommandRunner {
   private queue: Promise<unknown> = Promise.resolve();
+  /** The commands asked and not yet started, in order. */
+  private readonly waiting: Queued[] = [];
 
   constructor(
     private readonly line: CommandLine,
@@ -37,7 +50,12 @@ export class CommandRunner {
 
   /** Runs one command after those asked before it. Never throws for a failing command: the failure is in the result. */
   run(command: string, options: RunOptions = {}): Promise<CommandResult> {
-    const next = this.queue.then(() => this.runNow(command, options.timeoutMs ?? this.timeoutMs));
+    const queued: Queued = { command, timeoutMs: options.timeoutMs ?? this.timeoutMs };
+    this.waiting.push(queued);
+    const next = this.queue.then(() => {
+      this.waiting.splice(this.waiting.indexOf(queued), 1);
+      return this.runNow(command, queued.timeoutMs);
+    });
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -51,7 +69,7 @@ export class CommandRunner {
       context: this.line.context(),
     });
 
-    if (/[\u0000-\u001f\u007f]/.test(command)) {
+    if (CONTROL.test(command)) {
       return result({ ok: false, output: "", errorType: "debugger_error", error: "a command cannot contain newlines or control characters" });
     }
 
@@ -62,7 +80,9 @@ export class CommandRunner {
     }
 
     try {
-      const reply = await this.line.exchange(command, timeoutMs);
+      // Commands holding a control character are refused in their turn, and never sent ahead.
+      const stop = this.waiting.findIndex((next) => CONTROL.test(next.command));
+      const reply = await this.line.exchange(command, timeoutMs, stop === -1 ? this.waiting : this.waiting.slice(0, stop));
       return result({
         ok: reply.error === null,
         output: reply.output,

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildCore, buildProgram, type BuiltCore } from "../helpers/cores.js";
 import { runCli } from "../helpers/cli.js";
+import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
 
 let nullDeref: BuiltCore;
 let scratch: string;
@@ -22,6 +23,57 @@ describe("dumpdbg exec", () => {
     expect(run.stdout).toMatch(/^#0 +(0x[0-9a-f]+ in )?send_to_client /m);
     // `up` in the same session moved to frame 1, so `info frame` describes broadcast.
     expect(run.stdout).toMatch(/Stack level 1, frame at 0x[0-9a-f]+:\n rip = 0x[0-9a-f]+ in broadcast/);
+  });
+
+  it("hands gdb the next commands while it works, with the answers and context of one command at a time", async () => {
+    // Reads, selection moves (after which nothing is sent ahead until the selection is read back),
+    // an error and value history ($1, $2…) that depends on the order.
+    const commands = ["bt", "info registers rip", "p $pc", "x/2i $pc", "frame 1", "info frame", "p $", "p 1+1", "up", "x/4xg $sp", "p nosuchsymbol", "frame 0", "info locals", "p $_siginfo.si_signo", "thread 1", "bt 2"];
+    const repeated = Array.from({ length: 3 }, () => commands).flat();
+    const run = await runCli(["exec", nullDeref.core, "--exe", nullDeref.exe, ...repeated.flatMap((c) => ["-ex", c]), "--json"]);
+    expect(run.code).toBe(1);
+    const results = JSON.parse(run.stdout) as Array<{ command: string; ok: boolean; output: string; error: string | null; context: unknown }>;
+    expect(results.map((r) => r.command)).toEqual(repeated);
+
+    const session = new GdbSession({ dump: nullDeref.core, executable: nullDeref.exe });
+    await session.open();
+    try {
+      for (const [i, command] of repeated.entries()) {
+        const one = await session.run(command);
+        expect({ command, ok: results[i]!.ok, output: results[i]!.output, error: results[i]!.error, context: results[i]!.context }).toEqual({
+          command,
+          ok: one.ok,
+          output: one.output,
+          error: one.error ?? null,
+          context: one.context,
+        });
+      }
+    } finally {
+      await session.close();
+    }
+    expect(results.find((r) => r.command === "p 1+1")!.output).toMatch(/^\$\d+ = 2\n$/);
+    expect(results.filter((r) => r.command === "info frame").map((r) => r.output)).toEqual(Array(3).fill(expect.stringMatching(/Stack level 1, frame at 0x[0-9a-f]+:\n rip = 0x[0-9a-f]+ in broadcast/)));
+  });
+
+  it("a command past its timeout with commands queued behind it: the dump is reopened, and they run in their turn", async () => {
+    const run = await runCli(
+      ["exec", nullDeref.core, "--exe", nullDeref.exe, "--unsafe", "--timeout", "0.5", "-ex", "bt 1", "-ex", "python import time; time.sleep(60)", "-ex", "p $_siginfo.si_signo", "-ex", "frame 1", "-ex", "bt 1", "--json"],
+    );
+    expect(run.code).toBe(1);
+    const results = JSON.parse(run.stdout) as Array<{ command: string; ok: boolean; output: string; errorType: string | null; error: string | null; reopened: boolean }>;
+    expect(results.map((r) => [r.command, r.ok])).toEqual([
+      ["bt 1", true],
+      ["python import time; time.sleep(60)", false],
+      ["p $_siginfo.si_signo", true],
+      ["frame 1", true],
+      ["bt 1", true],
+    ]);
+    expect(results[1]).toMatchObject({ errorType: "timeout", reopened: true });
+    expect(results[1]!.error).toMatch(/timed out after 0.5s; commands were queued behind it, so it was killed and the dump reopened/);
+    expect(results[2]!.output).toMatch(/^\$1 = 11\n$/);
+    expect(results[3]!.output).toMatch(/^#1 .* in broadcast /);
+    expect(results[4]!.output).toMatch(/send_to_client/);
+    expect(run.ms).toBeLessThan(15_000);
   });
 
   it("--json prints one JSON array of results and nothing else on stdout", async () => {

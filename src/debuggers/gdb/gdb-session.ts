@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CommandRunner } from "../command-runner.js";
+import { CommandRunner, type Queued } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
@@ -39,12 +39,20 @@ const INTERRUPT_GRACE_MS = 2_000;
 /** How long loading a dump may take (symbols of a big program, a core of many threads). */
 const OPEN_TIMEOUT_MS = 120_000;
 
+/**
+ * How many commands may wait in gdb's input, written ahead of their turn (see writeAhead): enough
+ * that gdb never waits for the next, few enough to stay well inside a pipe's buffer.
+ */
+const AHEAD = 16;
+
 interface Pending {
   token: number;
   console: string[];
   log: string[];
   resolve: (reply: MiReply) => void;
   reject: (error: Error) => void;
+  /** Starts the command's timeout, once gdb works on it: it is then the first not yet answered. */
+  start: () => void;
 }
 
 interface MiReply {
@@ -64,6 +72,8 @@ export class GdbSession implements DebuggerSession {
    * belongs to the first. Usually one; the load commands an early start wrote are several.
    */
   private pending: Pending[] = [];
+  /** Commands of the runner's queue written before their turn, oldest first, each with its answer to come. */
+  private ahead: { command: string; reply: Promise<MiReply> }[] = [];
   /** Runs commands one at a time, and recovers from timeouts and a gdb that died. */
   private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext("gdb");
@@ -83,7 +93,7 @@ export class GdbSession implements DebuggerSession {
       {
         running: () => this.proc !== null,
         reopen: () => this.reopen(),
-        exchange: (command, timeoutMs) => this.reply(command, timeoutMs),
+        exchange: (command, timeoutMs, queued) => this.reply(command, timeoutMs, queued),
         recover: () => this.recoverFromTimeout(),
         context: () => this.context(),
       },
@@ -189,9 +199,12 @@ export class GdbSession implements DebuggerSession {
   }
 
   /** One command through MI: CLI commands through `-interpreter-exec console`, MI commands as they are. */
-  private async reply(command: string, timeoutMs: number): Promise<{ output: string; error: string | null }> {
-    const line = command.trimStart().startsWith("-") ? command.trim() : `-interpreter-exec console ${miQuote(command)}`;
-    const reply = await this.mi(line, timeoutMs);
+  private async reply(command: string, timeoutMs: number, queued: readonly Queued[] = []): Promise<{ output: string; error: string | null }> {
+    const line = miLine(command);
+    const answer = this.takeAhead(command) ?? this.mi(line, timeoutMs);
+    // A command that moves the selection is read back (below) before anything after it runs.
+    if (!this.vocabulary.movesSelection(command)) this.writeAhead(queued);
+    const reply = await answer;
     // gdb announces a new selection only when it differs from the last one it announced: `frame 0`
     // after `thread 1` (which already went to frame 0) says nothing, so a selection command is read back.
     if (this.selectionChanged || this.vocabulary.movesSelection(command)) await this.refreshContext(false);
@@ -201,9 +214,44 @@ export class GdbSession implements DebuggerSession {
     return { output: output + miResults, error: null };
   }
 
+  /**
+   * Writes the next commands of the runner's queue now, so that gdb has each one as soon as it has
+   * answered the one before: what a pipe's round trip and our reading of the answer cost per command
+   * (about a fifth of a millisecond) is then spent while gdb works. They are answered in order and
+   * taken in their turn (takeAhead). None is written past a command that moves the selection.
+   */
+  private writeAhead(queued: readonly Queued[]): void {
+    // Those written already are the first of the queue, in order.
+    if (this.ahead.some((written, i) => queued[i]?.command !== written.command)) return;
+    for (const next of queued.slice(this.ahead.length, AHEAD)) {
+      if (this.vocabulary.movesSelection(next.command)) return;
+      const reply = this.mi(miLine(next.command), next.timeoutMs);
+      // Its turn may never come (the session is closed first): its failure is then nobody's.
+      reply.catch(() => undefined);
+      this.ahead.push({ command: next.command, reply });
+    }
+  }
+
+  /** The answer to come of a command written ahead, when this is the next one written. */
+  private takeAhead(command: string): Promise<MiReply> | null {
+    const first = this.ahead[0];
+    if (first?.command !== command) return null;
+    this.ahead.shift();
+    return first.reply;
+  }
+
   /** After a timeout: interrupt, wait for gdb's answer to the abandoned command, else kill and reopen. */
   private async recoverFromTimeout(): Promise<{ interrupted: true } | { interrupted: false; why: string }> {
     const stuck = this.pending[0];
+    if (this.ahead.length > 0) {
+      // Commands written ahead wait behind it in gdb's input, and any of them may be as slow: the
+      // dump is reopened, and they are written again in their turn.
+      this.ahead = [];
+      this.pending = [];
+      this.proc?.kill();
+      await this.reopen();
+      return { interrupted: false, why: "commands were queued behind it" };
+    }
     this.proc?.interrupt();
     if (stuck) {
       const settled = await Promise.race([
@@ -233,6 +281,7 @@ export class GdbSession implements DebuggerSession {
     const old = this.proc;
     this.proc = null;
     this.pending = [];
+    this.ahead = [];
     this.dropLogTail();
     if (old) {
       old.kill();
@@ -254,16 +303,20 @@ export class GdbSession implements DebuggerSession {
     if (!proc) return Promise.reject(new SessionDead("gdb is not running"));
     const token = this.nextToken++;
     return new Promise<MiReply>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new CommandTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      let timer: NodeJS.Timeout | null = null;
       const settle = <T>(fn: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
+        if (timer) clearTimeout(timer);
         fn(value);
       };
-      const pending: Pending = { token, console: [], log: [], resolve: settle(resolve), reject: settle(reject) };
+      const start = () => {
+        timer ??= setTimeout(() => reject(new CommandTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      };
+      const pending: Pending = { token, console: [], log: [], resolve: settle(resolve), reject: settle(reject), start };
       this.pending.push(pending);
+      if (this.pending[0] === pending) start();
       if (!written && !proc.writeLine(`${token}${line}`)) {
         this.pending = this.pending.filter((other) => other !== pending);
-        clearTimeout(timer);
+        if (timer) clearTimeout(timer);
         reject(new SessionDead("gdb's input pipe is closed"));
       }
     });
@@ -284,6 +337,7 @@ export class GdbSession implements DebuggerSession {
       case "result": {
         if (!pending || record.token !== pending.token) return;
         this.pending.shift();
+        this.pending[0]?.start();
         pending.resolve({
           resultClass: record.resultClass,
           results: record.results,
@@ -306,6 +360,8 @@ export class GdbSession implements DebuggerSession {
     this.proc = null;
     const pending = this.pending;
     this.pending = [];
+    // What was written ahead is written again, in its turn, to the reopened dump.
+    this.ahead = [];
     const stderr = this.stderrTail.trim().split("\n").pop();
     for (const command of pending) command.reject(new SessionDead(`gdb ${how}${stderr ? ` (${stderr})` : ""}`));
   }
@@ -343,6 +399,11 @@ export class GdbSession implements DebuggerSession {
   }
 }
 
+
+/** A command as MI takes it: CLI commands through `-interpreter-exec console`, MI commands as they are. */
+function miLine(command: string): string {
+  return command.trimStart().startsWith("-") ? command.trim() : `-interpreter-exec console ${miQuote(command)}`;
+}
 
 function expectDone(reply: MiReply, what: string): MiReply {
   if (reply.resultClass === "error") {
