@@ -5,6 +5,7 @@
 // first (npm run build runs both).
 import { build } from "esbuild";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 rmSync("dist", { recursive: true, force: true });
@@ -58,9 +59,36 @@ const vendorShims = {
   },
 };
 
+// What bin/dumpdbg.js loads first, as one small file (src/early.ts says why).
+await build({
+  entryPoints: { early: "src/early.ts" },
+  outdir: "dist",
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: "linked",
+  logLevel: "warning",
+});
+
+/** The modules dist/early.js holds, as source files: the CLI's bundle imports them from there. */
+const EARLY = new Set(
+  [...readFileSync("src/early.ts", "utf8").matchAll(/^export \* from "(.+)";$/gm)].map((m) => fileURLToPath(new URL(`src/${m[1].replace(/\.js$/, ".ts")}`, import.meta.url))),
+);
+
+/** Imports of those modules become imports of `#early` (package.json's "imports": dist/early.js). */
+const earlyShared = {
+  name: "early-shared",
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      const target = path.resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts"));
+      return EARLY.has(target) ? { path: "#early", external: true } : undefined;
+    });
+  },
+};
+
 const result = await build({
-  // early: what bin/dumpdbg.js runs before loading the CLI (the debugger started first thing).
-  entryPoints: { dumpdbg: "src/cli/main.ts", early: "src/cli/early-debugger.ts", internals: "src/internals.ts" },
+  entryPoints: { dumpdbg: "src/cli/main.ts", internals: "src/internals.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   bundle: true,
@@ -73,7 +101,7 @@ const result = await build({
   // Native addons, loaded from node_modules at run time; and BullMQ with its Redis client, loaded
   // only by `batch --queue` and `worker` (bundled, its classes came out undefined).
   external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis"],
-  plugins: [vendorShims],
+  plugins: [vendorShims, earlyShared],
   // CommonJS packages inside an ES module bundle still call require().
   banner: { js: 'import { createRequire as __dumpdbgCreateRequire } from "node:module"; const require = __dumpdbgCreateRequire(import.meta.url);' },
   legalComments: "linked",

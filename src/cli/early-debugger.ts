@@ -6,16 +6,26 @@
  * turns out wrong (another format, another debugger, other settings) costs a debugger that is ended
  * when the session starts, or the command ends.
  *
- * gdb is then given the core to load while the CLI's code loads, once the core and its program have
- * passed the checks a session makes (debuggers/dump.ts: regular files, an ELF core, the program it
- * names), and only when nothing the arguments say could change how the session loads it.
+ * This module and the few it imports are built apart as dist/early.js, one small file that
+ * bin/dumpdbg.js loads before anything else (build.mjs); the CLI's bundle imports them from there
+ * (`#early`), so that the debugger started here, the live debuggers and the signal handlers exist
+ * once. What gdb is then given to load is decided by the CLI (early-load.ts), once the core and its
+ * program have passed the session's checks.
  */
-import { endEarly, preloadEarly, startEarly } from "../debuggers/early-start.js";
+import { endEarly, startEarly } from "../debuggers/early-start.js";
 import { installSignalHandlers } from "./signals.js";
-import { gdbArguments, gdbLoadCommands } from "../debuggers/gdb/arguments.js";
-import { binaryOf } from "../debuggers/backends.js";
+import { gdbArguments } from "../debuggers/gdb/arguments.js";
+import { binaryOf } from "../debuggers/binaries.js";
 
 export { endEarly as endEarlyDebugger };
+
+/** A core the early gdb may be given to load, as the arguments name it. */
+export interface EarlyCore {
+  dump: string;
+  exe: string | undefined;
+  /** `--debugger auto`: a Go program is then Delve's, not gdb's. */
+  auto: boolean;
+}
 
 const OPENS_A_DUMP = new Set(["triage", "analyze", "exec", "symbols"]);
 /** Flags that change gdb's arguments, or ask for help. */
@@ -25,6 +35,7 @@ const SYMBOL_PLACES = /^--(symbols|symbols-config|modules-path)(=|$)/;
 const MINIDUMP_NAME = /\.(dmp|mdmp)$/i;
 /** Whether this command was looked at already (bin/dumpdbg.js, then main()). */
 let asked = false;
+let core: EarlyCore | null = null;
 
 /**
  * bin/dumpdbg.js calls this before it loads the CLI (dist/early.js is its own small entry), and
@@ -51,23 +62,18 @@ export function startDebuggerEarly(argv: string[], env: NodeJS.ProcessEnv = proc
     startEarly(binaryOf("gdb", named("gdb", rest), env), gdbArguments(), "lines");
     const dump = rest[0];
     if (dump !== undefined && !dump.startsWith("-") && !rest.some((arg) => SYMBOL_PLACES.test(arg)) && !env.DUMPDBG_SYMBOLS) {
-      void preloadCore(dump, valueOf(rest, "--exe"), chosen === "auto").catch(() => undefined);
+      core = { dump, exe: valueOf(rest, "--exe"), auto: chosen === "auto" };
     }
   }
 }
 
 /**
- * Has the early gdb load the core and its program, once both pass a session's checks. Anything
- * wrong is left for the session to find and report; a Go program under `auto` is Delve's.
+ * The core the early gdb may load: the command's dump (its first argument) and `--exe`, when gdb
+ * was started early and nothing in the arguments (a place for symbols) could change how the
+ * session loads it; null otherwise.
  */
-async function preloadCore(dump: string, exe: string | undefined, auto: boolean): Promise<void> {
-  const { checkDumpPaths, inspectDump, resolveExecutable } = await import("../debuggers/dump.js");
-  await checkDumpPaths(dump, exe);
-  const info = inspectDump(dump);
-  if (info.format !== "elf-core") return;
-  const executable = resolveExecutable(info, exe);
-  if (auto && executable !== null && (await import("../debuggers/dumpfile/index.js")).isGoProgram(executable)) return;
-  await preloadEarly(gdbLoadCommands(info.path, executable));
+export function earlyCore(): EarlyCore | null {
+  return core;
 }
 
 /** The binary a flag names, as the session's `binaryOf` takes it (`--gdb PATH`). */

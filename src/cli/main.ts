@@ -9,7 +9,8 @@ import { ExitCode, ExitError } from "./exit.js";
 import { jobsFlag } from "./jobs.js";
 import { modelOptions } from "./model-options.js";
 import { numberFlag } from "./numbers.js";
-import { endEarlyDebugger, startDebuggerEarly } from "./early-debugger.js";
+import { earlyCore, endEarlyDebugger, startDebuggerEarly } from "./early-debugger.js";
+import { loadCoreEarly } from "./early-load.js";
 import { installSignalHandlers } from "./signals.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -354,6 +355,7 @@ export async function main(argv: string[]): Promise<number> {
   // First the handlers, so that no debugger started from here on can outlive a signal.
   installSignalHandlers();
   startDebuggerEarly(argv);
+  void loadCoreEarly(earlyCore()).catch(() => undefined);
   keepTracingOff();
   const program = buildProgram();
   // `dumpdbg … | head`: a reader that has seen enough is not an error.

@@ -9,9 +9,11 @@ import { delimiter, isAbsolute, join } from "node:path";
 
 import type { DumpFormat } from "./dump.js";
 import { DebuggerMissing } from "./errors.js";
-import { resolveAdapter } from "./lldb/adapter.js";
+import { BINARIES, binaryOf, type BackendBinary } from "./binaries.js";
 import type { Backend, DebuggerSession } from "./session.js";
 import type { NamedModule } from "./symbols/frame-names.js";
+
+export { binaryOf, isNamed, namedBinary } from "./binaries.js";
 
 export type DebuggerChoice = Backend | "auto";
 export const DEBUGGER_CHOICES: readonly DebuggerChoice[] = ["auto", "gdb", "lldb", "cdb", "dlv"];
@@ -36,12 +38,8 @@ export interface SessionOptions {
   frameNames?: NamedModule[];
 }
 
-export interface BackendDefinition {
+export interface BackendDefinition extends BackendBinary {
   name: Backend;
-  /** The binary run when neither its flag nor its environment variable names one. */
-  defaultBinary: string;
-  /** The environment variable that names the binary (`DUMPDBG_GDB`). */
-  environment: string;
   /** The dump formats it reads. */
   reads: readonly DumpFormat[];
   /**
@@ -50,8 +48,6 @@ export interface BackendDefinition {
    * the user says that binary speaks this debugger's protocol (a wrapper, a remote bridge, a stand-in).
    */
   hosts?: readonly NodeJS.Platform[];
-  /** The program to run for the binary a flag or the environment named (undefined: none named). */
-  resolve?: (named: string | undefined) => string;
   /**
    * Starts a session on a dump; absent while this build has no such backend. Each backend's code is
    * loaded only when it starts: a run reads its dump with one debugger.
@@ -64,8 +60,7 @@ export interface BackendDefinition {
 export const BACKENDS: Record<Backend, BackendDefinition> = {
   gdb: {
     name: "gdb",
-    defaultBinary: "gdb",
-    environment: "DUMPDBG_GDB",
+    ...BINARIES.gdb,
     reads: ["elf-core"],
     start: async (options) =>
       new (await import("./gdb/gdb-session.js")).GdbSession({
@@ -83,11 +78,8 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
   },
   lldb: {
     name: "lldb",
-    defaultBinary: "lldb",
-    environment: "DUMPDBG_LLDB",
+    ...BINARIES.lldb,
     reads: ["elf-core", "minidump"],
-    // LLDB is driven through its DAP server, found on PATH or beside the lldb that --lldb names.
-    resolve: (named) => resolveAdapter(named),
     start: async (options) =>
       new (await import("./lldb/lldb-session.js")).LldbSession({
         dump: options.dump,
@@ -103,8 +95,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
   },
   cdb: {
     name: "cdb",
-    defaultBinary: "cdb",
-    environment: "DUMPDBG_CDB",
+    ...BINARIES.cdb,
     reads: ["minidump"],
     hosts: ["win32"],
     start: async (options) =>
@@ -119,8 +110,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
   },
   dlv: {
     name: "dlv",
-    defaultBinary: "dlv",
-    environment: "DUMPDBG_DLV",
+    ...BINARIES.dlv,
     reads: ["elf-core"],
     start: async (options) =>
       new (await import("./dlv/dlv-session.js")).DlvSession({
@@ -136,26 +126,6 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
 function searchPath(options: SessionOptions): string | undefined {
   const dirs = [...(options.solibSearchPath ? [options.solibSearchPath] : []), ...(options.modulesPath ?? [])];
   return dirs.length ? dirs.join(":") : undefined;
-}
-
-/**
- * The binary of a backend: its flag, else its environment variable, else its usual name; for LLDB
- * the DAP server that goes with it. Throws DebuggerMissing when a named lldb has no such server.
- */
-export function binaryOf(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): string {
-  const definition = BACKENDS[backend];
-  const named = namedBinary(backend, flags, env);
-  return definition.resolve ? definition.resolve(named) : (named ?? definition.defaultBinary);
-}
-
-/** Whether the user named a backend's binary, by its flag or its environment variable. */
-export function isNamed(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): boolean {
-  return namedBinary(backend, flags, env) !== undefined;
-}
-
-/** The binary the user named for a backend (its flag, else its environment variable); undefined when none. */
-export function namedBinary(backend: Backend, flags: Partial<Record<Backend, string>>, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return flags[backend] || env[BACKENDS[backend].environment] || undefined;
 }
 
 /** Whether a backend's binary can be run here. */

@@ -1,0 +1,20 @@
+/**
+ * Gives the early gdb (early-debugger.ts) the command's core to load, once the core and its program
+ * pass the checks a session makes (debuggers/dump.ts: regular files, an ELF core, the program it
+ * names): gdb then loads them while the command's code loads. Anything wrong is left for the
+ * session to find and report; a Go program under `auto` is Delve's.
+ */
+import type { EarlyCore } from "./early-debugger.js";
+import { preloadEarly } from "../debuggers/early-start.js";
+import { gdbLoadCommands } from "../debuggers/gdb/arguments.js";
+
+export async function loadCoreEarly(core: EarlyCore | null): Promise<void> {
+  if (!core) return;
+  const { checkDumpPaths, inspectDump, resolveExecutable } = await import("../debuggers/dump.js");
+  await checkDumpPaths(core.dump, core.exe);
+  const info = inspectDump(core.dump);
+  if (info.format !== "elf-core") return;
+  const executable = resolveExecutable(info, core.exe);
+  if (core.auto && executable !== null && (await import("../debuggers/dumpfile/index.js")).isGoProgram(executable)) return;
+  await preloadEarly(gdbLoadCommands(info.path, executable));
+}
