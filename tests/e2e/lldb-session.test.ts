@@ -189,6 +189,44 @@ describe("LldbSession on a multi-threaded crash", () => {
   });
 });
 
+describe("LldbSession with commands asked together", () => {
+  afterEach(closeAll);
+
+  it("sends the next ones ahead and answers each as one at a time would: output, order, context", async () => {
+    // Reads, placed commands and selection moves (nothing is sent past those), an error, and the
+    // value history ($0, $1…) that depends on the order.
+    const commands = ["bt", "register read rip", "p 1+1", "thread #1 frame #1 frame variable", "frame select 1", "frame info", "p 2+2", "memory read --size 8 --format x --count 4 $sp", "p nosuchsymbol", "up", "frame select 0", "thread info", "image lookup --address $pc"];
+    const repeated = Array.from({ length: 3 }, () => commands).flat();
+    const together = await open("null-deref");
+    const answers = await Promise.all(repeated.map((command) => together.run(command)));
+    const alone = await open("null-deref");
+    for (const [i, command] of repeated.entries()) {
+      const one = await alone.run(command);
+      const { ms: _ms, ...answer } = answers[i]!;
+      const { ms: _oneMs, ...expected } = one;
+      expect(answer, command).toEqual(expected);
+    }
+    expect(answers.find((a) => a.command === "p 2+2")!.output).toMatch(/= 4/);
+  });
+
+  it("a command past its timeout with commands sent ahead: the dump is reopened, and they run in their turn", async () => {
+    const session = await open("null-deref");
+    const [first, slow, after, frame] = await Promise.all([
+      session.run("bt 1"),
+      session.run("script import time; time.sleep(60)", { timeoutMs: 500 }),
+      session.run("p 1+1"),
+      session.run("frame select 1"),
+    ]);
+    expect(first.ok).toBe(true);
+    expect(slow).toMatchObject({ ok: false, errorType: "timeout", reopened: true });
+    // Its timeout ran from its turn, not from when it was sent, and not longer.
+    expect(slow.ms).toBeLessThan(5_000);
+    expect(after).toMatchObject({ ok: true });
+    expect(after.output).toMatch(/= 2/);
+    expect(frame.context.selectedFrame).toMatchObject({ level: 1, function: "broadcast" });
+  });
+});
+
 describe("LldbSession recovery", () => {
   afterEach(closeAll);
 

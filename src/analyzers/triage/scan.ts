@@ -55,9 +55,12 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     if (piece.length < SCAN_PIECE_WORDS) break;
   }
   const calls: ScannedCall[] = [];
-  for (const candidate of returnCandidates(sp, words, isOwnCode).slice(0, MAX_SCAN_CANDIDATES)) {
-    // The 16 bytes before the return address hold the call that returns there, if it is one.
-    const code = bytesOf(await q.readMemory(hex(candidate.address - 16n), 2));
+  const candidates = returnCandidates(sp, words, isOwnCode).slice(0, MAX_SCAN_CANDIDATES);
+  // The 16 bytes before each return address hold the call that returns there, if it is one. Asked
+  // together: the session may hand the debugger the next read while it answers one.
+  const codes = await Promise.all(candidates.map((candidate) => q.readMemory(hex(candidate.address - 16n), 2)));
+  for (const [i, candidate] of candidates.entries()) {
+    const code = bytesOf(codes[i] ?? []);
     if (code.length === 16) {
       if (endsWithCall(code)) calls.push({ ...candidate, call: await classifyCall(q, callTarget(code, candidate.address), isOwnCode) });
       continue;

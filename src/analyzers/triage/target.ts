@@ -48,10 +48,8 @@ export interface Target {
 }
 
 export async function readTarget(q: Inspector, options: TriageOptions): Promise<Target> {
-  const threads = await q.threads();
-  const libraries = await q.sharedLibraries();
-  const files = await q.sections();
-  const registers = await q.registers();
+  // Asked together, answered in this order: the session may hand the debugger the next while it answers one.
+  const [threads, libraries, files, registers] = await Promise.all([q.threads(), q.sharedLibraries(), q.sections(), q.registers()]);
   const key = keyRegisters(registers);
   const pc = toBigInt(key.pc);
   const sp = toBigInt(key.sp);

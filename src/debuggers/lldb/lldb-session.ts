@@ -9,8 +9,8 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { closeSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { openRegularFile } from "../dumpfile/index.js";
-import { CommandRunner } from "../command-runner.js";
-import { DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
+import { CommandRunner, type Queued } from "../command-runner.js";
+import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { takeEarly } from "../early-start.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
@@ -66,6 +66,9 @@ const FORMATS = [
   "settings set thread-stop-format \"thread #${thread.index}: tid = ${thread.id%tid}{, name = '${thread.name}'}{, stop reason = ${thread.stop-reason}}\\n\"",
 ];
 
+/** How many commands may wait in the adapter's input, sent ahead of their turn (see writeAhead). */
+const AHEAD = 16;
+
 interface Adapter {
   proc: DebuggerProcess;
   client: DapClient;
@@ -83,6 +86,8 @@ export class LldbSession implements DebuggerSession {
   /** What lldb warned about while loading the dump (a missing .dwo, a setting it refused). */
   loadWarnings: string[] = [];
   private adapter: Adapter | null = null;
+  /** Commands of the runner's queue sent before their turn, oldest first, each with its answer to come. */
+  private ahead: { command: string; timeoutMs: number; reply: Promise<Reply> }[] = [];
   /** Commands wait here so that exactly one is in flight. */
   private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext("lldb");
@@ -99,7 +104,7 @@ export class LldbSession implements DebuggerSession {
       {
         running: () => this.adapter !== null,
         reopen: () => this.reopen(),
-        exchange: (command, timeoutMs) => this.reply(command, timeoutMs),
+        exchange: (command, timeoutMs, queued) => this.reply(command, timeoutMs, queued),
         // DAP has no way to interrupt a command in lldb.
         recover: async () => {
           await this.reopen();
@@ -126,15 +131,20 @@ export class LldbSession implements DebuggerSession {
     const { client } = this.adapter;
     try {
       await this.initialize(client, binary);
-      for (const setting of this.settings()) {
-        const reply = await this.command(setting, OPEN_TIMEOUT_MS);
-        if (reply.error) throw new DebuggerError(`lldb refused "${setting}": ${reply.error}`);
-      }
-      const attach = await client.request(
+      // Sent together, answered in order: the settings, then the dump's load.
+      const settings = this.settings().map((setting) => ({ setting, reply: this.command(setting, OPEN_TIMEOUT_MS) }));
+      const attaching = client.request(
         "attach",
         { ...(this.options.executable ? { program: this.options.executable } : {}), coreFile: this.options.dump },
         OPEN_TIMEOUT_MS,
       );
+      // One that fails while an earlier one is awaited is reported by that await, not as unhandled.
+      for (const pending of [...settings.map((s) => s.reply), attaching]) pending.catch(() => undefined);
+      for (const { setting, reply } of settings) {
+        const answered = await reply;
+        if (answered.error) throw new DebuggerError(`lldb refused "${setting}": ${answered.error}`);
+      }
+      const attach = await attaching;
       if (!attach.success) throw new DebuggerError(`lldb could not load ${this.options.dump}: ${attach.message}`);
       // For a core, lldb-vscode answers the attach first and sends its stopped events (one per
       // thread with a stop reason) right after answering configurationDone, from the same handler:
@@ -168,6 +178,7 @@ export class LldbSession implements DebuggerSession {
   async close({ wait = true }: CloseOptions = {}): Promise<void> {
     const adapter = this.adapter;
     this.adapter = null;
+    this.ahead = [];
     if (!adapter) return;
     // The adapter holds nothing worth a polite `disconnect` (the dump is read-only): answering it and
     // tearing LLDB down took about 100 ms of every run. Ended at once, as gdb is.
@@ -177,11 +188,47 @@ export class LldbSession implements DebuggerSession {
   }
 
   /** One command through the adapter's REPL: placed ones in their thread and frame, the selection read back after one that moves it. */
-  private async reply(command: string, timeoutMs: number): Promise<{ output: string; error: string | null }> {
+  private async reply(command: string, timeoutMs: number, queued: readonly Queued[] = []): Promise<{ output: string; error: string | null }> {
     const { place, command: inner } = parsePlaced(command);
-    const reply = place.thread === null && place.frame === null ? await this.command(command, timeoutMs) : await this.placed(place, inner, timeoutMs);
+    const here = place.thread === null && place.frame === null;
+    const answer = here ? (this.takeAhead(command, timeoutMs) ?? this.command(command, timeoutMs)) : null;
+    if (here && !this.vocabulary.movesSelection(inner)) this.writeAhead(queued, timeoutMs);
+    const reply = answer ? await answer : await this.placed(place, inner, timeoutMs);
     if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
     return { output: reply.output, error: reply.error };
+  }
+
+  /**
+   * Sends the next commands of the runner's queue now (lldb answers requests in order), so that
+   * lldb has each as soon as it has answered the one before; each is taken in its turn
+   * (takeAhead), and its timeout runs from then. None is sent past a placed command or one that
+   * moves the selection. The adapter's own clock for a request sent ahead also counts the timeouts
+   * of the commands before it: a bound, never the one that cuts it.
+   */
+  private writeAhead(queued: readonly Queued[], currentTimeoutMs: number): void {
+    if (this.ahead.some((sent, i) => queued[i]?.command !== sent.command)) return;
+    let before = currentTimeoutMs + this.ahead.reduce((sum, sent) => sum + sent.timeoutMs, 0);
+    for (const next of queued.slice(this.ahead.length, AHEAD)) {
+      const { place, command: inner } = parsePlaced(next.command);
+      if (place.thread !== null || place.frame !== null || this.vocabulary.movesSelection(inner)) return;
+      const reply = this.command(next.command, before + next.timeoutMs);
+      // Its turn may never come (the session is closed first): its failure is then nobody's.
+      reply.catch(() => undefined);
+      this.ahead.push({ command: next.command, timeoutMs: next.timeoutMs, reply });
+      before += next.timeoutMs;
+    }
+  }
+
+  /** The answer to come of a command sent ahead, when this is the next one sent, within `timeoutMs` from now (its turn). */
+  private takeAhead(command: string, timeoutMs: number): Promise<Reply> | null {
+    const first = this.ahead[0];
+    if (first?.command !== command) return null;
+    this.ahead.shift();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CommandTimeout(`evaluate got no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    return Promise.race([first.reply, late]).finally(() => clearTimeout(timer));
   }
 
   private async start(binary: string): Promise<Adapter> {
@@ -202,7 +249,11 @@ export class LldbSession implements DebuggerSession {
     void proc.exited.then((how) => {
       const stderr = this.stderrTail.trim().split("\n").pop();
       client.close(new SessionDead(`${basename(binary)} ${how}${stderr ? ` (${stderr})` : ""}`));
-      if (this.adapter === adapter) this.adapter = null;
+      if (this.adapter === adapter) {
+        this.adapter = null;
+        // What was sent ahead is sent again, in its turn, to the reopened dump.
+        this.ahead = [];
+      }
     });
     return adapter;
   }
@@ -245,6 +296,7 @@ export class LldbSession implements DebuggerSession {
   private async reopen(): Promise<void> {
     const old = this.adapter;
     this.adapter = null;
+    this.ahead = [];
     if (old) {
       old.proc.kill();
       await old.proc.exited;
