@@ -20,6 +20,7 @@ const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: Re
   "nil-pointer": { culprit: "main.charge", says: [/nil pointer dereference/, /`job\.Owner`/, /address 0x0/], recommends: /`job\.Owner` for nil/ },
   "panic-string": { culprit: "main.(*Ledger).Post", says: [/"ledger out of balance"/, /`panic\("ledger out of balance"\)`/], recommends: /return an error/ },
   hang: { culprit: "main.dispatch", says: [/while holding `r\.mu`/, /goroutine \d+ waits on a sync\.Mutex in `main\.\(\*Registry\)\.Report`/, /`<-done`/], recommends: /Do not hold `r\.mu` across a channel operation/ },
+  "out-of-memory": { culprit: "main.(*Spool).Begin", says: [/fatal error: (runtime: )?out of memory/, /`make\(\[\]byte, declared\)` sized by `declared`/, /not necessarily what holds the memory/], recommends: /Bound `declared`[\s\S]*GOMEMLIMIT/ },
   deadlock: { culprit: "main.(*Server).Shutdown", says: [/all goroutines are asleep/, /chan receive/, /`return <-s\.acks`/], recommends: /close the channel|time\.After/ },
 };
 
@@ -72,6 +73,11 @@ describe("dumpdbg analyze, offline, on Go services' cores", () => {
   it.skipIf(!hasDlv())("prints the culprit's variables through Delve, whose unwind reaches the goroutine's frame", async () => {
     const { report } = await analyze("nil-map", { debugger: "dlv" });
     expect(report.conclusion.rootCause).toMatch(/In the culprit's frame, `c` = .*entries: map\[string\]string nil/);
+  });
+
+  it.skipIf(!hasDlv())("prints the size an out-of-memory allocation asked for through Delve", async () => {
+    const { report } = await analyze("out-of-memory", { debugger: "dlv" });
+    expect(report.conclusion.rootCause).toMatch(/In the culprit's frame, `declared` = 16777216\b/);
   });
 
   it("says the map's value is unknown through gdb, whose unwind stops at the signal trampoline, and still decides from the runtime", async () => {

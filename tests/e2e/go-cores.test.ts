@@ -36,7 +36,14 @@ const EXPECTED: Record<string, Expected> = {
   "stack-overflow": { kind: "stack-overflow", culprit: "main.resolve", message: /^fatal error: stack overflow$/, signature: "stack-overflow | main.resolve | main.resolve | main.resolve", shipped: "main.resolve" },
   deadlock: { kind: "deadlock", culprit: "main.(*Server).Shutdown", message: /^fatal error: all goroutines are asleep - deadlock!$/, shipped: "main.main" },
   hang: { kind: "hang", culprit: "main.dispatch", message: /goroutines/, shipped: "main.dispatch" },
+  // Which of the runtime's out-of-memory throws fires depends on where the address space ran out; the verdict is the one it printed.
+  "out-of-memory": { kind: "panic", culprit: "main.(*Spool).Begin", message: /^fatal error: (runtime: )?out of memory\b/, signature: "panic | main.(*Spool).Begin | main.accept | main.main", shipped: "main.accept" },
 };
+
+/** The `fatal error: …` line the runtime printed before it aborted, when it threw. */
+function printedThrow(built: BuiltGoCore): string | null {
+  return /^fatal error: .*$/m.exec(built.output)?.[0] ?? null;
+}
 
 /** The debuggers every case runs through: gdb always, Delve where it is installed. */
 const DEBUGGERS = ["gdb", ...(hasDlv() ? ["dlv"] : [])] as const;
@@ -74,6 +81,7 @@ describe.each(CASES)("Go service %s, debug build (-N -l), through %s", (name, de
     const { crash } = await triageJson(built, debuggerName);
     expect(crash.kind).toBe(expected.kind);
     expect(crash.message).toMatch(expected.message);
+    if (printedThrow(built)) expect(crash.message).toBe(printedThrow(built));
     expect(crash.culprit.function).toBe(expected.culprit);
     expect(crash.culprit.line).toBe(goCulpritLine(name));
     expect(crash.culprit.file).toMatch(/main\.go$/);
@@ -93,6 +101,7 @@ describe.each(CASES)("Go service %s, as shipped (optimised, inlined), through %s
     const { crash } = await triageJson(built, debuggerName);
     expect(crash.kind).toBe(expected.kind);
     expect(crash.message).toMatch(expected.message);
+    if (printedThrow(built)) expect(crash.message).toBe(printedThrow(built));
     expect(crash.culprit.line).toBe(goCulpritLine(name));
     expect(crash.culprit.function).toBe(expected.shipped);
   }, 120_000);

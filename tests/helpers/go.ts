@@ -3,7 +3,8 @@
  * crashes, the way a Go service dumps core in production: GOTRACEBACK=crash and `ulimit -c
  * unlimited`, the runtime printing its panic and then aborting. A case whose main.go starts with
  * `// hangs:` is a service that stops making progress: it prints "ready" and is dumped alive, as
- * gcore does. Builds are cached under os.tmpdir()/dumpdbg-fixtures by source hash, with the Go
+ * gcore does; one whose main.go starts with `// runs under: ulimit -v KIB` runs with that much
+ * address space, as a container's memory limit caps a service, so its heap cannot grow past it. Builds are cached under os.tmpdir()/dumpdbg-fixtures by source hash, with the Go
  * build cache beside them, so that no test pays for `go build` twice; nothing is fetched (GOPROXY=off).
  */
 import { spawn } from "node:child_process";
@@ -68,8 +69,8 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
     try {
       for (const file of files) await writeFile(path.join(dir, file), readFileSync(path.join(caseDir, file)));
       const exe = await goBuild(dir, options.optimized ?? false);
-      const hangs = readFileSync(path.join(caseDir, "main.go"), "utf8").startsWith("// hangs:");
-      const dumped = hangs ? await dumpHungService(exe, dir) : await dumpCrash(exe, dir);
+      const header = readFileSync(path.join(caseDir, "main.go"), "utf8");
+      const dumped = header.startsWith("// hangs:") ? await dumpHungService(exe, dir) : await dumpCrash(exe, dir, limitsOf(header));
       return await publish(index, dir, { exe, core: dumped.core, dir, source: path.join(caseDir, "main.go"), output: dumped.output });
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
@@ -89,13 +90,22 @@ async function goBuild(dir: string, optimized: boolean): Promise<string> {
   return exe;
 }
 
-/** The kernel writes the core into the working directory when core_pattern lets it; else gdb runs the service and dumps it. */
-async function dumpCrash(exe: string, dir: string): Promise<{ core: string; output: string }> {
+/** `ulimit -v KIB` from a case's `// runs under:` first line, as shell words; none for any other case. */
+function limitsOf(header: string): string {
+  const match = /^\/\/ runs under: ulimit -v (\d+)\b/.exec(header);
+  return match ? `ulimit -v ${match[1]} && ` : "";
+}
+
+/**
+ * The kernel writes the core into the working directory when core_pattern lets it; else gdb runs the
+ * service and dumps it. `limits` (shell commands) set the service's resource limits before it starts.
+ */
+async function dumpCrash(exe: string, dir: string, limits: string): Promise<{ core: string; output: string }> {
   const core = path.join(dir, "core");
   const pattern = readFileSync("/proc/sys/kernel/core_pattern", "utf8").trim();
   if (!pattern.startsWith("|") && !pattern.includes("/")) {
     const before = new Set(await readdir(dir));
-    const result = await run("sh", ["-c", 'ulimit -c unlimited && exec "./$0"', path.basename(exe)], dir, RUN_TIMEOUT_MS);
+    const result = await run("sh", ["-c", `ulimit -c unlimited && ${limits}exec "./$0"`, path.basename(exe)], dir, RUN_TIMEOUT_MS);
     for (const file of await readdir(dir)) {
       if (!before.has(file) && (await isElfCore(path.join(dir, file)))) {
         await rename(path.join(dir, file), core);
@@ -104,7 +114,8 @@ async function dumpCrash(exe: string, dir: string): Promise<{ core: string; outp
     }
     if (result.code === 0) throw new Error(`Go fixture ${exe} exited normally instead of crashing`);
   }
-  const result = await run("gdb", [...GDB_QUIET, "-ex", "run", "-ex", `generate-core-file ${core}`, exe], dir, RUN_TIMEOUT_MS);
+  // gdb runs under the same limits as the service it starts: they are inherited, and gdb needs far less.
+  const result = await run("sh", ["-c", `${limits}exec gdb "$@"`, "sh", ...GDB_QUIET, "-ex", "run", "-ex", `generate-core-file ${core}`, exe], dir, RUN_TIMEOUT_MS);
   if (!(await isElfCore(core))) throw new Error(`Go fixture ${exe} left no core, even under gdb:\n${result.stdout}${result.stderr}`);
   return { core, output: result.stderr };
 }
