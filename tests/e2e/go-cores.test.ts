@@ -5,6 +5,7 @@
  * function and its line, through gdb and through Delve alike: the same Go reader asks both, and
  * each must give the same verdict (Delve, where it is installed).
  */
+import { readFile } from "node:fs/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
@@ -131,5 +132,61 @@ describe("what triage tells of a Go program under gdb", () => {
       "hung: all 5 goroutines of the program's own wait: 2 on chan receive (in main.worker), 1 on a sync.WaitGroup (in main.main), 1 on a sync.Mutex (in main.(*Registry).Report), 1 on chan receive (in main.dispatch)",
     );
     expect(crash.origin?.type).toBe("requested");
+  }, 60_000);
+});
+
+/** What must not depend on how the program was linked: the culprit's path is the build folder's, which differs. */
+const LINKED_VERDICT = (crash: Crash) => ({ kind: crash.kind, message: crash.message, function: crash.culprit.function, line: crash.culprit.line, signature: crash.signature, faultAddress: crash.faultAddress, access: crash.access });
+
+describe.each(CASES)("Go service %s built as a PIE (-buildmode=pie), through %s", (name, debuggerName) => {
+  it("gives the verdict of the same service built at fixed addresses", async () => {
+    const [pie, fixed] = await Promise.all([buildGoCore(name, { pie: true }), buildGoCore(name)]);
+    expect((await readFile(pie.exe)).readUInt16LE(16)).toBe(3);
+    const [fromPie, fromFixed] = await Promise.all([triageJson(pie, debuggerName), triageJson(fixed, "gdb")]);
+    expect(LINKED_VERDICT(fromPie.crash)).toEqual(LINKED_VERDICT(fromFixed.crash));
+    expect(fromPie.stderr).not.toMatch(/another machine/);
+  }, 180_000);
+});
+
+/** The panics whose verdict lies in the runtime's `_panic` record and the goroutine's own state, read without a symbol table. */
+const STRIPPED: Record<string, Pick<Crash, "kind" | "message" | "faultAddress" | "access">> = {
+  "nil-map": { kind: "panic", message: "assignment to entry in nil map", faultAddress: null, access: null },
+  "index-range": { kind: "panic", message: "runtime error: index out of range [5] with length 3", faultAddress: null, access: null },
+  "panic-error": { kind: "panic", message: "loading config: open /nonexistent/svc.yaml: file does not exist", faultAddress: null, access: null },
+  "panic-string": { kind: "panic", message: "ledger out of balance", faultAddress: null, access: null },
+  // As shipped, the compiler reads `job.Owner.Quota` through the nil pointer at once: 16 bytes into Owner.
+  "nil-pointer": { kind: "null-dereference", message: "runtime error: invalid memory address or nil pointer dereference", faultAddress: "0x10", access: "read" },
+};
+
+describe.each(Object.entries(STRIPPED))("Go service %s built stripped (-ldflags=-s -w)", (name, expected) => {
+  it.each([false, true])("gives the runtime's panic through gdb and names no function it cannot know (PIE: %s)", async (pie) => {
+    const built = await buildGoCore(name, { optimized: true, stripped: true, pie });
+    const result = await runCli(["triage", built.core, "--exe", built.exe, "--json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const crash = JSON.parse(result.stdout) as Crash;
+    expect({ kind: crash.kind, message: crash.message, faultAddress: crash.faultAddress, access: crash.access }).toEqual(expected);
+    // The runtime printed the fault's address too: `[signal SIGSEGV: segmentation violation code=0x1 addr=0x10 pc=…]`.
+    if (expected.faultAddress) expect(built.output).toContain(`addr=${expected.faultAddress} `);
+    expect(crash.culprit).toMatchObject({ function: null, file: null, line: null });
+    expect(crash.signature).toBe(expected.kind);
+    if (hasDlv()) expect(result.stderr).toMatch(/the Go program has no DWARF debug information \(built with -ldflags=-w, or stripped\), which Delve needs: reading its core with gdb/);
+  }, 120_000);
+});
+
+describe("a stripped Go service's core", () => {
+  it("says why its frames are unknown", async () => {
+    const built = await buildGoCore("nil-map", { optimized: true, stripped: true });
+    const result = await runCli(["triage", built.core, "--exe", built.exe, "--debugger", "gdb"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Where: +unknown/m);
+    expect(result.stdout).toMatch(/the program has no symbol table \(built with -ldflags=-s, or stripped\): the debugger names none of its functions, so the goroutine's frames and the culprit are unknown/);
+    expect(result.stdout).not.toMatch(/dlv core <program> <core>/);
+  }, 60_000);
+
+  it.skipIf(!hasDlv())("is refused by Delve in one line that says why and what to use", async () => {
+    const built = await buildGoCore("nil-map", { optimized: true, stripped: true });
+    const result = await runCli(["triage", built.core, "--exe", built.exe, "--debugger", "dlv"]);
+    expect(result.code).toBe(4);
+    expect(result.stderr.trim()).toBe(`dumpdbg: Delve cannot read ${built.core}: ${built.exe} has no DWARF debug information (built with -ldflags=-w, or stripped), which Delve needs; read it with --debugger gdb`);
   }, 60_000);
 });

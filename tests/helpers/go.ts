@@ -28,6 +28,10 @@ export interface BuiltGoCore {
 export interface GoBuildOptions {
   /** build as shipped (the compiler's optimisations and inlining) instead of `-gcflags=all=-N -l` */
   optimized?: boolean;
+  /** `-buildmode=pie`: loaded at a random base, as distributions build Go programs */
+  pie?: boolean;
+  /** `-ldflags=-s -w`: no symbol table and no DWARF, as release images ship Go programs */
+  stripped?: boolean;
 }
 
 const CASES_DIR = fileURLToPath(new URL("../fixtures/go/", import.meta.url));
@@ -56,7 +60,7 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
   const caseDir = path.join(CASES_DIR, name);
   const files = readdirSync(caseDir).sort();
   const text = files.map((file) => `${file}\n${readFileSync(path.join(caseDir, file), "utf8")}`).join("\n");
-  const key = sha256(JSON.stringify([RECIPE_HASH, name, sha256(text), options.optimized ?? false])).slice(0, 16);
+  const key = sha256(JSON.stringify([RECIPE_HASH, name, sha256(text), options.optimized ?? false, options.pie ?? false, options.stripped ?? false])).slice(0, 16);
   const known = pending.get(key);
   if (known) return known;
   const result = (async () => {
@@ -68,7 +72,7 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
     await mkdir(dir, { recursive: true });
     try {
       for (const file of files) await writeFile(path.join(dir, file), readFileSync(path.join(caseDir, file)));
-      const exe = await goBuild(dir, options.optimized ?? false);
+      const exe = await goBuild(dir, options);
       const header = readFileSync(path.join(caseDir, "main.go"), "utf8");
       const dumped = header.startsWith("// hangs:") ? await dumpHungService(exe, dir) : await dumpCrash(exe, dir, limitsOf(header));
       return await publish(index, dir, { exe, core: dumped.core, dir, source: path.join(caseDir, "main.go"), output: dumped.output });
@@ -82,9 +86,9 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
   return result;
 }
 
-async function goBuild(dir: string, optimized: boolean): Promise<string> {
+async function goBuild(dir: string, options: GoBuildOptions): Promise<string> {
   const exe = path.join(dir, "svc");
-  const args = ["build", ...(optimized ? [] : ["-gcflags=all=-N -l"]), "-o", exe, "."];
+  const args = ["build", ...(options.optimized ? [] : ["-gcflags=all=-N -l"]), ...(options.pie ? ["-buildmode=pie"] : []), ...(options.stripped ? ["-ldflags=-s -w"] : []), "-o", exe, "."];
   const result = await run("go", args, dir, BUILD_TIMEOUT_MS);
   if (result.code !== 0) throw new Error(`go ${args.join(" ")} failed in ${dir}:\n${result.stderr}`);
   return exe;

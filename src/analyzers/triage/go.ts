@@ -59,6 +59,8 @@ export interface GoFindings {
   goroutine: Goroutine | null;
   /** The goroutines of the program's own that wait, read over allgs when no goroutine was running (a deadlock, a hang). */
   waiting: Goroutine[];
+  /** Whether the debugger names the runtime's symbols: a program built with `-ldflags=-s` has no symbol table. */
+  symbols: boolean;
   notes: string[];
 }
 
@@ -76,23 +78,26 @@ interface GRecord {
 }
 
 /** Null for any program but Go's. */
-export async function readGo(q: Inspector, target: Target, stop: Stop, stack: Stack, recordedFp: string | null = null): Promise<GoFindings | null> {
+/** `recorded`: the signalled thread's registers as the core records them (NT_PRSTATUS), when it does. */
+export async function readGo(q: Inspector, target: Target, stop: Stop, stack: Stack, recorded: Record<string, string> | null = null): Promise<GoFindings | null> {
   const version = await goVersion(q, target);
   if (version === null) return null;
   const layout = goLayout(version);
   const notes: string[] = [];
-  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], notes };
+  const symbols = (await q.symbolAddress("runtime.allgs")) !== null;
+  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], symbols, notes };
   if (layout === null) {
     notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
     return found;
   }
-  const memory = new GoMemory(q, layout, target, recordedFp);
-  const curg = await memory.currentGoroutine(target);
+  const memory = new GoMemory(q, layout, target, recorded?.rbp ?? null);
+  const curg = await memory.currentGoroutine(recorded?.fs_base ?? null);
   const thrown = (await memory.thrown(stack, stop.signal !== null)) ?? (await memory.thrownUnwound(stack));
   if (curg && curg.panic !== 0n) {
     const value = await memory.panicValue(curg.panic);
     const frames = await memory.frames(curg);
-    const faulted = curg.sig === SIGSEGV && frames.some((frame) => frame.function === "runtime.sigpanic");
+    // A fault's panic runs in sigpanic, whose call the runtime injected with the faulting pc as its return address (found by name, or without symbols by that address).
+    const faulted = curg.sig === SIGSEGV && frames.some((frame) => frame.function === "runtime.sigpanic" || toBigInt(frame.address) === curg.sigpc);
     found.goroutine = goroutineOf(curg, frames);
     found.message = value;
     found.kind = faulted ? (curg.sigcode1 < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access") : "panic";
@@ -146,8 +151,11 @@ export function goReading(go: GoFindings | null): GoReading | null {
 /** What a report notes of a Go program: how its goroutines were found, and under gdb, that Delve lists them all. */
 export function goNotes(go: GoFindings | null, debuggerName: string | undefined): string[] {
   if (go === null) return [];
-  const delve = debuggerName === "gdb" ? [`a Go ${go.version} program: gdb shows threads, not goroutines; \`dlv core <program> <core>\` lists every goroutine with its stack`] : [];
-  return [...go.notes, ...delve];
+  const stripped = go.symbols
+    ? []
+    : [`the program has no symbol table (built with -ldflags=-s, or stripped): the debugger names none of its functions, so the goroutine's frames and the culprit are unknown, and a throw's message is not found; Delve cannot read it either, as it needs DWARF. Keep the unstripped build of each release to read its cores`];
+  const delve = debuggerName === "gdb" && go.symbols ? [`a Go ${go.version} program: gdb shows threads, not goroutines; \`dlv core <program> <core>\` lists every goroutine with its stack`] : [];
+  return [...go.notes, ...stripped, ...delve];
 }
 
 /**
@@ -204,9 +212,13 @@ class GoMemory {
     };
   }
 
-  /** The crashing thread's goroutine: TLS holds its g (fs_base - 8 on linux/amd64), g.m its thread, m.curg the user goroutine. */
-  async currentGoroutine(target: Target): Promise<GRecord | null> {
-    const tls = toBigInt(target.registers.find((r) => r.name === "fs_base")?.value ?? null);
+  /**
+   * The crashing thread's goroutine: TLS holds its g (fs_base - 8 on linux/amd64), g.m its thread,
+   * m.curg the user goroutine. The core's own fs_base is preferred (gdb's `info registers` may not
+   * list it); without any, `runtime.m0`'s, which a program without symbols cannot name.
+   */
+  async currentGoroutine(recordedTls: string | null): Promise<GRecord | null> {
+    const tls = toBigInt(recordedTls ?? this.target.registers.find((r) => r.name === "fs_base")?.value ?? null);
     let m: bigint | null = null;
     if (tls !== null && tls > 8n) {
       const g = await this.word(tls - 8n);
@@ -307,19 +319,42 @@ class GoMemory {
     }
   }
 
-  /** A type's name: its name offset counts from the module's types base (`runtime.firstmoduledata.types`). */
+  /** A type's name: its name offset counts from the module's types base. */
   private async typeName(type: bigint): Promise<string | null> {
+    const types = await this.typesBase();
+    return types === null ? null : this.typeNameFrom(types, type);
+  }
+
+  private async typeNameFrom(types: bigint, type: bigint): Promise<string | null> {
     const words = await this.q.readMemory(hex(type), 6);
     const { tflag } = this.layout.type;
     const flags = words[Math.floor(tflag / 8)] === undefined ? undefined : (words[Math.floor(tflag / 8)] ?? 0n) >> BigInt((tflag % 8) * 8);
     const str = words[this.layout.type.str / 8];
-    const moduledata = await this.q.symbolAddress("runtime.firstmoduledata");
-    if (flags === undefined || str === undefined || moduledata === null) return null;
-    const types = await this.word(BigInt(moduledata) + BigInt(this.layout.moduleTypes));
-    if (types === null) return null;
+    if (flags === undefined || str === undefined) return null;
     const nameOff = BigInt.asIntN(32, str & 0xffffffffn);
     const bytes = bytesOf(await this.q.readMemory(hex(types + nameOff), 16));
     return goTypeName(bytes, Number(flags & 0xffn));
+  }
+
+  /**
+   * `runtime.firstmoduledata.types`. A program without symbols (`-ldflags=-s`) still has its
+   * sections: Go's linker puts the type data first in `.rodata` (in `.data.rel.ro` for a PIE), and
+   * that start is taken only when the first type `.typelink` lists (an offset from it) has a name.
+   */
+  private async typesBase(): Promise<bigint | null> {
+    const moduledata = await this.q.symbolAddress("runtime.firstmoduledata");
+    if (moduledata !== null) return this.word(BigInt(moduledata) + BigInt(this.layout.moduleTypes));
+    const own = this.target.files.sections.filter((s) => s.source === "exec");
+    for (const [data, links] of [[".rodata", ".typelink"], [".data.rel.ro", ".data.rel.ro.typelink"]] as const) {
+      const start = own.find((s) => s.name === data)?.start;
+      const typelink = own.find((s) => s.name === links)?.start;
+      if (start === undefined || typelink === undefined) continue;
+      const [first] = await this.q.readMemory(typelink, 1);
+      if (first === undefined) continue;
+      const base = BigInt(start);
+      if ((await this.typeNameFrom(base, base + BigInt.asIntN(32, first & 0xffffffffn))) !== null) return base;
+    }
+    return null;
   }
 
   /** The first Go string (pointer into the program's read-only data, length) stored in [from, to), read as text. */

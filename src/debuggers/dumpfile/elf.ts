@@ -26,6 +26,8 @@ export interface ElfHeader {
   little: boolean;
   type: number;
   machine: number;
+  /** Where the program starts, at the addresses the file names (a PIE's are moved by its load base). */
+  entry: bigint;
   phoff: number;
   phentsize: number;
   phnum: number;
@@ -65,6 +67,7 @@ export function readElfHeader(head: Buffer): ElfHeader {
         little,
         type: fields.u16(16),
         machine: fields.u16(18),
+        entry: fields.u64(24),
         phoff: toOffset(fields.u64(32), "the program header offset"),
         shoff: toOffset(fields.u64(40), "the section header offset"),
         phentsize: fields.u16(54),
@@ -75,6 +78,7 @@ export function readElfHeader(head: Buffer): ElfHeader {
         little,
         type: fields.u16(16),
         machine: fields.u16(18),
+        entry: BigInt(fields.u32(24)),
         phoff: fields.u32(28),
         shoff: fields.u32(32),
         phentsize: fields.u16(42),
@@ -285,6 +289,19 @@ export function sectionNames(file: DumpFile): string[] {
 
 /** Sections only the Go toolchain writes: its build information, its build id note, its pc-line table. */
 const GO_SECTIONS = new Set([".go.buildinfo", ".note.go.buildid", ".gopclntab"]);
+
+/** Whether an ELF file carries DWARF debug information (`-ldflags=-w` and `strip` remove it); false for anything unreadable. */
+export function hasDwarf(path: string): boolean {
+  let file: DumpFile | null = null;
+  try {
+    file = DumpFile.open(path);
+    return sectionNames(file).some((name) => name === ".debug_info" || name === ".zdebug_info");
+  } catch {
+    return false;
+  } finally {
+    file?.close();
+  }
+}
 
 /** Whether an ELF program was built by Go, by its sections; false for anything unreadable. */
 export function isGoProgram(path: string): boolean {
