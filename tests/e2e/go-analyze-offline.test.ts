@@ -80,6 +80,26 @@ describe("dumpdbg analyze, offline, on Go services' cores", () => {
     expect(report.conclusion.rootCause).toMatch(/In the culprit's frame, `declared` = 16777216\b/);
   });
 
+  it.skipIf(!hasDlv())("draws a lock-order deadlock's cycle through Delve, and says to take the locks in one order", async () => {
+    const { report } = await analyze("lock-order", { debugger: "dlv" });
+    const { summary, rootCause, recommendations, confidence } = report.conclusion;
+    expect(summary).toMatch(/^All goroutines were asleep: goroutines \d+ and \d+ each hold the sync\.Mutex the other waits to lock, in `main\.transfer` at `to\.mu\.Lock\(\)`, having locked `from\.mu` first \(line 24\): a lock-order inversion\.$/);
+    expect(rootCause).toMatch(/goroutine \d+ waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0x[0-9a-f]+\), which goroutine \d+ holds; goroutine \d+ waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0x[0-9a-f]+\), which goroutine \d+ holds/);
+    expect(recommendations[0]).toMatch(/^Take the locks in one order whatever the call's direction/);
+    expect(confidence).toBe(0.9);
+    expect(report.hypotheses.find((h) => /lock-order inversion/.test(h.statement))?.status).toBe("confirmed");
+  });
+
+  it("groups a lock-order deadlock's goroutines by the mutex each waits on through gdb, and does not claim who holds them", async () => {
+    const { report } = await analyze("lock-order", { debugger: "gdb" });
+    const { summary, recommendations, confidence } = report.conclusion;
+    expect(summary).toMatch(/^All goroutines were asleep: 2 goroutines wait to lock 2 different sync\.Mutexes — 0x[0-9a-f]+ \(goroutine \d+\), 0x[0-9a-f]+ \(goroutine \d+\)/);
+    expect(summary).toMatch(/while holding `from\.mu` \(locked at line 24\); which goroutine holds which mutex is not shown through this debugger\.$/);
+    expect(recommendations[0]).toMatch(/^Read the core with Delve/);
+    expect(confidence).toBe(0.5);
+    expect(report.hypotheses.find((h) => /lock-order inversion/.test(h.statement))?.status).toBe("inconclusive");
+  });
+
   it("says the map's value is unknown through gdb, whose unwind stops at the signal trampoline, and still decides from the runtime", async () => {
     const { report } = await analyze("nil-map", { debugger: "gdb" });
     expect(report.conclusion.rootCause).toMatch(/The value of `c\.entries` is not printed: the culprit's frame is not on the stack the debugger unwinds/);

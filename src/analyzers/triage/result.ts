@@ -19,6 +19,8 @@ export interface GoroutineSummary {
   status: string;
   /** "chan receive", "a sync.Mutex"; null for a goroutine that was running. */
   waitsOn: string | null;
+  /** The address of the sync.Mutex it waits to lock, when the runtime's semaphore table shows it. */
+  lock: string | null;
   function: string | null;
   file: string | null;
   line: number | null;

@@ -8,12 +8,11 @@
  * auxiliary vector gives (where the kernel says the program was entered, less the entry its file
  * names). A PIE whose core records no entry is not given sections: they would be guesses.
  */
-import { DumpFile, elfSections, Fields, readElfCore, readElfHeader, type ElfSection } from "../dumpfile/index.js";
+import { DumpFile, elfSections, Fields, loadBias, readElfCore, readElfHeader, type ElfSection } from "../dumpfile/index.js";
 import type { TargetSection } from "../probe.js";
 
 const SHT_SYMTAB = 2;
 const STT_FUNC = 2;
-const ET_DYN = 3;
 const SYMBOL_BYTES = 24;
 /** A big Go service has a few hundred thousand symbols; a table claiming more is not read. */
 const MAX_SYMBOLS = 2_000_000;
@@ -37,7 +36,7 @@ export function readProgram(path: string, core: string): GoProgram {
     file = DumpFile.open(path);
     const header = readElfHeader(file.read(0, Math.min(64, file.size), "the ELF header"));
     if (!header.is64 || !header.little) return NO_PROGRAM;
-    const base = header.type === ET_DYN ? loadBase(core, header.entry) : 0n;
+    const base = loadBias(header, processEntry(core));
     if (base === null) return NO_PROGRAM;
     const sections = elfSections(file);
     const functions = readFunctions(file, sections);
@@ -59,13 +58,13 @@ export function readProgram(path: string, core: string): GoProgram {
 
 const NO_PROGRAM: GoProgram = { sections: [], functionAt: () => null };
 
-/** How far a PIE was moved: the entry the kernel recorded (AT_ENTRY) less the one the file names; null without it. */
-function loadBase(core: string, fileEntry: bigint): bigint | null {
+/** Where the kernel entered the program (the core's AT_ENTRY); null without it. */
+function processEntry(core: string): bigint | null {
   let file: DumpFile | null = null;
   try {
     file = DumpFile.open(core);
     const entry = readElfCore(file).auxv?.entry ?? null;
-    return entry === null ? null : BigInt(entry) - fileEntry;
+    return entry === null ? null : BigInt(entry);
   } catch {
     return null;
   } finally {

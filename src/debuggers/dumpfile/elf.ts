@@ -86,6 +86,18 @@ export function readElfHeader(head: Buffer): ElfHeader {
       };
 }
 
+const ET_DYN = 3;
+
+/**
+ * How far the loader moved a program from the addresses its file names: a PIE (ET_DYN) by where the
+ * kernel entered it (the core's AT_ENTRY) less the entry its file names; null for a PIE whose entry
+ * is not known; 0 for a program loaded where it was linked.
+ */
+export function loadBias(header: ElfHeader, processEntry: bigint | null): bigint | null {
+  if (header.type !== ET_DYN) return 0n;
+  return processEntry === null ? null : processEntry - header.entry;
+}
+
 /** The program header table of a file; a table outside the file is a DumpFileError. */
 export function readProgramHeaders(file: DumpFile, header: ElfHeader): ProgramHeader[] {
   const count = header.phnum === PN_XNUM ? realSegmentCount(file, header) : header.phnum;
