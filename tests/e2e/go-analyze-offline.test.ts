@@ -4,7 +4,7 @@
  * culprit, the runtime's message and a Go remedy; the chat then answers which goroutine panicked
  * and what the map held, from triage's reading of the runtime.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -81,8 +81,12 @@ describe("dumpdbg analyze, offline, on Go services' cores", () => {
   });
 
   it.skipIf(!hasDlv())("draws a lock-order deadlock's cycle through Delve, and says to take the locks in one order", async () => {
-    const { report } = await analyze("lock-order", { debugger: "dlv" });
+    const { report, dir } = await analyze("lock-order", { debugger: "dlv" });
     const { summary, rootCause, recommendations, confidence } = report.conclusion;
+    // Delve numbers goroutines as threads: the report says goroutines.
+    const markdown = readFileSync(path.join(dir, "reports", `${report.session.id}.md`), "utf8");
+    expect(markdown).toMatch(/^# Deadlock in `main\.transfer` over `to\.mu` \(goroutines \d+ and \d+\)$/m);
+    expect(markdown).toMatch(/\*\*Cycle:\*\* goroutine \d+ → goroutine \d+/);
     expect(summary).toMatch(/^All goroutines were asleep: goroutines \d+ and \d+ each hold the sync\.Mutex the other waits to lock, in `main\.transfer` at `to\.mu\.Lock\(\)`, having locked `from\.mu` first \(line 24\): a lock-order inversion\.$/);
     expect(rootCause).toMatch(/goroutine \d+ waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0x[0-9a-f]+\), which goroutine \d+ holds; goroutine \d+ waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0x[0-9a-f]+\), which goroutine \d+ holds/);
     expect(recommendations[0]).toMatch(/^Take the locks in one order whatever the call's direction/);

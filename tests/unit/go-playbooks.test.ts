@@ -42,7 +42,8 @@ function judged({ fixture, kind, message, culprit, line, faultAddress, blamed, w
     ...BASE,
     crash: { ...BASE.crash, kind, message, faultAddress: faultAddress ?? null, access: faultAddress ? "read" : null, culprit: { function: culprit, file, line, frame: 3, module: null }, deadlock: kind === "deadlock" ? { cycle: cycle ?? [] } : null },
     frames: [frame],
-    go: { version: "go1.19.8", goroutine: goroutine({ status: "running", function: culprit, file, line, ...blamed }), waiting: waiting.map(goroutine) },
+    // The goroutines waiting on locks were unwound by the debugger where it drew their cycle (Delve), not otherwise (gdb).
+    go: { version: "go1.19.8", goroutine: goroutine({ status: "running", function: culprit, file, line, ...blamed }), waiting: waiting.map(goroutine), goroutineFrames: waiting.some((g) => g.lock) ? (cycle ?? []).length > 0 : null },
   };
   const source = { path: file, lines: readFileSync(file, "utf8").split("\n") };
   const facts = factsOf(triage, { homeThread: 1, sources: { [file]: source } });

@@ -57,6 +57,7 @@ export function goWaitPlaybook(facts: Facts): Playbook {
   // Goroutine ids are the cycle's threads: read from the runtime, with the holders from the waiters' frames.
   const cycle = facts.triage.go ? (facts.crash.deadlock?.cycle ?? []) : [];
   const mutexes = [...new Set(onLock.map((g) => g.lock).filter((lock): lock is string => lock !== null))];
+  const unwound = facts.triage.go?.goroutineFrames === true;
   const holding: PlannedHypothesis = {
     rule: "lock-held-while-waiting",
     statement: `${where(facts.culprit)} holds a sync.Mutex while it waits on a channel, and the goroutines that would complete the wait need that mutex`,
@@ -102,7 +103,8 @@ export function goWaitPlaybook(facts: Facts): Playbook {
       if (cycle.length >= 2) return verdict("confirmed", `${cycle.map(edgeText).join("; ")}${c.cite(bt)}. Each holds the lock the next one waits for, so none can go on.`, bt);
       const byLock = mutexes.length > 0 ? ` (${mutexes.map((lock) => `${lock}: goroutine${onLock.filter((g) => g.lock === lock).length > 1 ? "s" : ""} ${onLock.filter((g) => g.lock === lock).map((g) => g.id).join(", ")}`).join("; ")})` : "";
       const holding = held ? ` ${where(facts.culprit)} locked \`${held.lock}\` at line ${held.at} and waits for another while it holds it, the shape of a lock-order inversion.` : "";
-      return verdict("inconclusive", `${onLock.length} goroutines wait on ${mutexes.length > 1 ? `${mutexes.length} sync.Mutexes` : "a sync.Mutex"}${byLock}${c.cite(bt)}.${holding} A sync.Mutex records no holder, and the debugger showed no goroutine's frame to read the held locks' addresses from (\`dlv core\` does), so the cycle cannot be drawn from this dump.`, bt);
+      const why = unwound ? "no waiting goroutine's own function took them before its wait (a caller, or a goroutine that has exited, may hold them)" : "the debugger showed no goroutine's frame to read the held locks' addresses from (`dlv core` does)";
+      return verdict("inconclusive", `${onLock.length} goroutines wait on ${mutexes.length > 1 ? `${mutexes.length} sync.Mutexes` : "a sync.Mutex"}${byLock}${c.cite(bt)}.${holding} A sync.Mutex records no holder, and ${why}, so the cycle cannot be drawn from this dump.`, bt);
     },
   };
   const decided = concludeOn(facts, ["lock-cycle", "lock-held-while-waiting", "channel-without-partner"], "what the goroutines wait for", ({ evidence, hit }, c) => {
@@ -157,11 +159,13 @@ export function goWaitPlaybook(facts: Facts): Playbook {
       const code = evidence.find(facts.culpritListing);
       const waits = mutexes.map((lock) => `${lock} (goroutine${onLock.filter((g) => g.lock === lock).length > 1 ? "s" : ""} ${onLock.filter((g) => g.lock === lock).map((g) => g.id).join(", ")})`);
       return {
-        summary: `${deadlock ? "All goroutines were asleep" : "The service hung"}: ${onLock.length} goroutines wait to lock ${mutexes.length} different sync.Mutexes — ${waits.join(", ")}${c.cite(bt)} — ${goWhere(facts)} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""}${held ? ` while holding \`${held.lock}\` (locked at line ${held.at})` : ""}; which goroutine holds which mutex is not shown through this debugger.`,
+        summary: `${deadlock ? "All goroutines were asleep" : "The service hung"}: ${onLock.length} goroutines wait to lock ${mutexes.length} different sync.Mutexes — ${waits.join(", ")}${c.cite(bt)} — ${goWhere(facts)} at ${quoteLine(facts.line) ?? "its line"}${code?.ok ? c.cite(code) : ""}${held ? ` while holding \`${held.lock}\` (locked at line ${held.at})` : ""}; which goroutine holds which mutex is not shown ${unwound ? "in the dump" : "through this debugger"}.`,
         rootCause: [locks.finding ?? "", ...hypotheses.filter((h) => h !== locks && h.finding).map((h) => `${h.id} (${h.statement}) is ${h.status}: ${h.finding}`)].filter(Boolean).join(" "),
         confidence: 0.5,
         recommendations: [
-          "Read the core with Delve (`--debugger dlv`, or `dlv core`): it unwinds every goroutine, so the lock each one holds is read from its frame and the cycle is drawn.",
+          unwound
+            ? "Find every path that locks these mutexes, callers included: the holder took one outside the waiting functions, or exited without unlocking it."
+            : "Read the core with Delve (`--debugger dlv`, or `dlv core`): it unwinds every goroutine, so the lock each one holds is read from its frame and the cycle is drawn.",
           held
             ? `If two calls can take \`${held.lock}\` and the lock they wait for in opposite orders, take them in one order (by a stable key such as an ID), or guard both with one lock.`
             : "If two goroutines can take the same two locks in opposite orders, take them in one order (by a stable key such as an ID), or guard both with one lock.",

@@ -70,6 +70,8 @@ export interface GoFindings {
   symbols: boolean;
   /** Goroutines each waiting for a sync.Mutex the next one holds, where the dump shows who holds them (goroutine ids as threads). */
   cycles: DeadlockEdge[][];
+  /** Whether the debugger unwound the goroutines that wait on locks, so the locks their code took could be read; null when none waits on a lock. */
+  goroutineFrames: boolean | null;
   notes: string[];
 }
 
@@ -98,7 +100,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   const notes: string[] = [];
   const symbols = (await q.symbolAddress("runtime.allgs")) !== null;
   if (!symbols) notes.push(strippedNote(lines !== null));
-  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], symbols, cycles: [], notes };
+  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], symbols, cycles: [], goroutineFrames: null, notes };
   if (layout === null) {
     notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
     return found;
@@ -145,6 +147,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   found.waiting = waiting;
   const locks = await memory.lockCycles(waiting);
   found.cycles = locks.cycles;
+  found.goroutineFrames = locks.goroutineFrames;
   // Goroutines dumped alive that wait on each other's locks are a deadlock the runtime could not see (a timer or a socket kept it hopeful).
   if (found.kind === "hang" && locks.cycles.length > 0) found.kind = "deadlock";
   found.goroutine = blamed(waiting, locks.cycles);
@@ -163,7 +166,7 @@ export function goReading(go: GoFindings | null): GoReading | null {
     const own = g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function)) ?? null;
     return { id: g.goid, status: g.status, waitsOn: g.status === "waiting" ? waitOf(g) : null, lock: g.lock, function: own?.function ?? null, file: own?.file ?? null, line: own?.line ?? null };
   };
-  return { version: go.version, goroutine: go.goroutine ? summary(go.goroutine) : null, waiting: go.waiting.map(summary) };
+  return { version: go.version, goroutine: go.goroutine ? summary(go.goroutine) : null, waiting: go.waiting.map(summary), goroutineFrames: go.goroutineFrames };
 }
 
 /** What a report notes of a Go program: how its goroutines were found, and under gdb, that Delve lists them all. */
@@ -295,23 +298,26 @@ class GoMemory {
    * Only a debugger that lists goroutines as threads (Delve) has that frame to evaluate in; with
    * another (gdb) the holders stay unknown, and the waiters are said grouped by the mutex they wait on.
    */
-  async lockCycles(waiting: Goroutine[]): Promise<{ cycles: DeadlockEdge[][]; notes: string[] }> {
+  async lockCycles(waiting: Goroutine[]): Promise<{ cycles: DeadlockEdge[][]; goroutineFrames: boolean | null; notes: string[] }> {
     const onLocks = waiting.filter((g) => g.lock !== null && g.goid !== null);
-    if (onLocks.length === 0) return { cycles: [], notes: [] };
+    if (onLocks.length === 0) return { cycles: [], goroutineFrames: null, notes: [] };
     const locks = new Set(onLocks.map((g) => g.lock));
     const ownerOf = new Map<string, number>();
     const nameOf = new Map<number, string>();
     const took: string[] = [];
     const readLine = this.target.readLine;
-    for (const g of onLocks) {
+    let goroutineFrames = false;
+    // Any waiting goroutine may hold them: one waiting on a channel while it holds a lock too.
+    for (const g of waiting.filter((w) => w.goid !== null)) {
       const own = ownFrame(g);
       const level = own ? await this.unwoundLevel(g.goid ?? 0, own) : null;
       if (!own?.file || own.line === null || level === null || !readLine) continue;
+      goroutineFrames = true;
       const file = own.file;
       // As an integer: a debugger may print a pointer to a struct as the struct (Delve does).
       const addressOf = async (expression: string) => printedAddress(await this.q.evaluate(`uintptr(unsafe.Pointer(&${expression}))`, { thread: g.goid ?? 0, frame: level }));
       // The waiting line's lock, named when it evaluates to the mutex the runtime says it waits on.
-      const waitsOn = goLockTaken(readLine(file, own.line) ?? "");
+      const waitsOn = g.lock === null ? null : goLockTaken(readLine(file, own.line) ?? "");
       if (waitsOn && (await addressOf(waitsOn)) === g.lock) nameOf.set(g.goid ?? 0, waitsOn);
       const start = goFunctionStart((n) => readLine(file, n), own.line);
       if (start === null) continue;
@@ -328,9 +334,10 @@ class GoMemory {
     for (const edge of cycles.flat()) edge.lockName = nameOf.get(edge.thread) ?? null;
     const grouped = [...locks].map((lock) => `${lock}: goroutine${onLocks.filter((g) => g.lock === lock).length > 1 ? "s" : ""} ${onLocks.filter((g) => g.lock === lock).map((g) => `${g.goid}${ownFrame(g)?.line ? ` (${ownFrame(g)?.function} at ${basename(ownFrame(g)?.file ?? "")}:${ownFrame(g)?.line})` : ""}`).join(", ")}`);
     const notes = [`goroutines wait to lock ${locks.size === 1 ? "one sync.Mutex" : `${locks.size} sync.Mutexes`} (read from the runtime's semaphore table): ${grouped.join("; ")}`];
-    if (took.length > 0) notes.push(`a sync.Mutex records no holder; who holds each was read from the waiters' code and their frames: ${took.join("; ")}`);
+    if (took.length > 0) notes.push(`a sync.Mutex records no holder; who holds each was read from the waiting goroutines' code and their frames: ${took.join("; ")}`);
+    else if (goroutineFrames) notes.push("a sync.Mutex records no holder, and no waiting goroutine's own function took one of these before its wait: who holds each is unknown");
     else notes.push("a sync.Mutex records no holder, and this debugger shows no goroutine's frame to read one from its code (Delve does): who holds each is unknown");
-    return { cycles, notes };
+    return { cycles, goroutineFrames, notes };
   }
 
   /** The level of a goroutine's frame in the debugger's own unwind, when it lists the goroutine as the thread of that id and that frame is on its stack. */

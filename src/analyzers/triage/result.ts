@@ -34,6 +34,8 @@ export interface GoReading {
   goroutine: GoroutineSummary | null;
   /** Every goroutine of the program's own that waited (a deadlock, a hang). */
   waiting: GoroutineSummary[];
+  /** Whether the debugger unwound the goroutines waiting on locks (Delve does, gdb does not), so the locks their code took could be read; null when none waits on a lock. */
+  goroutineFrames: boolean | null;
 }
 
 export interface TriageResult {
