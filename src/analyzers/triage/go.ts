@@ -332,7 +332,15 @@ class GoMemory {
     const waits: LockWait[] = onLocks.map((g) => ({ thread: g.goid ?? 0, lock: g.lock, waiter: ownFrame(g) }));
     const cycles = deadlockCycles(waits, ownerOf);
     for (const edge of cycles.flat()) edge.lockName = nameOf.get(edge.thread) ?? null;
-    const grouped = [...locks].map((lock) => `${lock}: goroutine${onLocks.filter((g) => g.lock === lock).length > 1 ? "s" : ""} ${onLocks.filter((g) => g.lock === lock).map((g) => `${g.goid}${ownFrame(g)?.line ? ` (${ownFrame(g)?.function} at ${basename(ownFrame(g)?.file ?? "")}:${ownFrame(g)?.line})` : ""}`).join(", ")}`);
+    // "0xc0000ac030: goroutine 18 (main.transfer at main.go:27)".
+    const waiter = (g: Goroutine) => {
+      const own = ownFrame(g);
+      return `${g.goid}${own?.file && own.line !== null ? ` (${own.function} at ${basename(own.file)}:${own.line})` : ""}`;
+    };
+    const grouped = [...locks].map((lock) => {
+      const waiters = onLocks.filter((g) => g.lock === lock);
+      return `${lock}: goroutine${waiters.length > 1 ? "s" : ""} ${waiters.map(waiter).join(", ")}`;
+    });
     const notes = [`goroutines wait to lock ${locks.size === 1 ? "one sync.Mutex" : `${locks.size} sync.Mutexes`} (read from the runtime's semaphore table): ${grouped.join("; ")}`];
     if (took.length > 0) notes.push(`a sync.Mutex records no holder; who holds each was read from the waiting goroutines' code and their frames: ${took.join("; ")}`);
     else if (goroutineFrames) notes.push("a sync.Mutex records no holder, and no waiting goroutine's own function took one of these before its wait: who holds each is unknown");
