@@ -60,9 +60,11 @@ export function formatTriage(result: TriageResult): string {
     const { cycle, repeats, depth } = result.recursion;
     out.push(`Recursion: ${cycle.join(" -> ")} repeats about ${repeats} times (${depth} frames)`);
   }
+  // A Go program's cycle runs through its goroutines.
+  const unit = result.go ? "goroutine" : "thread";
   for (const edge of crash.deadlock?.cycle ?? []) {
     const at = edge.file !== null ? ` at ${edge.file}:${edge.line ?? "?"}` : "";
-    out.push(`  thread ${edge.thread} in ${edge.function ?? "??"}${at} waits for lock ${lockText(edge)} held by thread ${edge.heldByThread ?? "?"}`);
+    out.push(`  ${unit} ${edge.thread} in ${edge.function ?? "??"}${at} waits for lock ${lockText(edge)} held by ${unit} ${edge.heldByThread ?? "?"}`);
   }
   // A stack overflow's listing starts at the recursive call: above it, where the stack ran out.
   const above = crash.kind === "stack-overflow" && result.recursion ? "" : "runtime ";

@@ -45,6 +45,9 @@ export function foreignLibraries(modules: Module[], loaded: SharedLibrary[], pro
       loaded.find((lib) => baseName(lib.path) === baseName(module.path));
     // gdb lists a library it could not find without an address range; LLDB leaves it out.
     if (!library || (!library.symbolsRead && library.from === null)) {
+      // A debugger that lists no library at all found no dynamic linker's list to read (a Go PIE has
+      // no DT_DEBUG for ld.so to fill): the file at the path the core names, with the core's build id, is this machine's own.
+      if (loaded.length === 0 && module.buildId !== null && buildIdOf(module.path) === module.buildId) continue;
       foreign.push({ path: module.path, status: "missing", found: null, coreId: module.buildId, foundId: null, ...range });
       continue;
     }

@@ -10,7 +10,7 @@ import { basename, dirname, resolve } from "node:path";
 import { readPeImports, type PeImport } from "./dumpfile/pe.js";
 import { checkInputFile, MIN_DUMP_BYTES, unreadableReason } from "./input-files.js";
 import { toBigInt } from "./model.js";
-import { DumpFile, DumpFileError, ET_CORE, findAbortMessage, isElf, openRegularFile, programBuildId, readElfCore, readElfHeader, readMinidump, type DumpFileFacts, type MappedFile } from "./dumpfile/index.js";
+import { DumpFile, DumpFileError, ET_CORE, findAbortMessage, isElf, isGoProgram, openRegularFile, programBuildId, readElfCore, readElfHeader, readGoLineTable, readMinidump, type DumpFileFacts, type GoLineTable, type MappedFile } from "./dumpfile/index.js";
 
 export type { MappedFile } from "./dumpfile/index.js";
 export type DumpFormat = DumpFileFacts["format"];
@@ -159,6 +159,15 @@ export function importsOf(dump: DumpInfo, executable: string | null): ImportLook
   }
   const bySlot = new Map(table.map((entry) => [base + BigInt(entry.slot), { dll: entry.dll, name: entry.name }]));
   return (slot) => bySlot.get(slot) ?? null;
+}
+
+/**
+ * A Go program's own pc-line table, read from its file and placed where the core's process ran it:
+ * names, lines and inlined calls even where the program has no symbols. Null for any other dump or program.
+ */
+export function goLinesOf(dump: DumpInfo, executable: string | null): GoLineTable | null {
+  if (dump.facts.format !== "elf-core" || executable === null || !isGoProgram(executable)) return null;
+  return readGoLineTable(executable, toBigInt(dump.facts.auxv?.entry ?? null));
 }
 
 /**

@@ -7,7 +7,7 @@ import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, namedBinary, s
 import { DebuggerError } from "./errors.js";
 import { homedir } from "node:os";
 
-import { isGoProgram } from "./dumpfile/index.js";
+import { hasDwarf, isGoProgram } from "./dumpfile/index.js";
 
 import type { SymbolPlan } from "./symbols/locate.js";
 import { symbolSources } from "./symbols/sources.js";
@@ -62,9 +62,11 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   await checkDumpPaths(options.dump, options.exe);
   const dump = inspectDump(options.dump);
   const binaries = options.binaries ?? {};
+  const go = dump.format === "elf-core" ? goProgram(dump, options.exe) : null;
   const choice = chooseBackend({
     format: dump.format,
-    goProgram: dump.format === "elf-core" && goProgram(dump, options.exe),
+    // Delve loads no program without DWARF: a stripped Go program's core is gdb's to read.
+    goProgram: go?.dwarf === true,
     requested: options.debugger ?? "auto",
     host: process.platform,
     installed: (backend) => isInstalled(backend, binaries),
@@ -74,6 +76,9 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   const executable = resolveExecutable(dump, options.exe);
   const warnings: string[] = choice.fallback ? [choice.fallback] : [];
+  if (go && !go.dwarf && (options.debugger ?? "auto") === "auto" && isInstalled("dlv", binaries)) {
+    warnings.push(`the Go program has no DWARF debug information (built with -ldflags=-w, or stripped), which Delve needs: reading its core with ${choice.backend}`);
+  }
   const mismatch = executable ? buildIdMismatch(dump, executable) : null;
   if (mismatch && (options.onMismatch ?? "refuse") === "refuse") {
     const named = dump.executableFromNotes ? ` (the core names ${dump.executableFromNotes})` : "";
@@ -119,13 +124,13 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols };
 }
 
-/** Whether the core's program was built by Go; a program that cannot be found is left to be reported below. */
-function goProgram(dump: DumpInfo, exe: string | undefined): boolean {
+/** Whether the core's program was built by Go, and with DWARF; null for another program, or one that cannot be found (reported below). */
+function goProgram(dump: DumpInfo, exe: string | undefined): { dwarf: boolean } | null {
   try {
     const executable = resolveExecutable(dump, exe);
-    return executable !== null && isGoProgram(executable);
+    return executable !== null && isGoProgram(executable) ? { dwarf: hasDwarf(executable) } : null;
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -4,6 +4,11 @@
  */
 import type { Report } from "./schema.js";
 
+/** What a deadlock's cycle runs through: Delve (the session's debugger says so by name) numbers a Go program's goroutines as its threads. */
+export function waiterWord(report: Report): "goroutine" | "thread" {
+  return /\bDelve\b/.test(report.session.debugger) ? "goroutine" : "thread";
+}
+
 /** What the renderers take: the JSON contract plus what a reader needs that the contract omits. */
 export interface ReportDocument {
   report: Report;

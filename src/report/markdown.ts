@@ -6,7 +6,7 @@
  * fences longer than any backtick run they contain.
  */
 import path from "node:path";
-import type { ReportDetails, ReportDocument, SourceExcerpt, StackFrame } from "./document.js";
+import { waiterWord, type ReportDetails, type ReportDocument, type SourceExcerpt, type StackFrame } from "./document.js";
 import { thousands } from "./numbers.js";
 import { annotationsText } from "./annotations.js";
 import { senderText } from "./origin.js";
@@ -72,7 +72,7 @@ export function verdict(report: Report, literal: (s: string) => string): string 
   const cycle = crash.deadlock ? waitCycle(crash.deadlock.cycle) : [];
   if (crash.kind === "deadlock" && cycle.length > 1) {
     const threads = [...new Set(cycle)].map(String);
-    const between = `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)}`;
+    const between = `${waiterWord(report)}s ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)}`;
     // Named by what the threads were doing and what they wait for, where the dump tells it.
     const edges = crash.deadlock?.cycle ?? [];
     const functions = [...new Set(edges.map((e) => e.function).filter((f): f is string => Boolean(f)))];
@@ -142,7 +142,8 @@ function summarySection({ conclusion, issue }: Report): string[] {
   ];
 }
 
-function crashSection({ crash }: Report, details: ReportDetails): string[] {
+function crashSection(report: Report, details: ReportDetails): string[] {
+  const { crash } = report;
   const { culprit, thread } = crash;
   const facts: [string, string][] = [
     ["Kind", cellCode(crash.kind)],
@@ -162,7 +163,7 @@ function crashSection({ crash }: Report, details: ReportDetails): string[] {
     heading(2, SECTION.crash),
     table(["Fact", "Value"], facts),
     ...sourceBlock(details.sourceExcerpt ?? null),
-    ...(crash.deadlock ? deadlockBlock(crash.deadlock.cycle) : []),
+    ...(crash.deadlock ? deadlockBlock(crash.deadlock.cycle, waiterWord(report)) : []),
     ...cycleStacksBlock(details.cycleStacks ?? []),
     ...stackBlock(crash.culprit.frame, details),
   ];
@@ -198,13 +199,13 @@ function sourceBlock(excerpt: SourceExcerpt | null): string[] {
 
 type DeadlockEdge = NonNullable<Report["crash"]["deadlock"]>["cycle"][number];
 
-function deadlockBlock(edges: DeadlockEdge[]): string[] {
+function deadlockBlock(edges: DeadlockEdge[], waiter: "goroutine" | "thread"): string[] {
   const cycle = waitCycle(edges);
-  const diagram = cycle.length > 1 ? `**Cycle:** ${cycle.map((t) => `thread ${t}`).join(" → ")}` : null;
+  const diagram = cycle.length > 1 ? `**Cycle:** ${cycle.map((t) => `${waiter} ${t}`).join(" → ")}` : null;
   const rows = edges.map((e) => [
     `${e.thread}`,
     e.lock === null ? "—" : e.lockName ? `${cellCode(e.lockName)} (${cellCode(e.lock)})` : cellCode(e.lock),
-    e.heldByThread === null ? "—" : `thread ${e.heldByThread}`,
+    e.heldByThread === null ? "—" : `${waiter} ${e.heldByThread}`,
     [e.function ? cellCode(e.function) : null, e.file ? cellCode(location(e.file, e.line)) : null]
       .filter((p) => p !== null)
       .join(" at ") || "—",
@@ -212,7 +213,7 @@ function deadlockBlock(edges: DeadlockEdge[]): string[] {
   return [
     heading(3, "Wait-for cycle"),
     ...(diagram ? [diagram] : []),
-    table(["Thread", "Waits for lock", "Held by", "Waiting in"], rows),
+    table([waiter === "goroutine" ? "Goroutine" : "Thread", "Waits for lock", "Held by", "Waiting in"], rows),
   ];
 }
 

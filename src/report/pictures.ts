@@ -5,7 +5,7 @@
  * Labels come from the dump: they are escaped for DOT, and Graphviz escapes them for SVG.
  */
 import { basename } from "node:path";
-import type { ReportDocument } from "./document.js";
+import { waiterWord, type ReportDocument } from "./document.js";
 import { thousands } from "./numbers.js";
 
 export interface Picture {
@@ -32,7 +32,7 @@ export function deadlockGraph(doc: ReportDocument): string | null {
   ];
   for (const edge of cycle) {
     const where = edge.file ? `${basename(edge.file)}:${edge.line ?? "?"}` : "";
-    lines.push(`  t${edge.thread} [shape=box, style="rounded,filled", fillcolor="#fde2e1", color="#b42318", label=${dot([`thread ${edge.thread}`, edge.function ?? "??", where])}];`);
+    lines.push(`  t${edge.thread} [shape=box, style="rounded,filled", fillcolor="#fde2e1", color="#b42318", label=${dot([`${waiterWord(doc.report)} ${edge.thread}`, edge.function ?? "??", where])}];`);
   }
   for (const edge of cycle) {
     if (edge.lock === null) continue;
@@ -136,7 +136,7 @@ function escapeXml(s: string): string {
 export async function drawPictures(doc: ReportDocument): Promise<Picture[]> {
   const bar = faultBar(doc);
   const wanted = [
-    { caption: "Who waits for whom: each thread waits for a lock that the next thread holds.", dot: deadlockGraph(doc) },
+    { caption: `Who waits for whom: each ${waiterWord(doc.report)} waits for a lock that the next one holds.`, dot: deadlockGraph(doc) },
     { caption: "The recursion's shape: one turn of the cycle of calls, repeated until the stack ran out.", dot: recursionGraph(doc) },
   ].filter((w): w is { caption: string; dot: string } => w.dot !== null);
   if (wanted.length === 0) return bar ? [bar] : [];

@@ -4,7 +4,7 @@
  * culprit, the runtime's message and a Go remedy; the chat then answers which goroutine panicked
  * and what the map held, from triage's reading of the runtime.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -20,6 +20,7 @@ const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: Re
   "nil-pointer": { culprit: "main.charge", says: [/nil pointer dereference/, /`job\.Owner`/, /address 0x0/], recommends: /`job\.Owner` for nil/ },
   "panic-string": { culprit: "main.(*Ledger).Post", says: [/"ledger out of balance"/, /`panic\("ledger out of balance"\)`/], recommends: /return an error/ },
   hang: { culprit: "main.dispatch", says: [/while holding `r\.mu`/, /goroutine \d+ waits on a sync\.Mutex in `main\.\(\*Registry\)\.Report`/, /`<-done`/], recommends: /Do not hold `r\.mu` across a channel operation/ },
+  "out-of-memory": { culprit: "main.(*Spool).Begin", says: [/fatal error: (runtime: )?out of memory/, /`make\(\[\]byte, declared\)` sized by `declared`/, /not necessarily what holds the memory/], recommends: /Bound `declared`[\s\S]*GOMEMLIMIT/ },
   deadlock: { culprit: "main.(*Server).Shutdown", says: [/all goroutines are asleep/, /chan receive/, /`return <-s\.acks`/], recommends: /close the channel|time\.After/ },
 };
 
@@ -72,6 +73,35 @@ describe("dumpdbg analyze, offline, on Go services' cores", () => {
   it.skipIf(!hasDlv())("prints the culprit's variables through Delve, whose unwind reaches the goroutine's frame", async () => {
     const { report } = await analyze("nil-map", { debugger: "dlv" });
     expect(report.conclusion.rootCause).toMatch(/In the culprit's frame, `c` = .*entries: map\[string\]string nil/);
+  });
+
+  it.skipIf(!hasDlv())("prints the size an out-of-memory allocation asked for through Delve", async () => {
+    const { report } = await analyze("out-of-memory", { debugger: "dlv" });
+    expect(report.conclusion.rootCause).toMatch(/In the culprit's frame, `declared` = 16777216\b/);
+  });
+
+  it.skipIf(!hasDlv())("draws a lock-order deadlock's cycle through Delve, and says to take the locks in one order", async () => {
+    const { report, dir } = await analyze("lock-order", { debugger: "dlv" });
+    const { summary, rootCause, recommendations, confidence } = report.conclusion;
+    // Delve numbers goroutines as threads: the report says goroutines.
+    const markdown = readFileSync(path.join(dir, "reports", `${report.session.id}.md`), "utf8");
+    expect(markdown).toMatch(/^# Deadlock in `main\.transfer` over `to\.mu` \(goroutines \d+ and \d+\)$/m);
+    expect(markdown).toMatch(/\*\*Cycle:\*\* goroutine \d+ → goroutine \d+/);
+    expect(summary).toMatch(/^All goroutines were asleep: goroutines \d+ and \d+ each hold the sync\.Mutex the other waits to lock, in `main\.transfer` at `to\.mu\.Lock\(\)`, having locked `from\.mu` first \(line 24\): a lock-order inversion\.$/);
+    expect(rootCause).toMatch(/goroutine \d+ waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0x[0-9a-f]+\), which goroutine \d+ holds; goroutine \d+ waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0x[0-9a-f]+\), which goroutine \d+ holds/);
+    expect(recommendations[0]).toMatch(/^Take the locks in one order whatever the call's direction/);
+    expect(confidence).toBe(0.9);
+    expect(report.hypotheses.find((h) => /lock-order inversion/.test(h.statement))?.status).toBe("confirmed");
+  });
+
+  it("groups a lock-order deadlock's goroutines by the mutex each waits on through gdb, and does not claim who holds them", async () => {
+    const { report } = await analyze("lock-order", { debugger: "gdb" });
+    const { summary, recommendations, confidence } = report.conclusion;
+    expect(summary).toMatch(/^All goroutines were asleep: 2 goroutines wait to lock 2 different sync\.Mutexes — 0x[0-9a-f]+ \(goroutine \d+\), 0x[0-9a-f]+ \(goroutine \d+\)/);
+    expect(summary).toMatch(/while holding `from\.mu` \(locked at line 24\); which goroutine holds which mutex is not shown through this debugger\.$/);
+    expect(recommendations[0]).toMatch(/^Read the core with Delve/);
+    expect(confidence).toBe(0.5);
+    expect(report.hypotheses.find((h) => /lock-order inversion/.test(h.statement))?.status).toBe("inconclusive");
   });
 
   it("says the map's value is unknown through gdb, whose unwind stops at the signal trampoline, and still decides from the runtime", async () => {

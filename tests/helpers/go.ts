@@ -3,7 +3,8 @@
  * crashes, the way a Go service dumps core in production: GOTRACEBACK=crash and `ulimit -c
  * unlimited`, the runtime printing its panic and then aborting. A case whose main.go starts with
  * `// hangs:` is a service that stops making progress: it prints "ready" and is dumped alive, as
- * gcore does. Builds are cached under os.tmpdir()/dumpdbg-fixtures by source hash, with the Go
+ * gcore does; one whose main.go starts with `// runs under: ulimit -v KIB` runs with that much
+ * address space, as a container's memory limit caps a service, so its heap cannot grow past it. Builds are cached under os.tmpdir()/dumpdbg-fixtures by source hash, with the Go
  * build cache beside them, so that no test pays for `go build` twice; nothing is fetched (GOPROXY=off).
  */
 import { spawn } from "node:child_process";
@@ -27,6 +28,10 @@ export interface BuiltGoCore {
 export interface GoBuildOptions {
   /** build as shipped (the compiler's optimisations and inlining) instead of `-gcflags=all=-N -l` */
   optimized?: boolean;
+  /** `-buildmode=pie`: loaded at a random base, as distributions build Go programs */
+  pie?: boolean;
+  /** `-ldflags=-s -w`: no symbol table and no DWARF, as release images ship Go programs */
+  stripped?: boolean;
 }
 
 const CASES_DIR = fileURLToPath(new URL("../fixtures/go/", import.meta.url));
@@ -55,7 +60,7 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
   const caseDir = path.join(CASES_DIR, name);
   const files = readdirSync(caseDir).sort();
   const text = files.map((file) => `${file}\n${readFileSync(path.join(caseDir, file), "utf8")}`).join("\n");
-  const key = sha256(JSON.stringify([RECIPE_HASH, name, sha256(text), options.optimized ?? false])).slice(0, 16);
+  const key = sha256(JSON.stringify([RECIPE_HASH, name, sha256(text), options.optimized ?? false, options.pie ?? false, options.stripped ?? false])).slice(0, 16);
   const known = pending.get(key);
   if (known) return known;
   const result = (async () => {
@@ -67,9 +72,9 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
     await mkdir(dir, { recursive: true });
     try {
       for (const file of files) await writeFile(path.join(dir, file), readFileSync(path.join(caseDir, file)));
-      const exe = await goBuild(dir, options.optimized ?? false);
-      const hangs = readFileSync(path.join(caseDir, "main.go"), "utf8").startsWith("// hangs:");
-      const dumped = hangs ? await dumpHungService(exe, dir) : await dumpCrash(exe, dir);
+      const exe = await goBuild(dir, options);
+      const header = readFileSync(path.join(caseDir, "main.go"), "utf8");
+      const dumped = header.startsWith("// hangs:") ? await dumpHungService(exe, dir) : await dumpCrash(exe, dir, limitsOf(header));
       return await publish(index, dir, { exe, core: dumped.core, dir, source: path.join(caseDir, "main.go"), output: dumped.output });
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
@@ -81,21 +86,30 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
   return result;
 }
 
-async function goBuild(dir: string, optimized: boolean): Promise<string> {
+async function goBuild(dir: string, options: GoBuildOptions): Promise<string> {
   const exe = path.join(dir, "svc");
-  const args = ["build", ...(optimized ? [] : ["-gcflags=all=-N -l"]), "-o", exe, "."];
+  const args = ["build", ...(options.optimized ? [] : ["-gcflags=all=-N -l"]), ...(options.pie ? ["-buildmode=pie"] : []), ...(options.stripped ? ["-ldflags=-s -w"] : []), "-o", exe, "."];
   const result = await run("go", args, dir, BUILD_TIMEOUT_MS);
   if (result.code !== 0) throw new Error(`go ${args.join(" ")} failed in ${dir}:\n${result.stderr}`);
   return exe;
 }
 
-/** The kernel writes the core into the working directory when core_pattern lets it; else gdb runs the service and dumps it. */
-async function dumpCrash(exe: string, dir: string): Promise<{ core: string; output: string }> {
+/** `ulimit -v KIB` from a case's `// runs under:` first line, as shell words; none for any other case. */
+function limitsOf(header: string): string {
+  const match = /^\/\/ runs under: ulimit -v (\d+)\b/.exec(header);
+  return match ? `ulimit -v ${match[1]} && ` : "";
+}
+
+/**
+ * The kernel writes the core into the working directory when core_pattern lets it; else gdb runs the
+ * service and dumps it. `limits` (shell commands) set the service's resource limits before it starts.
+ */
+async function dumpCrash(exe: string, dir: string, limits: string): Promise<{ core: string; output: string }> {
   const core = path.join(dir, "core");
   const pattern = readFileSync("/proc/sys/kernel/core_pattern", "utf8").trim();
   if (!pattern.startsWith("|") && !pattern.includes("/")) {
     const before = new Set(await readdir(dir));
-    const result = await run("sh", ["-c", 'ulimit -c unlimited && exec "./$0"', path.basename(exe)], dir, RUN_TIMEOUT_MS);
+    const result = await run("sh", ["-c", `ulimit -c unlimited && ${limits}exec "./$0"`, path.basename(exe)], dir, RUN_TIMEOUT_MS);
     for (const file of await readdir(dir)) {
       if (!before.has(file) && (await isElfCore(path.join(dir, file)))) {
         await rename(path.join(dir, file), core);
@@ -104,7 +118,8 @@ async function dumpCrash(exe: string, dir: string): Promise<{ core: string; outp
     }
     if (result.code === 0) throw new Error(`Go fixture ${exe} exited normally instead of crashing`);
   }
-  const result = await run("gdb", [...GDB_QUIET, "-ex", "run", "-ex", `generate-core-file ${core}`, exe], dir, RUN_TIMEOUT_MS);
+  // gdb runs under the same limits as the service it starts: they are inherited, and gdb needs far less.
+  const result = await run("sh", ["-c", `${limits}exec gdb "$@"`, "sh", ...GDB_QUIET, "-ex", "run", "-ex", `generate-core-file ${core}`, exe], dir, RUN_TIMEOUT_MS);
   if (!(await isElfCore(core))) throw new Error(`Go fixture ${exe} left no core, even under gdb:\n${result.stdout}${result.stderr}`);
   return { core, output: result.stderr };
 }

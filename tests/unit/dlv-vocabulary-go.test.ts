@@ -1,6 +1,8 @@
 /** Delve's vocabulary answering the Go reader's probes: symbols from `TEXT` lines, addresses of package variables, the program's file. */
 import { describe, expect, it } from "vitest";
 import { readProgram } from "../../src/debuggers/dlv/program.js";
+import { DumpFile, readElfCore } from "../../src/debuggers/dumpfile/index.js";
+import { buildGoCore } from "../helpers/go.js";
 import { dlvVocabulary, dlvVocabularyFor } from "../../src/debuggers/dlv/vocabulary.js";
 
 const LISTING = "TEXT main.(*Cache).Put+22(SB)\n  \t/src/main.go:15\t0x49d076\te8a5f4f7ff\tCALL runtime.mapassign_faststr(SB)\n";
@@ -36,8 +38,21 @@ describe("Delve's vocabulary for the Go reader", () => {
   });
 
   it("reads nothing of a program file it cannot read", () => {
-    const program = readProgram("/nonexistent/svc");
+    const program = readProgram("/nonexistent/svc", "/nonexistent/core");
     expect(program.sections).toEqual([]);
     expect(program.functionAt(0x401000n)).toBeNull();
   });
+
+  it.each([false, true])("names the functions of the process the core holds, a PIE moved by its load base (PIE: %s)", async (pie) => {
+    const built = await buildGoCore("nil-map", { pie });
+    const core = DumpFile.open(built.core);
+    const entry = BigInt(readElfCore(core).auxv?.entry ?? "0x0");
+    core.close();
+    const program = readProgram(built.exe, built.core);
+    // The kernel entered the program at Go's own entry point, wherever the PIE was loaded.
+    expect(program.functionAt(entry)).toEqual({ name: "_rt0_amd64_linux", offset: 0 });
+    const text = program.sections.find((s) => s.name === ".text");
+    expect(text && BigInt(text.start) <= entry && entry < BigInt(text.end)).toBe(true);
+    expect(pie ? entry > 0x10000000n : entry < 0x1000000n).toBe(true);
+  }, 120_000);
 });

@@ -37,6 +37,11 @@ describe("libraries of a core from another machine", () => {
     expect(foreignNote([])).toBeNull();
   });
 
+  it("a debugger that lists no library (a Go PIE, which has no list for ld.so to fill) leaves the core's own files here unflagged", () => {
+    const ids = { "/opt/rt/lib/libc.so.6": "c0ffee", "/opt/rt/lib/libz.so.1": "0ther" };
+    expect(foreignLibraries(MODULES.slice(1, 3), [], null, (path) => ids[path as keyof typeof ids] ?? null).map((lib) => [lib.path, lib.status])).toEqual([["/opt/rt/lib/libz.so.1", "missing"]]);
+  });
+
   it("a library whose id cannot be read here is not called another build", () => {
     const loaded = [library("/usr/lib/x86_64-linux-gnu/libm.so.6", "0x7ffff7c01000")];
     expect(foreignLibraries(MODULES.slice(3, 4), loaded, null, () => null)).toEqual([]);

@@ -27,20 +27,23 @@ interface GoCase {
   faultAddress?: string;
   blamed?: Partial<GoroutineSummary>;
   waiting?: Partial<GoroutineSummary>[];
+  /** The lock cycle triage drew (goroutine ids as threads), where the debugger showed the holders. */
+  cycle?: NonNullable<TriageResult["crash"]["deadlock"]>["cycle"];
 }
 
 function goroutine(over: Partial<GoroutineSummary>): GoroutineSummary {
-  return { id: 1, status: "waiting", waitsOn: null, function: null, file: null, line: null, ...over };
+  return { id: 1, status: "waiting", waitsOn: null, lock: null, function: null, file: null, line: null, ...over };
 }
 
-function judged({ fixture, kind, message, culprit, line, faultAddress, blamed, waiting = [] }: GoCase) {
+function judged({ fixture, kind, message, culprit, line, faultAddress, blamed, waiting = [], cycle }: GoCase) {
   const file = `${GO_DIR}${fixture}/main.go`;
   const frame = { level: 3, address: "0x401000", function: culprit, args: "", file, line, from: null, found: "scan" as const, unwound: null, module: null };
   const triage: TriageResult = {
     ...BASE,
-    crash: { ...BASE.crash, kind, message, faultAddress: faultAddress ?? null, access: faultAddress ? "read" : null, culprit: { function: culprit, file, line, frame: 3, module: null } },
+    crash: { ...BASE.crash, kind, message, faultAddress: faultAddress ?? null, access: faultAddress ? "read" : null, culprit: { function: culprit, file, line, frame: 3, module: null }, deadlock: kind === "deadlock" ? { cycle: cycle ?? [] } : null },
     frames: [frame],
-    go: { version: "go1.19.8", goroutine: goroutine({ status: "running", function: culprit, file, line, ...blamed }), waiting: waiting.map(goroutine) },
+    // The goroutines waiting on locks were unwound by the debugger where it drew their cycle (Delve), not otherwise (gdb).
+    go: { version: "go1.19.8", goroutine: goroutine({ status: "running", function: culprit, file, line, ...blamed }), waiting: waiting.map(goroutine), goroutineFrames: waiting.some((g) => g.lock) ? (cycle ?? []).length > 0 : null },
   };
   const source = { path: file, lines: readFileSync(file, "utf8").split("\n") };
   const facts = factsOf(triage, { homeThread: 1, sources: { [file]: source } });
@@ -113,5 +116,48 @@ describe("Go playbooks", () => {
   it("deadlock: a wait on a channel with no lock held is the channel's missing partner", () => {
     const { verdicts } = judged({ fixture: "deadlock", kind: "deadlock", message: "fatal error: all goroutines are asleep - deadlock!", culprit: "main.(*Server).Shutdown", line: 13, blamed: { waitsOn: "chan receive", status: "waiting" }, waiting: [{ id: 1, waitsOn: "chan receive", function: "main.(*Server).Shutdown" }] });
     expect(verdicts).toEqual({ "channel-without-partner": "confirmed", "lock-cycle": "rejected", "lock-held-while-waiting": "rejected" });
+  });
+
+  it("out of memory: the allocation at the culprit's line and what sizes it, and that it is the last straw", () => {
+    const { verdicts, draft } = judged({ fixture: "out-of-memory", kind: "panic", message: "fatal error: out of memory", culprit: "main.(*Spool).Begin", line: 25 });
+    expect(verdicts).toEqual({ "heap-exhausted": "confirmed", "program-panic": "rejected" });
+    expect(draft.summary).toMatch(/allocated at `u\.body = make\(\[\]byte, declared\)` \(E2\) when the Go heap could not grow any more: the runtime threw "fatal error: out of memory"\. The allocation's size is `declared`\./);
+    expect(draft.rootCause).toMatch(/The value of `declared` is not printed/);
+    expect(draft.recommendations.join("\n")).toMatch(/Bound `declared` before `make\(\[\]byte, declared\)`[\s\S]*GOMEMLIMIT/);
+    expect(draft.confidence).toBe(0.8);
+  });
+
+  const lockOrder = (cycle: GoCase["cycle"]) =>
+    judged({
+      fixture: "lock-order",
+      kind: "deadlock",
+      message: "fatal error: all goroutines are asleep - deadlock!",
+      culprit: "main.transfer",
+      line: 27,
+      blamed: { id: 18, status: "waiting", waitsOn: "a sync.Mutex", lock: "0xc0000ac030" },
+      waiting: [
+        { id: 1, waitsOn: "a sync.WaitGroup", function: "main.main" },
+        { id: 18, waitsOn: "a sync.Mutex", lock: "0xc0000ac030", function: "main.transfer", line: 27 },
+        { id: 19, waitsOn: "a sync.Mutex", lock: "0xc0000ac010", function: "main.transfer", line: 27 },
+      ],
+      cycle,
+    });
+
+  it("lock-order deadlock, holders shown: the cycle, and one lock order", () => {
+    const edge = (thread: number, lock: string, heldByThread: number) => ({ thread, function: "main.transfer", file: `${GO_DIR}lock-order/main.go`, line: 27, lock, lockName: "to.mu", heldByThread });
+    const { verdicts, draft } = lockOrder([edge(18, "0xc0000ac030", 19), edge(19, "0xc0000ac010", 18)]);
+    expect(verdicts).toEqual({ "lock-cycle": "confirmed", "lock-held-while-waiting": "rejected", "channel-without-partner": "rejected" });
+    expect(draft.summary).toBe("All goroutines were asleep: goroutines 18 and 19 each hold the sync.Mutex the other waits to lock, in `main.transfer` at `to.mu.Lock()` (E2), having locked `from.mu` first (line 24): a lock-order inversion.");
+    expect(draft.rootCause).toMatch(/^goroutine 18 waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0xc0000ac030\), which goroutine 19 holds; goroutine 19 waits in `main\.transfer` \(main\.go:27\) to lock `to\.mu` \(0xc0000ac010\), which goroutine 18 holds \(E1\)/);
+    expect(draft.confidence).toBe(0.9);
+  });
+
+  it("lock-order deadlock, holders not shown: the goroutines grouped by the mutex they wait on, and no cycle claimed", () => {
+    const { verdicts, draft } = lockOrder([]);
+    expect(verdicts["lock-cycle"]).toBe("inconclusive");
+    expect(draft.summary).toBe("All goroutines were asleep: 2 goroutines wait to lock 2 different sync.Mutexes — 0xc0000ac030 (goroutine 18), 0xc0000ac010 (goroutine 19) (E1) — `main.transfer` (main.go:27) at `to.mu.Lock()` (E2) while holding `from.mu` (locked at line 24); which goroutine holds which mutex is not shown through this debugger.");
+    expect(draft.summary).not.toMatch(/held by|holds the sync/);
+    expect(draft.recommendations[0]).toMatch(/^Read the core with Delve/);
+    expect(draft.confidence).toBe(0.5);
   });
 });

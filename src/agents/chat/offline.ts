@@ -498,10 +498,12 @@ export class OfflineEngine {
     const lines: string[] = [];
     if (crash.kind === "deadlock") {
       const members = unique((crash.deadlock?.cycle ?? []).map((edge) => String(edge.thread)));
-      lines.push(`The process hung: threads ${members.join(" and ")} are deadlocked, each waiting for a lock another one holds${cited}.`);
+      // A Go program's cycle runs through its goroutines.
+      const unit = this.facts.triage.go ? "goroutine" : "thread";
+      lines.push(`The process hung: ${unit}s ${members.join(" and ")} are deadlocked, each waiting for a lock another one holds${cited}.`);
       for (const edge of crash.deadlock?.cycle ?? []) {
         const at = edge.file ? ` at ${edge.file}:${edge.line ?? "?"}` : "";
-        lines.push(`  thread ${edge.thread} in \`${edge.function ?? "??"}\`${at} waits for lock ${lockText(edge)}, held by thread ${edge.heldByThread ?? "?"}`);
+        lines.push(`  ${unit} ${edge.thread} in \`${edge.function ?? "??"}\`${at} waits for lock ${lockText(edge)}, held by ${unit} ${edge.heldByThread ?? "?"}`);
       }
     } else {
       const c = crash.culprit;

@@ -10,13 +10,15 @@ import type { Facts } from "./facts.js";
 import { culpritVariables, goWhere, mapTypeOf, readable, unreadableText } from "./go-frames.js";
 import { BACKTRACE, Citations, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { callPath, quoteLine, where } from "./prose.js";
-import { indexedAccesses } from "./source.js";
+import { codeOf, indexedAccesses, insideParentheses, splitTopLevel } from "./source.js";
 
 const NIL_MAP = /^assignment to entry in nil map$/;
 const INDEX = /^runtime error: index out of range \[(-?\d+)\](?: with length (\d+))?$/;
 const SLICE = /^runtime error: slice bounds out of range/;
 const NIL_POINTER = /invalid memory address or nil pointer dereference/;
 const CONCURRENT_MAP = /^fatal error: concurrent map (writes|read and map write|iteration and map write)$/;
+/** The runtime's throws when the heap cannot grow: `out of memory` (no address space left), `runtime: out of memory` (the OS refused to map it), and the metadata's own. */
+const OUT_OF_MEMORY = /^fatal error: (runtime: )?out of memory\b/;
 
 /** The Go playbook for a panic or a throw; null for what the runtime's message does not name. */
 export function goPanicPlaybook(facts: Facts): Playbook | null {
@@ -24,6 +26,7 @@ export function goPanicPlaybook(facts: Facts): Playbook | null {
   if (NIL_MAP.test(message)) return nilMap(facts);
   if (INDEX.test(message) || SLICE.test(message)) return indexOutOfRange(facts);
   if (CONCURRENT_MAP.test(message)) return concurrentMapWrites(facts);
+  if (OUT_OF_MEMORY.test(message)) return outOfMemory(facts);
   if (facts.crash.kind === "null-dereference" || NIL_POINTER.test(message)) return nilPointer(facts);
   if (facts.crash.kind === "panic" && !/^(runtime error|fatal error):/.test(message) && message !== "") return programPanic(facts);
   if (/^(runtime error|fatal error):/.test(message)) return runtimeStop(facts);
@@ -228,8 +231,65 @@ function programPanic(facts: Facts): Playbook {
   };
 }
 
+/** The allocation a line of Go makes, as written: `make([]byte, declared)` and the expression its size is, when the line calls make, append or new. */
+function allocationOf(line: string | null): { call: string; size: string | null } | null {
+  const code = codeOf(line ?? "");
+  const call = /\b(make|append|new)\(/.exec(code);
+  if (!call?.[1]) return null;
+  const inside = insideParentheses(code, call.index + call[0].length);
+  if (inside === null) return null;
+  // make(T, len[, cap]) sizes by its length (its capacity when given); append and new by what they copy or build.
+  const args = splitTopLevel(inside);
+  const size = call[1] === "make" ? (args[2] ?? args[1] ?? null) : null;
+  return { call: `${call[1]}(${inside})`, size: size && /^[A-Za-z_][\w.]*$/.test(size) ? size : null };
+}
 
-/** Any other runtime error or throw (a failed conversion, out of memory, a stack overflow): the runtime's words are the verdict. */
+/**
+ * The heap could not grow: the runtime asked the OS for memory and was refused (a container's
+ * limit, ulimit -v, the machine's). The allocation that failed is the last one, not necessarily
+ * what holds the memory; the dump says which allocation it was, and its size where a debugger
+ * prints the culprit's variables.
+ */
+function outOfMemory(facts: Facts): Playbook {
+  const message = facts.crash.message ?? "";
+  const allocation = allocationOf(facts.line);
+  const refused = saidByRuntime(
+    facts,
+    "heap-exhausted",
+    `the heap could not grow for the allocation at ${where(facts.culprit)}`,
+    true,
+    (c, evidence) =>
+      `The runtime threw "${message}"${c.cite(evidence.find(BACKTRACE))}: it asked the operating system for more memory for the heap and was refused, which no Go code can recover from. The allocation was ${lineText(facts)}${c.cite(listed(facts, evidence))}${allocation ? `, \`${allocation.call}\`${allocation.size ? ` sized by \`${allocation.size}\`` : ""}` : ""}.`,
+    "",
+  );
+  const own = saidByRuntime(facts, "program-panic", "the program's own panic(...) fired", false, () => "", `The message is the runtime's ("${message}"), not a value the program passed to panic`);
+  return {
+    hypotheses: [refused, own],
+    investigate: investigate(facts),
+    conclude: conclude(facts, "heap-exhausted", "what exhausted the memory", ({ evidence, hit }, c) => {
+      const shown = allocation?.size ? readable(facts, evidence, allocation.size) : null;
+      return {
+        summary: `${goWhere(facts)} allocated at ${lineText(facts)}${c.cite(listed(facts, evidence))} when the Go heap could not grow any more: the runtime threw "${message}".${allocation?.size ? ` The allocation's size is \`${allocation.size}\`.` : ""}`,
+        cause: [
+          hit.finding ?? "",
+          allocation?.size ? (shown ? shown.text + c.cite(shown.found) : unreadableText(facts, evidence, allocation.size, c)) : "",
+          `It was called on the path ${callPath(facts)}. The allocation that failed is the one that found no memory left, not necessarily what holds the memory: the heap the program keeps alive filled what the process may use.`,
+        ],
+        confidence: allocation ? 0.8 : 0.7,
+        recommendations: [
+          allocation?.size
+            ? `Bound \`${allocation.size}\` before \`${allocation.call}\`: a size that comes from a client or a file (a declared length, a count) must be checked against a limit, and a large body streamed (io.Copy to its destination) instead of buffered whole.`
+            : `Find what keeps the heap full when ${lineText(facts)} runs: buffers kept per request or per connection, caches without a bound, goroutines that never end and hold their data.`,
+          "Set GOMEMLIMIT (Go 1.19 and later) a little below the process's limit (the container's memory limit, ulimit -v), so the garbage collector works harder before the limit is reached; it cannot save a heap that live data fills.",
+          "See what holds the heap before the limit: a heap profile (`/debug/pprof/heap`, or runtime/pprof's WriteHeapProfile) names the allocation sites of live memory.",
+        ],
+      };
+    }),
+    openQuestions: [{ text: "The limit the process ran under (ulimit -v, a container's memory limit) is not in the dump.", question: `How much memory may the service use, and how large can ${allocation?.size ? `\`${allocation.size}\`` : "its allocations"} get with real traffic?` }],
+  };
+}
+
+/** Any other runtime error or throw (a failed conversion, a stack overflow): the runtime's words are the verdict. */
 function runtimeStop(facts: Facts): Playbook {
   const message = facts.crash.message ?? "";
   const thrown = message.startsWith("fatal error:");

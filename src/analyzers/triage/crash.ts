@@ -21,7 +21,9 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
   const { signal, siginfo, exception } = stop;
   const { kind, thread, frames, culprit } = verdict;
   const culpritFrame = culprit === null ? null : (frames[culprit] ?? null);
-  const cycle = hang.cycles[0];
+  // A Go program's lock cycles are its goroutines', read from the runtime; the threads' are its OS threads, which wait for work.
+  const cycles = readings.go?.cycles.length ? readings.go.cycles : hang.cycles;
+  const cycle = cycles[0];
   const origin = fault.reraised
     ? reraisedOrigin(stop.origin, fault.reraised.handler)
     : verdict.abortedIn !== null
@@ -44,9 +46,10 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       frame: culpritFrame?.level ?? null,
       module: culpritFrame?.module ?? null,
     },
-    // A deadlock is every thread of its cycle, in an order that does not depend on thread numbers.
-    signature: kind === "deadlock" && cycle ? ["deadlock", ...cycle.map((edge) => edge.function ?? "??").sort()].join(" | ") : crashSignature(kind, frames, culprit),
-    deadlock: kind === "deadlock" ? { cycle: hang.cycles.flat() } : null,
+    // A deadlock is every thread of its cycle, in an order that does not depend on thread numbers. A Go
+    // program's is its blamed goroutine's frames: the same whether or not the debugger shows who holds each lock.
+    signature: kind === "deadlock" && cycle && !readings.go ? ["deadlock", ...cycle.map((edge) => edge.function ?? "??").sort()].join(" | ") : crashSignature(kind, frames, culprit),
+    deadlock: kind === "deadlock" ? { cycle: cycles.flat() } : null,
     origin,
     exploitability: rateExploitability({
       kind,

@@ -8,11 +8,14 @@
  * goroutines of a deadlock or a hang.
  */
 import { hex } from "../../debuggers/dumpfile/file.js";
+import type { GoLineTable } from "../../debuggers/dumpfile/index.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type Instruction } from "../../debuggers/model.js";
 import type { CrashKind } from "../../report/schema.js";
 import { NULL_PAGE_LIMIT } from "../address-space.js";
 import type { PlacedFrame } from "../culprit.js";
+import { deadlockCycles, type DeadlockEdge, type LockWait } from "../deadlock.js";
+import { goFunctionStart, goLocksHeldBefore, goLockTaken, semaphoreWaits, SEMTABLE } from "../go-locks.js";
 import { boundsErrorText, GO_RUNTIME_FUNCTION, goBuildVersion, goLayout, goroutineStatus, goStringText, goTypeName, panicValueShape, waitReasonText, type GoLayout, type GoroutineStatus } from "../go-runtime.js";
 import { keyRegisters } from "../registers.js";
 import { SIGSEGV } from "../signals.js";
@@ -35,6 +38,8 @@ const GO_SECTIONS = new Set([".go.buildinfo", ".gopclntab", ".note.go.buildid"])
 /** A throw's frame is small: its message is within a few words of its frame pointer. */
 const MAX_THROW_WORDS = 24;
 const MAX_THROW_MESSAGE = 512n;
+/** Sudogs walked in the runtime's semaphore table. */
+const MAX_SUDOGS = 1024;
 
 export interface Goroutine {
   /** Null where the goroutine was found by its frames, not by its g. */
@@ -43,6 +48,8 @@ export interface Goroutine {
   waitReason: string | null;
   /** Innermost first, walked by frame pointers from the goroutine's saved registers. */
   frames: PlacedFrame[];
+  /** The sync.Mutex it waits to lock (its address, from the runtime's semaphore table); null for any other wait. */
+  lock: string | null;
 }
 
 export interface GoFindings {
@@ -59,6 +66,12 @@ export interface GoFindings {
   goroutine: Goroutine | null;
   /** The goroutines of the program's own that wait, read over allgs when no goroutine was running (a deadlock, a hang). */
   waiting: Goroutine[];
+  /** Whether the debugger names the runtime's symbols: a program built with `-ldflags=-s` has no symbol table. */
+  symbols: boolean;
+  /** Goroutines each waiting for a sync.Mutex the next one holds, where the dump shows who holds them (goroutine ids as threads). */
+  cycles: DeadlockEdge[][];
+  /** Whether the debugger unwound the goroutines that wait on locks, so the locks their code took could be read; null when none waits on a lock. */
+  goroutineFrames: boolean | null;
   notes: string[];
 }
 
@@ -76,23 +89,30 @@ interface GRecord {
 }
 
 /** Null for any program but Go's. */
-export async function readGo(q: Inspector, target: Target, stop: Stop, stack: Stack, recordedFp: string | null = null): Promise<GoFindings | null> {
+/**
+ * `recorded`: the signalled thread's registers as the core records them (NT_PRSTATUS), when it does;
+ * `lines`: the program's own pc-line table, which names the goroutines' frames as Go's traceback does.
+ */
+export async function readGo(q: Inspector, target: Target, stop: Stop, stack: Stack, recorded: Record<string, string> | null = null, lines: GoLineTable | null = null): Promise<GoFindings | null> {
   const version = await goVersion(q, target);
   if (version === null) return null;
   const layout = goLayout(version);
   const notes: string[] = [];
-  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], notes };
+  const symbols = (await q.symbolAddress("runtime.allgs")) !== null;
+  if (!symbols) notes.push(strippedNote(lines !== null));
+  const found: GoFindings = { version, kind: null, message: null, faultAddress: null, access: null, goroutine: null, waiting: [], symbols, cycles: [], goroutineFrames: null, notes };
   if (layout === null) {
     notes.push(`a Go ${version} program: dumpdbg does not know where this release keeps a goroutine's state, so only the threads are read`);
     return found;
   }
-  const memory = new GoMemory(q, layout, target, recordedFp);
-  const curg = await memory.currentGoroutine(target);
+  const memory = new GoMemory(q, layout, target, recorded?.rbp ?? null, lines);
+  const curg = await memory.currentGoroutine(recorded?.fs_base ?? null);
   const thrown = (await memory.thrown(stack, stop.signal !== null)) ?? (await memory.thrownUnwound(stack));
   if (curg && curg.panic !== 0n) {
     const value = await memory.panicValue(curg.panic);
     const frames = await memory.frames(curg);
-    const faulted = curg.sig === SIGSEGV && frames.some((frame) => frame.function === "runtime.sigpanic");
+    // A fault's panic runs in sigpanic, whose call the runtime injected with the faulting pc as its return address (found by name, or without symbols by that address).
+    const faulted = curg.sig === SIGSEGV && frames.some((frame) => frame.function === "runtime.sigpanic" || toBigInt(frame.address) === curg.sigpc);
     found.goroutine = goroutineOf(curg, frames);
     found.message = value;
     found.kind = faulted ? (curg.sigcode1 < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access") : "panic";
@@ -106,7 +126,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   // The scheduler's "all goroutines are asleep" is no goroutine's throw, though the walk may pass
   // through a parked goroutine's frames (systemstack links them): it is read from allgs below.
   if (thrown !== null && throwKind(thrown.text) !== "deadlock" && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
-    found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames };
+    found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames, lock: null };
     found.kind = throwKind(thrown.text);
     found.message = `fatal error: ${thrown.text}`;
     notes.push(`the crashing thread's unwind stops at Go's signal trampoline: the throwing goroutine's ${thrown.frames.length} frames were walked by frame pointers from the registers the signal frame saved`);
@@ -125,11 +145,17 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   }
   if (found.kind === null) return found;
   found.waiting = waiting;
-  found.goroutine = blamed(waiting);
+  const locks = await memory.lockCycles(waiting);
+  found.cycles = locks.cycles;
+  found.goroutineFrames = locks.goroutineFrames;
+  // Goroutines dumped alive that wait on each other's locks are a deadlock the runtime could not see (a timer or a socket kept it hopeful).
+  if (found.kind === "hang" && locks.cycles.length > 0) found.kind = "deadlock";
+  found.goroutine = blamed(waiting, locks.cycles);
   if (found.goroutine) {
-    const choice = found.kind === "hang" ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
+    const choice = found.kind === "hang" && locks.cycles.length === 0 && found.goroutine.lock === null ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
     notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${waitOf(found.goroutine)}${choice}`);
   }
+  notes.push(...locks.notes);
   return found;
 }
 
@@ -138,15 +164,15 @@ export function goReading(go: GoFindings | null): GoReading | null {
   if (go === null) return null;
   const summary = (g: Goroutine): GoroutineSummary => {
     const own = g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function)) ?? null;
-    return { id: g.goid, status: g.status, waitsOn: g.status === "waiting" ? waitOf(g) : null, function: own?.function ?? null, file: own?.file ?? null, line: own?.line ?? null };
+    return { id: g.goid, status: g.status, waitsOn: g.status === "waiting" ? waitOf(g) : null, lock: g.lock, function: own?.function ?? null, file: own?.file ?? null, line: own?.line ?? null };
   };
-  return { version: go.version, goroutine: go.goroutine ? summary(go.goroutine) : null, waiting: go.waiting.map(summary) };
+  return { version: go.version, goroutine: go.goroutine ? summary(go.goroutine) : null, waiting: go.waiting.map(summary), goroutineFrames: go.goroutineFrames };
 }
 
 /** What a report notes of a Go program: how its goroutines were found, and under gdb, that Delve lists them all. */
 export function goNotes(go: GoFindings | null, debuggerName: string | undefined): string[] {
   if (go === null) return [];
-  const delve = debuggerName === "gdb" ? [`a Go ${go.version} program: gdb shows threads, not goroutines; \`dlv core <program> <core>\` lists every goroutine with its stack`] : [];
+  const delve = debuggerName === "gdb" && go.symbols ? [`a Go ${go.version} program: gdb shows threads, not goroutines; \`dlv core <program> <core>\` lists every goroutine with its stack`] : [];
   return [...go.notes, ...delve];
 }
 
@@ -176,6 +202,8 @@ class GoMemory {
     private readonly target: Target,
     /** The signalled thread's frame pointer as the core records it, when it does. */
     private readonly recordedFp: string | null = null,
+    /** The program's own pc-line table: frames named without asking the debugger, symbols or not. */
+    private readonly lines: GoLineTable | null = null,
   ) {}
 
   private async word(address: bigint): Promise<bigint | null> {
@@ -204,9 +232,13 @@ class GoMemory {
     };
   }
 
-  /** The crashing thread's goroutine: TLS holds its g (fs_base - 8 on linux/amd64), g.m its thread, m.curg the user goroutine. */
-  async currentGoroutine(target: Target): Promise<GRecord | null> {
-    const tls = toBigInt(target.registers.find((r) => r.name === "fs_base")?.value ?? null);
+  /**
+   * The crashing thread's goroutine: TLS holds its g (fs_base - 8 on linux/amd64), g.m its thread,
+   * m.curg the user goroutine. The core's own fs_base is preferred (gdb's `info registers` may not
+   * list it); without any, `runtime.m0`'s, which a program without symbols cannot name.
+   */
+  async currentGoroutine(recordedTls: string | null): Promise<GRecord | null> {
+    const tls = toBigInt(recordedTls ?? this.target.registers.find((r) => r.name === "fs_base")?.value ?? null);
     let m: bigint | null = null;
     if (tls !== null && tls > 8n) {
       const g = await this.word(tls - 8n);
@@ -229,16 +261,98 @@ class GoMemory {
     const [array, length] = await this.q.readMemory(allgs, 2);
     if (array === undefined || length === undefined || length <= 0n) return none;
     const pointers = await this.q.readMemory(hex(array), Math.min(Number(length), MAX_GOROUTINES));
-    const waiting: Goroutine[] = [];
+    const waiting: { g: GRecord; goroutine: Goroutine }[] = [];
     let working = 0;
     for (const pointer of pointers) {
       const g = await this.goroutine(pointer);
       if (g && (g.status === "running" || g.status === "runnable")) working++;
       if (!g || g.status !== "waiting" || waiting.length >= MAX_WALKED_GOROUTINES) continue;
       const frames = await this.frames(g);
-      if (frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) waiting.push(goroutineOf(g, frames));
+      if (frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) waiting.push({ g, goroutine: goroutineOf(g, frames) });
     }
-    return { waiting, working };
+    // A goroutine in sync.(*Mutex).Lock sleeps on the mutex's semaphore: the runtime's table of them says which.
+    if (waiting.some(({ goroutine }) => locksMutex(goroutine))) {
+      const semaphoreOf = new Map((await this.semaphoreWaits()).map((wait) => [wait.g, wait.semaphore]));
+      for (const { g, goroutine } of waiting) {
+        const semaphore = semaphoreOf.get(g.address);
+        if (semaphore !== undefined && locksMutex(goroutine)) goroutine.lock = hex(semaphore - SEMTABLE.mutexSemaOffset);
+      }
+    }
+    return { waiting: waiting.map(({ goroutine }) => goroutine), working };
+  }
+
+  /** Every goroutine asleep on a semaphore, and its address, from `runtime.semtable`. */
+  private async semaphoreWaits(): Promise<{ g: bigint; semaphore: bigint }[]> {
+    const table = toBigInt(await this.q.symbolAddress("runtime.semtable"));
+    if (table === null) return [];
+    const roots = await this.q.readMemory(hex(table), SEMTABLE.roots * SEMTABLE.rootWords);
+    const treaps = roots.filter((_, i) => i % SEMTABLE.rootWords === SEMTABLE.treapWord);
+    const mapped = (pointer: bigint) => pointer >= NULL_PAGE_LIMIT && this.target.mapped.some((range) => pointer >= range.start && pointer < range.end);
+    return semaphoreWaits(treaps, (sudog) => this.q.readMemory(hex(sudog), SEMTABLE.sudogWords), MAX_SUDOGS, mapped);
+  }
+
+  /**
+   * The cycles among goroutines waiting on sync.Mutexes, where the dump shows who holds each: a
+   * waiting goroutine's own function took `x.mu` on an earlier line and has not unlocked it (its
+   * code says so), and `&x.mu` evaluated in that frame is the mutex another goroutine waits on.
+   * Only a debugger that lists goroutines as threads (Delve) has that frame to evaluate in; with
+   * another (gdb) the holders stay unknown, and the waiters are said grouped by the mutex they wait on.
+   */
+  async lockCycles(waiting: Goroutine[]): Promise<{ cycles: DeadlockEdge[][]; goroutineFrames: boolean | null; notes: string[] }> {
+    const onLocks = waiting.filter((g) => g.lock !== null && g.goid !== null);
+    if (onLocks.length === 0) return { cycles: [], goroutineFrames: null, notes: [] };
+    const locks = new Set(onLocks.map((g) => g.lock));
+    const ownerOf = new Map<string, number>();
+    const nameOf = new Map<number, string>();
+    const took: string[] = [];
+    const readLine = this.target.readLine;
+    let goroutineFrames = false;
+    // Any waiting goroutine may hold them: one waiting on a channel while it holds a lock too.
+    for (const g of waiting.filter((w) => w.goid !== null)) {
+      const own = ownFrame(g);
+      const level = own ? await this.unwoundLevel(g.goid ?? 0, own) : null;
+      if (!own?.file || own.line === null || level === null || !readLine) continue;
+      goroutineFrames = true;
+      const file = own.file;
+      // As an integer: a debugger may print a pointer to a struct as the struct (Delve does).
+      const addressOf = async (expression: string) => printedAddress(await this.q.evaluate(`uintptr(unsafe.Pointer(&${expression}))`, { thread: g.goid ?? 0, frame: level }));
+      // The waiting line's lock, named when it evaluates to the mutex the runtime says it waits on.
+      const waitsOn = g.lock === null ? null : goLockTaken(readLine(file, own.line) ?? "");
+      if (waitsOn && (await addressOf(waitsOn)) === g.lock) nameOf.set(g.goid ?? 0, waitsOn);
+      const start = goFunctionStart((n) => readLine(file, n), own.line);
+      if (start === null) continue;
+      const body = Array.from({ length: own.line - start }, (_, i) => ({ line: start + i, text: readLine(file, start + i) ?? "" }));
+      for (const held of goLocksHeldBefore(body, own.line)) {
+        const lock = await addressOf(held.expression);
+        if (lock === null || !locks.has(lock) || ownerOf.has(lock)) continue;
+        ownerOf.set(lock, g.goid ?? 0);
+        took.push(`goroutine ${g.goid} took \`${held.expression}\` (${lock}) at ${basename(file)}:${held.line} and has not unlocked it`);
+      }
+    }
+    const waits: LockWait[] = onLocks.map((g) => ({ thread: g.goid ?? 0, lock: g.lock, waiter: ownFrame(g) }));
+    const cycles = deadlockCycles(waits, ownerOf);
+    for (const edge of cycles.flat()) edge.lockName = nameOf.get(edge.thread) ?? null;
+    // "0xc0000ac030: goroutine 18 (main.transfer at main.go:27)".
+    const waiter = (g: Goroutine) => {
+      const own = ownFrame(g);
+      return `${g.goid}${own?.file && own.line !== null ? ` (${own.function} at ${basename(own.file)}:${own.line})` : ""}`;
+    };
+    const grouped = [...locks].map((lock) => {
+      const waiters = onLocks.filter((g) => g.lock === lock);
+      return `${lock}: goroutine${waiters.length > 1 ? "s" : ""} ${waiters.map(waiter).join(", ")}`;
+    });
+    const notes = [`goroutines wait to lock ${locks.size === 1 ? "one sync.Mutex" : `${locks.size} sync.Mutexes`} (read from the runtime's semaphore table): ${grouped.join("; ")}`];
+    if (took.length > 0) notes.push(`a sync.Mutex records no holder; who holds each was read from the waiting goroutines' code and their frames: ${took.join("; ")}`);
+    else if (goroutineFrames) notes.push("a sync.Mutex records no holder, and no waiting goroutine's own function took one of these before its wait: who holds each is unknown");
+    else notes.push("a sync.Mutex records no holder, and this debugger shows no goroutine's frame to read one from its code (Delve does): who holds each is unknown");
+    return { cycles, goroutineFrames, notes };
+  }
+
+  /** The level of a goroutine's frame in the debugger's own unwind, when it lists the goroutine as the thread of that id and that frame is on its stack. */
+  private async unwoundLevel(goid: number, frame: PlacedFrame): Promise<number | null> {
+    if (!this.target.threads.some((thread) => thread.id === goid)) return null;
+    const { frames } = await this.q.backtrace(MAX_FRAMES, { thread: goid });
+    return frames.find((f) => f.function === frame.function && f.line === frame.line)?.level ?? null;
   }
 
   /** A goroutine's frames from its saved pc and frame pointer, each return address named by the debugger's symbols. */
@@ -260,21 +374,38 @@ class GoMemory {
 
   private async frameAt(level: number, pc: bigint, returnAddress: boolean): Promise<PlacedFrame> {
     // A return address is after the call: its line is the call's, one byte before.
-    const looked = hex(returnAddress ? pc - 1n : pc);
-    const symbol = await this.q.symbolAt(looked);
-    const line = await this.q.sourceLine(looked);
+    const looked = returnAddress ? pc - 1n : pc;
+    const named = await this.named(looked);
     return {
       level,
       address: hex(pc),
-      function: symbol?.symbol ?? null,
+      function: named.function,
       args: "",
-      file: line?.file ?? null,
-      line: line?.line ?? null,
+      file: named.file,
+      line: named.line,
       from: null,
       found: "scan",
       unwound: null,
       module: this.target.moduleAt(pc),
     };
+  }
+
+  /**
+   * The function a pc is compiled in, and its position: from Go's own table where there is one, at
+   * the innermost call of the program's own (where sync.(*Mutex).Lock is inlined into a caller, the
+   * caller's line that locks; where a function of its own is inlined, that function's line); else
+   * as the debugger names it.
+   */
+  private async named(pc: bigint): Promise<{ function: string | null; file: string | null; line: number | null }> {
+    const frames = this.lines?.framesAt(pc) ?? null;
+    const compiled = frames?.at(-1);
+    if (frames && compiled) {
+      const shown = frames.find((frame) => !GO_RUNTIME_FUNCTION.test(frame.function)) ?? frames[0] ?? compiled;
+      return { function: compiled.function, file: shown.file, line: shown.line };
+    }
+    const symbol = await this.q.symbolAt(hex(pc));
+    const line = await this.q.sourceLine(hex(pc));
+    return { function: symbol?.symbol ?? null, file: line?.file ?? null, line: line?.line ?? null };
   }
 
   /** The panic's value, as the runtime printed it after "panic: ". */
@@ -307,19 +438,42 @@ class GoMemory {
     }
   }
 
-  /** A type's name: its name offset counts from the module's types base (`runtime.firstmoduledata.types`). */
+  /** A type's name: its name offset counts from the module's types base. */
   private async typeName(type: bigint): Promise<string | null> {
+    const types = await this.typesBase();
+    return types === null ? null : this.typeNameFrom(types, type);
+  }
+
+  private async typeNameFrom(types: bigint, type: bigint): Promise<string | null> {
     const words = await this.q.readMemory(hex(type), 6);
     const { tflag } = this.layout.type;
     const flags = words[Math.floor(tflag / 8)] === undefined ? undefined : (words[Math.floor(tflag / 8)] ?? 0n) >> BigInt((tflag % 8) * 8);
     const str = words[this.layout.type.str / 8];
-    const moduledata = await this.q.symbolAddress("runtime.firstmoduledata");
-    if (flags === undefined || str === undefined || moduledata === null) return null;
-    const types = await this.word(BigInt(moduledata) + BigInt(this.layout.moduleTypes));
-    if (types === null) return null;
+    if (flags === undefined || str === undefined) return null;
     const nameOff = BigInt.asIntN(32, str & 0xffffffffn);
     const bytes = bytesOf(await this.q.readMemory(hex(types + nameOff), 16));
     return goTypeName(bytes, Number(flags & 0xffn));
+  }
+
+  /**
+   * `runtime.firstmoduledata.types`. A program without symbols (`-ldflags=-s`) still has its
+   * sections: Go's linker puts the type data first in `.rodata` (in `.data.rel.ro` for a PIE), and
+   * that start is taken only when the first type `.typelink` lists (an offset from it) has a name.
+   */
+  private async typesBase(): Promise<bigint | null> {
+    const moduledata = await this.q.symbolAddress("runtime.firstmoduledata");
+    if (moduledata !== null) return this.word(BigInt(moduledata) + BigInt(this.layout.moduleTypes));
+    const own = this.target.files.sections.filter((s) => s.source === "exec");
+    for (const [data, links] of [[".rodata", ".typelink"], [".data.rel.ro", ".data.rel.ro.typelink"]] as const) {
+      const start = own.find((s) => s.name === data)?.start;
+      const typelink = own.find((s) => s.name === links)?.start;
+      if (start === undefined || typelink === undefined) continue;
+      const [first] = await this.q.readMemory(typelink, 1);
+      if (first === undefined) continue;
+      const base = BigInt(start);
+      if ((await this.typeNameFrom(base, base + BigInt.asIntN(32, first & 0xffffffffn))) !== null) return base;
+    }
+    return null;
   }
 
   /** The first Go string (pointer into the program's read-only data, length) stored in [from, to), read as text. */
@@ -381,7 +535,7 @@ class GoMemory {
       const [saved, ret] = await this.q.readMemory(hex(bp), 2);
       if (saved === undefined || ret === undefined || ret < NULL_PAGE_LIMIT) break;
       returns.push(ret);
-      const caller = (await this.q.symbolAt(hex(ret - 1n)))?.symbol ?? "";
+      const caller = (await this.named(ret - 1n)).function ?? "";
       // bp is the frame of the function throw called, `saved` throw's own: its string argument lies
       // between them (a closure that prints it) or just above its return address (the argument's spill slot).
       if (text === null && /^runtime\.(throw|fatal)$/.test(caller)) text = await this.stringBetween(bp + 16n, saved + 32n);
@@ -431,7 +585,29 @@ function memoryAccessAt(instruction: Instruction | undefined): "read" | "write" 
 }
 
 function goroutineOf(g: GRecord, frames: PlacedFrame[]): Goroutine {
-  return { goid: g.goid, status: g.status, waitReason: g.waitReason, frames };
+  return { goid: g.goid, status: g.status, waitReason: g.waitReason, frames, lock: null };
+}
+
+/** A goroutine's first frame of the program's own. */
+function ownFrame(g: Goroutine): PlacedFrame | null {
+  return g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function)) ?? null;
+}
+
+/** Whether a goroutine waits inside sync.(*Mutex).Lock (an RWMutex's writers wait in one too). */
+function locksMutex(g: Goroutine): boolean {
+  return g.waitReason === "semacquire" && g.frames.some((frame) => /^sync\.\(\*Mutex\)\.(Lock|lockSlow)$/.test(frame.function ?? ""));
+}
+
+/** The address an integer print holds: `824634425392`, `824634425392 = 0xc0000ac030`, `0xc0000ac030`. */
+function printedAddress(printed: string | null): string | null {
+  const text = (printed ?? "").trim();
+  const number = /^(?:(\d+)|(0x[0-9a-f]+))(?:\s*=\s*0x[0-9a-f]+)?$/i.exec(text);
+  const value = number?.[1] ?? number?.[2];
+  return value ? hex(BigInt(value)) : null;
+}
+
+function basename(file: string): string {
+  return file.split(/[\\/]/).at(-1) ?? file;
 }
 
 function walkedNote(g: GRecord, frames: PlacedFrame[]): string {
@@ -441,15 +617,25 @@ function walkedNote(g: GRecord, frames: PlacedFrame[]): string {
 /**
  * The goroutine a hang or deadlock is blamed on: one blocked on a channel or a select (not a lock
  * or a WaitGroup, which wait on someone else) in a function no other goroutine waits in — the odd
- * one out, as a dispatcher among its workers is.
+ * one out, as a dispatcher among its workers is; with none, the first of a lock cycle, else one
+ * waiting to lock a sync.Mutex (a WaitGroup's waiter waits for them).
  */
-function blamed(waiting: Goroutine[]): Goroutine | null {
-  const own = (g: Goroutine) => g.frames.find((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))?.function ?? null;
+function blamed(waiting: Goroutine[], cycles: DeadlockEdge[][]): Goroutine | null {
+  const own = (g: Goroutine) => ownFrame(g)?.function ?? null;
   const count = new Map<string, number>();
   for (const g of waiting) count.set(own(g) ?? "", (count.get(own(g) ?? "") ?? 0) + 1);
-  const onChannel = waiting.filter((g) => /^(chan|select)/.test(g.waitReason ?? ""));
-  const sorted = [...onChannel].sort((a, b) => (count.get(own(a) ?? "") ?? 0) - (count.get(own(b) ?? "") ?? 0) || (a.goid ?? 0) - (b.goid ?? 0));
-  return sorted[0] ?? waiting[0] ?? null;
+  const oddFirst = (gs: Goroutine[]) => [...gs].sort((a, b) => (count.get(own(a) ?? "") ?? 0) - (count.get(own(b) ?? "") ?? 0) || (a.goid ?? 0) - (b.goid ?? 0))[0];
+  const onChannel = oddFirst(waiting.filter((g) => /^(chan|select)/.test(g.waitReason ?? "")));
+  const inCycle = waiting.find((g) => g.goid !== null && g.goid === cycles[0]?.[0]?.thread);
+  return onChannel ?? inCycle ?? oddFirst(waiting.filter((g) => g.lock !== null)) ?? waiting[0] ?? null;
+}
+
+/** What a program without symbols still tells, and what it does not. */
+function strippedNote(pcLineTable: boolean): string {
+  const delve = "; Delve cannot read it either, as it needs DWARF. Keep the unstripped build of each release to read its cores";
+  return pcLineTable
+    ? `the program has no symbol table (built with -ldflags=-s, or stripped): its frames were named from Go's own pc-line table (.gopclntab), as the runtime's traceback names them, but the runtime's list of goroutines (allgs) cannot be found without symbols, so the waits of a deadlock or a hang are not read${delve}`
+    : `the program has no symbol table (built with -ldflags=-s, or stripped), and Go's pc-line table was not read: the goroutine's frames and the culprit are unknown, and a throw's message is not found${delve}`;
 }
 
 /** What a goroutine waits on: go1.19 says only "semacquire" for a sync.Mutex and a WaitGroup alike; its frames tell them apart. */

@@ -61,7 +61,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // A .NET dump (null for any other): SOS's managed side, whose monitor cycles are a hang's too.
   const dotnet = stop.exception?.code === CLR_EXCEPTION || stop.externallyStopped ? await readManaged(q, stop.exception === null ? "hang" : "exception") : null;
   const hang = await readHang(q, target, stop, dotnet);
-  const go = await readGo(q, target, stop, stack, options.signalledThreadRegisters?.rbp ?? null);
+  const go = await readGo(q, target, stop, stack, options.signalledThreadRegisters ?? null, options.goLines ?? null);
   q.problems.push(...goNotes(go, options.debugger));
   const readings = { target, stop, stack, fault, said, hang, go, limit };
 

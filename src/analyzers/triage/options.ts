@@ -1,5 +1,6 @@
 /** What triage takes from the dump file as given, beside what it asks the debugger. */
-import { abortMessageAddress, fileBuildId, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
+import { abortMessageAddress, fileBuildId, goLinesOf, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
+import type { GoLineTable } from "../../debuggers/dumpfile/index.js";
 import type { Address, CrashpadInfo, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
 import { sourceLine } from "../../debuggers/source-files.js";
@@ -26,6 +27,8 @@ export interface TriageOptions {
    * where a debugger shows a goroutine's registers instead (Delve), the thread's own frame pointer.
    */
   signalledThreadRegisters?: Record<string, string>;
+  /** A Go program's own pc-line table (`.gopclntab`, from its file): its frames' names and lines, inlined calls included, with or without symbols. */
+  goLines?: GoLineTable | null;
   /** Which DLL function a Windows program's import slot holds (from its import table). */
   imports?: ImportLookup | null;
   /** The modules the dump maps, with the build ids its copies of their first pages hold. */
@@ -56,6 +59,6 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
     ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.threads[0] ? { signalledThreadRegisters: dump.facts.threads[0].registers } : {}),
-    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf } : {}),
+    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable) } : {}),
   };
 }

@@ -19,6 +19,8 @@ export interface GoroutineSummary {
   status: string;
   /** "chan receive", "a sync.Mutex"; null for a goroutine that was running. */
   waitsOn: string | null;
+  /** The address of the sync.Mutex it waits to lock, when the runtime's semaphore table shows it. */
+  lock: string | null;
   function: string | null;
   file: string | null;
   line: number | null;
@@ -32,6 +34,8 @@ export interface GoReading {
   goroutine: GoroutineSummary | null;
   /** Every goroutine of the program's own that waited (a deadlock, a hang). */
   waiting: GoroutineSummary[];
+  /** Whether the debugger unwound the goroutines waiting on locks (Delve does, gdb does not), so the locks their code took could be read; null when none waits on a lock. */
+  goroutineFrames: boolean | null;
 }
 
 export interface TriageResult {

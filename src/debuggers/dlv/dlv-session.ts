@@ -9,6 +9,7 @@
  */
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { CommandRunner } from "../command-runner.js";
+import { hasDwarf } from "../dumpfile/index.js";
 import { DebuggerError, SessionDead } from "../errors.js";
 import { leaveWithin } from "../process.js";
 import type { Vocabulary } from "../probe.js";
@@ -119,7 +120,13 @@ export class DlvSession implements DebuggerSession {
         { mode: "core", program: this.options.executable, coreFilePath: this.options.dump, showRegisters: true, stackTraceDepth: USER_FRAME_SEARCH },
         OPEN_TIMEOUT_MS,
       );
-      if (!launch.success) throw new DebuggerError(`Delve could not load ${this.options.dump}: ${messageOf(launch)}`);
+      if (!launch.success) {
+        // Delve reads a program's DWARF to load its core at all; `-ldflags=-s -w` leaves none.
+        if (/could not open debug info/.test(messageOf(launch)) && !hasDwarf(this.options.executable)) {
+          throw new DebuggerError(`Delve cannot read ${this.options.dump}: ${this.options.executable} has no DWARF debug information (built with -ldflags=-w, or stripped), which Delve needs; read it with --debugger gdb`);
+        }
+        throw new DebuggerError(`Delve could not load ${this.options.dump}: ${messageOf(launch)}`);
+      }
       await client.request("configurationDone", {}, OPEN_TIMEOUT_MS);
       const threads = await client.request("threads", undefined, OPEN_TIMEOUT_MS);
       const list = threads.success ? threads.body.threads : [];
@@ -329,7 +336,7 @@ export class DlvSession implements DebuggerSession {
   }
 
   private program(): GoProgram {
-    this.programFile ??= this.options.executable ? readProgram(this.options.executable) : readProgram("");
+    this.programFile ??= readProgram(this.options.executable ?? "", this.options.dump);
     return this.programFile;
   }
 

@@ -4,14 +4,15 @@
  * carries a file and line, never a symbol; `stackTrace` names only the frames Delve unwinds), so
  * the sections and the function symbols come from the program's own headers and `.symtab`, which
  * are what Delve reads too. A program built non-PIE (Go's default on linux/amd64) is loaded at the
- * addresses its file names; a PIE's load base is not known here, and its sections are not given.
+ * addresses its file names; a PIE (`-buildmode=pie`) is moved by its load base, which the core's
+ * auxiliary vector gives (where the kernel says the program was entered, less the entry its file
+ * names). A PIE whose core records no entry is not given sections: they would be guesses.
  */
-import { DumpFile, elfSections, Fields, readElfHeader, type ElfSection } from "../dumpfile/index.js";
+import { DumpFile, elfSections, Fields, loadBias, readElfCore, readElfHeader, type ElfSection } from "../dumpfile/index.js";
 import type { TargetSection } from "../probe.js";
 
 const SHT_SYMTAB = 2;
 const STT_FUNC = 2;
-const ET_DYN = 3;
 const SYMBOL_BYTES = 24;
 /** A big Go service has a few hundred thousand symbols; a table claiming more is not read. */
 const MAX_SYMBOLS = 2_000_000;
@@ -28,22 +29,24 @@ export interface GoProgram {
   functionAt(address: bigint): { name: string; offset: number } | null;
 }
 
-/** The program's loaded sections and functions; an unreadable file reads as none, never a guess. */
-export function readProgram(path: string): GoProgram {
+/** The program's loaded sections and functions in the process `core` holds; an unreadable file reads as none, never a guess. */
+export function readProgram(path: string, core: string): GoProgram {
   let file: DumpFile | null = null;
   try {
     file = DumpFile.open(path);
     const header = readElfHeader(file.read(0, Math.min(64, file.size), "the ELF header"));
-    if (!header.is64 || !header.little || header.type === ET_DYN) return NO_PROGRAM;
+    if (!header.is64 || !header.little) return NO_PROGRAM;
+    const base = loadBias(header, processEntry(core));
+    if (base === null) return NO_PROGRAM;
     const sections = elfSections(file);
     const functions = readFunctions(file, sections);
     return {
       sections: sections
         .filter((s) => s.address !== 0n && s.size > 0)
-        .map((s) => ({ start: hex(s.address), end: hex(s.address + BigInt(s.size)), name: s.name, source: "exec" })),
+        .map((s) => ({ start: hex(base + s.address), end: hex(base + s.address + BigInt(s.size)), name: s.name, source: "exec" })),
       functionAt: (address) => {
-        const found = lookup(functions, address);
-        return found ? { name: found.name, offset: Number(address - found.start) } : null;
+        const found = lookup(functions, address - base);
+        return found ? { name: found.name, offset: Number(address - base - found.start) } : null;
       },
     };
   } catch {
@@ -54,6 +57,20 @@ export function readProgram(path: string): GoProgram {
 }
 
 const NO_PROGRAM: GoProgram = { sections: [], functionAt: () => null };
+
+/** Where the kernel entered the program (the core's AT_ENTRY); null without it. */
+function processEntry(core: string): bigint | null {
+  let file: DumpFile | null = null;
+  try {
+    file = DumpFile.open(core);
+    const entry = readElfCore(file).auxv?.entry ?? null;
+    return entry === null ? null : BigInt(entry);
+  } catch {
+    return null;
+  } finally {
+    file?.close();
+  }
+}
 
 /** `.symtab`'s functions, sorted by address; each ends where it says, or where the next begins. */
 function readFunctions(file: DumpFile, sections: ElfSection[]): ProgramFunction[] {

@@ -26,6 +26,8 @@ export interface ElfHeader {
   little: boolean;
   type: number;
   machine: number;
+  /** Where the program starts, at the addresses the file names (a PIE's are moved by its load base). */
+  entry: bigint;
   phoff: number;
   phentsize: number;
   phnum: number;
@@ -65,6 +67,7 @@ export function readElfHeader(head: Buffer): ElfHeader {
         little,
         type: fields.u16(16),
         machine: fields.u16(18),
+        entry: fields.u64(24),
         phoff: toOffset(fields.u64(32), "the program header offset"),
         shoff: toOffset(fields.u64(40), "the section header offset"),
         phentsize: fields.u16(54),
@@ -75,11 +78,24 @@ export function readElfHeader(head: Buffer): ElfHeader {
         little,
         type: fields.u16(16),
         machine: fields.u16(18),
+        entry: BigInt(fields.u32(24)),
         phoff: fields.u32(28),
         shoff: fields.u32(32),
         phentsize: fields.u16(42),
         phnum: fields.u16(44),
       };
+}
+
+const ET_DYN = 3;
+
+/**
+ * How far the loader moved a program from the addresses its file names: a PIE (ET_DYN) by where the
+ * kernel entered it (the core's AT_ENTRY) less the entry its file names; null for a PIE whose entry
+ * is not known; 0 for a program loaded where it was linked.
+ */
+export function loadBias(header: ElfHeader, processEntry: bigint | null): bigint | null {
+  if (header.type !== ET_DYN) return 0n;
+  return processEntry === null ? null : processEntry - header.entry;
 }
 
 /** The program header table of a file; a table outside the file is a DumpFileError. */
@@ -285,6 +301,19 @@ export function sectionNames(file: DumpFile): string[] {
 
 /** Sections only the Go toolchain writes: its build information, its build id note, its pc-line table. */
 const GO_SECTIONS = new Set([".go.buildinfo", ".note.go.buildid", ".gopclntab"]);
+
+/** Whether an ELF file carries DWARF debug information (`-ldflags=-w` and `strip` remove it); false for anything unreadable. */
+export function hasDwarf(path: string): boolean {
+  let file: DumpFile | null = null;
+  try {
+    file = DumpFile.open(path);
+    return sectionNames(file).some((name) => name === ".debug_info" || name === ".zdebug_info");
+  } catch {
+    return false;
+  } finally {
+    file?.close();
+  }
+}
 
 /** Whether an ELF program was built by Go, by its sections; false for anything unreadable. */
 export function isGoProgram(path: string): boolean {
