@@ -49,6 +49,11 @@ export interface AnalysisOptions {
    * (`analyze --chat`); they are closed when it returns.
    */
   afterReport?: (open: AfterReport) => Promise<void>;
+  /**
+   * The process ends with the analysis (the command line): its debugger is ended without waiting
+   * for the kernel's teardown of it (see DebuggerSession.close).
+   */
+  exiting?: boolean;
 }
 
 /** What `afterReport` gets: the result, and the analysis's own open session, to be used and left open. */
@@ -81,7 +86,7 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   const started = performance.now();
   const [models, opened] = await bothOrClose(resolveModels(options.models), options.opening ?? openDump(options.open));
   await using owned = new Resources();
-  owned.defer(() => opened.session.close());
+  owned.defer(() => opened.session.close({ wait: !options.exiting }));
   for (const line of openingLines(opened)) options.progress(line);
   const session = createSession(options.sessionsDir, {
     dump: opened.dump.path,
@@ -108,7 +113,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   const models = await resolveModels(options.models);
   const opened = await reopenDump(meta, options.open);
   await using owned = new Resources();
-  owned.defer(() => opened.session.close());
+  owned.defer(() => opened.session.close({ wait: !options.exiting }));
   options.progress(`resuming session ${id}; models: ${models.describe()}`);
   return run(id, opened, owned.move(), models, options, started, async (runtime, graph, config) => {
     const saved = await graph.getState(config);

@@ -83,6 +83,8 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags, progress
     unsafe: flags.unsafe ?? false,
     progress: (line, detail) => progress.line(line, detail),
     onInterrupt,
+    // `analyze` and `resume` end when the analysis (and its chat) does.
+    exiting: true,
   };
 }
 
