@@ -1,8 +1,12 @@
 /**
  * dist/vendor.cjs (see vendor.ts) loaded with V8's code cache: the first run keeps the code V8
  * compiled in the user's cache folder, and later runs start from it rather than parse 4.6 MB of
- * JavaScript again (about 105 ms to 50 ms for an analysis here). A cache V8 rejects (another Node,
- * another build) is written anew; one that cannot be written is simply not kept.
+ * JavaScript again (about 105 ms to 50 ms for an analysis here). The cache names the packages whose
+ * code it holds: a run that used others (an analysis after a command that needed only zod) writes
+ * it again with theirs too. A cache V8 rejects (another Node, another build) is written anew; one
+ * that cannot be written is simply not kept.
+ *
+ * The file: one line of JSON (`{"packages":[…]}`), then V8's data.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -13,12 +17,21 @@ import { packageRoot } from "./package-root.js";
 
 type Modules = Record<string, () => unknown>;
 
+interface Cache {
+  /** The packages whose compiled code it holds. */
+  packages: string[];
+  data: Buffer;
+}
+
 let loaded: Modules | null = null;
+/** The packages this run asked for. */
+const used = new Set<string>();
 
 /** A vendored package's namespace, by the specifier the code imports it with. */
 export function vendorModule(specifier: string): unknown {
   const load = vendor()[specifier];
   if (!load) throw new Error(`${specifier} is not among the vendored packages (src/vendor.ts)`);
+  used.add(specifier);
   return load();
 }
 
@@ -28,15 +41,20 @@ function vendor(): Modules {
   // esbuild writes it in ASCII: read as latin1, it is a one-byte string without decoding.
   const source = readFileSync(file, "latin1");
   const cacheFile = cachePath(file);
-  const cachedData = cacheFile ? readCache(cacheFile) : undefined;
+  const cache = cacheFile ? readCache(cacheFile) : undefined;
   // CommonJS's own wrapper: the script evaluates to the module function.
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
-  const script = new Script(wrapped, { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const script = new Script(wrapped, { filename: file, ...(cache ? { cachedData: cache.data } : {}) });
   const module = { exports: {} as { vendorModules?: Modules } };
   (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   if (!module.exports.vendorModules) throw new Error(`${file} does not export the vendored packages; rebuild with npm run build`);
   // Written when the command ends, so that the code compiled while it ran is kept too.
-  if (cacheFile && (!cachedData || script.cachedDataRejected)) process.once("exit", () => writeCache(cacheFile, script));
+  if (cacheFile) {
+    process.once("exit", () => {
+      const held = cache && !script.cachedDataRejected ? cache.packages : [];
+      if (held.length === 0 || [...used].some((specifier) => !held.includes(specifier))) writeCache(cacheFile, script, [...new Set([...held, ...used])].sort());
+    });
+  }
   return (loaded = module.exports.vendorModules);
 }
 
@@ -54,15 +72,20 @@ function cachePath(file: string): string | null {
   }
 }
 
-/** The cache, when it is a regular file of a sane size; anything else is ignored. */
-function readCache(path: string): Buffer | undefined {
+/** The cache, when it is a regular file of a sane size with its header; anything else is ignored. */
+function readCache(path: string): Cache | undefined {
   let fd = -1;
   try {
     fd = openSync(path, "r");
     const stats = fstatSync(fd);
     if (!stats.isFile() || stats.size === 0 || stats.size > 64 * 1024 * 1024) return undefined;
-    const data = Buffer.allocUnsafe(stats.size);
-    return readSync(fd, data, 0, data.length, 0) === data.length ? data : undefined;
+    const bytes = Buffer.allocUnsafe(stats.size);
+    if (readSync(fd, bytes, 0, bytes.length, 0) !== bytes.length) return undefined;
+    const end = bytes.subarray(0, 4096).indexOf(0x0a);
+    if (end < 0) return undefined;
+    const header = JSON.parse(bytes.subarray(0, end).toString("utf8")) as { packages?: unknown };
+    const packages = Array.isArray(header.packages) ? header.packages.filter((p): p is string => typeof p === "string") : [];
+    return { packages, data: bytes.subarray(end + 1) };
   } catch {
     return undefined;
   } finally {
@@ -70,11 +93,11 @@ function readCache(path: string): Buffer | undefined {
   }
 }
 
-function writeCache(path: string, script: Script): void {
+function writeCache(path: string, script: Script, packages: string[]): void {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+    writeFileSync(temp, Buffer.concat([Buffer.from(`${JSON.stringify({ packages })}\n`), script.createCachedData()]), { mode: 0o600 });
     renameSync(temp, path);
     // The caches of earlier builds and other Nodes are of no more use.
     for (const name of readdirSync(dirname(path))) {

@@ -2,10 +2,11 @@
  * The built CLI's third-party code (LangGraph, LangChain, the providers, zod, marked) comes from
  * dist/vendor.cjs with V8's code cache (src/vendor-code.ts). From the user's side: an analysis
  * through each provider's real LangChain client, loaded from there, against a local server of its
- * protocol; the cache written once and then used as it is; a damaged cache replaced, never fatal;
+ * protocol; the cache written once and then used as it is, written again by a run that needed
+ * packages it did not hold; a damaged cache replaced, never fatal;
  * `DUMPDBG_CODE_CACHE=off` keeps none.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -93,6 +94,25 @@ describe("the code cache", () => {
     // Accepted by V8: not rewritten.
     expect(statSync(file!).mtimeMs).toBe(written.mtimeMs);
     expect(JSON.parse(second.stdout).crash).toEqual(JSON.parse(first.stdout).crash);
+  });
+
+  it("is written again with their code by a run that used packages it did not hold", async () => {
+    const listed = await runCli(["sessions", "list", "--sessions-dir", path.join(dir, "sessions-grow")], { env: { XDG_CACHE_HOME: path.join(dir, "cache-grow") } });
+    expect(listed.code, listed.stderr).toBe(0);
+    const [file] = cacheFiles("grow");
+    const header = () => JSON.parse(readFileSync(file!, "utf8").split("\n", 1)[0]!) as { packages: string[] };
+    expect(header().packages).toContain("zod");
+    expect(header().packages).not.toContain("@langchain/langgraph");
+    const small = statSync(file!).size;
+
+    const first = await analyze("grow", ["--provider", "offline"], {});
+    expect(first.code, first.stderr).toBe(0);
+    expect(header().packages).toEqual(expect.arrayContaining(["@langchain/langgraph", "@langchain/langgraph-checkpoint-sqlite", "zod"]));
+    expect(statSync(file!).size).toBeGreaterThan(small);
+    const grown = statSync(file!).mtimeMs;
+    const second = await analyze("grow", ["--provider", "offline"], {});
+    expect(second.code, second.stderr).toBe(0);
+    expect(statSync(file!).mtimeMs).toBe(grown);
   });
 
   it("is replaced when damaged, and the run is not disturbed", async () => {
