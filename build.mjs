@@ -4,6 +4,7 @@
 // --debug, and the prompts (Markdown beside each agent) bundled as text. `tsc --noEmit` type-checks
 // first (npm run build runs both).
 import { build } from "esbuild";
+import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,10 +27,14 @@ await build({
   logLevel: "warning",
 });
 
+// Its first line names its content, which the code cache's file name carries (src/vendor-code.ts).
+const vendorCode = readFileSync("dist/vendor.cjs");
+writeFileSync("dist/vendor.cjs", Buffer.concat([Buffer.from(`// dumpdbg vendor ${createHash("sha256").update(vendorCode).digest("hex").slice(0, 16)}\n`), vendorCode]));
+
 /** The packages src/vendor.ts holds, by the specifiers the code imports them with. */
 const VENDORED = [...readFileSync("src/vendor.ts", "utf8").matchAll(/^\s*"?([@\w/.-]+)"?: \(\) => require\(/gm)].map((m) => m[1]);
 const VENDOR_FAMILY = /^(@langchain\/|langsmith(\/|$)|zod(\/|$)|marked$)/;
-const vendorCode = fileURLToPath(new URL("src/vendor-code.ts", import.meta.url));
+const vendorLoader = fileURLToPath(new URL("src/vendor-code.ts", import.meta.url));
 
 /**
  * Every import of a vendored package in the rest of the bundle becomes a small module that reads
@@ -47,7 +52,7 @@ const vendorShims = {
       const names = Object.keys(await import(args.path)).filter((name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name));
       return {
         contents: [
-          `import { vendorModule } from ${JSON.stringify(vendorCode)};`,
+          `import { vendorModule } from ${JSON.stringify(vendorLoader)};`,
           `const m = vendorModule(${JSON.stringify(args.path)});`,
           `export const { ${names.join(", ")} } = m;`,
           "export default m.default;",

@@ -8,11 +8,11 @@
  *
  * The file: one line of JSON (`{"packages":[…]}`), then V8's data.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { codeCacheDir } from "./cache-dir.js";
 import { packageRoot } from "./package-root.js";
 
 type Modules = Record<string, () => unknown>;
@@ -40,7 +40,7 @@ function vendor(): Modules {
   const file = join(packageRoot(), "dist", "vendor.cjs");
   // esbuild writes it in ASCII: read as latin1, it is a one-byte string without decoding.
   const source = readFileSync(file, "latin1");
-  const cacheFile = cachePath(file);
+  const cacheFile = cachePath(source);
   const cache = cacheFile ? readCache(cacheFile) : undefined;
   // CommonJS's own wrapper: the script evaluates to the module function.
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
@@ -58,27 +58,27 @@ function vendor(): Modules {
   return (loaded = module.exports.vendorModules);
 }
 
-/** One cache file per build of vendor.cjs and per Node: `$XDG_CACHE_HOME/dumpdbg/v8/`. */
-function cachePath(file: string): string | null {
-  if (process.env.DUMPDBG_CODE_CACHE === "off") return null;
-  try {
-    const stats = statSync(file);
-    const xdg = process.env.XDG_CACHE_HOME;
-    const base = xdg && xdg.startsWith("/") ? xdg : join(homedir(), ".cache");
-    const id = [process.version, process.arch, stats.size, Math.round(stats.mtimeMs)].join("-");
-    return join(base, "dumpdbg", "v8", `vendor-${id}.bin`);
-  } catch {
-    return null;
-  }
+/**
+ * One cache file per build of vendor.cjs (the content hash build.mjs writes on its first line: a
+ * package's files all carry the same date, and V8 checks cached code only against the source's
+ * length) and per Node: `$XDG_CACHE_HOME/dumpdbg/v8/`.
+ */
+function cachePath(source: string): string | null {
+  const dir = codeCacheDir("v8");
+  const build = /^\/\/ dumpdbg vendor ([0-9a-f]{16})\n/.exec(source)?.[1];
+  if (dir === null || build === undefined) return null;
+  return join(dir, `vendor-${process.version}-${process.arch}-${build}.bin`);
 }
 
 /** The cache, when it is a regular file of a sane size with its header; anything else is ignored. */
 function readCache(path: string): Cache | undefined {
   let fd = -1;
   try {
-    fd = openSync(path, "r");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     const stats = fstatSync(fd);
     if (!stats.isFile() || stats.size === 0 || stats.size > 64 * 1024 * 1024) return undefined;
+    // Code V8 will run: only a file of this user's that no one else may write.
+    if ((process.getuid !== undefined && stats.uid !== process.getuid()) || (stats.mode & 0o022) !== 0) return undefined;
     const bytes = Buffer.allocUnsafe(stats.size);
     if (readSync(fd, bytes, 0, bytes.length, 0) !== bytes.length) return undefined;
     const end = bytes.subarray(0, 4096).indexOf(0x0a);
@@ -95,15 +95,27 @@ function readCache(path: string): Cache | undefined {
 
 function writeCache(path: string, script: Script, packages: string[]): void {
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, Buffer.concat([Buffer.from(`${JSON.stringify({ packages })}\n`), script.createCachedData()]), { mode: 0o600 });
+    // A new file only ("wx"): never through a link someone left at that name.
+    writeFileSync(temp, Buffer.concat([Buffer.from(`${JSON.stringify({ packages })}\n`), script.createCachedData()]), { mode: 0o600, flag: "wx" });
     renameSync(temp, path);
-    // The caches of earlier builds and other Nodes are of no more use.
-    for (const name of readdirSync(dirname(path))) {
-      if (/^vendor-.*\.bin$/.test(name) && name !== basename(path)) rmSync(join(dirname(path), name), { force: true });
-    }
   } catch {
     // A read-only home or a full disk: the next run compiles again.
+  }
+  forgetOldCaches(dirname(path));
+}
+
+/**
+ * Keeps the three caches written last (installs of other versions may share the folder) and removes
+ * the rest, and temporary files a killed run left.
+ */
+function forgetOldCaches(dir: string): void {
+  try {
+    const files = readdirSync(dir).map((name) => ({ name, path: join(dir, name) }));
+    const caches = files.filter((f) => /^vendor-.*\.bin$/.test(f.name)).map((f) => ({ ...f, used: statSync(f.path).mtimeMs })).sort((a, b) => b.used - a.used);
+    const stale = [...caches.slice(3), ...files.filter((f) => /\.tmp$/.test(f.name) && Date.now() - statSync(f.path).mtimeMs > 60_000)];
+    for (const file of stale) rmSync(file.path, { force: true });
+  } catch {
+    // Nothing to tidy, or no right to.
   }
 }

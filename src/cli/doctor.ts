@@ -2,7 +2,8 @@
 import { execFile, type ExecFileException } from "node:child_process";
 import { basename, dirname, join } from "node:path";
 
-import { BACKENDS, binaryOf } from "../debuggers/backends.js";
+import { BACKENDS } from "../debuggers/backends.js";
+import { binaryOf } from "../debuggers/binaries.js";
 import type { Backend } from "../debuggers/session.js";
 import { ExitCode, ExitError } from "./exit.js";
 

@@ -10,11 +10,13 @@ import { gdbLoadCommands } from "../debuggers/gdb/arguments.js";
 
 export async function loadCoreEarly(core: EarlyCore | null): Promise<void> {
   if (!core) return;
-  const { checkDumpPaths, inspectDump, resolveExecutable } = await import("../debuggers/dump.js");
+  const { buildIdMismatch, checkDumpPaths, inspectDump, resolveExecutable } = await import("../debuggers/dump.js");
   await checkDumpPaths(core.dump, core.exe);
   const info = inspectDump(core.dump);
   if (info.format !== "elf-core") return;
   const executable = resolveExecutable(info, core.exe);
+  // A program of another build: an analysis refuses it, and exec loads it with a warning; either way not now.
+  if (executable !== null && buildIdMismatch(info, executable)) return;
   if (core.auto && executable !== null && (await import("../debuggers/dumpfile/index.js")).isGoProgram(executable)) return;
   await preloadEarly(gdbLoadCommands(info.path, executable));
 }

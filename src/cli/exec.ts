@@ -1,6 +1,6 @@
 /** `dumpdbg exec`: commands in order on one persistent session; the interface for scripts. */
 import { openingLines, openDump } from "../debuggers/open.js";
-import { runGuarded } from "../debuggers/guard.js";
+import { refusalOf } from "../debuggers/guard.js";
 import type { CommandResult } from "../debuggers/session.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -25,12 +25,14 @@ export async function exec(dumpPath: string, options: ExecOptions): Promise<void
   const results: CommandResult[] = [];
   try {
     // All asked at once: the session runs them one after the other, in this order, and may hand
-    // the debugger the next while it works on one. Each is printed as it is answered.
-    const answers = options.command.map((command) => runGuarded(opened.session, command, { unsafe: options.unsafe ?? false, timeoutMs }));
+    // the debugger the next while it works on one. Each is printed as it is answered; a refused one
+    // in its turn, with the context the commands before it left.
+    const guard = { unsafe: options.unsafe ?? false, timeoutMs };
+    const answers = options.command.map((command) => (refusalOf(opened.session, command, guard) ? null : opened.session.run(command, { timeoutMs })));
     // Should one fail unexpectedly, the loop below reports it; the others' failures are not unhandled.
-    for (const answer of answers) answer.catch(() => undefined);
-    for (const answer of answers) {
-      const result = await answer;
+    for (const answer of answers) answer?.catch(() => undefined);
+    for (const [i, answer] of answers.entries()) {
+      const result = answer ? await answer : refusalOf(opened.session, options.command[i]!, guard)!;
       results.push(result);
       if (!options.json) printText(result);
     }

@@ -13,8 +13,6 @@ import { BINARIES, binaryOf, type BackendBinary } from "./binaries.js";
 import type { Backend, DebuggerSession } from "./session.js";
 import type { NamedModule } from "./symbols/frame-names.js";
 
-export { binaryOf, isNamed, namedBinary } from "./binaries.js";
-
 export type DebuggerChoice = Backend | "auto";
 export const DEBUGGER_CHOICES: readonly DebuggerChoice[] = ["auto", "gdb", "lldb", "cdb", "dlv"];
 

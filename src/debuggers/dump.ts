@@ -8,7 +8,7 @@ import { fstatSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 
 import { readPeImports, type PeImport } from "./dumpfile/pe.js";
-import { checkInputFile, MIN_DUMP_BYTES, unreadableReason } from "./input-files.js";
+import { checkInputFile, CONTROL_CHARACTER, MIN_DUMP_BYTES, unreadableReason } from "./input-files.js";
 import { toBigInt } from "./model.js";
 import { DumpFile, DumpFileError, ET_CORE, findAbortMessage, isElf, isGoProgram, openRegularFile, programBuildId, readElfCore, readElfHeader, readGoLineTable, readMinidump, type DumpFileFacts, type GoLineTable, type MappedFile } from "./dumpfile/index.js";
 
@@ -134,7 +134,8 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
   }
   const candidates = [named, resolve(dirname(dump.path), basename(named))];
   for (const candidate of candidates) {
-    if (isFile(candidate)) return candidate;
+    // The notes are the dump's word: a name with a control character is never given to a debugger.
+    if (!CONTROL_CHARACTER.test(candidate) && isFile(candidate)) return candidate;
   }
   throw new DumpError(`the executable of this core was not found: looked for ${candidates.join(" and ")}; pass it with --exe PATH`);
 }

@@ -12,11 +12,15 @@ export interface GuardOptions {
 }
 
 export async function runGuarded(session: DebuggerSession, command: string, options: GuardOptions = {}): Promise<CommandResult> {
-  if (!options.unsafe) {
-    const verdict = checkCommand(session.backend, command);
-    if (!verdict.allowed) {
-      return { command, ok: false, output: "", errorType: "not_allowed", error: verdict.reason, ms: 0, context: session.context() };
-    }
-  }
-  return session.run(command, options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {});
+  return refusalOf(session, command, options) ?? session.run(command, options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {});
+}
+
+/**
+ * The policy's refusal of a command, as a result (with the session's context now), or null when the
+ * command may run.
+ */
+export function refusalOf(session: DebuggerSession, command: string, options: GuardOptions = {}): CommandResult | null {
+  if (options.unsafe) return null;
+  const verdict = checkCommand(session.backend, command);
+  return verdict.allowed ? null : { command, ok: false, output: "", errorType: "not_allowed", error: verdict.reason, ms: 0, context: session.context() };
 }

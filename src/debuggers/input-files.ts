@@ -50,7 +50,12 @@ export type InputCheck = { ok: true; stats: Stats } | { ok: false; reason: strin
  * What a path is, without opening it: a regular file (symlinks followed; the kernel bounds their
  * chains), or the one-line reason it cannot be a dump ("is a FIFO (named pipe)").
  */
+/** What no path given to a debugger may hold. */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 export async function checkInputFile(path: string, options: { minBytes?: number } = {}): Promise<InputCheck> {
+  // A debugger is given paths on its command lines, where a newline would end one and start another.
+  if (CONTROL_CHARACTER.test(path)) return { ok: false, reason: "has a control character (a newline, a tab) in its name, which no debugger can be given" };
   let stats: Stats;
   try {
     stats = await withTimeout(stat(path), STAT_TIMEOUT_MS, `did not answer within ${STAT_TIMEOUT_MS / 1000} s (a stalled filesystem?)`);

@@ -3,7 +3,9 @@
  * choose the backend, load it. Everything that can be wrong with the input is reported here,
  * before any analysis starts.
  */
-import { BACKENDS, binaryOf, chooseBackend, isInstalled, isNamed, namedBinary, startSession, type DebuggerChoice } from "./backends.js";
+import { BACKENDS, chooseBackend, isInstalled, startSession, type DebuggerChoice } from "./backends.js";
+import { binaryOf, isNamed, namedBinary } from "./binaries.js";
+import { endEarly } from "./early-start.js";
 import { DebuggerError } from "./errors.js";
 import { homedir } from "node:os";
 
@@ -74,6 +76,9 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     binary: (backend) => namedBinary(backend, binaries) ?? backend,
   });
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
+  // A debugger started early for this command is taken by a gdb or LLDB session; Delve's and cdb's
+  // never take it, so it is ended now rather than run (or load the dump) beside theirs.
+  if (choice.backend === "dlv" || choice.backend === "cdb") void endEarly();
   const executable = resolveExecutable(dump, options.exe);
   const warnings: string[] = choice.fallback ? [choice.fallback] : [];
   if (go && !go.dwarf && (options.debugger ?? "auto") === "auto" && isInstalled("dlv", binaries)) {

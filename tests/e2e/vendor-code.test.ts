@@ -84,7 +84,7 @@ describe("the code cache", () => {
     const first = await analyze("cache", ["--provider", "offline"], {});
     expect(first.code, first.stderr).toBe(0);
     const [file] = cacheFiles("cache");
-    expect(file).toMatch(/vendor-v\d+\.\d+\.\d+-[a-z0-9]+-\d+-\d+\.bin$/);
+    expect(file).toMatch(/vendor-v\d+\.\d+\.\d+-[a-z0-9]+-[0-9a-f]{16}\.bin$/);
     const written = statSync(file!);
     expect(written.size).toBeGreaterThan(100_000);
     expect(written.mode & 0o777).toBe(0o600);
@@ -119,7 +119,9 @@ describe("the code cache", () => {
     const first = await analyze("damaged", ["--provider", "offline"], {});
     expect(first.code, first.stderr).toBe(0);
     const [file] = cacheFiles("damaged");
-    writeFileSync(file!, Buffer.alloc(4096, 0x5a));
+    // Its own header, then bytes V8 must reject.
+    const header = readFileSync(file!, "utf8").split("\n", 1)[0]!;
+    writeFileSync(file!, Buffer.concat([Buffer.from(`${header}\n`), Buffer.alloc(4096, 0x5a)]));
     const second = await analyze("damaged", ["--provider", "offline"], {});
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toMatch(/Error|^\s+at /m);

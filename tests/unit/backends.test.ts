@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-import { BACKENDS, binaryOf, canRun, chooseBackend, isNamed, type ChoiceInput } from "../../src/debuggers/backends.js";
+import { BACKENDS, canRun, chooseBackend, type ChoiceInput } from "../../src/debuggers/backends.js";
+import { binaryOf, isNamed } from "../../src/debuggers/binaries.js";
 import type { Backend } from "../../src/debuggers/session.js";
 
 const installed = (...names: Backend[]) => (backend: Backend) => names.includes(backend);

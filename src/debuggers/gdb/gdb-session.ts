@@ -1,13 +1,14 @@
 /**
- * A persistent GDB session over GDB/MI on one dump. Commands carry numeric tokens; one runs at a
- * time; console commands go through `-interpreter-exec console` and their console stream is the
- * command's output. A command past its timeout is interrupted, and when gdb does not come back it
+ * A persistent GDB session over GDB/MI on one dump. Commands carry numeric tokens and are answered
+ * in order (those queued behind may be written ahead: see writeAhead); console commands go through
+ * `-interpreter-exec console` and their console stream is the command's output. A command past its timeout is interrupted, and when gdb does not come back it
  * is killed and the same dump reopened, which the result says.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CommandRunner, type Queued } from "../command-runner.js";
+import { checkCommand } from "../policy/index.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
@@ -53,6 +54,8 @@ interface Pending {
   reject: (error: Error) => void;
   /** Starts the command's timeout, once gdb works on it: it is then the first not yet answered. */
   start: () => void;
+  /** gdb announced a new selection while it ran this command. */
+  movedSelection: boolean;
 }
 
 interface MiReply {
@@ -60,6 +63,7 @@ interface MiReply {
   results: MiTuple;
   console: string;
   log: string;
+  movedSelection: boolean;
 }
 
 export class GdbSession implements DebuggerSession {
@@ -86,6 +90,8 @@ export class GdbSession implements DebuggerSession {
   loadOutput = "";
   /** Where the MI stream is read from once the dump is loaded; see streamThroughLogFile. */
   private logTail: { dir: string; tail: MiLogTail; cleanup: Killable } | null = null;
+  /** Closed by its owner: never reopened. */
+  private closed = false;
 
   constructor(private readonly options: GdbSessionOptions) {
     this.vocabulary = withFrameNames(gdbVocabulary, options.frameNames ?? []);
@@ -146,7 +152,7 @@ export class GdbSession implements DebuggerSession {
       await this.streamThroughLogFile();
       await this.refreshContext(true);
     } catch (error) {
-      await this.close();
+      await this.end();
       if (error instanceof DebuggerError) throw error;
       throw new DebuggerError(`gdb failed while opening ${this.options.dump}: ${(error as Error).message}`);
     }
@@ -156,17 +162,29 @@ export class GdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  async close({ wait = true }: CloseOptions = {}): Promise<void> {
+  /** Ends gdb; the session is not reopened after (a command still queued is answered `session_dead`). */
+  async close(options: CloseOptions = {}): Promise<void> {
+    this.closed = true;
+    await this.end(options);
+  }
+
+  /** Ends gdb and fails what it was asked and has not answered (their timers go with them). */
+  private async end({ wait = true }: CloseOptions = {}): Promise<void> {
     const proc = this.proc;
     this.proc = null;
-    if (!proc) return;
-    // gdb holds nothing worth a polite exit (the dump is read-only, its log is ours): ending it at
-    // once spares the command gdb's own teardown, about 13 ms of every run.
-    if (wait) {
-      proc.kill();
-      await proc.exited;
-    } else {
-      proc.release();
+    this.ahead = [];
+    const pending = this.pending;
+    this.pending = [];
+    for (const command of pending) command.reject(new SessionDead("the session was closed"));
+    if (proc) {
+      // gdb holds nothing worth a polite exit (the dump is read-only, its log is ours): ending it at
+      // once spares the command gdb's own teardown, about 13 ms of every run.
+      if (wait) {
+        proc.kill();
+        await proc.exited;
+      } else {
+        proc.release();
+      }
     }
     this.dropLogTail();
   }
@@ -202,12 +220,13 @@ export class GdbSession implements DebuggerSession {
   private async reply(command: string, timeoutMs: number, queued: readonly Queued[] = []): Promise<{ output: string; error: string | null }> {
     const line = miLine(command);
     const answer = this.takeAhead(command) ?? this.mi(line, timeoutMs);
-    // A command that moves the selection is read back (below) before anything after it runs.
-    if (!this.vocabulary.movesSelection(command)) this.writeAhead(queued);
+    // A command that moves the selection is read back (below) before anything after it runs; one
+    // the safety policy would refuse (run under --unsafe) may read gdb's input itself (`shell read`).
+    if (!this.vocabulary.movesSelection(command) && checkCommand("gdb", command).allowed) this.writeAhead(queued);
     const reply = await answer;
     // gdb announces a new selection only when it differs from the last one it announced: `frame 0`
     // after `thread 1` (which already went to frame 0) says nothing, so a selection command is read back.
-    if (this.selectionChanged || this.vocabulary.movesSelection(command)) await this.refreshContext(false);
+    if (reply.movedSelection || this.selectionChanged || this.vocabulary.movesSelection(command)) await this.refreshContext(false);
     const output = withoutError(reply.console + reply.log, reply.results);
     if (reply.resultClass === "error") return { output, error: miString(reply.results.msg) ?? "gdb reported an error" };
     const miResults = line.startsWith("-interpreter-exec") ? "" : formatMiResults(reply.results);
@@ -218,13 +237,14 @@ export class GdbSession implements DebuggerSession {
    * Writes the next commands of the runner's queue now, so that gdb has each one as soon as it has
    * answered the one before: what a pipe's round trip and our reading of the answer cost per command
    * (about a fifth of a millisecond) is then spent while gdb works. They are answered in order and
-   * taken in their turn (takeAhead). None is written past a command that moves the selection.
+   * taken in their turn (takeAhead). None is written past a command that moves the selection, nor
+   * past one the safety policy would refuse.
    */
   private writeAhead(queued: readonly Queued[]): void {
     // Those written already are the first of the queue, in order.
     if (this.ahead.some((written, i) => queued[i]?.command !== written.command)) return;
     for (const next of queued.slice(this.ahead.length, AHEAD)) {
-      if (this.vocabulary.movesSelection(next.command)) return;
+      if (this.vocabulary.movesSelection(next.command) || !checkCommand("gdb", next.command).allowed) return;
       const reply = this.mi(miLine(next.command), next.timeoutMs);
       // Its turn may never come (the session is closed first): its failure is then nobody's.
       reply.catch(() => undefined);
@@ -278,6 +298,7 @@ export class GdbSession implements DebuggerSession {
   }
 
   private async reopen(): Promise<void> {
+    if (this.closed) throw new SessionDead("the session was closed");
     const old = this.proc;
     this.proc = null;
     this.pending = [];
@@ -289,9 +310,6 @@ export class GdbSession implements DebuggerSession {
     }
     await this.open();
   }
-
-  /** Settings gdb applies at start-up, before it reads a single MI command (`-iex`). */
-
 
   private async expectDone(line: string, what: string): Promise<MiReply> {
     return expectDone(await this.mi(line, OPEN_TIMEOUT_MS), what);
@@ -309,9 +327,14 @@ export class GdbSession implements DebuggerSession {
         fn(value);
       };
       const start = () => {
-        timer ??= setTimeout(() => reject(new CommandTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
+        timer ??= setTimeout(() => {
+          reject(new CommandTimeout(`timed out after ${timeoutMs} ms`));
+          // What was written behind it waits on it: it fails too, and the runner's recovery (an
+          // interrupt, or a reopen when commands were written ahead) decides what happens next.
+          for (const later of this.pending.slice(this.pending.indexOf(pending) + 1)) later.reject(new CommandTimeout("gdb did not finish the command before it"));
+        }, timeoutMs);
       };
-      const pending: Pending = { token, console: [], log: [], resolve: settle(resolve), reject: settle(reject), start };
+      const pending: Pending = { token, console: [], log: [], resolve: settle(resolve), reject: settle(reject), start, movedSelection: false };
       this.pending.push(pending);
       if (this.pending[0] === pending) start();
       if (!written && !proc.writeLine(`${token}${line}`)) {
@@ -332,7 +355,11 @@ export class GdbSession implements DebuggerSession {
         else pending.console.push(record.text);
         return;
       case "async":
-        if (record.asyncClass === "thread-selected") this.selectionChanged = true;
+        // The command gdb is working on moved it (read back after its answer), or nothing did that we asked.
+        if (record.asyncClass === "thread-selected") {
+          if (pending) pending.movedSelection = true;
+          else this.selectionChanged = true;
+        }
         return;
       case "result": {
         if (!pending || record.token !== pending.token) return;
@@ -343,6 +370,7 @@ export class GdbSession implements DebuggerSession {
           results: record.results,
           console: pending.console.join(""),
           log: pending.log.join(""),
+          movedSelection: pending.movedSelection,
         });
         return;
       }

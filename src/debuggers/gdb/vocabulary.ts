@@ -215,7 +215,8 @@ const SYNTAX = [
   "`x/8gx ADDR`, `x/s ADDR`, `x/6i $pc`, `disassemble`, `info symbol ADDR`, `info proc mappings`, `list FILE:A,B`",
 ].join("\n");
 
-const SELECTION_CHANGE = /^\s*(thread|t|thr|frame|f|up|down|select-frame)(\s+(?!apply\b)\S.*)?$/;
+/** Commands that may move the selection, with the prefixes and aliases gdb takes for them (`thre`, `fra`, `do`, `dow`), and MI's. */
+const SELECTION_CHANGE = /^\s*(t|thr|thre|threa|thread|f|fr|fra|fram|frame|up|do|dow|down|up-silently|down-silently|select-frame|-thread-select|-stack-select-frame)(\s+(?!apply\b)\S.*)?$/;
 
 export const gdbVocabulary: Vocabulary = {
   debugger: "gdb",

@@ -10,6 +10,7 @@ import { closeSync, readSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { openRegularFile } from "../dumpfile/index.js";
 import { CommandRunner, type Queued } from "../command-runner.js";
+import { checkCommand } from "../policy/index.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { takeEarly } from "../early-start.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
@@ -86,9 +87,11 @@ export class LldbSession implements DebuggerSession {
   /** What lldb warned about while loading the dump (a missing .dwo, a setting it refused). */
   loadWarnings: string[] = [];
   private adapter: Adapter | null = null;
+  /** Closed by its owner: never reopened. */
+  private closed = false;
   /** Commands of the runner's queue sent before their turn, oldest first, each with its answer to come. */
   private ahead: { command: string; timeoutMs: number; reply: Promise<Reply> }[] = [];
-  /** Commands wait here so that exactly one is in flight. */
+  /** Commands wait here and are answered in their order (some sent ahead: see writeAhead). */
   private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext("lldb");
   /** Thread names by OS thread id: the adapter's ids are lldb's tids, and a dump's threads never change. */
@@ -163,7 +166,7 @@ export class LldbSession implements DebuggerSession {
       await this.refreshSelection(OPEN_TIMEOUT_MS);
       this.loadWarnings = [...new Set(this.loading.flatMap(warningsIn))];
     } catch (error) {
-      await this.close();
+      await this.end();
       if (error instanceof DebuggerError) throw error;
       throw new DebuggerError(`lldb failed while opening ${this.options.dump}: ${(error as Error).message}`);
     } finally {
@@ -175,11 +178,19 @@ export class LldbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  async close({ wait = true }: CloseOptions = {}): Promise<void> {
+  /** Ends the adapter; the session is not reopened after (a command still queued is answered `session_dead`). */
+  async close(options: CloseOptions = {}): Promise<void> {
+    this.closed = true;
+    await this.end(options);
+  }
+
+  /** Ends the adapter and fails the requests it has not answered (their timers go with them). */
+  private async end({ wait = true }: CloseOptions = {}): Promise<void> {
     const adapter = this.adapter;
     this.adapter = null;
     this.ahead = [];
     if (!adapter) return;
+    adapter.client.close(new SessionDead("the session was closed"));
     // The adapter holds nothing worth a polite `disconnect` (the dump is read-only): answering it and
     // tearing LLDB down took about 100 ms of every run. Ended at once, as gdb is.
     if (!wait) return adapter.proc.release();
@@ -192,7 +203,8 @@ export class LldbSession implements DebuggerSession {
     const { place, command: inner } = parsePlaced(command);
     const here = place.thread === null && place.frame === null;
     const answer = here ? (this.takeAhead(command, timeoutMs) ?? this.command(command, timeoutMs)) : null;
-    if (here && !this.vocabulary.movesSelection(inner)) this.writeAhead(queued, timeoutMs);
+    // Not behind a command the safety policy would refuse (run under --unsafe): it may read lldb's input.
+    if (here && !this.vocabulary.movesSelection(inner) && checkCommand("lldb", command).allowed) this.writeAhead(queued, timeoutMs);
     const reply = answer ? await answer : await this.placed(place, inner, timeoutMs);
     if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
     return { output: reply.output, error: reply.error };
@@ -210,7 +222,7 @@ export class LldbSession implements DebuggerSession {
     let before = currentTimeoutMs + this.ahead.reduce((sum, sent) => sum + sent.timeoutMs, 0);
     for (const next of queued.slice(this.ahead.length, AHEAD)) {
       const { place, command: inner } = parsePlaced(next.command);
-      if (place.thread !== null || place.frame !== null || this.vocabulary.movesSelection(inner)) return;
+      if (place.thread !== null || place.frame !== null || this.vocabulary.movesSelection(inner) || !checkCommand("lldb", next.command).allowed) return;
       const reply = this.command(next.command, before + next.timeoutMs);
       // Its turn may never come (the session is closed first): its failure is then nobody's.
       reply.catch(() => undefined);
@@ -294,6 +306,7 @@ export class LldbSession implements DebuggerSession {
   }
 
   private async reopen(): Promise<void> {
+    if (this.closed) throw new SessionDead("the session was closed");
     const old = this.adapter;
     this.adapter = null;
     this.ahead = [];

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// bench/timeline: where one command's time goes, phase by phase, beside the same phases of the
+// debugger's own batch mode. The command runs with bench/timeline-hooks.cjs, which notes on its own
+// clock when the debugger is spawned, answers, loads the dump and is asked each command; gdb's
+// phases are timed from outside (gdb -batch with nothing, with the core, with the commands).
+// Medians of BENCH_RUNS runs (default 7). Run from the project's root after `npm run build`:
+//   node bench/timeline.mjs [triage|exec|analyze] [CORE EXE]      (default: triage of the demo's core)
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { median, requireBuild, root } from "./lib.mjs";
+
+requireBuild("dumpdbg.js");
+const [command = "triage", core = join(root, "demo/build/crash.core"), exe = join(root, "demo/build/crash")] = process.argv.slice(2);
+const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? 7));
+const work = mkdtempSync(join(os.tmpdir(), "dumpdbg-timeline-"));
+const args = {
+  triage: ["triage", core, "--exe", exe, "--json"],
+  exec: ["exec", core, "--exe", exe, ...Array.from({ length: 200 }, (_, i) => ["-ex", ["bt", "info registers", "x/32xg $sp", "p $_siginfo", "info threads"][i % 5]]).flat(), "--json"],
+  analyze: ["analyze", core, "--exe", exe, "--issue", "it crashed", "--provider", "offline", "--json", "--out", join(work, "r"), "--sessions-dir", join(work, "s")],
+}[command];
+if (!args) throw new Error(`unknown command ${command}: triage, exec or analyze`);
+
+/** One run's phases, in ms on the process's clock. */
+function phases() {
+  const file = join(work, "timeline.json");
+  const started = performance.now();
+  spawnSync(process.execPath, ["--require", join(root, "bench/timeline-hooks.cjs"), join(root, "bin/dumpdbg.js"), ...args], { stdio: "ignore", env: { ...process.env, DUMPDBG_TIMELINE: file } });
+  const wall = performance.now() - started;
+  const events = JSON.parse(readFileSync(file, "utf8"));
+  const at = (what, match = () => true) => events.find((e) => e.what === what && match(e))?.ms ?? NaN;
+  const last = (what) => events.filter((e) => e.what === what).at(-1)?.ms ?? NaN;
+  // The core is loaded when gdb answers the command that loads it (its token is the one written with core-file).
+  const coreToken = /^(\d+)/.exec(events.find((e) => e.what === "written" && e.detail.includes("core-file"))?.detail ?? "")?.[1];
+  const loaded = at("answer", (e) => e.detail === coreToken);
+  const lastAnswer = last("answer");
+  return {
+    "Node's start (to our first line)": at("first line of ours"),
+    "ours before the debugger is spawned": at("debugger spawned") - at("first line of ours"),
+    "the debugger's start (spawn to first output)": at("debugger's first output") - at("debugger spawned"),
+    "the dump's load (first output to loaded)": loaded - at("debugger's first output"),
+    "after the load, to the last answer read": lastAnswer - loaded,
+    "ours after the last answer, to the result": at("result printed") - lastAnswer,
+    "the result to exit": at("exit") - at("result printed"),
+    "process exit and reaping (wall - exit)": wall - at("exit"),
+    "wall": wall,
+  };
+}
+
+function wallOf(file, fileArgs) {
+  const started = performance.now();
+  spawnSync(file, fileArgs, { stdio: "ignore" });
+  return performance.now() - started;
+}
+
+const gdb = ["-nx", "-q", "-batch", "-iex", "set debuginfod enabled off"];
+const floorCommands = { triage: ["thread apply all bt", "info registers", "p $_siginfo", "info proc mappings", "x/8i $pc"], analyze: ["thread apply all bt", "info registers", "p $_siginfo", "info proc mappings", "x/8i $pc"], exec: args.filter((_, i) => args[i - 1] === "-ex") }[command];
+const samples = [];
+const floor = { start: [], load: [], all: [] };
+for (let i = 0; i < runs; i++) {
+  samples.push(phases());
+  floor.start.push(wallOf("gdb", gdb));
+  floor.load.push(wallOf("gdb", [...gdb, exe, core]));
+  floor.all.push(wallOf("gdb", [...gdb, ...floorCommands.flatMap((c) => ["-ex", c]), exe, core]));
+}
+rmSync(work, { recursive: true, force: true });
+
+console.log(`dumpdbg ${command}, medians of ${runs} runs (ms):`);
+for (const key of Object.keys(samples[0])) console.log(`  ${key.padEnd(48)} ${median(samples.map((s) => s[key])).toFixed(1).padStart(7)}`);
+const start = median(floor.start), load = median(floor.load), all = median(floor.all);
+console.log("gdb -batch, the same dump (ms):");
+console.log(`  ${"start and exit (no file)".padEnd(48)} ${start.toFixed(1).padStart(7)}`);
+console.log(`  ${"the dump's load (with the core, minus the above)".padEnd(48)} ${(load - start).toFixed(1).padStart(7)}`);
+console.log(`  ${"the commands (minus the above)".padEnd(48)} ${(all - load).toFixed(1).padStart(7)}`);
+console.log(`  ${"wall".padEnd(48)} ${all.toFixed(1).padStart(7)}`);

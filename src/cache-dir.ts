@@ -1,0 +1,35 @@
+/**
+ * Where dumpdbg keeps what it can build again but would rather not on every run: V8's compiled code
+ * of the analysis's packages (vendor-code.ts) and gdb's index of each program's debug information
+ * (gdb/arguments.ts). `$XDG_CACHE_HOME/dumpdbg/<what>`, else `~/.cache/dumpdbg/<what>`; none with
+ * `DUMPDBG_CODE_CACHE=off`. What is read back from there is run (bytecode) or trusted (an index), so
+ * a folder that is not this user's own, or that others may write to, is not used.
+ */
+import { lstatSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+const checked = new Map<string, boolean>();
+
+export function codeCacheDir(what: "v8" | "gdb-index", env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.DUMPDBG_CODE_CACHE === "off") return null;
+  const xdg = env.XDG_CACHE_HOME;
+  // The XDG spec says a relative XDG_CACHE_HOME is invalid and is to be ignored.
+  const root = join(xdg && xdg.startsWith("/") ? xdg : join(homedir(), ".cache"), "dumpdbg");
+  const dir = join(root, what);
+  // A debugger takes the folder on its command line, where a newline would start another command.
+  if (/[\u0000-\u001f\u007f]/.test(dir)) return null;
+  if (!checked.has(dir)) checked.set(dir, isPrivate(root) && isPrivate(dir));
+  return checked.get(dir) ? dir : null;
+}
+
+/** The folder, made if need be (0700): a real folder of this user's, that no one else may write to. */
+function isPrivate(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stats = lstatSync(dir);
+    return stats.isDirectory() && (process.getuid === undefined || stats.uid === process.getuid()) && (stats.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
