@@ -8,7 +8,7 @@ import { fstatSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 
 import { readPeImports, type PeImport } from "./dumpfile/pe.js";
-import { checkInputFile, CONTROL_CHARACTER, MIN_DUMP_BYTES, unreadableReason } from "./input-files.js";
+import { checkInputFile, CONTROL_CHARACTER, MIN_DUMP_BYTES, shownPath, unreadableReason } from "./input-files.js";
 import { toBigInt } from "./model.js";
 import { DumpFile, DumpFileError, ET_CORE, findAbortMessage, isElf, isGoProgram, openRegularFile, programBuildId, readElfCore, readElfHeader, readGoLineTable, readMinidump, type DumpFileFacts, type GoLineTable, type MappedFile } from "./dumpfile/index.js";
 
@@ -46,15 +46,17 @@ export class DumpError extends Error {
 export async function checkDumpPaths(dump: string, exe?: string): Promise<void> {
   const checked = await checkInputFile(dump, { minBytes: MIN_DUMP_BYTES });
   if (!checked.ok) {
-    if (checked.reason === "does not exist") throw new DumpError(`dump not found: ${dump}`);
-    if (/^cannot be read|crash dump/.test(checked.reason)) throw new DumpError(`${dump} ${checked.reason}`);
-    throw new DumpError(`${dump} ${checked.reason}, not a crash dump`);
+    const shown = shownPath(dump);
+    if (checked.reason === "does not exist") throw new DumpError(`dump not found: ${shown}`);
+    if (/^cannot be read|crash dump|control character/.test(checked.reason)) throw new DumpError(`${shown} ${checked.reason}`);
+    throw new DumpError(`${shown} ${checked.reason}, not a crash dump`);
   }
   if (exe === undefined) return;
   const program = await checkInputFile(exe);
   if (!program.ok) {
-    if (program.reason === "does not exist") throw new DumpError(`executable not found: ${exe}`);
-    throw new DumpError(`--exe ${exe} ${program.reason}${program.reason.startsWith("cannot") ? "" : ", not an executable"}`);
+    const shown = shownPath(exe);
+    if (program.reason === "does not exist") throw new DumpError(`executable not found: ${shown}`);
+    throw new DumpError(`--exe ${shown} ${program.reason}${/^cannot|control character/.test(program.reason) ? "" : ", not an executable"}`);
   }
 }
 
@@ -137,7 +139,7 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
     // The notes are the dump's word: a name with a control character is never given to a debugger.
     if (!CONTROL_CHARACTER.test(candidate) && isFile(candidate)) return candidate;
   }
-  throw new DumpError(`the executable of this core was not found: looked for ${candidates.join(" and ")}; pass it with --exe PATH`);
+  throw new DumpError(`the executable of this core was not found: looked for ${candidates.map(shownPath).join(" and ")}; pass it with --exe PATH`);
 }
 
 /** Which imported function a program's import slot holds once loaded (by the slot's address). */

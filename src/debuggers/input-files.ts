@@ -53,6 +53,11 @@ export type InputCheck = { ok: true; stats: Stats } | { ok: false; reason: strin
 /** What no path given to a debugger may hold. */
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
+/** A path as a one-line message shows it: quoted and escaped when it holds a control character. */
+export function shownPath(path: string): string {
+  return CONTROL_CHARACTER.test(path) ? JSON.stringify(path) : path;
+}
+
 export async function checkInputFile(path: string, options: { minBytes?: number } = {}): Promise<InputCheck> {
   // A debugger is given paths on its command lines, where a newline would end one and start another.
   if (CONTROL_CHARACTER.test(path)) return { ok: false, reason: "has a control character (a newline, a tab) in its name, which no debugger can be given" };

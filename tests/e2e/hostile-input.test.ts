@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, linkSync, mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -67,6 +67,17 @@ describe("special files given as the dump", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(reason);
     expect(lines[0]).toMatch(/^dumpdbg: /);
+  });
+
+  it("a path with a newline (which would start a second debugger command) is refused, and shown escaped on one line", async () => {
+    const crafted = path.join(dir, "core\nshell touch pwned #");
+    copyFileSync(core.core, crafted);
+    const runs = await Promise.all([runCli(["triage", crafted, "--exe", core.exe]), runCli(["exec", core.core, "--exe", crafted, "-ex", "bt"])]);
+    for (const run of runs) {
+      expect(run.code).toBe(3);
+      expect(run.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^dumpdbg: .*"[^"]*core\\nshell touch pwned #" has a control character \(a newline, a tab\) in its name, which no debugger can be given$/)]);
+    }
+    expect(existsSync(path.join(process.cwd(), "pwned"))).toBe(false);
   });
 
   it("a FIFO as the dump of exec and analyze, and as --exe, is refused the same way", async () => {
