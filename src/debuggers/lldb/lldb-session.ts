@@ -11,6 +11,7 @@ import { basename, dirname } from "node:path";
 import { openRegularFile } from "../dumpfile/index.js";
 import { CommandRunner, type Queued } from "../command-runner.js";
 import { checkCommand } from "../policy/index.js";
+import { codeCacheDir } from "../../cache-dir.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { takeEarly } from "../early-start.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
@@ -293,6 +294,10 @@ export class LldbSession implements DebuggerSession {
       "settings set target.x86-disassembly-flavor att",
       ...FORMATS,
     ];
+    // LLDB's index of each module's symbols and debug information, kept between runs (an ELF core
+    // with glibc's debug information: ~290 ms to ~210 ms under lldb --batch here).
+    const cache = codeCacheDir("lldb-index");
+    if (cache !== null) settings.push(`settings set symbols.lldb-index-cache-path ${lldbQuote(cache)}`, "settings set symbols.enable-lldb-index-cache true");
     // A sysroot is a platform's: remote-linux looks up a core's shared libraries under it, host does not.
     if (this.options.sysroot) settings.push(`platform select --sysroot ${lldbQuote(this.options.sysroot)} remote-linux`);
     // A minidump names its modules by their paths on the machine it came from: lldb looks them up by
