@@ -124,9 +124,18 @@ async function build(name: string): Promise<BuiltMinidump> {
  * folder `dir`. The caller removes `scratch` when this throws.
  */
 export async function crashAndPublish(exe: string, scratch: string, dir: string): Promise<void> {
-  const { code, output } = await withWine(() => runUnderWine(exe, scratch));
   // The crash reporter ends the process with exit code 3 once crash.dmp is written.
-  if (code !== 3 || !existsSync(path.join(scratch, "crash.dmp"))) {
+  const dumped = (run: { code: number | null }) => run.code === 3 && existsSync(path.join(scratch, "crash.dmp"));
+  let run = await withWine(() => runUnderWine(exe, scratch));
+  if (!dumped(run)) {
+    // Once in a while, on a busy machine, Wine ends a process whose stack overflowed before its
+    // reporter's thread has written the dump (it printed "writing crash.dmp", then exit 0): the
+    // program gets a second run before it is called broken.
+    await rm(path.join(scratch, "crash.dmp"), { force: true });
+    run = await withWine(() => runUnderWine(exe, scratch));
+  }
+  const { code, output } = run;
+  if (!dumped(run)) {
     throw new Error(`${path.basename(exe)} exited with ${code} instead of writing crash.dmp:\n${output}`);
   }
   await writeFile(path.join(scratch, "output.txt"), output);
