@@ -49,6 +49,11 @@ function lineText(facts: Facts): string {
   return quoteLine(facts.line) ?? "its line (the source is not on this machine)";
 }
 
+/** The rival every runtime stop rules out: the program's own panic(...), whose value the message is not. */
+function notTheProgramsPanic(facts: Facts, message: string) {
+  return saidByRuntime(facts, "program-panic", "the program's own panic(...) fired", false, () => "", `The message is the runtime's ("${message}"), not a value the program passed to panic`);
+}
+
 /** A Go hypothesis decided by the runtime's own words: confirmed when `decides` holds of the message. */
 function saidByRuntime(facts: Facts, rule: string, statement: string, decides: boolean, confirmedText: (c: Citations, evidence: Evidence) => string, rejectedText: string): PlannedHypothesis {
   return {
@@ -262,7 +267,7 @@ function outOfMemory(facts: Facts): Playbook {
       `The runtime threw "${message}"${c.cite(evidence.find(BACKTRACE))}: it asked the operating system for more memory for the heap and was refused, which no Go code can recover from. The allocation was ${lineText(facts)}${c.cite(listed(facts, evidence))}${allocation ? `, \`${allocation.call}\`${allocation.size ? ` sized by \`${allocation.size}\`` : ""}` : ""}.`,
     "",
   );
-  const own = saidByRuntime(facts, "program-panic", "the program's own panic(...) fired", false, () => "", `The message is the runtime's ("${message}"), not a value the program passed to panic`);
+  const own = notTheProgramsPanic(facts, message);
   return {
     hypotheses: [refused, own],
     investigate: investigate(facts),
@@ -301,7 +306,7 @@ function runtimeStop(facts: Facts): Playbook {
     (c, evidence) => `The runtime ${thrown ? "threw" : "panicked with"} "${message}"${c.cite(evidence.find(BACKTRACE))} at ${lineText(facts)}${c.cite(listed(facts, evidence))}.`,
     "",
   );
-  const own = saidByRuntime(facts, "program-panic", "the program's own panic(...) fired", false, () => "", `The message is the runtime's ("${message}"), not a value the program passed to panic`);
+  const own = notTheProgramsPanic(facts, message);
   return {
     hypotheses: [said, own],
     investigate: investigate(facts),

@@ -1,6 +1,6 @@
 /**
  * A persistent GDB session over GDB/MI on one dump. Commands carry numeric tokens and are answered
- * in order (those queued behind may be written ahead: see writeAhead); console commands go through
+ * in order (those queued behind may be written ahead: see reply); console commands go through
  * `-interpreter-exec console` and their console stream is the command's output. A command past its timeout is interrupted, and when gdb does not come back it
  * is killed and the same dump reopened, which the result says.
  */
@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CommandRunner, type Queued } from "../command-runner.js";
 import { checkCommand } from "../policy/index.js";
+import { SentAhead } from "../sent-ahead.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
@@ -39,12 +40,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const INTERRUPT_GRACE_MS = 2_000;
 /** How long loading a dump may take (symbols of a big program, a core of many threads). */
 const OPEN_TIMEOUT_MS = 120_000;
-
-/**
- * How many commands may wait in gdb's input, written ahead of their turn (see writeAhead): enough
- * that gdb never waits for the next, few enough to stay well inside a pipe's buffer.
- */
-const AHEAD = 16;
 
 interface Pending {
   token: number;
@@ -77,7 +72,7 @@ export class GdbSession implements DebuggerSession {
    */
   private pending: Pending[] = [];
   /** Commands of the runner's queue written before their turn, oldest first, each with its answer to come. */
-  private ahead: { command: string; reply: Promise<MiReply> }[] = [];
+  private readonly ahead = new SentAhead<MiReply>();
   /** Runs commands one at a time, and recovers from timeouts and a gdb that died. */
   private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext("gdb");
@@ -172,7 +167,7 @@ export class GdbSession implements DebuggerSession {
   private async end({ wait = true }: CloseOptions = {}): Promise<void> {
     const proc = this.proc;
     this.proc = null;
-    this.ahead = [];
+    this.ahead.clear();
     const pending = this.pending;
     this.pending = [];
     for (const command of pending) command.reject(new SessionDead("the session was closed"));
@@ -219,10 +214,13 @@ export class GdbSession implements DebuggerSession {
   /** One command through MI: CLI commands through `-interpreter-exec console`, MI commands as they are. */
   private async reply(command: string, timeoutMs: number, queued: readonly Queued[] = []): Promise<{ output: string; error: string | null }> {
     const line = miLine(command);
-    const answer = this.takeAhead(command) ?? this.mi(line, timeoutMs);
-    // A command that moves the selection is read back (below) before anything after it runs; one
-    // the safety policy would refuse (run under --unsafe) may read gdb's input itself (`shell read`).
-    if (!this.vocabulary.movesSelection(command) && checkCommand("gdb", command).allowed) this.writeAhead(queued);
+    const answer = this.ahead.take(command) ?? this.mi(line, timeoutMs);
+    // The next commands are written while gdb works on this one (sent-ahead.ts), each answered and
+    // timed in its turn (a command's timer starts when it reaches the head). None goes past a
+    // command that moves the selection, which is read back (below) before anything after it runs,
+    // nor past one the safety policy would refuse (run under --unsafe, it may read gdb's input).
+    const mayGo = (next: string) => !this.vocabulary.movesSelection(next) && checkCommand("gdb", next).allowed;
+    if (mayGo(command)) this.ahead.send(queued, timeoutMs, mayGo, (next, nextTimeoutMs) => this.mi(miLine(next), nextTimeoutMs));
     const reply = await answer;
     // gdb announces a new selection only when it differs from the last one it announced: `frame 0`
     // after `thread 1` (which already went to frame 0) says nothing, so a selection command is read back.
@@ -233,40 +231,13 @@ export class GdbSession implements DebuggerSession {
     return { output: output + miResults, error: null };
   }
 
-  /**
-   * Writes the next commands of the runner's queue now, so that gdb has each one as soon as it has
-   * answered the one before: what a pipe's round trip and our reading of the answer cost per command
-   * (about a fifth of a millisecond) is then spent while gdb works. They are answered in order and
-   * taken in their turn (takeAhead). None is written past a command that moves the selection, nor
-   * past one the safety policy would refuse.
-   */
-  private writeAhead(queued: readonly Queued[]): void {
-    // Those written already are the first of the queue, in order.
-    if (this.ahead.some((written, i) => queued[i]?.command !== written.command)) return;
-    for (const next of queued.slice(this.ahead.length, AHEAD)) {
-      if (this.vocabulary.movesSelection(next.command) || !checkCommand("gdb", next.command).allowed) return;
-      const reply = this.mi(miLine(next.command), next.timeoutMs);
-      // Its turn may never come (the session is closed first): its failure is then nobody's.
-      reply.catch(() => undefined);
-      this.ahead.push({ command: next.command, reply });
-    }
-  }
-
-  /** The answer to come of a command written ahead, when this is the next one written. */
-  private takeAhead(command: string): Promise<MiReply> | null {
-    const first = this.ahead[0];
-    if (first?.command !== command) return null;
-    this.ahead.shift();
-    return first.reply;
-  }
-
   /** After a timeout: interrupt, wait for gdb's answer to the abandoned command, else kill and reopen. */
   private async recoverFromTimeout(): Promise<{ interrupted: true } | { interrupted: false; why: string }> {
     const stuck = this.pending[0];
-    if (this.ahead.length > 0) {
+    if (this.ahead.waiting) {
       // Commands written ahead wait behind it in gdb's input, and any of them may be as slow: the
       // dump is reopened, and they are written again in their turn.
-      this.ahead = [];
+      this.ahead.clear();
       this.pending = [];
       this.proc?.kill();
       await this.reopen();
@@ -302,7 +273,7 @@ export class GdbSession implements DebuggerSession {
     const old = this.proc;
     this.proc = null;
     this.pending = [];
-    this.ahead = [];
+    this.ahead.clear();
     this.dropLogTail();
     if (old) {
       old.kill();
@@ -389,7 +360,7 @@ export class GdbSession implements DebuggerSession {
     const pending = this.pending;
     this.pending = [];
     // What was written ahead is written again, in its turn, to the reopened dump.
-    this.ahead = [];
+    this.ahead.clear();
     const stderr = this.stderrTail.trim().split("\n").pop();
     for (const command of pending) command.reject(new SessionDead(`gdb ${how}${stderr ? ` (${stderr})` : ""}`));
   }

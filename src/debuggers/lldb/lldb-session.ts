@@ -11,6 +11,7 @@ import { basename, dirname } from "node:path";
 import { openRegularFile } from "../dumpfile/index.js";
 import { CommandRunner, type Queued } from "../command-runner.js";
 import { checkCommand } from "../policy/index.js";
+import { SentAhead } from "../sent-ahead.js";
 import { codeCacheDir } from "../../cache-dir.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { takeEarly } from "../early-start.js";
@@ -68,9 +69,6 @@ const FORMATS = [
   "settings set thread-stop-format \"thread #${thread.index}: tid = ${thread.id%tid}{, name = '${thread.name}'}{, stop reason = ${thread.stop-reason}}\\n\"",
 ];
 
-/** How many commands may wait in the adapter's input, sent ahead of their turn (see writeAhead). */
-const AHEAD = 16;
-
 interface Adapter {
   proc: DebuggerProcess;
   client: DapClient;
@@ -91,8 +89,8 @@ export class LldbSession implements DebuggerSession {
   /** Closed by its owner: never reopened. */
   private closed = false;
   /** Commands of the runner's queue sent before their turn, oldest first, each with its answer to come. */
-  private ahead: { command: string; timeoutMs: number; reply: Promise<Reply> }[] = [];
-  /** Commands wait here and are answered in their order (some sent ahead: see writeAhead). */
+  private readonly ahead = new SentAhead<Reply>();
+  /** Commands wait here and are answered in their order (some sent ahead: see reply). */
   private readonly runner: CommandRunner;
   private ctx: SessionContext = emptyContext("lldb");
   /** Thread names by OS thread id: the adapter's ids are lldb's tids, and a dump's threads never change. */
@@ -189,7 +187,7 @@ export class LldbSession implements DebuggerSession {
   private async end({ wait = true }: CloseOptions = {}): Promise<void> {
     const adapter = this.adapter;
     this.adapter = null;
-    this.ahead = [];
+    this.ahead.clear();
     if (!adapter) return;
     adapter.client.close(new SessionDead("the session was closed"));
     // The adapter holds nothing worth a polite `disconnect` (the dump is read-only): answering it and
@@ -204,44 +202,30 @@ export class LldbSession implements DebuggerSession {
     const { place, command: inner } = parsePlaced(command);
     const here = place.thread === null && place.frame === null;
     const answer = here ? (this.takeAhead(command, timeoutMs) ?? this.command(command, timeoutMs)) : null;
-    // Not behind a command the safety policy would refuse (run under --unsafe): it may read lldb's input.
-    if (here && !this.vocabulary.movesSelection(inner) && checkCommand("lldb", command).allowed) this.writeAhead(queued, timeoutMs);
+    // The next commands are sent while lldb works on this one (lldb answers requests in order; see
+    // sent-ahead.ts), each taken in its turn with its timeout running from then. None goes past a
+    // placed command, one that moves the selection, or one the safety policy would refuse (run
+    // under --unsafe, it may read lldb's input). The adapter's own clock for a request sent ahead
+    // also counts the timeouts of the commands before it: a bound, never the one that cuts it.
+    const mayGo = (next: string) => {
+      const placed = parsePlaced(next);
+      return placed.place.thread === null && placed.place.frame === null && !this.vocabulary.movesSelection(placed.command) && checkCommand("lldb", next).allowed;
+    };
+    if (mayGo(command)) this.ahead.send(queued, timeoutMs, mayGo, (next, nextTimeoutMs, before) => this.command(next, before + nextTimeoutMs));
     const reply = answer ? await answer : await this.placed(place, inner, timeoutMs);
     if (this.vocabulary.movesSelection(inner)) await this.refreshSelection(timeoutMs);
     return { output: reply.output, error: reply.error };
   }
 
-  /**
-   * Sends the next commands of the runner's queue now (lldb answers requests in order), so that
-   * lldb has each as soon as it has answered the one before; each is taken in its turn
-   * (takeAhead), and its timeout runs from then. None is sent past a placed command or one that
-   * moves the selection. The adapter's own clock for a request sent ahead also counts the timeouts
-   * of the commands before it: a bound, never the one that cuts it.
-   */
-  private writeAhead(queued: readonly Queued[], currentTimeoutMs: number): void {
-    if (this.ahead.some((sent, i) => queued[i]?.command !== sent.command)) return;
-    let before = currentTimeoutMs + this.ahead.reduce((sum, sent) => sum + sent.timeoutMs, 0);
-    for (const next of queued.slice(this.ahead.length, AHEAD)) {
-      const { place, command: inner } = parsePlaced(next.command);
-      if (place.thread !== null || place.frame !== null || this.vocabulary.movesSelection(inner) || !checkCommand("lldb", next.command).allowed) return;
-      const reply = this.command(next.command, before + next.timeoutMs);
-      // Its turn may never come (the session is closed first): its failure is then nobody's.
-      reply.catch(() => undefined);
-      this.ahead.push({ command: next.command, timeoutMs: next.timeoutMs, reply });
-      before += next.timeoutMs;
-    }
-  }
-
-  /** The answer to come of a command sent ahead, when this is the next one sent, within `timeoutMs` from now (its turn). */
+  /** The answer to come of a command sent ahead, when it was, within `timeoutMs` from now: its turn. */
   private takeAhead(command: string, timeoutMs: number): Promise<Reply> | null {
-    const first = this.ahead[0];
-    if (first?.command !== command) return null;
-    this.ahead.shift();
+    const answer = this.ahead.take(command);
+    if (!answer) return null;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new CommandTimeout(`evaluate got no answer within ${timeoutMs} ms`)), timeoutMs);
     });
-    return Promise.race([first.reply, late]).finally(() => clearTimeout(timer));
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   private async start(binary: string): Promise<Adapter> {
@@ -265,7 +249,7 @@ export class LldbSession implements DebuggerSession {
       if (this.adapter === adapter) {
         this.adapter = null;
         // What was sent ahead is sent again, in its turn, to the reopened dump.
-        this.ahead = [];
+        this.ahead.clear();
       }
     });
     return adapter;
@@ -314,7 +298,7 @@ export class LldbSession implements DebuggerSession {
     if (this.closed) throw new SessionDead("the session was closed");
     const old = this.adapter;
     this.adapter = null;
-    this.ahead = [];
+    this.ahead.clear();
     if (old) {
       old.proc.kill();
       await old.proc.exited;
