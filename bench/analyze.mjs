@@ -14,10 +14,10 @@ import { crashCore as crashCoreIn, freshOut, median, programs, requireBuild, roo
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const bin = join(root, "bin", "dumpdbg.js");
-requireBuild("internals.js");
-const { triage } = await import(join(root, "dist", "internals.js"));
-const { GdbSession } = await import(join(root, "dist", "internals.js"));
-const { askSession } = await import(join(root, "dist", "internals.js"));
+requireBuild("internals.cjs");
+const { triage } = await import(join(root, "dist", "internals.cjs"));
+const { GdbSession } = await import(join(root, "dist", "internals.cjs"));
+const { askSession } = await import(join(root, "dist", "internals.cjs"));
 const out = freshOut("analyze");
 const crashCore = (name, source) => crashCoreIn(out, name, source);
 
@@ -116,7 +116,7 @@ console.log(`    of which: the report's totalMs ${median(analyses.map((a) => a.r
 const loads = [];
 for (let run = 0; run < runs; run++) {
   const started = performance.now();
-  spawnSync(process.execPath, ["-e", `await (await import(${JSON.stringify(join(root, "dist", "internals.js"))})).loadAnalysis()`, "--input-type=module"]);
+  spawnSync(process.execPath, ["-e", `await (await import(${JSON.stringify(join(root, "dist", "internals.cjs"))})).loadAnalysis()`, "--input-type=module"]);
   loads.push(performance.now() - started);
 }
 console.log(`    Node start and module load (LangGraph, LangChain core) ${median(loads).toFixed(0)} ms of it`);

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { freshOut, programs, requireBuild, root } from "./lib.mjs";
 
-requireBuild("dumpdbg.js");
+requireBuild("dumpdbg.cjs");
 const wanted = Number(process.env.BENCH_DUMPS ?? 200);
 const out = freshOut("batch");
 const bin = join(root, "bin", "dumpdbg.js");

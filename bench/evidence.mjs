@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
-const built = new URL("../dist/internals.js", import.meta.url);
+const built = new URL("../dist/internals.cjs", import.meta.url);
 if (!existsSync(built)) {
   console.error("bench/evidence.mjs measures the built store: run `npm run build` first");
   process.exit(2);

@@ -8,7 +8,7 @@ import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib
 
 const bin = join(root, "bin", "dumpdbg.js");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-requireBuild("dumpdbg.js");
+requireBuild("dumpdbg.cjs");
 
 const { exe, core } = crashCore(freshOut("exec"), "null-deref", join(programs, "null-deref.c"));
 
@@ -43,8 +43,8 @@ for (let run = 0; run < runs; run++) {
 // Steady state: what each command costs once the dump is loaded, through the MI session against
 // gdb -batch's own cost per command (its run with the commands minus its run with none).
 const loadOnly = median(Array.from({ length: runs }, () => time("gdb", ["-nx", "-batch", ...gdbSettings, exe, core])));
-const { openDump } = await import(join(root, "dist", "internals.js"));
-const { runGuarded } = await import(join(root, "dist", "internals.js"));
+const { openDump } = await import(join(root, "dist", "internals.cjs"));
+const { runGuarded } = await import(join(root, "dist", "internals.cjs"));
 const opened = await openDump({ dump: core, exe });
 const steady = [];
 for (let run = 0; run < runs; run++) {

@@ -9,8 +9,8 @@ import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const lldb = "lldb-16";
-requireBuild("internals.js");
-const { LldbSession } = await import(join(root, "dist", "internals.js"));
+requireBuild("internals.cjs");
+const { LldbSession } = await import(join(root, "dist", "internals.cjs"));
 
 const { exe, core } = crashCore(freshOut("lldb"), "null-deref", join(programs, "null-deref.c"));
 const commands = [

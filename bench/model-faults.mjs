@@ -9,7 +9,7 @@ import http from "node:http";
 import { join } from "node:path";
 import { crashCore, freshOut, programs, requireBuild, root } from "./lib.mjs";
 
-requireBuild("dumpdbg.js");
+requireBuild("dumpdbg.cjs");
 const out = freshOut("model-faults");
 const { exe, core } = crashCore(out, "null-deref", join(programs, "null-deref.c"));
 const bin = join(root, "bin", "dumpdbg.js");

@@ -17,10 +17,10 @@ import os from "node:os";
 import { join } from "node:path";
 import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
-requireBuild("dumpdbg.js");
+requireBuild("dumpdbg.cjs");
 const runs = Math.max(5, Number(process.env.BENCH_RUNS ?? 5));
 const bin = join(root, "bin", "dumpdbg.js");
-const internals = await import(join(root, "dist", "internals.js"));
+const internals = await import(join(root, "dist", "internals.cjs"));
 const out = freshOut("startup");
 const { exe, core } = crashCore(out, "null-deref", join(programs, "null-deref.c"));
 const gdbSettings = ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-iex", "set pagination off", "-iex", "set width 0"];

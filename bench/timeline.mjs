@@ -11,7 +11,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { median, requireBuild, root } from "./lib.mjs";
 
-requireBuild("dumpdbg.js");
+requireBuild("dumpdbg.cjs");
 const [command = "triage", core = join(root, "demo/build/crash.core"), exe = join(root, "demo/build/crash")] = process.argv.slice(2);
 const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? 7));
 const work = mkdtempSync(join(os.tmpdir(), "dumpdbg-timeline-"));

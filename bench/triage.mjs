@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { crashCore as crashCoreIn, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-requireBuild("internals.js");
-const { triage } = await import(join(root, "dist", "internals.js"));
-const { GdbSession } = await import(join(root, "dist", "internals.js"));
-const { askSession } = await import(join(root, "dist", "internals.js"));
+requireBuild("internals.cjs");
+const { triage } = await import(join(root, "dist", "internals.cjs"));
+const { GdbSession } = await import(join(root, "dist", "internals.cjs"));
+const { askSession } = await import(join(root, "dist", "internals.cjs"));
 const out = freshOut("triage");
 const crashCore = (name, source) => crashCoreIn(out, name, source);
 

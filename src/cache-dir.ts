@@ -1,6 +1,6 @@
 /**
  * Where dumpdbg keeps what it can build again but would rather not on every run: V8's compiled code
- * of the analysis's packages (vendor-code.ts), gdb's and LLDB's indexes of each program's debug
+ * of the CLI (code-cache.ts), gdb's and LLDB's indexes of each program's debug
  * information (gdb/arguments.ts, lldb/lldb-session.ts). `$XDG_CACHE_HOME/dumpdbg/<what>`, else `~/.cache/dumpdbg/<what>`; none with
  * `DUMPDBG_CODE_CACHE=off`. What is read back from there is run (bytecode) or trusted (an index), so
  * a folder that is not this user's own, or that others may write to, is not used.

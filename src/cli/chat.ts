@@ -18,6 +18,7 @@ import { REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ChatExchange, type 
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
+import { noteCodeUse } from "../code-cache.js";
 
 export interface ChatFlags extends DumpFlags, ModelFlags {
   sessionsDir?: string;
@@ -72,6 +73,7 @@ export async function chat(sessionId: string, flags: ChatFlags): Promise<void> {
 
 /** The chat over one session, until the user leaves; from a session id, or over `analyze`'s open session. */
 export async function runChat(options: RunChatOptions): Promise<void> {
+  noteCodeUse("chat");
   await using session = options.open
     ? adoptChatSession(options.root, options.sessionId, options.open)
     : await openChatSession({

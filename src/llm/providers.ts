@@ -8,6 +8,7 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import type { z } from "zod";
+import { noteCodeUse } from "../code-cache.js";
 
 export type Provider = "openai" | "anthropic" | "ollama";
 
@@ -41,6 +42,8 @@ export async function createChatModel(endpoint: Endpoint, temperature: number): 
 
 async function constructChatModel(endpoint: Endpoint, temperature: number): Promise<BaseChatModel> {
   const { model, url, apiKey } = endpoint;
+  // Its client's code is kept in this command's code cache from now on.
+  noteCodeUse(endpoint.provider);
   switch (endpoint.provider) {
     case "openai": {
       const { ChatOpenAI } = await import("@langchain/openai");

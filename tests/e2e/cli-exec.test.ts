@@ -323,10 +323,11 @@ describe("bad input", () => {
     expect(run.stderr).toMatch(/does not match the core \(build-id [0-9a-f]+, the core's program has [0-9a-f]+\); pass the executable that produced the core \(the core names .*null-deref\)/);
   });
 
-  it("--debug adds the stack trace", async () => {
+  it("--debug adds the stack trace, naming the TypeScript sources (through the bundle's source map)", async () => {
     const run = await runCli(["exec", join(scratch, "nope.core"), "-c", "bt", "--debug"]);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/\n\s+at /);
+    expect(run.stderr).toMatch(/src\/debuggers\/dump\.ts:\d+/);
   });
 });
 

@@ -1,12 +1,12 @@
 /**
- * The built CLI's third-party code (LangGraph, LangChain, the providers, zod, marked) comes from
- * dist/vendor.cjs with V8's code cache (src/vendor-code.ts). From the user's side: an analysis
- * through each provider's real LangChain client, loaded from there, against a local server of its
- * protocol; the cache written once and then used as it is, written again by a run that needed
- * packages it did not hold; a damaged cache replaced, never fatal;
+ * The built CLI is one CommonJS script, dist/dumpdbg.cjs, run with V8's code cache
+ * (src/code-cache.ts). From the user's side: an analysis through each provider's real LangChain
+ * client, bundled there, against a local server of its protocol; each command's cache written once
+ * and then used as it is, written again by a run that used code it did not hold (a provider); a
+ * damaged cache replaced, never fatal; the caches of earlier versions removed;
  * `DUMPDBG_CODE_CACHE=off` keeps none.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -20,7 +20,7 @@ let core: BuiltCore;
 let server: FakeServer | null = null;
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-vendor-"));
+  dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-code-cache-"));
   core = await buildCore("null-deref");
 });
 afterEach(async () => {
@@ -50,7 +50,7 @@ function cacheFiles(name: string): string[] {
 
 const modelCalls = () => server?.requests.filter((r) => /\/chat\/completions$|\/api\/chat$|\/v1\/messages$/.test(r.path)) ?? [];
 
-describe("the providers, loaded from dist/vendor.cjs", () => {
+describe("the providers, bundled in dist/dumpdbg.cjs", () => {
   it("OpenAI: the analysis asks the model through @langchain/openai and reports", async () => {
     server = await startFakeOpenAI(schemaValid);
     const result = await analyze("openai", ["--provider", "openai", "--model", "gpt-test"], { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url });
@@ -79,14 +79,18 @@ describe("the providers, loaded from dist/vendor.cjs", () => {
   });
 });
 
+const CACHE_NAME = /cli-[0-9a-f]{16}-v\d+\.\d+\.\d+-[a-z0-9]+-(\w+)\.bin$/;
+const header = (file: string) => JSON.parse(readFileSync(file, "utf8").split("\n", 1)[0]!) as { uses: string[] };
+
 describe("the code cache", () => {
-  it("is written by the first run and used, unchanged, by the next", async () => {
+  it("is written by a command's first run and used, unchanged, by the next", async () => {
     const first = await analyze("cache", ["--provider", "offline"], {});
     expect(first.code, first.stderr).toBe(0);
     const [file] = cacheFiles("cache");
-    expect(file).toMatch(/vendor-v\d+\.\d+\.\d+-[a-z0-9]+-[0-9a-f]{16}\.bin$/);
+    expect(file).toMatch(CACHE_NAME);
+    expect(CACHE_NAME.exec(file!)![1]).toBe("analyze");
     const written = statSync(file!);
-    expect(written.size).toBeGreaterThan(100_000);
+    expect(written.size).toBeGreaterThan(1_000_000);
     expect(written.mode & 0o777).toBe(0o600);
 
     const second = await analyze("cache", ["--provider", "offline"], {});
@@ -96,22 +100,36 @@ describe("the code cache", () => {
     expect(JSON.parse(second.stdout).crash).toEqual(JSON.parse(first.stdout).crash);
   });
 
-  it("is written again with their code by a run that used packages it did not hold", async () => {
-    const listed = await runCli(["sessions", "list", "--sessions-dir", path.join(dir, "sessions-grow")], { env: { XDG_CACHE_HOME: path.join(dir, "cache-grow") } });
-    expect(listed.code, listed.stderr).toBe(0);
+  it("keeps one cache per command: triage's holds none of the analysis", async () => {
+    const triage = await runCli(["triage", core.core, "--exe", core.exe, "--json"], { env: { XDG_CACHE_HOME: path.join(dir, "cache-commands") } });
+    expect(triage.code, triage.stderr).toBe(0);
+    const analysed = await analyze("commands", ["--provider", "offline"], {});
+    expect(analysed.code, analysed.stderr).toBe(0);
+    const byCommand = Object.fromEntries(cacheFiles("commands").map((file) => [CACHE_NAME.exec(file)![1], statSync(file).size]));
+    expect(Object.keys(byCommand).sort()).toEqual(["analyze", "triage"]);
+    expect(byCommand.triage!).toBeLessThan(byCommand.analyze! * 0.7);
+  });
+
+  it("is written again with its code by a run that used a provider it did not hold", async () => {
+    const offline = await analyze("grow", ["--provider", "offline"], {});
+    expect(offline.code, offline.stderr).toBe(0);
     const [file] = cacheFiles("grow");
-    const header = () => JSON.parse(readFileSync(file!, "utf8").split("\n", 1)[0]!) as { packages: string[] };
-    expect(header().packages).toContain("zod");
-    expect(header().packages).not.toContain("@langchain/langgraph");
+    expect(header(file!).uses).toEqual([]);
     const small = statSync(file!).size;
 
-    const first = await analyze("grow", ["--provider", "offline"], {});
+    server = await startFakeOpenAI(schemaValid);
+    const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url };
+    const first = await analyze("grow", ["--provider", "openai", "--model", "gpt-test"], env);
     expect(first.code, first.stderr).toBe(0);
-    expect(header().packages).toEqual(expect.arrayContaining(["@langchain/langgraph", "@langchain/langgraph-checkpoint-sqlite", "zod"]));
+    expect(header(file!).uses).toEqual(["openai"]);
     expect(statSync(file!).size).toBeGreaterThan(small);
     const grown = statSync(file!).mtimeMs;
-    const second = await analyze("grow", ["--provider", "offline"], {});
+    const second = await analyze("grow", ["--provider", "openai", "--model", "gpt-test"], env);
     expect(second.code, second.stderr).toBe(0);
+    expect(statSync(file!).mtimeMs).toBe(grown);
+    // An offline run needs nothing the cache lacks.
+    const third = await analyze("grow", ["--provider", "offline"], {});
+    expect(third.code, third.stderr).toBe(0);
     expect(statSync(file!).mtimeMs).toBe(grown);
   });
 
@@ -120,13 +138,23 @@ describe("the code cache", () => {
     expect(first.code, first.stderr).toBe(0);
     const [file] = cacheFiles("damaged");
     // Its own header, then bytes V8 must reject.
-    const header = readFileSync(file!, "utf8").split("\n", 1)[0]!;
-    writeFileSync(file!, Buffer.concat([Buffer.from(`${header}\n`), Buffer.alloc(4096, 0x5a)]));
+    writeFileSync(file!, Buffer.concat([Buffer.from(`${JSON.stringify(header(file!))}\n`), Buffer.alloc(4096, 0x5a)]));
     const second = await analyze("damaged", ["--provider", "offline"], {});
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toMatch(/Error|^\s+at /m);
-    expect(statSync(file!).size).toBeGreaterThan(100_000);
+    expect(statSync(file!).size).toBeGreaterThan(1_000_000);
     expect(cacheFiles("damaged")).toEqual([file]);
+  });
+
+  it("removes the caches earlier versions of dumpdbg left", async () => {
+    const folder = path.join(dir, "cache-old", "dumpdbg", "v8");
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    chmodSync(path.join(dir, "cache-old", "dumpdbg"), 0o700);
+    const old = path.join(folder, "vendor-v20.0.0-x64-0123456789abcdef.bin");
+    writeFileSync(old, "{}\n", { mode: 0o600 });
+    const result = await analyze("old", ["--provider", "offline"], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(cacheFiles("old").map((file) => CACHE_NAME.exec(file)?.[1])).toEqual(["analyze"]);
   });
 
   it("is not kept with DUMPDBG_CODE_CACHE=off", async () => {
