@@ -28,6 +28,8 @@ const common = {
   // "use strict" first, as esbuild would have it: a statement before it would make the script sloppy.
   banner: { js: '"use strict";\nvar __dumpdbgModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
   legalComments: "linked",
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: "warning",
 };
 
@@ -53,9 +55,10 @@ const earlyShared = {
 const bundle = {
   ...common,
   loader: { ".md": "text" },
-  // Native addons, loaded from node_modules at run time; and BullMQ with its Redis client, loaded
-  // only by `batch --queue` and `worker`.
-  external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis"],
+  // Native addons, loaded from node_modules at run time; BullMQ with its Redis client, loaded only
+  // by `batch --queue` and `worker`; Graphviz (1.5 MB, most of it its WebAssembly), only when a
+  // report draws a picture.
+  external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis", "@viz-js/viz"],
   plugins: [earlyShared],
 };
 const result = await build({ ...bundle, entryPoints: { dumpdbg: "src/cli/main.ts" }, metafile: true });

@@ -6,10 +6,12 @@
  * module loader is itself a cost: resolving, fetching and linking each chunk).
  *
  * One cache per command (`triage` needs none of the analysis's code, and deserialising code costs
- * time by its size), named by the bundle's build and Node's version. Its first line names what the
- * run that wrote it used beyond the command itself (`noteCodeUse`: a model provider, the chat): a
- * run that used something the cache lacks writes it again, with that code too. A cache V8 rejects
- * (another Node, other V8 flags) is written anew; one that cannot be written is simply not kept.
+ * time by its size), named by the bundle's build and Node's version, written by a run that ended
+ * well (exit code 0). Its first line names what that run used (`noteCodeUse`: the command's own
+ * action, a model provider, the chat): a run that used something the cache lacks writes it again,
+ * with that code too, so a cache written by `analyze --help` does not stand for an analysis. A
+ * cache V8 rejects (another Node, other V8 flags) is written anew; one that cannot be written is
+ * simply not kept.
  * With `--debug` the bundle is `require`d instead, so that stack traces go through its source map.
  *
  * Part of dist/early.cjs (early.ts): bin/dumpdbg.js loads the CLI through it.
@@ -31,6 +33,9 @@ interface Cache {
   data: Buffer;
 }
 
+/** The commands, each with its own cache (main.ts' command table; a unit test keeps the two the same). */
+export const COMMANDS: readonly string[] = ["exec", "triage", "symbols", "analyze", "resume", "chat", "report", "batch", "worker", "mcp", "sessions", "config", "doctor"];
+
 /** The caches of this many builds are kept; older ones are removed. */
 const BUILDS_KEPT = 3;
 /** The build's id, which build.mjs appends to the bundle as its last line. */
@@ -40,8 +45,9 @@ const BUILD_ID = /\/\/ dumpdbg build ([0-9a-f]{16})\s*$/;
 const uses = new Set<string>();
 
 /**
- * Notes that this run uses a part of the CLI that not every run of its command does (a model
- * provider's client, the chat), so that a cache written without its code is written again.
+ * Notes that this run uses a part of the CLI that not every run of its command does (the command's
+ * action itself, a model provider's client, the chat), so that a cache written without its code is
+ * written again.
  */
 export function noteCodeUse(what: string): void {
   uses.add(what);
@@ -63,7 +69,8 @@ export function loadCli(file: string, argv: string[], options: { debug?: boolean
   if (typeof module.exports.main !== "function") throw new Error(`${file} does not export main; rebuild with npm run build`);
   // Written when the command ends, so that the code compiled while it ran is kept too.
   if (cacheFile) {
-    process.once("exit", () => {
+    process.once("exit", (code) => {
+      if (code !== 0) return;
       const held = cache && !script.cachedDataRejected ? cache.uses : null;
       if (held === null || [...uses].some((what) => !held.includes(what))) writeCache(cacheFile, script, [...new Set([...(held ?? []), ...uses])].sort());
     });
@@ -71,10 +78,10 @@ export function loadCli(file: string, argv: string[], options: { debug?: boolean
   return module.exports as Cli;
 }
 
-/** The command's name, for its cache: `triage`, `sessions`; `other` for anything else. */
+/** The command's name, for its cache: `triage`, `sessions`; `other` for anything else (`--help`, a typo). */
 export function commandOf(argv: string[]): string {
   const command = argv[2];
-  return command !== undefined && /^[a-z][a-z-]{0,31}$/.test(command) ? command : "other";
+  return command !== undefined && COMMANDS.includes(command) ? command : "other";
 }
 
 /**

@@ -12,6 +12,7 @@ import { numberFlag } from "./numbers.js";
 import { earlyCore, endEarlyDebugger, startDebuggerEarly } from "./early-debugger.js";
 import { loadCoreEarly } from "./early-load.js";
 import { installSignalHandlers } from "./signals.js";
+import { noteCodeUse } from "../code-cache.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 // Node's timers hold at most 2^31-1 ms (24.8 days); a longer one would fire at once.
@@ -332,12 +333,21 @@ export function buildProgram(): Command {
       return doctor(options);
     });
 
-  // Settings from config files fill the options the command line left at their defaults.
   program.hook("preAction", async (_program, action) => {
+    // The command's own code runs: its code cache should hold it (code-cache.ts).
+    noteCodeUse(topCommandOf(action).name());
+    // Settings from config files fill the options the command line left at their defaults.
     const { applyConfig } = await import("./apply-config.js");
     applyConfig(action);
   });
   return program;
+}
+
+/** `sessions` for `sessions list`: the command given right after the program's name. */
+function topCommandOf(command: Command): Command {
+  let top = command;
+  while (top.parent?.parent) top = top.parent;
+  return top;
 }
 
 /**

@@ -114,14 +114,14 @@ describe("the code cache", () => {
     const offline = await analyze("grow", ["--provider", "offline"], {});
     expect(offline.code, offline.stderr).toBe(0);
     const [file] = cacheFiles("grow");
-    expect(header(file!).uses).toEqual([]);
+    expect(header(file!).uses).toEqual(["analyze"]);
     const small = statSync(file!).size;
 
     server = await startFakeOpenAI(schemaValid);
     const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url };
     const first = await analyze("grow", ["--provider", "openai", "--model", "gpt-test"], env);
     expect(first.code, first.stderr).toBe(0);
-    expect(header(file!).uses).toEqual(["openai"]);
+    expect(header(file!).uses).toEqual(["analyze", "openai"]);
     expect(statSync(file!).size).toBeGreaterThan(small);
     const grown = statSync(file!).mtimeMs;
     const second = await analyze("grow", ["--provider", "openai", "--model", "gpt-test"], env);
@@ -131,6 +131,23 @@ describe("the code cache", () => {
     const third = await analyze("grow", ["--provider", "offline"], {});
     expect(third.code, third.stderr).toBe(0);
     expect(statSync(file!).mtimeMs).toBe(grown);
+  });
+
+  it("is kept only from a run that ended well, and one that never ran the command stands for nothing", async () => {
+    const env = { env: { XDG_CACHE_HOME: path.join(dir, "cache-help") } };
+    const failed = await runCli(["analyze", path.join(dir, "no-such.core"), "--provider", "offline"], env);
+    expect(failed.code).toBe(3);
+    expect(cacheFiles("help")).toEqual([]);
+    const help = await runCli(["analyze", "--help"], env);
+    expect(help.code, help.stderr).toBe(0);
+    const [file] = cacheFiles("help");
+    expect(CACHE_NAME.exec(file!)![1]).toBe("analyze");
+    expect(header(file!).uses).toEqual([]);
+    const helpOnly = statSync(file!).size;
+    const analysed = await analyze("help", ["--provider", "offline"], {});
+    expect(analysed.code, analysed.stderr).toBe(0);
+    expect(header(file!).uses).toEqual(["analyze"]);
+    expect(statSync(file!).size).toBeGreaterThan(helpOnly * 2);
   });
 
   it("is replaced when damaged, and the run is not disturbed", async () => {
