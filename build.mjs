@@ -52,6 +52,16 @@ const earlyShared = {
   },
 };
 
+/** LangGraph's checkpoint serializer gets `@langchain/core/load` evaluated when first called (src/build/langchain-load.ts says why). */
+const lazyLangchainLoad = {
+  name: "lazy-langchain-load",
+  setup(build) {
+    build.onResolve({ filter: /^@langchain\/core\/load$/ }, (args) =>
+      /@langchain\/langgraph-checkpoint\/dist\/serde\/jsonplus\.js$/.test(args.importer) ? { path: fileURLToPath(new URL("src/build/langchain-load.ts", import.meta.url)) } : undefined,
+    );
+  },
+};
+
 const bundle = {
   ...common,
   loader: { ".md": "text" },
@@ -59,7 +69,7 @@ const bundle = {
   // by `batch --queue` and `worker`; Graphviz (1.5 MB, most of it its WebAssembly), only when a
   // report draws a picture.
   external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis", "@viz-js/viz"],
-  plugins: [earlyShared],
+  plugins: [earlyShared, lazyLangchainLoad],
 };
 const result = await build({ ...bundle, entryPoints: { dumpdbg: "src/cli/main.ts" }, metafile: true });
 writeFileSync("dist/meta.json", JSON.stringify(result.metafile));
