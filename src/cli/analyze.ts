@@ -9,6 +9,7 @@ import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { onInterrupt } from "./signals.js";
+import { earlyLoadDecided } from "./early-load.js";
 
 export interface AnalysisFlags extends DumpFlags, ModelFlags {
   sessionsDir?: string;
@@ -36,6 +37,8 @@ export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<vo
   // The debugger starts reading the dump first; the graph, the agents and LangChain load meanwhile.
   options.opening = openDump(options.open);
   options.opening.catch(() => undefined);
+  // Their code is evaluated in one synchronous stretch: gdb is given the core to load before it.
+  await earlyLoadDecided();
   const { analyze: runAnalysis } = await import("../analysis.js").catch(async (error: unknown) => {
     progress.stop();
     await options.opening?.then((opened) => opened.session.close(), () => undefined);

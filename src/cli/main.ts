@@ -365,7 +365,7 @@ export async function main(argv: string[]): Promise<number> {
   // First the handlers, so that no debugger started from here on can outlive a signal.
   installSignalHandlers();
   startDebuggerEarly(argv);
-  void loadCoreEarly(earlyCore()).catch(() => undefined);
+  void loadCoreEarly(earlyCore());
   keepTracingOff();
   const program = buildProgram();
   // `dumpdbg … | head`: a reader that has seen enough is not an error.
