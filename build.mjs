@@ -62,6 +62,16 @@ const lazyLangchainLoad = {
   },
 };
 
+/** @langchain/core's UUID v5 gets Node's SHA-1 (src/build/sha1.ts says why). */
+const nativeSha1 = {
+  name: "native-sha1",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/sha1\.js$/ }, (args) =>
+      /@langchain\/core\/dist\/utils\/uuid\/v5\.js$/.test(args.importer) ? { path: fileURLToPath(new URL("src/build/sha1.ts", import.meta.url)) } : undefined,
+    );
+  },
+};
+
 const bundle = {
   ...common,
   loader: { ".md": "text" },
@@ -69,7 +79,7 @@ const bundle = {
   // by `batch --queue` and `worker`; Graphviz (1.5 MB, most of it its WebAssembly), only when a
   // report draws a picture.
   external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis", "@viz-js/viz"],
-  plugins: [earlyShared, lazyLangchainLoad],
+  plugins: [earlyShared, lazyLangchainLoad, nativeSha1],
 };
 const result = await build({ ...bundle, entryPoints: { dumpdbg: "src/cli/main.ts" }, metafile: true });
 writeFileSync("dist/meta.json", JSON.stringify(result.metafile));
