@@ -10,7 +10,7 @@ cd "$build"
 for tool in gcc gdb; do
   command -v "$tool" >/dev/null || { echo "demo: $tool is missing (apt-get install -y gdb gcc)" >&2; exit 4; }
 done
-[ -f "$root/dist/dumpdbg.js" ] || { echo "demo: not built yet; run npm ci && npm run build first" >&2; exit 2; }
+[ -f "$root/dist/dumpdbg.cjs" ] || { echo "demo: not built yet; run npm ci && npm run build first" >&2; exit 2; }
 
 gcc -g -O0 -pthread -o crash "$root/demo/crash.c"
 rm -f core core.* crash.core

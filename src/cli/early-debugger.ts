@@ -6,7 +6,7 @@
  * turns out wrong (another format, another debugger, other settings) costs a debugger that is ended
  * when the session starts, or the command ends.
  *
- * This module and the few it imports are built apart as dist/early.js, one small file that
+ * This module and the few it imports are built apart as dist/early.cjs, one small file that
  * bin/dumpdbg.js loads before anything else (build.mjs); the CLI's bundle imports them from there
  * (`#early`), so that the debugger started here, the live debuggers and the signal handlers exist
  * once. What gdb is then given to load is decided by the CLI (early-load.ts), once the core and its
@@ -38,7 +38,7 @@ let asked = false;
 let core: EarlyCore | null = null;
 
 /**
- * bin/dumpdbg.js calls this before it loads the CLI (dist/early.js is its own small entry), and
+ * bin/dumpdbg.js calls this before it loads the CLI (dist/early.cjs is its own small entry), and
  * main() again (then a no-op). The signal handlers go first, so that no debugger started here can
  * outlive a Ctrl+C.
  */
