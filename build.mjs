@@ -83,6 +83,10 @@ const bundle = {
 };
 const result = await build({ ...bundle, entryPoints: { dumpdbg: "src/cli/main.ts" }, metafile: true });
 writeFileSync("dist/meta.json", JSON.stringify(result.metafile));
+// A package update that moves the file an alias replaces would leave the alias unused, silently.
+for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts"]) {
+  if (!result.metafile.inputs[alias]) throw new Error(`build: ${alias} was not used; the package file it stands in for has moved`);
+}
 // The layers the benches time directly (src/internals.ts), without a source map: not shipped for use.
 await build({ ...bundle, entryPoints: { internals: "src/internals.ts" }, sourcemap: false });
 
