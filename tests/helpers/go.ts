@@ -60,7 +60,8 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
   const caseDir = path.join(CASES_DIR, name);
   const files = readdirSync(caseDir).sort();
   const text = files.map((file) => `${file}\n${readFileSync(path.join(caseDir, file), "utf8")}`).join("\n");
-  const key = sha256(JSON.stringify([RECIPE_HASH, name, sha256(text), options.optimized ?? false, options.pie ?? false, options.stripped ?? false])).slice(0, 16);
+  // By where the sources are too: the program's debug information names them.
+  const key = sha256(JSON.stringify([RECIPE_HASH, caseDir, name, sha256(text), options.optimized ?? false, options.pie ?? false, options.stripped ?? false])).slice(0, 16);
   const known = pending.get(key);
   if (known) return known;
   const result = (async () => {

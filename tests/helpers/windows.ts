@@ -86,7 +86,8 @@ export function buildMinidump(name: string): Promise<BuiltMinidump> {
 async function build(name: string): Promise<BuiltMinidump> {
   const source = windowsFixtureSource(name);
   const reporter = path.join(SOURCES, "crash-dump.c");
-  const key = sha256([source, reporter, path.join(SOURCES, "crash-dump.h"), fileURLToPath(import.meta.url)].map((file) => readFileSync(file, "utf8")).join("\0")).slice(0, 16);
+  // By where the sources are too: the program's debug information names them, and an analysis reads them there.
+  const key = sha256([source, ...[source, reporter, path.join(SOURCES, "crash-dump.h"), fileURLToPath(import.meta.url)].map((file) => readFileSync(file, "utf8"))].join("\0")).slice(0, 16);
   const dir = path.join(CACHE_ROOT, `windows-${name}-${key}`);
   const exe = path.join(dir, `${name}.exe`);
   const dump = path.join(dir, "crash.dmp");
