@@ -6,7 +6,7 @@
  * damaged cache replaced, never fatal; the caches of earlier versions removed;
  * `DUMPDBG_CODE_CACHE=off` keeps none.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -172,6 +172,30 @@ describe("the code cache", () => {
     const result = await analyze("old", ["--provider", "offline"], {});
     expect(result.code, result.stderr).toBe(0);
     expect(cacheFiles("old").map((file) => CACHE_NAME.exec(file)?.[1])).toEqual(["analyze"]);
+  });
+
+  it("is code V8 runs: one that others may write, or a link in its place, is not used, and is replaced", async () => {
+    const first = await analyze("unsafe", ["--provider", "offline"], {});
+    expect(first.code, first.stderr).toBe(0);
+    const [file] = cacheFiles("unsafe");
+    // A good cache, but writable by anyone: used, V8 would accept it and it would stay as it is.
+    chmodSync(file!, 0o666);
+    const writable = await analyze("unsafe", ["--provider", "offline"], {});
+    expect(writable.code, writable.stderr).toBe(0);
+    expect(statSync(file!).mode & 0o777).toBe(0o600);
+    expect(statSync(file!).size).toBeGreaterThan(1_000_000);
+
+    // A link to a good cache of the user's: followed, it would be used and stay a link. Not followed,
+    // the link itself is replaced; its target is untouched.
+    const target = path.join(dir, "not-a-cache.bin");
+    writeFileSync(target, readFileSync(file!), { mode: 0o600 });
+    const before = readFileSync(target);
+    rmSync(file!);
+    symlinkSync(target, file!);
+    const linked = await analyze("unsafe", ["--provider", "offline"], {});
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(lstatSync(file!).isFile()).toBe(true);
+    expect(readFileSync(target).equals(before)).toBe(true);
   });
 
   it("is not kept with DUMPDBG_CODE_CACHE=off", async () => {
