@@ -1,7 +1,8 @@
 /**
  * The stand-in LangGraph's checkpoint serializer is built with for `@langchain/core/load`
- * (src/build/langchain-load.ts): what it revives is what the real `load` revives; and through
- * LangGraph's serializer, a checkpointed message comes back a message.
+ * (src/build/langchain-load.ts): what it revives is what the real `load` revives. And why it must:
+ * the serializer (here unbundled, with the real `load`) revives a checkpointed LangChain object
+ * through `load`, so a checkpoint that held one would reach the stand-in.
  */
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { AIMessage } from "@langchain/core/messages";
@@ -17,7 +18,7 @@ describe("@langchain/core/load, evaluated on first use", () => {
     expect(revived).toEqual(await coreLoad(text));
   });
 
-  it("is what a checkpointed message goes through", async () => {
+  it("is what a checkpointed message goes through in LangGraph's serializer", async () => {
     const serde = new JsonPlusSerializer();
     const [type, bytes] = await serde.dumpsTyped({ messages: [new AIMessage("freed twice")] });
     const back = (await serde.loadsTyped(type, bytes)) as { messages: AIMessage[] };
