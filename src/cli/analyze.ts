@@ -117,7 +117,7 @@ function writableFolder(path: string, flag: string): string {
  * paths only.
  */
 export async function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean; sessionsDir?: string; quiet?: boolean }): Promise<void> {
-  const [{ renderJson }, { verdict }] = await Promise.all([import("../report/index.js"), import("../report/markdown.js")]);
+  const [{ renderJson }, { verdictText }] = await Promise.all([import("../report/index.js"), import("../report/markdown.js")]);
   if (flags.json) {
     process.stdout.write(renderJson(result.report));
     return;
@@ -126,7 +126,7 @@ export async function printResult(result: Pick<AnalysisResult, "sessionId" | "re
   const c = colours(process.stdout);
   const width = process.stdout.isTTY ? widthOf(process.stdout) : Number.POSITIVE_INFINITY;
   const hang = report.crash.kind === "deadlock" || report.crash.kind === "hang";
-  const headline = c.bold((hang ? c.yellow : c.red)(verdict(report, (text) => text)));
+  const headline = c.bold((hang ? c.yellow : c.red)(verdictText(report)));
   const paths = files.map((f) => `  ${f.file}`);
   if (flags.quiet) {
     process.stdout.write(`${[headline, ...paths].join("\n")}\n`);

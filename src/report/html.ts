@@ -1,13 +1,14 @@
 /**
- * The HTML report: the Markdown report rendered by marked into one self-contained file.
+ * The HTML report: the report's blocks (layout.ts) in one self-contained file, the same content as
+ * the Markdown report, written straight from the blocks rather than by parsing that Markdown.
  *
- * Raw HTML in the Markdown is shown as text and only in-document anchors and relative links
- * survive, so nothing from a dump can run or link out; the CSP forbids scripts and every load from
- * outside even if that escaping ever failed.
+ * Every value is escaped, so nothing from a dump can make markup, and only in-document anchors and
+ * relative links are made; the CSP forbids scripts and every load from outside even if that
+ * escaping ever failed.
  */
-import { Marked, type Token, type Tokens } from "marked";
 import type { ReportDocument } from "./document.js";
-import { markdownBody, SECTION, slug, verdict, type RenderOptions } from "./markdown.js";
+import { anchorOf, oneLine, plainText, type Inline } from "./inline.js";
+import { reportBlocks, SECTION, verdict, type Block, type RenderOptions } from "./layout.js";
 import type { Picture } from "./pictures.js";
 
 /** Marks a file as ours for `writeReports`. */
@@ -21,21 +22,6 @@ const COLLAPSED: ReadonlySet<string> = new Set([SECTION.evidence, SECTION.techni
 /** `#anchor`, or a relative path of plain URL characters: no scheme, no host, nothing a browser would reinterpret. */
 const SAFE_HREF = /^(?:#[\p{L}\p{N}_-]+|[\w.~!*'%-]+(?:\/[\w.~!*'%-]+)*)$/u;
 
-const marked = new Marked({
-  gfm: true,
-  renderer: {
-    html: ({ text }) => escapeHtml(text),
-    heading({ tokens, depth, text }) {
-      return `<h${depth} id="${escapeHtml(slug(text))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
-    },
-    link({ href, tokens }) {
-      const label = this.parser.parseInline(tokens);
-      return SAFE_HREF.test(href) ? `<a href="${escapeHtml(href)}">${label}</a>` : label;
-    },
-    image: ({ text }) => escapeHtml(text),
-  },
-});
-
 export function renderHtml(doc: ReportDocument, options: RenderOptions & { pictures?: Picture[] } = {}): string {
   return `<!doctype html>
 <html lang="en">
@@ -46,60 +32,103 @@ export function renderHtml(doc: ReportDocument, options: RenderOptions & { pictu
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 ${HTML_MARKER}
-<title>${escapeHtml(verdict(doc.report, (s) => s))} · dumpdbg</title>
+<title>${escapeHtml(plainText(verdict(doc.report)))} · dumpdbg</title>
 <style>${CSS}</style>
 </head>
 <body>
 <main>
-${withPictures(renderBody(markdownBody(doc, options)), options.pictures ?? [])}</main>
+${renderBody(reportBlocks(doc, options), options.pictures ?? [])}</main>
 </body>
 </html>
 `;
 }
 
-/** The pictures as figures, after the verdict and its summary (before the first section). */
-function withPictures(body: string, pictures: Picture[]): string {
-  if (pictures.length === 0) return body;
-  const figures = pictures.map((p) => `<figure class="picture">${p.svg}<figcaption>${escapeHtml(p.caption)}</figcaption></figure>`).join("\n");
-  const at = body.indexOf("<h2");
-  return at < 0 ? `${body}${figures}\n` : `${body.slice(0, at)}${figures}\n${body.slice(at)}`;
-}
-
 /**
- * Renders token by token so each level-3 subsection of a collapsed section becomes a `<details>`
- * whose summary is its heading and, when one follows, its first paragraph (an evidence's finding).
+ * Block by block. Each level-3 subsection of a collapsed section becomes a `<details>` whose
+ * summary is its heading and, when one follows, its first paragraph (an evidence's finding); the
+ * pictures come after the verdict and its summary, before the first section.
  */
-function renderBody(markdown: string): string {
-  const tokens = marked.lexer(markdown).filter((token) => token.type !== "space");
+function renderBody(blocks: Block[], pictures: Picture[]): string {
   const out: string[] = [];
   let section = "";
   let open = false;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (isHeading(token) && token.depth <= 3 && open) {
+  let pictured = pictures.length === 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    if (block.kind === "heading" && block.depth <= 3 && open) {
       out.push("</details>\n");
       open = false;
     }
-    if (isHeading(token) && token.depth === 2) section = token.text;
-    if (isHeading(token) && token.depth === 3 && COLLAPSED.has(section)) {
-      const lead: Token[] = [token];
-      if (tokens[i + 1]?.type === "paragraph") lead.push(tokens[++i]!);
-      out.push(`<details><summary>${marked.parser(lead)}</summary>\n`);
+    if (block.kind === "heading" && block.depth === 2) {
+      section = plainText(block.spans);
+      if (!pictured) out.push(figures(pictures));
+      pictured = true;
+    }
+    if (block.kind === "heading" && block.depth === 3 && COLLAPSED.has(section)) {
+      const next = blocks[i + 1];
+      const lead = next?.kind === "paragraph" ? blockHtml(blocks[++i]!) : "";
+      out.push(`<details><summary>${blockHtml(block)}${lead}</summary>\n`);
       open = true;
       continue;
     }
-    out.push(marked.parser([token]));
+    out.push(blockHtml(block));
   }
   if (open) out.push("</details>\n");
+  if (!pictured) out.push(figures(pictures));
   return out.join("");
 }
 
-function isHeading(token: Token): token is Tokens.Heading {
-  return token.type === "heading";
+function figures(pictures: Picture[]): string {
+  return `${pictures.map((p) => `<figure class="picture">${p.svg}<figcaption>${escapeHtml(p.caption)}</figcaption></figure>`).join("\n")}\n`;
 }
 
+function blockHtml(block: Block): string {
+  switch (block.kind) {
+    case "heading":
+      // The anchor the Markdown report's links use (GitHub's, from the heading's Markdown).
+      return `<h${block.depth} id="${escapeHtml(anchorOf(block.spans))}">${inlineHtml(block.spans)}</h${block.depth}>\n`;
+    case "paragraph":
+      return `<p>${inlineHtml(block.spans)}</p>\n`;
+    case "list": {
+      const tag = block.ordered ? "ol" : "ul";
+      return `<${tag}>\n${block.items.map((item) => `<li>${inlineHtml(item)}</li>\n`).join("")}</${tag}>\n`;
+    }
+    case "table": {
+      const row = (cells: Inline[], tag: "th" | "td") => `<tr>\n${cells.map((cell) => `<${tag}>${inlineHtml(cell)}</${tag}>\n`).join("")}</tr>\n`;
+      const body = block.rows.length ? `<tbody>${block.rows.map((r) => row(r, "td")).join("")}</tbody>` : "";
+      return `<table>\n<thead>\n${row(block.head, "th")}</thead>\n${body}</table>\n`;
+    }
+    case "fence":
+      return `<pre><code class="language-text">${escapeHtml(block.text)}\n</code></pre>\n`;
+  }
+}
+
+function inlineHtml(spans: Inline): string {
+  return spans
+    .map((span) => {
+      switch (span.kind) {
+        case "plain":
+        case "text":
+          return escapeHtml(span.value);
+        case "code": {
+          const body = oneLine(span.value);
+          return body === "" ? "" : `<code>${escapeHtml(body)}</code>`;
+        }
+        case "strong":
+          return `<strong>${inlineHtml(span.spans)}</strong>`;
+        case "link": {
+          const label = inlineHtml(span.spans);
+          return SAFE_HREF.test(span.href) ? `<a href="${escapeHtml(span.href)}">${label}</a>` : label;
+        }
+      }
+    })
+    .join("");
+}
+
+const ESCAPED: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
 function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return s.replace(/[&<>"']/g, (c) => ESCAPED[c]!);
 }
 
 const CSS = `

@@ -378,6 +378,19 @@ describe("renderHtml", () => {
     expect(renderHtml(doc, { linkBase: "/tmp/reports" })).toContain(`<a href="${href}">full output</a>`);
   });
 
+  it("shows what a Markdown renderer makes of the Markdown report: the two are written from one layout", async () => {
+    // marked (GFM) stands for GitHub here; the HTML adds only heading anchors and the folding.
+    const unfolded = (html: string) =>
+      html
+        .slice(html.indexOf("<main>\n") + "<main>\n".length, html.indexOf("</main>"))
+        .replace(/<details><summary>|<\/summary>\n|<\/details>\n/g, "")
+        .replace(/ id="[^"]*"/g, "");
+    for (const doc of [await nullDereference(), stackOverflow(), deadlock()]) {
+      const markdown = renderMarkdown(doc, { linkBase: "/tmp/reports" }).replace("<!-- dumpdbg report -->\n\n", "");
+      expect(unfolded(renderHtml(doc, { linkBase: "/tmp/reports" }))).toBe(new Marked({ gfm: true }).parse(markdown));
+    }
+  });
+
   it("renders the stack overflow and deadlock samples", () => {
     expect(renderHtml(stackOverflow())).toContain("<strong>Recursion:</strong> 10,000 frames deep, repeating <code>walk</code>");
     expect(renderHtml(deadlock())).toContain("<td>2</td>\n<td><code>accounts+0</code> (<code>0x5555555580a0</code>)</td>\n<td>thread 3</td>");
