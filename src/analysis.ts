@@ -8,7 +8,7 @@ import { GraphRecursionError } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { readEnvironment, triage as runTriage, triageOptionsOf } from "./analyzers/index.js";
+import { readAheadTriage, readEnvironment, triage as runTriage, triageOptionsOf } from "./analyzers/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { crashSiteOf } from "./agents/playbooks/crash-site.js";
 import { composeReport } from "./agents/report-writer/compose.js";
@@ -85,6 +85,8 @@ export function modelDownLine(down: ModelDown): string {
 export async function analyze(issue: string | null, options: AnalysisOptions): Promise<AnalysisResult> {
   const started = performance.now();
   const [models, opened] = await bothOrClose(resolveModels(options.models), options.opening ?? openDump(options.open));
+  // The debugger starts on triage's first questions while the session and its store are set up.
+  readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable), executorRunOptions(options));
   await using owned = new Resources();
   owned.defer(() => opened.session.close({ wait: !options.exiting }));
   for (const line of openingLines(opened)) options.progress(line);
@@ -96,6 +98,11 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   });
   options.progress(`session ${session.id}; models: ${models.describe()}`);
   return run(session.id, opened, owned.move(), models, options, started, (runtime) => startingState(runtime, issue));
+}
+
+/** The timeout the executor runs each command with. */
+function executorRunOptions(options: AnalysisOptions): { timeoutMs?: number } {
+  return options.open.timeoutMs ? { timeoutMs: options.open.timeoutMs } : {};
 }
 
 /** The models and the open dump, found at once; when either fails, the other's debugger is closed. */
@@ -168,7 +175,7 @@ async function run(
     updateSession(root, id, { state: "running" });
     const store = resources.use(EvidenceStore.open(paths.evidenceDb));
     const transcript = resources.use(Transcript.open(root, id));
-    const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, ...(options.open.timeoutMs ? { timeoutMs: options.open.timeoutMs } : {}) });
+    const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, ...executorRunOptions(options) });
     const usage = new Usage();
     options.onInterrupt?.(() => {
       process.stderr.write(`dumpdbg: ${usage.format()}; resume with "dumpdbg resume ${id}"\n`);

@@ -5,7 +5,7 @@
 import { statSync } from "node:fs";
 import { analyze } from "../analysis.js";
 import { normalizeFunctionName } from "../analyzers/culprit.js";
-import { triage, triageOptionsOf } from "../analyzers/index.js";
+import { readAheadTriage, triage, triageOptionsOf } from "../analyzers/index.js";
 import { askSession } from "../debuggers/inspector.js";
 import { openDump, type OpenDumpOptions } from "../debuggers/open.js";
 import type { ModelConfig } from "../llm/index.js";
@@ -29,7 +29,9 @@ export interface GroupAnalysis {
 export async function triageDump(dump: string, open: OpenSettings): Promise<Triaged> {
   const opened = await openDump({ ...open, dump });
   try {
-    const result = await triage(askSession(opened.session), triageOptionsOf(opened.dump, opened.executable));
+    const options = triageOptionsOf(opened.dump, opened.executable);
+    readAheadTriage(opened.session, options);
+    const result = await triage(askSession(opened.session), options);
     const { crash } = result;
     const frames = result.frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : "??"));
     return {

@@ -1,6 +1,6 @@
 /** `dumpdbg triage`: the deterministic verdict, fast: no graph, no model, no evidence store. */
 import { formatTriage } from "../analyzers/format.js";
-import { triage as runTriage, triageOptionsOf } from "../analyzers/triage/index.js";
+import { readAheadTriage, triage as runTriage, triageOptionsOf } from "../analyzers/triage/index.js";
 import { askSession } from "../debuggers/inspector.js";
 import { openingLines, openDump } from "../debuggers/open.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
@@ -11,9 +11,11 @@ export interface TriageFlags extends DumpFlags {
 
 export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
   const opened = await openDump(openOptions(dumpPath, flags));
+  const options = { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger };
+  readAheadTriage(opened.session, options);
   for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
   try {
-    const result = await runTriage(askSession(opened.session), { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger });
+    const result = await runTriage(askSession(opened.session), options);
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);
   } finally {
     await opened.session.close({ wait: false });

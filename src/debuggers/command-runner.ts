@@ -41,6 +41,8 @@ export class CommandRunner {
   private queue: Promise<unknown> = Promise.resolve();
   /** The commands asked and not yet started, in order. */
   private readonly waiting: Queued[] = [];
+  /** Commands asked ahead of whoever will ask them (`readAhead`), in order, each with its result to come. */
+  private readingAhead: (Queued & { result: Promise<CommandResult> })[] = [];
 
   constructor(
     private readonly line: CommandLine,
@@ -48,9 +50,34 @@ export class CommandRunner {
     private readonly timeoutMs: number,
   ) {}
 
+  /**
+   * Runs these commands now, for whoever asks them next: a caller that knows what it will ask
+   * first has the debugger work through it while it does something else. `run` takes a command's
+   * result when it is one of these, in their order, asked with the same timeout; the ones before it
+   * are passed over (their answers are dropped), and any other command ends the reading ahead. So
+   * they must not move the selection: an answer is the one its command would have had in its turn.
+   */
+  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    for (const command of commands) {
+      const result = this.enqueue(command, timeoutMs);
+      // Its turn may never come (another command was asked instead): its failure is then nobody's.
+      result.catch(() => undefined);
+      this.readingAhead.push({ command, timeoutMs, result });
+    }
+  }
+
   /** Runs one command after those asked before it. Never throws for a failing command: the failure is in the result. */
   run(command: string, options: RunOptions = {}): Promise<CommandResult> {
-    const queued: Queued = { command, timeoutMs: options.timeoutMs ?? this.timeoutMs };
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const ahead = this.readingAhead.findIndex((read) => read.command === command && read.timeoutMs === timeoutMs);
+    const read = ahead === -1 ? null : this.readingAhead[ahead]!;
+    this.readingAhead = ahead === -1 ? [] : this.readingAhead.slice(ahead + 1);
+    return read?.result ?? this.enqueue(command, timeoutMs);
+  }
+
+  private enqueue(command: string, timeoutMs: number): Promise<CommandResult> {
+    const queued: Queued = { command, timeoutMs };
     this.waiting.push(queued);
     const next = this.queue.then(() => {
       this.waiting.splice(this.waiting.indexOf(queued), 1);

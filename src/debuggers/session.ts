@@ -57,6 +57,11 @@ export interface DebuggerSession {
   open(): Promise<void>;
   /** Runs one command. Never throws for a failing command: the failure is in the result. */
   run(command: string, options?: RunOptions): Promise<CommandResult>;
+  /**
+   * Starts these commands now, for whoever asks them next (see CommandRunner.readAhead): the
+   * debugger works through them while the caller does something else. None may move the selection.
+   */
+  readAhead(commands: readonly string[], options?: RunOptions): void;
   context(): SessionContext;
   /** What the debugger warned about while loading the dump (missing libraries, mismatched files). */
   readonly loadWarnings: readonly string[];

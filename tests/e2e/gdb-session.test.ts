@@ -116,6 +116,28 @@ describe("GdbSession on other crashes", () => {
   });
 });
 
+describe("GdbSession reading ahead", () => {
+  it("answers commands read ahead once, in their turn, and ends the reading ahead at any other", async () => {
+    const session = await open("null-deref");
+    const count = async (command = "p ++$reads") => Number(/= (\d+)/.exec((await session.run(command)).output)?.[1]);
+    await session.run("set $reads = 0");
+    session.readAhead(["p ++$reads", "p ++$reads"]);
+    // Each taken in its turn, not run again: the third is a command of its own.
+    expect([await count(), await count(), await count()]).toEqual([1, 2, 3]);
+
+    session.readAhead(["p ++$reads", "p $reads + 100", "p ++$reads"]);
+    // One asked further down the list passes over those before it; they ran all the same.
+    expect(await count("p $reads + 100")).toBe(104);
+    expect(await count()).toBe(5);
+    expect(await count()).toBe(6);
+
+    session.readAhead(["p ++$reads", "p ++$reads"]);
+    // A command not read ahead ends it: what was read ahead ran, and is not handed to a later ask.
+    expect((await session.run("info threads")).ok).toBe(true);
+    expect(await count()).toBe(9);
+  });
+});
+
 describe("GdbSession recovery", () => {
   it("interrupts a command past its timeout and stays usable", async () => {
     const session = await open("null-deref");

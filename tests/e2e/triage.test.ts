@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatTriage } from "../../src/analyzers/format.js";
-import { triage, type TriageResult } from "../../src/analyzers/triage/index.js";
+import { openingProbes, triage, type TriageResult } from "../../src/analyzers/triage/index.js";
 import { inspectDump } from "../../src/debuggers/dump.js";
 import { askSession, type Ask } from "../../src/debuggers/inspector.js";
 import type { Probe, SignalRecord } from "../../src/debuggers/probe.js";
@@ -93,6 +93,22 @@ async function triageCore(
     await gdb.close();
   }
 }
+
+describe("what triage asks first", () => {
+  // The command line has the debugger read these ahead while it sets up (readAheadTriage): a
+  // triage that asked otherwise would be answered all the same, only later.
+  it.concurrent.each([
+    ["a crash", "null-deref", openingProbes()],
+    ["a hung process's dump, which has no signal to read", "deadlock", openingProbes().filter((probe) => probe.kind !== "signal-info")],
+  ])("is the opening, in its order, on %s", async (_, name, opening) => {
+    const asked: Probe[] = [];
+    await triageCore(name, {}, {}, (ask) => async (probe) => {
+      asked.push(probe);
+      return ask(probe);
+    });
+    expect(asked.slice(0, opening.length)).toEqual(opening);
+  });
+});
 
 describe("triage of every fixture", () => {
   it("has an expectation for every fixture program and covers every crash kind", () => {

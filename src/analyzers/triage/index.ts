@@ -16,6 +16,7 @@
  */
 import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
 import { probeKey, type Probe } from "../../debuggers/probe.js";
+import type { DebuggerSession, RunOptions } from "../../debuggers/session.js";
 import { readManaged, withManaged } from "../managed.js";
 import { CLR_EXCEPTION } from "../windows.js";
 import { classify } from "./classify.js";
@@ -36,8 +37,41 @@ export { ALL_STACKS } from "./hang.js";
 export { triageOptionsOf, type TriageOptions } from "./options.js";
 export type { GoReading, GoroutineSummary, ThreadGroup, TriageResult } from "./result.js";
 
+/** Frames of the crashing thread's first backtrace. */
+const FRAME_LIMIT = 40;
+
+/**
+ * What triage asks of every dump first, in the order it asks: the target (readTarget), the stop
+ * (readStop; the signal's record is asked only where there is a signal, so it may be passed over)
+ * and the crashing thread's backtrace (readStack). A unit test holds triage to this order.
+ */
+export function openingProbes(options: TriageOptions = {}): Probe[] {
+  return [
+    { kind: "threads" },
+    { kind: "shared-libraries" },
+    { kind: "sections" },
+    { kind: "registers" },
+    { kind: "exit-signal" },
+    { kind: "signal-info" },
+    { kind: "backtrace", limit: options.frameLimit ?? FRAME_LIMIT },
+  ];
+}
+
+/**
+ * Has the session's debugger start on what triage asks first (`DebuggerSession.readAhead`), so
+ * that it works through them (the first backtrace can take it tens of milliseconds, expanding the
+ * debug information of each frame's code) while the caller sets up; triage then takes the answers
+ * in its turn. For a session that has not run anything since it opened the dump.
+ */
+export function readAheadTriage(session: DebuggerSession, options: TriageOptions = {}, run: RunOptions = {}): void {
+  session.readAhead(
+    openingProbes(options).map((probe) => session.vocabulary.render(probe)),
+    run,
+  );
+}
+
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {
-  const limit = options.frameLimit ?? 40;
+  const limit = options.frameLimit ?? FRAME_LIMIT;
   const commands: string[] = [];
   // The dump does not change and triage's probes name their place without moving the selection:
   // a question the readers ask twice (the same symbol, code bytes, a thread's stack) runs once.

@@ -173,6 +173,10 @@ export class CdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
+  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+    this.runner.readAhead(commands, options);
+  }
+
   async close(): Promise<void> {
     const running = this.running;
     this.running = null;

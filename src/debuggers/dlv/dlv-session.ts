@@ -150,6 +150,10 @@ export class DlvSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
+  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+    this.runner.readAhead(commands, options);
+  }
+
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;

@@ -157,6 +157,10 @@ export class GdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
+  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+    this.runner.readAhead(commands, options);
+  }
+
   /** Ends gdb; the session is not reopened after (a command still queued is answered `session_dead`). */
   async close(options: CloseOptions = {}): Promise<void> {
     this.closed = true;

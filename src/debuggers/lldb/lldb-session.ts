@@ -177,6 +177,10 @@ export class LldbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
+  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+    this.runner.readAhead(commands, options);
+  }
+
   /** Ends the adapter; the session is not reopened after (a command still queued is answered `session_dead`). */
   async close(options: CloseOptions = {}): Promise<void> {
     this.closed = true;
