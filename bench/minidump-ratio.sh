@@ -13,10 +13,13 @@ ms() { local s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $(( ($(date +%s%N)-s)/1
 median5() { sort -n | sed -n 3p; }
 ratio() { echo "scale=2; $1/$2" | bc; }
 target=(-o "target create ${EXE:+\"$EXE\"} --core \"$DUMP\"")
-fl=(); tr=()
+fl=(); tr=(); bare=()
 for _ in 1 2 3 4 5; do
   fl+=($(ms "$LLDB" --batch --no-lldbinit "${target[@]}" -o "bt all" -o "register read" -o "image list"))
   tr+=($(ms node bin/dumpdbg.js triage "$DUMP" ${EXE:+--exe "$EXE"} --json))
+  bare+=($(ms node bench/dap-floor.mjs "$DUMP" ${EXE:+"$EXE"}))
 done
-F=$(printf '%s\n' "${fl[@]}" | median5); T=$(printf '%s\n' "${tr[@]}" | median5)
+F=$(printf '%s\n' "${fl[@]}" | median5); T=$(printf '%s\n' "${tr[@]}" | median5); B=$(printf '%s\n' "${bare[@]}" | median5)
 echo "minidump triage: ${T} ms vs lldb --batch floor ${F} ms, ratio $(ratio "$T" "$F")"
+# What Node and LLDB's adapter cost by themselves: the same questions from a bare Node client (bench/dap-floor.mjs).
+echo "  a bare Node client of lldb-vscode asking the floor's questions: ${B} ms, ratio $(ratio "$B" "$F")"

@@ -43,6 +43,8 @@ export class CommandRunner {
   private readonly waiting: Queued[] = [];
   /** Commands asked ahead of whoever will ask them (`readAhead`), in order, each with its result to come. */
   private readingAhead: (Queued & { result: Promise<CommandResult> })[] = [];
+  /** Commands that may be asked among those read ahead without ending the reading ahead. */
+  private among: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly line: CommandLine,
@@ -53,12 +55,14 @@ export class CommandRunner {
   /**
    * Runs these commands now, for whoever asks them next: a caller that knows what it will ask
    * first has the debugger work through it while it does something else. `run` takes a command's
-   * result when it is one of these, in their order, asked with the same timeout; the ones before it
-   * are passed over (their answers are dropped), and any other command ends the reading ahead. So
-   * they must not move the selection: an answer is the one its command would have had in its turn.
+   * result when it is the next of these, asked with the same timeout. A command of `among` runs in
+   * its turn, after those already read ahead; any other ends the reading ahead (what was read and
+   * not asked is dropped). So none of these may move the selection or change what another answers,
+   * and none of `among` what these answer: each answer is the one it would have had in its turn.
    */
-  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    this.among = new Set(options.among ?? []);
     for (const command of commands) {
       const result = this.enqueue(command, timeoutMs);
       // Its turn may never come (another command was asked instead): its failure is then nobody's.
@@ -70,10 +74,13 @@ export class CommandRunner {
   /** Runs one command after those asked before it. Never throws for a failing command: the failure is in the result. */
   run(command: string, options: RunOptions = {}): Promise<CommandResult> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const ahead = this.readingAhead.findIndex((read) => read.command === command && read.timeoutMs === timeoutMs);
-    const read = ahead === -1 ? null : this.readingAhead[ahead]!;
-    this.readingAhead = ahead === -1 ? [] : this.readingAhead.slice(ahead + 1);
-    return read?.result ?? this.enqueue(command, timeoutMs);
+    const next = this.readingAhead[0];
+    if (next?.command === command && next.timeoutMs === timeoutMs) {
+      this.readingAhead.shift();
+      return next.result;
+    }
+    if (!this.among.has(command)) this.readingAhead = [];
+    return this.enqueue(command, timeoutMs);
   }
 
   private enqueue(command: string, timeoutMs: number): Promise<CommandResult> {

@@ -41,33 +41,36 @@ export type { GoReading, GoroutineSummary, ThreadGroup, TriageResult } from "./r
 const FRAME_LIMIT = 40;
 
 /**
- * What triage asks of every dump first, in the order it asks: the target (readTarget), the stop
- * (readStop; the signal's record is asked only where there is a signal, so it may be passed over)
- * and the crashing thread's backtrace (readStack). A unit test holds triage to this order.
+ * What triage asks of every dump first, in the order it asks (`asked`): the target (readTarget), the
+ * stop (readStop) and the crashing thread's backtrace (readStack); and what it may ask among them
+ * (`among`): the signal's record, read only where there is a signal. None of these changes what
+ * another answers (gdb numbers only printed values, and the backtrace prints none). A test holds
+ * triage to this.
  */
-export function openingProbes(options: TriageOptions = {}): Probe[] {
-  return [
-    { kind: "threads" },
-    { kind: "shared-libraries" },
-    { kind: "sections" },
-    { kind: "registers" },
-    { kind: "exit-signal" },
-    { kind: "signal-info" },
-    { kind: "backtrace", limit: options.frameLimit ?? FRAME_LIMIT },
-  ];
+export function openingProbes(options: TriageOptions = {}): { asked: Probe[]; among: Probe[] } {
+  return {
+    asked: [
+      { kind: "threads" },
+      { kind: "shared-libraries" },
+      { kind: "sections" },
+      { kind: "registers" },
+      { kind: "exit-signal" },
+      { kind: "backtrace", limit: options.frameLimit ?? FRAME_LIMIT },
+    ],
+    among: [{ kind: "signal-info" }],
+  };
 }
 
 /**
  * Has the session's debugger start on what triage asks first (`DebuggerSession.readAhead`), so
- * that it works through them (the first backtrace can take it tens of milliseconds, expanding the
+ * that it works through it (the first backtrace can take it tens of milliseconds, expanding the
  * debug information of each frame's code) while the caller sets up; triage then takes the answers
  * in its turn. For a session that has not run anything since it opened the dump.
  */
 export function readAheadTriage(session: DebuggerSession, options: TriageOptions = {}, run: RunOptions = {}): void {
-  session.readAhead(
-    openingProbes(options).map((probe) => session.vocabulary.render(probe)),
-    run,
-  );
+  const { asked, among } = openingProbes(options);
+  const render = (probe: Probe) => session.vocabulary.render(probe);
+  session.readAhead(asked.map(render), { ...run, among: among.map(render) });
 }
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {

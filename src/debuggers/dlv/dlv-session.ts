@@ -150,7 +150,7 @@ export class DlvSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
     this.runner.readAhead(commands, options);
   }
 

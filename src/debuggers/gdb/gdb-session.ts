@@ -157,7 +157,7 @@ export class GdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions = {}): void {
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
     this.runner.readAhead(commands, options);
   }
 
