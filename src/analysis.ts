@@ -86,7 +86,7 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   const started = performance.now();
   const [models, opened] = await bothOrClose(resolveModels(options.models), options.opening ?? openDump(options.open));
   // The debugger starts on triage's first questions while the session and its store are set up.
-  readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable), executorRunOptions(options));
+  await readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable), executorRunOptions(options));
   await using owned = new Resources();
   owned.defer(() => opened.session.close({ wait: !options.exiting }));
   for (const line of openingLines(opened)) options.progress(line);

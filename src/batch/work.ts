@@ -30,7 +30,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
   const opened = await openDump({ ...open, dump });
   try {
     const options = triageOptionsOf(opened.dump, opened.executable);
-    readAheadTriage(opened.session, options);
+    await readAheadTriage(opened.session, options);
     const result = await triage(askSession(opened.session), options);
     const { crash } = result;
     const frames = result.frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : "??"));

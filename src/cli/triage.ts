@@ -12,7 +12,7 @@ export interface TriageFlags extends DumpFlags {
 export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
   const opened = await openDump(openOptions(dumpPath, flags));
   const options = { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger };
-  readAheadTriage(opened.session, options);
+  await readAheadTriage(opened.session, options);
   for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
   try {
     const result = await runTriage(askSession(opened.session), options);

@@ -59,16 +59,21 @@ export class CommandRunner {
    * its turn, after those already read ahead; any other ends the reading ahead (what was read and
    * not asked is dropped). So none of these may move the selection or change what another answers,
    * and none of `among` what these answer: each answer is the one it would have had in its turn.
+   * Resolves once the debugger has been handed them: a caller about to work synchronously awaits it.
    */
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     this.among = new Set(options.among ?? []);
-    for (const command of commands) {
-      const result = this.enqueue(command, timeoutMs);
+    let handed = () => {};
+    const started = new Promise<void>((resolve) => (handed = resolve));
+    if (commands.length === 0) handed();
+    for (const [i, command] of commands.entries()) {
+      const result = this.enqueue(command, timeoutMs, i === 0 ? handed : undefined);
       // Its turn may never come (another command was asked instead): its failure is then nobody's.
       result.catch(() => undefined);
       this.readingAhead.push({ command, timeoutMs, result });
     }
+    return started;
   }
 
   /** Runs one command after those asked before it. Never throws for a failing command: the failure is in the result. */
@@ -83,12 +88,16 @@ export class CommandRunner {
     return this.enqueue(command, timeoutMs);
   }
 
-  private enqueue(command: string, timeoutMs: number): Promise<CommandResult> {
+  /** `started`: called once the debugger has been handed the command (and those sent ahead of their turn with it). */
+  private enqueue(command: string, timeoutMs: number, started?: () => void): Promise<CommandResult> {
     const queued: Queued = { command, timeoutMs };
     this.waiting.push(queued);
     const next = this.queue.then(() => {
       this.waiting.splice(this.waiting.indexOf(queued), 1);
-      return this.runNow(command, queued.timeoutMs);
+      // runNow hands the command over before its first wait, unless the dump must be reopened first.
+      const running = this.runNow(command, queued.timeoutMs);
+      started?.();
+      return running;
     });
     this.queue = next.catch(() => undefined);
     return next;

@@ -60,8 +60,9 @@ export interface DebuggerSession {
   /**
    * Starts these commands now, for whoever asks them next (see CommandRunner.readAhead): the
    * debugger works through them while the caller does something else. None may move the selection.
+   * Resolves once the debugger has been handed them.
    */
-  readAhead(commands: readonly string[], options?: RunOptions & { among?: readonly string[] }): void;
+  readAhead(commands: readonly string[], options?: RunOptions & { among?: readonly string[] }): Promise<void>;
   context(): SessionContext;
   /** What the debugger warned about while loading the dump (missing libraries, mismatched files). */
   readonly loadWarnings: readonly string[];

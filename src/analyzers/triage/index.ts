@@ -65,12 +65,13 @@ export function openingProbes(options: TriageOptions = {}): { asked: Probe[]; am
  * Has the session's debugger start on what triage asks first (`DebuggerSession.readAhead`), so
  * that it works through it (the first backtrace can take it tens of milliseconds, expanding the
  * debug information of each frame's code) while the caller sets up; triage then takes the answers
- * in its turn. For a session that has not run anything since it opened the dump.
+ * in its turn. For a session that has not run anything since it opened the dump; resolves once the
+ * debugger has them (a caller that sets up synchronously next awaits it, else they wait for it).
  */
-export function readAheadTriage(session: DebuggerSession, options: TriageOptions = {}, run: RunOptions = {}): void {
+export function readAheadTriage(session: DebuggerSession, options: TriageOptions = {}, run: RunOptions = {}): Promise<void> {
   const { asked, among } = openingProbes(options);
   const render = (probe: Probe) => session.vocabulary.render(probe);
-  session.readAhead(asked.map(render), { ...run, among: among.map(render) });
+  return session.readAhead(asked.map(render), { ...run, among: among.map(render) });
 }
 
 export async function triage(ask: Ask, options: TriageOptions = {}): Promise<TriageResult> {

@@ -173,8 +173,8 @@ export class CdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
-    this.runner.readAhead(commands, options);
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+    return this.runner.readAhead(commands, options);
   }
 
   async close(): Promise<void> {

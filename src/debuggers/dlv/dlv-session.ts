@@ -150,8 +150,8 @@ export class DlvSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
-    this.runner.readAhead(commands, options);
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+    return this.runner.readAhead(commands, options);
   }
 
   async close(): Promise<void> {

@@ -157,8 +157,8 @@ export class GdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
-    this.runner.readAhead(commands, options);
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+    return this.runner.readAhead(commands, options);
   }
 
   /** Ends gdb; the session is not reopened after (a command still queued is answered `session_dead`). */

@@ -177,8 +177,8 @@ export class LldbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): void {
-    this.runner.readAhead(commands, options);
+  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+    return this.runner.readAhead(commands, options);
   }
 
   /** Ends the adapter; the session is not reopened after (a command still queued is answered `session_dead`). */
