@@ -87,6 +87,12 @@ writeFileSync("dist/meta.json", JSON.stringify(result.metafile));
 for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts"]) {
   if (!result.metafile.inputs[alias]) throw new Error(`build: ${alias} was not used; the package file it stands in for has moved`);
 }
+// LangGraph's main entry installs a Node AsyncLocalStorage as LangChain's ambient config, and with it
+// promise hooks that then run on every promise of the process: the code imports
+// "@langchain/langgraph/web", the same API without it (src/workflows.ts says why).
+if (result.metafile.inputs["node_modules/@langchain/langgraph/dist/node.js"]) {
+  throw new Error('build: "@langchain/langgraph" is imported somewhere; import "@langchain/langgraph/web" instead');
+}
 // The layers the benches time directly (src/internals.ts), without a source map: not shipped for use.
 await build({ ...bundle, entryPoints: { internals: "src/internals.ts" }, sourcemap: false });
 

@@ -4,7 +4,7 @@
  * same runtime around an interrupted session and lets the graph continue from its last checkpoint;
  * commands that already ran are served from the store, so nothing is run or stored twice.
  */
-import { GraphRecursionError } from "@langchain/langgraph";
+import { GraphRecursionError } from "@langchain/langgraph/web";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { join } from "node:path";

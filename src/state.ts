@@ -4,7 +4,7 @@
  * the evidence store), and no live objects (the session, executor and models come in through the
  * run's context, see agents/runtime.ts).
  */
-import { Annotation } from "@langchain/langgraph";
+import { Annotation } from "@langchain/langgraph/web";
 import type { CrashSite } from "./agents/playbooks/crash-site.js";
 import type { TriageResult } from "./analyzers/index.js";
 import type { Probe } from "./debuggers/probe.js";

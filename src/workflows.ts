@@ -8,7 +8,12 @@
  *   investigator → reasoner → critic ─┬→ responder → reasoner → critic (round 2) → report → END
  *                                     └→ report (no issues, or round 2 done)
  */
-import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+// LangGraph's "web" entry: its API without the AsyncLocalStorage the main entry installs as LangChain's
+// ambient config, whose promise hooks then run on every promise of the process (~20 ms of an offline
+// analysis). Nodes get their config as their argument and hand model calls theirs (signal) explicitly;
+// what needs the ambient config (interrupt(), getConfig() in a node, subgraphs, the functional API)
+// is not used. build.mjs fails if the main entry is imported anywhere.
+import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph/web";
 import { critic } from "./agents/critic/index.js";
 import { evaluator } from "./agents/evaluator/index.js";
 import { awaitingInvestigation, canFormMore, mustWrapUp, untested } from "./agents/flow.js";

@@ -5,7 +5,7 @@
  * Also the helpers every agent shares: one step's accounting and progress line, running commands.
  */
 import { readFileSync } from "node:fs";
-import { Annotation, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Annotation, type LangGraphRunnableConfig } from "@langchain/langgraph/web";
 import type { TriageOptions } from "../analyzers/triage/index.js";
 import type { Probe } from "../debuggers/probe.js";
 import type { DebuggerSession } from "../debuggers/session.js";

@@ -6,7 +6,7 @@
 import dc from "node:diagnostics_channel";
 import type { Socket } from "node:net";
 import { networkInterfaces } from "node:os";
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph/web";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { callStructured, Redactor, resolveModels, Usage } from "../../src/llm/index.js";

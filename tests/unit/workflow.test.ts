@@ -1,5 +1,5 @@
 /** The analysis graph's wiring, and the questions its routers ask of the state. */
-import { MemorySaver } from "@langchain/langgraph";
+import { MemorySaver } from "@langchain/langgraph/web";
 import { describe, expect, it } from "vitest";
 import { canGatherMore, mustWrapUp, nextToTest } from "../../src/agents/flow.js";
 import type { Runtime } from "../../src/agents/runtime.js";
