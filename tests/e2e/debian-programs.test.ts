@@ -7,16 +7,18 @@
  * Cores written by gdb at the crash, or of the live hung process.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { coreAtCrash, coreOfLive } from "../helpers/dumped.js";
 import { freePort } from "../helpers/redis.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-debian-"));
+// Cores of real programs: ~200 MB a run.
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const PYTHON = "/usr/bin/python3";
 const PERL = "/usr/bin/perl";
 const BASH = "/bin/bash";

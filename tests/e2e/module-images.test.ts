@@ -4,7 +4,7 @@
  * timestamp and size: named with --symbols, it gives them to the debugger, and the stack is the
  * one the DLLs themselves give (--modules-path with the same DLLs), not a scan's.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -35,7 +35,8 @@ beforeAll(async () => {
       continue;
     }
     mkdirSync(path.join(store, name, codeId), { recursive: true });
-    copyFileSync(path.join(WINE_DLLS, name), path.join(store, name, codeId, name));
+    // A link, not a copy: the store would be ~600 MB of Wine's DLLs.
+    symlinkSync(path.join(WINE_DLLS, name), path.join(store, name, codeId, name));
   }
   server = createServer((req, res) => {
     requests.push(req.url ?? "");
@@ -50,7 +51,10 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 600_000);
 
-afterAll(() => server?.close());
+afterAll(() => {
+  server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function triage(args: string[]): Promise<{ crash: Crash; stderr: string }> {
   const run = await runCli(["triage", built.dump, "--json", "--debugger", "lldb", ...args]);
