@@ -127,8 +127,8 @@ export async function runCommands(
   hypothesis: string | null = null,
 ): Promise<Observation[]> {
   const observations: Observation[] = [];
-  for (const probe of steps) {
-    const done = await runtime.executor.run(probe, "agent");
+  for (const running of asked(runtime, steps)) {
+    const done = await running();
     const command = done.command;
     const how = done.cached ? "cached" : `${Math.round(done.ms)} ms`;
     const failure = done.ok ? "" : ` — ${done.errorType === "not_allowed" ? "refused" : done.errorType}: ${done.error ?? ""}`;
@@ -144,6 +144,23 @@ export async function runCommands(
   ];
   for (const command of back) observations.push(observationOf(await runtime.executor.run(command, "agent"), agent, null));
   return observations;
+}
+
+/**
+ * Each step's run, in order. Steps that are distinct commands and move no selection are asked all
+ * at once, so the debugger works through the next while the executor stores and reads the last
+ * (each is still answered, stored and cached in its turn, as one by one); otherwise one by one,
+ * each asked when the one before it has its answer.
+ */
+function asked(runtime: Runtime, steps: Probe[]): (() => Promise<ExecutedCommand>)[] {
+  const { vocabulary } = runtime.session;
+  const commands = steps.map((probe) => vocabulary.render(probe));
+  const together = new Set(commands).size === commands.length && !commands.some((command) => vocabulary.movesSelection(command));
+  if (!together) return steps.map((probe) => () => runtime.executor.run(probe, "agent"));
+  const runs = steps.map((probe) => runtime.executor.run(probe, "agent"));
+  // Awaited in order below: a later one's failure is reported there, not as unhandled.
+  for (const run of runs) run.catch(() => undefined);
+  return runs.map((run) => () => run);
 }
 
 function observationOf(done: ExecutedCommand, agent: CommandAgent, hypothesis: string | null): Observation {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommandExecutor } from "../../src/agents/executor.js";
+import { runCommands, type Runtime } from "../../src/agents/runtime.js";
 import { triage } from "../../src/analyzers/triage/index.js";
 import { openDump, type OpenedDump } from "../../src/debuggers/open.js";
 import { createSession, sessionPaths, Transcript } from "../../src/evidence/sessions.js";
@@ -100,5 +101,52 @@ describe("CommandExecutor", () => {
     expect(events.every((e) => e.type === "command" && typeof e.at === "string")).toBe(true);
     expect(events.some((e) => e.cached === true)).toBe(true);
     expect(events.some((e) => e.errorType === "not_allowed")).toBe(true);
+  });
+});
+
+describe("an agent's steps (runCommands)", () => {
+  /** How many commands the session had been asked when the first of them was answered. */
+  async function askedBeforeFirstAnswer(steps: Parameters<typeof runCommands>[2]) {
+    const session = opened.session;
+    const run = session.run.bind(session);
+    let asked = 0;
+    let atFirstAnswer: number | null = null;
+    session.run = (command, options) => {
+      asked += 1;
+      return run(command, options).then((result) => {
+        atFirstAnswer ??= asked;
+        return result;
+      });
+    };
+    try {
+      const runtime = { executor, session, progress: () => undefined, homeThread: session.context().selectedThread?.id ?? null } as unknown as Runtime;
+      const observations = await runCommands(runtime, "investigator", steps);
+      return { observations, atFirstAnswer };
+    } finally {
+      session.run = run;
+    }
+  }
+
+  it("asks distinct steps that move nothing all at once, each answered and stored in its turn", async () => {
+    const steps = ["info registers rbx", "p $rsp", "info registers rcx"].map((text) => ({ kind: "command" as const, text }));
+    const { observations, atFirstAnswer } = await askedBeforeFirstAnswer(steps);
+    expect(atFirstAnswer).toBe(3);
+    expect(observations.map((o) => o.command)).toEqual(["info registers rbx", "p $rsp", "info registers rcx"]);
+    const ids = observations.map((o) => Number(o.evidenceId.slice(1)));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(observations.every((o) => o.ok && !o.cached)).toBe(true);
+  });
+
+  it("asks one by one when a step repeats (served from the store) or moves the selection", async () => {
+    const repeated = await askedBeforeFirstAnswer(["info registers rdx", "info registers rdx"].map((text) => ({ kind: "command" as const, text })));
+    expect(repeated.atFirstAnswer).toBe(1);
+    expect(repeated.observations.map((o) => o.cached)).toEqual([false, true]);
+    expect(repeated.observations[1]!.evidenceId).toBe(repeated.observations[0]!.evidenceId);
+
+    const moving = await askedBeforeFirstAnswer(["frame 1", "info frame"].map((text) => ({ kind: "command" as const, text })));
+    expect(moving.atFirstAnswer).toBe(1);
+    expect(store.get(moving.observations[1]!.evidenceId)!.context.frame).toBe(1);
+    // And it goes back to the crashing thread's innermost frame after.
+    expect(opened.session.context().selectedFrame?.level).toBe(0);
   });
 });
