@@ -108,7 +108,7 @@ export function inlineMarkdown(spans: Inline, inCell = false): string {
  * GitHub's heading anchor for a heading's Markdown source (its text, lower-cased, punctuation
  * dropped, spaces made hyphens), so in-document links work on GitHub and in our HTML alike.
  */
-export function slug(headingSource: string): string {
+function slug(headingSource: string): string {
   return headingSource
     .replace(/\\(.)/g, "$1")
     .replace(/`/g, "")

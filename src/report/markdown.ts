@@ -8,7 +8,6 @@ import { reportBlocks, verdict, type Block, type RenderOptions } from "./layout.
 import type { Report } from "./schema.js";
 
 export { SECTION, type RenderOptions } from "./layout.js";
-export { slug } from "./inline.js";
 
 /** First line of every Markdown report: how `writeReports` knows a file is ours to replace. */
 export const MARKDOWN_MARKER = "<!-- dumpdbg report -->";
