@@ -3,7 +3,7 @@
  * grouping as a batch on one machine, analyses done by the workers, a job whose worker is killed
  * taken by another, and a dump that kills two workers reported as an error row.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -33,6 +33,7 @@ afterEach(stopWorkers);
 afterAll(async () => {
   await stopWorkers();
   await redis?.stop();
+  rmSync(root, { recursive: true, force: true });
 });
 
 function worker(name: string, extra: string[] = [], env: Record<string, string> = {}): Running {

@@ -5,16 +5,17 @@
  * `slice::index` before `panic_bounds_check` names it. Real programs, real cores written by gdb.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyzeOffline, crashProgram, type Dumped } from "../helpers/dumped.js";
 import { ungroundedValues } from "../helpers/grounding.js";
 
 const CASES = fileURLToPath(new URL("../../bench/accuracy/cases/", import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-stories-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const analyze = (built: Dumped) => analyzeOffline(dir, built);
 

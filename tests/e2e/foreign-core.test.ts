@@ -11,11 +11,12 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { crashC, type Dumped } from "../helpers/dumped.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-foreign-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const prod = path.join(dir, "prod");
 const LIBC = "/lib/x86_64-linux-gnu/libc.so.6";
 const LOADER = "/lib64/ld-linux-x86-64.so.2";

@@ -3,10 +3,10 @@
  * same panic dumped twice, and another bug. Go cores are grouped by their user frames (the
  * signature skips Go's runtime), so the two nil-map panics are one bug and the index panic another.
  */
-import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { buildGoCore } from "../helpers/go.js";
 
@@ -14,6 +14,7 @@ describe("dumpdbg batch over Go cores", () => {
   it("groups the same panic dumped twice as one bug, apart from another, by the user frames", async () => {
     const [nilMap, indexRange] = await Promise.all([buildGoCore("nil-map"), buildGoCore("index-range")]);
     const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-go-batch-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const dumps = path.join(dir, "cores");
     mkdirSync(dumps);
     // The program each core names in its notes is where the fixture was built: batch finds it there.

@@ -4,13 +4,14 @@
  * waits on, not "no crash found". A real program, dumped alive by gdb attaching to it.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-hang-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SOURCE = `/* A job queue whose producer never came: the workers wait for jobs, main waits for the workers. */
 #include <pthread.h>
 #include <semaphore.h>

@@ -6,15 +6,16 @@
  * free of that next block ("(out)"); and a report body freed on an error path and again by the
  * cleanup ("(top)"). Never are both hypotheses confirmed.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { analyzeOffline, crashC, type Dumped } from "../helpers/dumped.js";
 import { ungroundedValues } from "../helpers/grounding.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-heap-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const OVERFLOW = `/* A session keeps its client name in a small block and its message log in the next one. */
 #include <stdio.h>

@@ -10,14 +10,15 @@
  * Each is a stack buffer overflow, not "a pointer that was never valid" or a jump to a bad
  * address, in the function that had the buffer, and the verdict leads with the bytes written.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { crashC, type Dumped } from "../helpers/dumped.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-smash-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SOURCE = `/* Greets a user by the name on its command line, copied into a fixed buffer. */
 #include <stdio.h>
 #include <string.h>

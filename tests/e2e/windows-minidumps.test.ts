@@ -7,10 +7,10 @@
  * be the same: kind, culprit function and line, access, message, the deadlock's cycle. Then the
  * offline analysis and the chat run on them as on cores.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { ReportSchema, type Crash, type CrashKind } from "../../src/report/schema.js";
 import { pipeChat, runCli } from "../helpers/cli.js";
 import { buildMinidump, missingWindowsTools, WINE_DLLS, windowsCulpritLine } from "../helpers/windows.js";
@@ -124,6 +124,7 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
     it("gets the offline analysis, its reports and the chat", async () => {
       const built = await buildMinidump(name);
       const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-windows-${name}-`));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
       const flags = ["--modules-path", WINE_DLLS, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"];
       const result = await runCli(["analyze", built.dump, "--issue", `the ${name} service died`, "--json", ...flags], { cwd: dir });
       expect(result.stderr).not.toMatch(/internal error/);
@@ -153,6 +154,7 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
   it("places the analysis' probes in the culprit's own frame when the stack was scanned", async () => {
     const built = await buildMinidump("format-check");
     const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-windows-scanned-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const result = await runCli(["analyze", built.dump, "--json", "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     const report = ReportSchema.parse(JSON.parse(result.stdout));

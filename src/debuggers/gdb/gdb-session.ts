@@ -194,14 +194,21 @@ export class GdbSession implements DebuggerSession {
    */
   private async streamThroughLogFile(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "dumpdbg-gdb-"));
-    const file = join(dir, "mi.log");
-    const cli = (c: string) => `-interpreter-exec console ${miQuote(c)}`;
-    await this.expectDone(cli(`set logging file ${file}`), "set up its output");
-    await this.expectDone(cli("set logging overwrite on"), "set up its output");
-    await this.expectDone(cli("set logging redirect on"), "set up its output");
-    // The log holds everything gdb printed about the dump: it goes, even on Ctrl+C.
+    // The log holds everything gdb printed about the dump: it goes, even on Ctrl+C, from the moment
+    // its folder exists (a signal while gdb sets up its output left the folder behind).
     const cleanup = { kill: () => rmSync(dir, { recursive: true, force: true }) };
     live.add(cleanup);
+    const file = join(dir, "mi.log");
+    const cli = (c: string) => `-interpreter-exec console ${miQuote(c)}`;
+    try {
+      await this.expectDone(cli(`set logging file ${file}`), "set up its output");
+      await this.expectDone(cli("set logging overwrite on"), "set up its output");
+      await this.expectDone(cli("set logging redirect on"), "set up its output");
+    } catch (error) {
+      live.delete(cleanup);
+      cleanup.kill();
+      throw error;
+    }
     this.logTail = { dir, tail: new MiLogTail(file, (line) => this.onLine(line)), cleanup };
     await this.expectDone(cli("set logging enabled on"), "set up its output");
   }
