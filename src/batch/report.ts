@@ -1,6 +1,7 @@
 /** The batch report: one row per bug, the biggest first, then the dumps that could not be read. */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { escapeHtml } from "../report/html.js";
 import type { BatchDocument } from "./batch.js";
 
 /** A group's kind, and for one no rule classifies, where its stops came from when that says it was no crash (a kill from outside, a dump on request). */
@@ -38,7 +39,6 @@ export function batchMarkdown(doc: BatchDocument, id: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
 /**
  * The batch as one self-contained HTML page: the groups' table, sortable by clicking a column and
@@ -49,13 +49,13 @@ export function batchHtml(doc: BatchDocument, id: string): string {
   const rows = doc.groups
     .map((g) => {
       const culprit = g.culprit.function ? `${g.culprit.function}${g.culprit.file ? ` at ${basename(g.culprit.file)}:${g.culprit.line ?? "?"}` : ""}` : "—";
-      const analysis = g.analysis ? `<a href="${escape(g.analysis.replace(/\.md$/, ".html"))}">analysis</a>` : "";
-      return `<tr><td>${escape(g.id)}</td><td>${escape(kindText(g))}</td><td>${escape(g.exploitability ?? "—")}</td><td><code>${escape(culprit)}</code></td><td data-n="${g.count}">${g.count}</td><td>${escape(g.firstModified.slice(0, 19).replace("T", " "))}</td><td>${escape(g.lastModified.slice(0, 19).replace("T", " "))}</td><td title="${escape(g.members.join("\n"))}">${escape(basename(g.representative))}</td><td>${analysis}</td></tr>`;
+      const analysis = g.analysis ? `<a href="${escapeHtml(g.analysis.replace(/\.md$/, ".html"))}">analysis</a>` : "";
+      return `<tr><td>${escapeHtml(g.id)}</td><td>${escapeHtml(kindText(g))}</td><td>${escapeHtml(g.exploitability ?? "—")}</td><td><code>${escapeHtml(culprit)}</code></td><td data-n="${g.count}">${g.count}</td><td>${escapeHtml(g.firstModified.slice(0, 19).replace("T", " "))}</td><td>${escapeHtml(g.lastModified.slice(0, 19).replace("T", " "))}</td><td title="${escapeHtml(g.members.join("\n"))}">${escapeHtml(basename(g.representative))}</td><td>${analysis}</td></tr>`;
     })
     .join("\n");
-  const errors = doc.errors.map((e) => `<li><code>${escape(e.dump)}</code>: ${escape(e.error)}</li>`).join("\n");
+  const errors = doc.errors.map((e) => `<li><code>${escapeHtml(e.dump)}</code>: ${escapeHtml(e.error)}</li>`).join("\n");
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>dumpdbg batch ${escape(id)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>dumpdbg batch ${escapeHtml(id)}</title>
 <meta name="color-scheme" content="light dark">
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem}
@@ -63,14 +63,14 @@ table{border-collapse:collapse;width:100%}th,td{padding:.35rem .6rem;border-bott
 th{cursor:pointer;user-select:none;white-space:nowrap}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
 input{font:inherit;padding:.3rem .5rem;margin:.5rem 0 1rem;width:20rem;max-width:100%}code{font-size:.92em}
 </style></head><body>
-<h1>Batch ${escape(id)}: ${doc.groups.length} ${doc.groups.length === 1 ? "bug" : "bugs"} in ${doc.groups.reduce((n, g) => n + g.count, 0)} dumps</h1>
+<h1>Batch ${escapeHtml(id)}: ${doc.groups.length} ${doc.groups.length === 1 ? "bug" : "bugs"} in ${doc.groups.reduce((n, g) => n + g.count, 0)} dumps</h1>
 <label>Filter <input id="filter" type="search" placeholder="kind, function, file…"></label>
 <table id="groups"><thead><tr><th>Group</th><th>Kind</th><th>Exploitability</th><th>Culprit</th><th aria-sort="descending">Count</th><th>First modified</th><th>Last modified</th><th>Representative</th><th>Analysis</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>
 ${errors ? `<h2>Could not be read (${doc.errors.length})</h2><ul>${errors}</ul>` : ""}
-${doc.skipped.length ? `<h2>Skipped (${doc.skipped.length})</h2><ul>${doc.skipped.map((s) => `<li><code>${escape(s.path)}</code>: ${escape(s.reason)}</li>`).join("\n")}</ul>` : ""}
+${doc.skipped.length ? `<h2>Skipped (${doc.skipped.length})</h2><ul>${doc.skipped.map((s) => `<li><code>${escapeHtml(s.path)}</code>: ${escapeHtml(s.reason)}</li>`).join("\n")}</ul>` : ""}
 <script>
 const table = document.getElementById("groups");
 const body = table.tBodies[0];

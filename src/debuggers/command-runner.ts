@@ -6,7 +6,7 @@
  * that dies mid-command reopened. A backend only exchanges one command and says how it recovers.
  */
 import { CommandTimeout, SessionDead } from "./errors.js";
-import type { CommandResult, RunOptions, SessionContext } from "./session.js";
+import type { CommandResult, RunOptions, SessionContext, ReadAheadOptions } from "./session.js";
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -61,19 +61,18 @@ export class CommandRunner {
    * and none of `among` what these answer: each answer is the one it would have had in its turn.
    * Resolves once the debugger has been handed them: a caller about to work synchronously awaits it.
    */
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+  readAhead(commands: readonly string[], options: ReadAheadOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     this.among = new Set(options.among ?? []);
-    let handed = () => {};
-    const started = new Promise<void>((resolve) => (handed = resolve));
-    if (commands.length === 0) handed();
-    for (const [i, command] of commands.entries()) {
-      const result = this.enqueue(command, timeoutMs, i === 0 ? handed : undefined);
-      // Its turn may never come (another command was asked instead): its failure is then nobody's.
-      result.catch(() => undefined);
-      this.readingAhead.push({ command, timeoutMs, result });
-    }
-    return started;
+    return new Promise<void>((handed) => {
+      if (commands.length === 0) handed();
+      for (const [i, command] of commands.entries()) {
+        const result = this.enqueue(command, timeoutMs, i === 0 ? handed : undefined);
+        // Its turn may never come (another command was asked instead): its failure is then nobody's.
+        result.catch(() => undefined);
+        this.readingAhead.push({ command, timeoutMs, result });
+      }
+    });
   }
 
   /** Runs one command after those asked before it. Never throws for a failing command: the failure is in the result. */

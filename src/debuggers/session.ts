@@ -49,6 +49,11 @@ export interface CloseOptions {
   wait?: boolean;
 }
 
+/** How commands are read ahead: their timeout, and the commands that may be asked among them (CommandRunner.readAhead). */
+export interface ReadAheadOptions extends RunOptions {
+  among?: readonly string[];
+}
+
 export interface DebuggerSession {
   readonly backend: Backend;
   /** How this debugger says each probe, and reads its output into the model. */
@@ -62,7 +67,7 @@ export interface DebuggerSession {
    * debugger works through them while the caller does something else. None may move the selection.
    * Resolves once the debugger has been handed them.
    */
-  readAhead(commands: readonly string[], options?: RunOptions & { among?: readonly string[] }): Promise<void>;
+  readAhead(commands: readonly string[], options?: ReadAheadOptions): Promise<void>;
   context(): SessionContext;
   /** What the debugger warned about while loading the dump (missing libraries, mismatched files). */
   readonly loadWarnings: readonly string[];

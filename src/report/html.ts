@@ -127,7 +127,8 @@ function inlineHtml(spans: Inline): string {
 
 const ESCAPED: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
-function escapeHtml(s: string): string {
+/** Text as HTML (and SVG) character data or an attribute's value. */
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPED[c]!);
 }
 

@@ -6,6 +6,7 @@
  */
 import { basename } from "node:path";
 import { waiterWord, type ReportDocument } from "./document.js";
+import { escapeHtml } from "./html.js";
 import { thousands } from "./numbers.js";
 
 export interface Picture {
@@ -84,7 +85,7 @@ export function faultBar(doc: ReportDocument): Picture | null {
   const h = 28;
   const parts: string[] = [];
   const text = (x: number, ty: number, s: string, anchor: "start" | "middle" | "end", colour = "#1f2328") =>
-    `<text x="${x.toFixed(1)}" y="${ty}" text-anchor="${anchor}" font-family="Helvetica, Arial, sans-serif" font-size="12" fill="${colour}">${escapeXml(cutLabel(s))}</text>`;
+    `<text x="${x.toFixed(1)}" y="${ty}" text-anchor="${anchor}" font-family="Helvetica, Arial, sans-serif" font-size="12" fill="${colour}">${escapeHtml(cutLabel(s))}</text>`;
   let marker: number;
   let caption: string;
   if (place.within) {
@@ -113,7 +114,7 @@ export function faultBar(doc: ReportDocument): Picture | null {
   const x = Math.min(right, Math.max(left, marker));
   parts.push(`<line x1="${x.toFixed(1)}" y1="${y - 4}" x2="${x.toFixed(1)}" y2="${y + h + 4}" stroke="#b42318" stroke-width="3"/>`);
   parts.push(text(x, y + h + 34, `fault ${place.address}`, x < W / 4 ? "start" : x > (3 * W) / 4 ? "end" : "middle", "#b42318"));
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="122" viewBox="0 0 ${W} 122" role="img" aria-label="${escapeXml(caption)}">${parts.join("")}</svg>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="122" viewBox="0 0 ${W} 122" role="img" aria-label="${escapeHtml(caption)}">${parts.join("")}</svg>`;
   return { caption, svg };
 }
 
@@ -126,10 +127,6 @@ function offsetText(n: bigint): string {
 
 function cutLabel(s: string): string {
   return s.length > 70 ? `${s.slice(0, 69)}…` : s;
-}
-
-function escapeXml(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 }
 
 /** The pictures a report has, drawn; none when nothing in it is worth a picture. */

@@ -14,7 +14,7 @@ import { CommandRunner } from "../command-runner.js";
 import { CommandTimeout, DebuggerError, SessionDead } from "../errors.js";
 import { leaveWithin, spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
-import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
+import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext, type ReadAheadOptions } from "../session.js";
 import { parsePlaced, type CdbPlace } from "./place.js";
 import { clrModule, parseModuleList } from "./text/modules.js";
 import { parseSelectedFrame, parseThreads } from "./text/stack.js";
@@ -173,7 +173,7 @@ export class CdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+  readAhead(commands: readonly string[], options: ReadAheadOptions = {}): Promise<void> {
     return this.runner.readAhead(commands, options);
   }
 

@@ -13,7 +13,7 @@ import { hasDwarf } from "../dumpfile/index.js";
 import { DebuggerError, SessionDead } from "../errors.js";
 import { leaveWithin } from "../process.js";
 import type { Vocabulary } from "../probe.js";
-import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
+import { emptyContext, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext, type ReadAheadOptions } from "../session.js";
 import { parseDelveCommand, type DelveAsk } from "./commands.js";
 import { crashingThreadRegisters } from "./core-thread.js";
 import { readProgram, type GoProgram } from "./program.js";
@@ -150,7 +150,7 @@ export class DlvSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+  readAhead(commands: readonly string[], options: ReadAheadOptions = {}): Promise<void> {
     return this.runner.readAhead(commands, options);
   }
 

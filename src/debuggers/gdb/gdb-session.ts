@@ -13,7 +13,7 @@ import { SentAhead } from "../sent-ahead.js";
 import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../errors.js";
 import { live, type Killable } from "../live.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
-import { emptyContext, type CloseOptions, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
+import { emptyContext, type CloseOptions, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext, type ReadAheadOptions } from "../session.js";
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
 import { gdbArguments, gdbLoadCommands, miQuote } from "./arguments.js";
@@ -157,7 +157,7 @@ export class GdbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+  readAhead(commands: readonly string[], options: ReadAheadOptions = {}): Promise<void> {
     return this.runner.readAhead(commands, options);
   }
 

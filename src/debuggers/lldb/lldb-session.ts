@@ -17,7 +17,7 @@ import { CommandTimeout, DebuggerError, DebuggerMissing, SessionDead } from "../
 import { takeEarly } from "../early-start.js";
 import { spawnDebugger, type DebuggerProcess } from "../process.js";
 import type { Vocabulary } from "../probe.js";
-import { emptyContext, type CloseOptions, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext } from "../session.js";
+import { emptyContext, type CloseOptions, type CommandResult, type DebuggerSession, type RunOptions, type SessionContext, type ReadAheadOptions } from "../session.js";
 import { resolveAdapter } from "./adapter.js";
 import { DapClient } from "../dap.js";
 import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
@@ -177,7 +177,7 @@ export class LldbSession implements DebuggerSession {
     return this.runner.run(command, options);
   }
 
-  readAhead(commands: readonly string[], options: RunOptions & { among?: readonly string[] } = {}): Promise<void> {
+  readAhead(commands: readonly string[], options: ReadAheadOptions = {}): Promise<void> {
     return this.runner.readAhead(commands, options);
   }
 
