@@ -85,10 +85,10 @@ export function modelDownLine(down: ModelDown): string {
 export async function analyze(issue: string | null, options: AnalysisOptions): Promise<AnalysisResult> {
   const started = performance.now();
   const [models, opened] = await bothOrClose(resolveModels(options.models), options.opening ?? openDump(options.open));
-  // The debugger starts on triage's first questions while the session and its store are set up.
-  await readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable), executorRunOptions(options));
   await using owned = new Resources();
   owned.defer(() => opened.session.close({ wait: !options.exiting }));
+  // The debugger starts on triage's first questions while the session and its store are set up.
+  await readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable), executorRunOptions(options));
   for (const line of openingLines(opened)) options.progress(line);
   const session = createSession(options.sessionsDir, {
     dump: opened.dump.path,

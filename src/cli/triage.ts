@@ -12,9 +12,9 @@ export interface TriageFlags extends DumpFlags {
 export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
   const opened = await openDump(openOptions(dumpPath, flags));
   const options = { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger };
-  await readAheadTriage(opened.session, options);
-  for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
   try {
+    await readAheadTriage(opened.session, options);
+    for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
     const result = await runTriage(askSession(opened.session), options);
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);
   } finally {
