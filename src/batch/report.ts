@@ -1,7 +1,7 @@
 /** The batch report: one row per bug, the biggest first, then the dumps that could not be read. */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { escapeHtml } from "../report/html.js";
+import { escapeHtml } from "../report/escape-html.js";
 import type { BatchDocument } from "./batch.js";
 
 /** A group's kind, and for one no rule classifies, where its stops came from when that says it was no crash (a kill from outside, a dump on request). */

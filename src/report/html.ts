@@ -7,6 +7,7 @@
  * escaping ever failed.
  */
 import type { ReportDocument } from "./document.js";
+import { escapeHtml } from "./escape-html.js";
 import { anchorOf, oneLine, plainText, type Inline } from "./inline.js";
 import { reportBlocks, SECTION, verdict, type Block, type RenderOptions } from "./layout.js";
 import type { Picture } from "./pictures.js";
@@ -123,13 +124,6 @@ function inlineHtml(spans: Inline): string {
       }
     })
     .join("");
-}
-
-const ESCAPED: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text as HTML (and SVG) character data or an attribute's value. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPED[c]!);
 }
 
 const CSS = `

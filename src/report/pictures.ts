@@ -6,7 +6,7 @@
  */
 import { basename } from "node:path";
 import { waiterWord, type ReportDocument } from "./document.js";
-import { escapeHtml } from "./html.js";
+import { escapeHtml } from "./escape-html.js";
 import { thousands } from "./numbers.js";
 
 export interface Picture {
