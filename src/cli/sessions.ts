@@ -79,7 +79,7 @@ export async function rm(ids: string[], flags: SessionsFlags): Promise<void> {
     const id = resolveSessionId(root, given);
     const meta = loadSession(root, id);
     removeSession(root, id);
-    const reports = await removeReports(meta.reports ?? []);
+    const reports = removeReports(meta.reports ?? []);
     process.stdout.write(`removed ${id}${reports.length ? ` and its ${reports.length} report ${reports.length === 1 ? "file" : "files"}` : ""}\n`);
   }
 }
@@ -89,7 +89,7 @@ export async function cleanup(flags: SessionsFlags & { days?: number; keep?: num
   if (days === undefined && keep === undefined) throw new ExitError(ExitCode.usage, "cleanup needs --days N, --keep K, or both");
   const root = sessionsRoot(flags.sessionsDir);
   const { removed, busy } = cleanupSessions(root, { ...(days !== undefined ? { days } : {}), ...(keep !== undefined ? { keep } : {}) });
-  const reports = await removeReports(removed.flatMap((s) => s.reports ?? []));
+  const reports = removeReports(removed.flatMap((s) => s.reports ?? []));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ removed: removed.map((s) => s.id), busy: busy.map((s) => s.id), reports }, null, 2)}\n`);
     return;
