@@ -29,7 +29,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, isAbsolute, join, relative, sep } from "node:path";
-import { z } from "zod";
+import { z } from "../zod.js";
 import type { Backend } from "../debuggers/session.js";
 
 export type SessionState = "created" | "running" | "done" | "failed" | "interrupted";

@@ -10,7 +10,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import { z } from "../zod.js";
 import { CommandExecutor } from "../agents/executor.js";
 import { analyze } from "../analysis.js";
 import { triage, triageOptionsOf } from "../analyzers/index.js";

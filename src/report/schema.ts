@@ -1,5 +1,5 @@
 /** The JSON report of the design (schemaVersion 1): the contract tests and users rely on. */
-import { z } from "zod";
+import { z } from "../zod.js";
 
 const CRASH_KINDS = [
   "null-dereference",

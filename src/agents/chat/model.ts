@@ -4,7 +4,7 @@
  * first. Its commands go through the executor (policy, store), and their outputs come back to it
  * as data. When the model cannot be used, the caller falls back to the offline engine.
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import { budget, callStructured, type ModelProfile, type Models, type Redactor, type Usage } from "../../llm/index.js";
 import type { ChatExchange } from "../../report/index.js";
 import type { EvidenceStore } from "../../evidence/store.js";

@@ -4,7 +4,7 @@
  * earned. Round 1's issues send the responder to collect what is missing; what round 2 still finds
  * becomes the report's follow-up questions.
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import type { Issue, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";

@@ -2,7 +2,7 @@
  * Judges the hypothesis just tested: confirmed, rejected or inconclusive, from what its commands
  * printed, and says what to test next (more of it, or the next one).
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import type { Hypothesis, Update } from "../../state.js";
 import { existingIds, supportingIds, unknownCitations } from "../answer-checks.js";

@@ -2,7 +2,7 @@
  * Forms hypotheses from the issue and the triage: the first few at the start, one more on each
  * pivot (when every hypothesis so far was rejected or stayed inconclusive).
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import type { Hypothesis, State, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";

@@ -2,7 +2,7 @@
  * Goes deeper once a hypothesis is confirmed: where the bad value came from (the caller, the
  * assignment, the code that stores it), each step able to depend on what the last one printed.
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import type { Hypothesis, State, Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";

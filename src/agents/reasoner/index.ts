@@ -3,7 +3,7 @@
  * and the path that led there, citing evidence ids. It runs again after the responder collected
  * what the critic found missing.
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import type { Conclusion, State, Update } from "../../state.js";
 import { existingIds, supportingIds, unknownCitations } from "../answer-checks.js";

@@ -3,7 +3,7 @@
  * critic's last round still found becomes 3–5 follow-up questions for the user: a model's, checked
  * against the evidence, topped up offline.
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import { counted } from "../../report/numbers.js";
 import type { Update } from "../../state.js";

@@ -2,7 +2,7 @@
  * Answers the critic's first round: runs the commands its issues name (and what a model adds), and
  * judges any hypothesis those commands tested, so the reasoner's second pass has the evidence.
  */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import type { Probe } from "../../debuggers/probe.js";
 import type { Update } from "../../state.js";

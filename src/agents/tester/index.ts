@@ -1,5 +1,5 @@
 /** Tests the current hypothesis with 2–3 targeted commands: its next planned round, or what a model picks. */
-import { z } from "zod";
+import { z } from "../../zod.js";
 import prompt from "./prompt.md";
 import type { Update } from "../../state.js";
 import { cleanCommands } from "../answer-checks.js";
