@@ -5,7 +5,6 @@
  * commands that already ran are served from the store, so nothing is run or stored twice.
  */
 import { GraphRecursionError } from "@langchain/langgraph/web";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { readAheadTriage, readEnvironment, triage as runTriage, triageOptionsOf } from "./analyzers/index.js";
@@ -15,6 +14,7 @@ import { composeReport } from "./agents/report-writer/compose.js";
 import { followUpQuestions } from "./agents/report-writer/offline.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
 import { openingLines, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
+import { checkpointSaver } from "./evidence/checkpoints.js";
 import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
 import { EvidenceStore } from "./evidence/store.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
@@ -212,7 +212,7 @@ async function run(
     const checkpoints = resources.use(new Database(paths.evidenceDb));
     // As the evidence store's connection: a checkpoint survives a killed process without an fsync each.
     checkpoints.pragma("synchronous = NORMAL");
-    const graph = buildAnalysisGraph(new SqliteSaver(checkpoints));
+    const graph = buildAnalysisGraph(checkpointSaver(checkpoints));
     const config: RunConfig = { configurable: { thread_id: id }, context: { runtime }, recursionLimit: runtime.limits.recursionLimit, durability: "sync" };
     const input = await start(runtime, graph, config);
     runtime.unclaimedMs = performance.now() - started;

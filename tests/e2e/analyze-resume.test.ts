@@ -3,6 +3,7 @@
  * resume <id>` from the last checkpoint in the session's evidence.db, ends in the same kind of
  * report as an uninterrupted run, and neither loses nor repeats evidence.
  */
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
 import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
@@ -61,8 +62,31 @@ describe("dumpdbg resume", () => {
     expect(report.hypotheses.map((h) => [h.id, h.statement, h.status])).toEqual(reference.hypotheses.map((h) => [h.id, h.statement, h.status]));
     expect(report.conclusion.summary).toBe(reference.conclusion.summary);
     expect(report.critique.rounds.map((r) => r.round)).toEqual([1, 2]);
+
+    // Checkpoints are written as LangGraph's own serializer writes them (src/evidence/checkpoints.ts).
+    await expectWrittenAsLangGraphWrites(sessionDir);
   });
 });
+
+/** Every checkpoint, its metadata and every node's write, byte for byte as JsonPlusSerializer writes what it reads back. */
+async function expectWrittenAsLangGraphWrites(sessionDir: string): Promise<void> {
+  const serde = new JsonPlusSerializer();
+  const db = new Database(path.join(sessionDir, "evidence.db"), { readonly: true });
+  try {
+    const stored = [
+      ...(db.prepare("SELECT type, checkpoint AS value FROM checkpoints UNION ALL SELECT type, metadata AS value FROM checkpoints").all() as { type: string; value: Buffer }[]),
+      ...(db.prepare("SELECT type, value FROM writes").all() as { type: string; value: Buffer }[]),
+    ];
+    expect(stored.length).toBeGreaterThan(20);
+    for (const { type, value } of stored) {
+      const [againType, again] = await serde.dumpsTyped(await serde.loadsTyped(type, value));
+      expect(againType).toBe(type);
+      expect(Buffer.from(again).toString("utf8")).toBe(Buffer.from(value).toString("utf8"));
+    }
+  } finally {
+    db.close();
+  }
+}
 
 function rows(sessionDir: string): { seq: number; command: string; thread: number | null; frame: number | null; summary: string }[] {
   const db = new Database(path.join(sessionDir, "evidence.db"), { readonly: true });

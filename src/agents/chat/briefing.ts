@@ -6,10 +6,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { triage, triageOptionsOf, type TriageResult } from "../../analyzers/index.js";
 import type { DumpInfo } from "../../debuggers/dump.js";
 import type { Probe, Vocabulary } from "../../debuggers/probe.js";
+import { checkpointSaver } from "../../evidence/checkpoints.js";
 import { commandKey, type EvidenceStore } from "../../evidence/store.js";
 import { parseReportDocument, REPORT_DOCUMENT, type ReportDocument } from "../../report/index.js";
 import { ReportSchema, type Crash } from "../../report/schema.js";
@@ -100,7 +100,7 @@ async function analysedCrash(evidenceDb: string, sessionId: string): Promise<Ana
     return null;
   }
   try {
-    const saved = await new SqliteSaver(db).getTuple({ configurable: { thread_id: sessionId } });
+    const saved = await checkpointSaver(db).getTuple({ configurable: { thread_id: sessionId } });
     const values = saved?.checkpoint.channel_values as Partial<AnalysedCrash> | undefined;
     if (!values?.triage || !values.crashSite) return null;
     return { triage: values.triage, crashSite: values.crashSite, triageEvidence: values.triageEvidence ?? {} };
