@@ -144,7 +144,19 @@ async function startingState(runtime: Runtime, issue: string | null): Promise<Up
   const triage = await runTriage(runtime.executor.asker("triage"), runtime.triageOptions);
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${counted(triage.commands.length, "command")})`);
   const triageEvidence = runtime.executor.evidenceIdsOf(triage.commands);
-  return { issue, triage, crashSite: crashSiteOf(triage, runtime.homeThread), triageEvidence };
+  const crashSite = crashSiteOf(triage, runtime.homeThread);
+  if (Object.keys(crashSite.sources).length > 0) readSourceNamesAhead(runtime);
+  return { issue, triage, crashSite, triageEvidence };
+}
+
+/**
+ * The crash site's sources are on this machine, so the analysis will list them: the debugger
+ * reads the source file names it looks them up among now, while it would otherwise wait for the
+ * hypotheses, rather than at the first listing. Nothing waits for it; its answer is no evidence.
+ */
+function readSourceNamesAhead(runtime: Runtime): void {
+  const command = runtime.session.vocabulary.readSourceNames;
+  if (command !== undefined) void runtime.session.run(command).catch(() => undefined);
 }
 
 type Graph = ReturnType<typeof buildAnalysisGraph>;

@@ -215,6 +215,12 @@ export interface Vocabulary {
   movesSelection(command: string): boolean;
   /** A few lines of this debugger's syntax for a prompt: how to ask for the common things. */
   readonly syntax: string;
+  /**
+   * A command that has the debugger read the names of every compilation unit's source files, as
+   * its first lookup of a source file by name would, and changes nothing any other command
+   * answers. Absent where that first lookup costs nothing worth moving.
+   */
+  readonly readSourceNames?: string;
 }
 
 /** A backend's commands that are probes: each a pattern, and the probe a command matching it is. */

@@ -78,7 +78,7 @@ describe("the checkpoints' serializer", () => {
       expect(saver.serde).toBeInstanceOf(CheckpointSerializer);
       const config = { configurable: { thread_id: "s1", checkpoint_ns: "" } };
       const checkpoint = { v: 4, id: "1ef4f797-8335-6428-8001-8a1503f9b875", ts: "2026-11-27T18:00:00.000Z", channel_values: { state: plain, gone: undefined }, channel_versions: { state: 1 }, versions_seen: {} };
-      await saver.put(config, checkpoint, { source: "loop", step: 1, parents: {} }, {});
+      await saver.put(config, checkpoint, { source: "loop", step: 1, parents: {} });
       const saved = await saver.getTuple(config);
       // As JSON keeps it: NaN and the infinities are null, -0 is 0, either way.
       expect(saved?.checkpoint.channel_values).toEqual({ state: JSON.parse(JSON.stringify(plain)), gone: undefined });

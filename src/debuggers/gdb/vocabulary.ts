@@ -225,4 +225,9 @@ export const gdbVocabulary: Vocabulary = {
   recognise,
   movesSelection: (command) => SELECTION_CHANGE.test(command),
   syntax: SYNTAX,
+  // gdb reads each compilation unit's file names (its line table's header) the first time a source
+  // is named (`list FILE:LINE`), every module's: with libc's debug information installed that is
+  // ~15 ms of the first listing. `maint expand-symtabs` reads them to match its pattern, and this
+  // pattern matches no file (a file's base name never holds a `/`): nothing is expanded.
+  readSourceNames: "maint expand-symtabs ^/$",
 };
