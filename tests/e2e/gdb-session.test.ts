@@ -137,6 +137,27 @@ describe("GdbSession reading ahead", () => {
   });
 });
 
+describe("gdb reading the source file names ahead", () => {
+  it("reads them without expanding anything, and the listing after it is the same", async () => {
+    const reference = await open("null-deref");
+    const line = culpritLine("null-deref");
+    const file = /at (\S+null-deref\.c):\d+/.exec((await reference.run("bt 1")).output)?.[1];
+    expect(file).toBeDefined();
+    const listing = await reference.run(`list ${file}:${line},${line}`);
+
+    const session = await open("null-deref");
+    await session.run("bt 1");
+    const expanded = (await session.run("maint info symtabs")).output;
+    const command = session.vocabulary.readSourceNames;
+    expect(command).toBeDefined();
+    const read = await session.run(command as string);
+    expect(read).toMatchObject({ ok: true, output: "" });
+    // No compilation unit was expanded by it: gdb's expanded symbol tables are the ones before.
+    expect((await session.run("maint info symtabs")).output).toBe(expanded);
+    expect(await session.run(`list ${file}:${line},${line}`)).toMatchObject({ ok: true, output: listing.output });
+  });
+});
+
 describe("GdbSession recovery", () => {
   it("interrupts a command past its timeout and stays usable", async () => {
     const session = await open("null-deref");
