@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The build: the CLI bundled with esbuild into one CommonJS script, dist/dumpdbg.cjs, which
-// bin/dumpdbg.js runs with V8's code cache (src/code-cache.ts: Node 20 keeps no compiled code for ES
+// bin/dumpdbg.cjs runs with V8's code cache (src/code-cache.ts: Node 20 keeps no compiled code for ES
 // modules); each command's code is evaluated when the command is run (esbuild turns the lazy
 // import()s into functions run once). Native better-sqlite3 stays a package. Source maps for
 // --debug, and the prompts (Markdown beside each agent) bundled as text. `tsc --noEmit` type-checks
@@ -33,7 +33,7 @@ const common = {
   logLevel: "warning",
 };
 
-// What bin/dumpdbg.js loads first, as one small file (src/early.ts says why).
+// What bin/dumpdbg.cjs loads first, as one small file (src/early.ts says why).
 await build({ ...common, entryPoints: { early: "src/early.ts" } });
 
 /** The modules dist/early.cjs holds, as source files: the CLI's bundle requires them from there. */

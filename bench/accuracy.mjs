@@ -5,7 +5,7 @@
 // are right and what the analysis concluded, with totals for the tuned cases and the held-out ones.
 //
 //   node bench/accuracy.mjs                 # this checkout's dumpdbg
-//   DUMPDBG_BIN=/other/bin/dumpdbg.js node bench/accuracy.mjs   # another build, on the same cases
+//   DUMPDBG_BIN=/other/bin/dumpdbg.cjs node bench/accuracy.mjs   # another build, on the same cases
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
@@ -15,7 +15,7 @@ import { freshOut, root } from "./lib.mjs";
 import { PROGRAMS } from "./accuracy/programs.mjs";
 
 const run = promisify(execFile);
-const BIN = process.env.DUMPDBG_BIN ?? join(root, "bin", "dumpdbg.js");
+const BIN = process.env.DUMPDBG_BIN ?? join(root, "bin", "dumpdbg.cjs");
 const CASES = join(root, "bench", "accuracy", "cases");
 const out = freshOut("accuracy");
 const GDB = ["-nx", "-batch", "-iex", "set debuginfod enabled off"];

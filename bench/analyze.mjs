@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { crashCore as crashCoreIn, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const bin = join(root, "bin", "dumpdbg.js");
+const bin = join(root, "bin", "dumpdbg.cjs");
 requireBuild("internals.cjs");
 const { triage } = await import(join(root, "dist", "internals.cjs"));
 const { GdbSession } = await import(join(root, "dist", "internals.cjs"));

@@ -12,7 +12,7 @@ import { freshOut, programs, requireBuild, root } from "./lib.mjs";
 requireBuild("dumpdbg.cjs");
 const wanted = Number(process.env.BENCH_DUMPS ?? 200);
 const out = freshOut("batch");
-const bin = join(root, "bin", "dumpdbg.js");
+const bin = join(root, "bin", "dumpdbg.cjs");
 const names = ["null-deref", "null-write", "div-zero", "abort-msg", "wild-pointer", "illegal-instruction", "stack-smash", "double-free"];
 
 // Cores: each program built in two ways, each build run a few times (fresh ASLR each run).

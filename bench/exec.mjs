@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
-const bin = join(root, "bin", "dumpdbg.js");
+const bin = join(root, "bin", "dumpdbg.cjs");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 requireBuild("dumpdbg.cjs");
 

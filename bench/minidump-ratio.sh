@@ -16,7 +16,7 @@ target=(-o "target create ${EXE:+\"$EXE\"} --core \"$DUMP\"")
 fl=(); tr=(); bare=()
 for _ in 1 2 3 4 5; do
   fl+=($(ms "$LLDB" --batch --no-lldbinit "${target[@]}" -o "bt all" -o "register read" -o "image list"))
-  tr+=($(ms node bin/dumpdbg.js triage "$DUMP" ${EXE:+--exe "$EXE"} --json))
+  tr+=($(ms node bin/dumpdbg.cjs triage "$DUMP" ${EXE:+--exe "$EXE"} --json))
   bare+=($(ms node bench/dap-floor.mjs "$DUMP" ${EXE:+"$EXE"}))
 done
 F=$(printf '%s\n' "${fl[@]}" | median5); T=$(printf '%s\n' "${tr[@]}" | median5); B=$(printf '%s\n' "${bare[@]}" | median5)

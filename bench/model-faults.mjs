@@ -12,7 +12,7 @@ import { crashCore, freshOut, programs, requireBuild, root } from "./lib.mjs";
 requireBuild("dumpdbg.cjs");
 const out = freshOut("model-faults");
 const { exe, core } = crashCore(out, "null-deref", join(programs, "null-deref.c"));
-const bin = join(root, "bin", "dumpdbg.js");
+const bin = join(root, "bin", "dumpdbg.cjs");
 
 function smallest(schema) {
   const s = schema ?? {};

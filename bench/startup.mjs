@@ -19,7 +19,7 @@ import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib
 
 requireBuild("dumpdbg.cjs");
 const runs = Math.max(5, Number(process.env.BENCH_RUNS ?? 5));
-const bin = join(root, "bin", "dumpdbg.js");
+const bin = join(root, "bin", "dumpdbg.cjs");
 const internals = await import(join(root, "dist", "internals.cjs"));
 const out = freshOut("startup");
 const { exe, core } = crashCore(out, "null-deref", join(programs, "null-deref.c"));

@@ -26,7 +26,7 @@ if (!args) throw new Error(`unknown command ${command}: triage, exec or analyze`
 function phases() {
   const file = join(work, "timeline.json");
   const started = performance.now();
-  spawnSync(process.execPath, ["--require", join(root, "bench/timeline-hooks.cjs"), join(root, "bin/dumpdbg.js"), ...args], { stdio: "ignore", env: { ...process.env, DUMPDBG_TIMELINE: file } });
+  spawnSync(process.execPath, ["--require", join(root, "bench/timeline-hooks.cjs"), join(root, "bin/dumpdbg.cjs"), ...args], { stdio: "ignore", env: { ...process.env, DUMPDBG_TIMELINE: file } });
   const wall = performance.now() - started;
   const events = JSON.parse(readFileSync(file, "utf8"));
   const at = (what, match = () => true) => events.find((e) => e.what === what && match(e))?.ms ?? NaN;

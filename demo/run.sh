@@ -27,6 +27,6 @@ if [ ! -f crash.core ]; then
 fi
 
 echo "demo: analysing $build/crash.core" >&2
-exec node "$root/bin/dumpdbg.js" analyze crash.core --exe ./crash --provider offline \
+exec node "$root/bin/dumpdbg.cjs" analyze crash.core --exe ./crash --provider offline \
   --issue "the chat server dies when a client hangs up during a broadcast" \
   --out "$build/reports" --sessions-dir "$build/.sessions" "$@"

@@ -14,7 +14,7 @@
  * simply not kept.
  * With `--debug` the bundle is `require`d instead, so that stack traces go through its source map.
  *
- * Part of dist/early.cjs (early.ts): bin/dumpdbg.js loads the CLI through it.
+ * Part of dist/early.cjs (early.ts): bin/dumpdbg.cjs loads the CLI through it.
  */
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

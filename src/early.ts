@@ -1,5 +1,5 @@
 /**
- * dist/early.cjs: what bin/dumpdbg.js loads first (the debugger started early, the signal handlers
+ * dist/early.cjs: what bin/dumpdbg.cjs loads first (the debugger started early, the signal handlers
  * that end it, and the loader of the CLI's bundle with its code cache), built as one small file.
  * The CLI's bundle requires these modules from here (`#early`, build.mjs) rather than bundle copies
  * of its own: each holds state that must exist once (the early debugger, the live debuggers, the

@@ -7,7 +7,7 @@
  * when the session starts, or the command ends.
  *
  * This module and the few it imports are built apart as dist/early.cjs, one small file that
- * bin/dumpdbg.js loads before anything else (build.mjs); the CLI's bundle imports them from there
+ * bin/dumpdbg.cjs loads before anything else (build.mjs); the CLI's bundle imports them from there
  * (`#early`), so that the debugger started here, the live debuggers and the signal handlers exist
  * once. What gdb is then given to load is decided by the CLI (early-load.ts), once the core and its
  * program have passed the session's checks.
@@ -33,12 +33,12 @@ const OTHER_SETTINGS = /^--(sysroot|solib-search-path|debug-file-directory|help)
 /** Flags and variables that name places for symbols: what is found there may change how gdb loads the core. */
 const SYMBOL_PLACES = /^--(symbols|symbols-config|modules-path)(=|$)/;
 const MINIDUMP_NAME = /\.(dmp|mdmp)$/i;
-/** Whether this command was looked at already (bin/dumpdbg.js, then main()). */
+/** Whether this command was looked at already (bin/dumpdbg.cjs, then main()). */
 let asked = false;
 let core: EarlyCore | null = null;
 
 /**
- * bin/dumpdbg.js calls this before it loads the CLI (dist/early.cjs is its own small entry), and
+ * bin/dumpdbg.cjs calls this before it loads the CLI (dist/early.cjs is its own small entry), and
  * main() again (then a no-op). The signal handlers go first, so that no debugger started here can
  * outlive a Ctrl+C.
  */

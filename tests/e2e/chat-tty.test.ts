@@ -132,7 +132,7 @@ class Pane {
   /** The chat's node process and the gdb it started. */
   async processes(): Promise<{ node: number; gdb: number[] }> {
     const shell = (await tmux("display-message", "-p", "-t", this.name, "#{pane_pid}")).stdout.trim();
-    const node = Number((await run("pgrep", ["-P", shell, "-f", "dumpdbg.js"])).stdout.trim().split("\n")[0]);
+    const node = Number((await run("pgrep", ["-P", shell, "-f", "dumpdbg.cjs"])).stdout.trim().split("\n")[0]);
     const gdb = (await run("pgrep", ["-P", String(node), "gdb"]).catch(() => ({ stdout: "" }))).stdout.trim().split("\n").filter(Boolean).map(Number);
     return { node, gdb };
   }

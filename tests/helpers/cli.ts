@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-export const BIN = fileURLToPath(new URL("../../bin/dumpdbg.js", import.meta.url));
+export const BIN = fileURLToPath(new URL("../../bin/dumpdbg.cjs", import.meta.url));
 
 export interface CliResult {
   code: number | null;
