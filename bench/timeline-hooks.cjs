@@ -1,7 +1,7 @@
 // Loaded with `node --require` by bench/timeline.mjs: notes, on the process's own clock (ms since it
 // started), when the debugger is spawned, what is written to it, when it first answers, when its
-// answers are read (its stdout, or the MI log file gdb writes once the dump is loaded), when the
-// command prints its result and when it exits. Writes them as JSON to $DUMPDBG_TIMELINE at exit.
+// answers are read (its stdout, or the MI log file gdb writes once the dump is loaded), each
+// progress line, when the command prints its result and when it exits. Writes them as JSON to $DUMPDBG_TIMELINE at exit.
 const cp = require("node:child_process");
 const fs = require("node:fs");
 const { syncBuiltinESMExports } = require("node:module");
@@ -48,6 +48,12 @@ const stdoutWrite = process.stdout.write.bind(process.stdout);
 process.stdout.write = (data, ...more) => {
   note("result printed", `${String(data).length} bytes`);
   return stdoutWrite(data, ...more);
+};
+// The command's progress lines (`[triage] …`, `[tester] …`): where an analysis's steps fall on the same clock.
+const stderrWrite = process.stderr.write.bind(process.stderr);
+process.stderr.write = (data, ...more) => {
+  note("progress", data);
+  return stderrWrite(data, ...more);
 };
 process.on("exit", () => {
   note("exit");

@@ -5,6 +5,8 @@
 // phases are timed from outside (gdb -batch with nothing, with the core, with the commands).
 // Medians of BENCH_RUNS runs (default 7). Run from the project's root after `npm run build`:
 //   node bench/timeline.mjs [triage|exec|analyze] [CORE EXE]      (default: triage of the demo's core)
+// With BENCH_EVENTS=1, the last run's events are printed too: each command written to the debugger
+// with the time its answer took, and each progress line, on the process's clock.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -22,6 +24,8 @@ const args = {
 }[command];
 if (!args) throw new Error(`unknown command ${command}: triage, exec or analyze`);
 
+let lastEvents = [];
+
 /** One run's phases, in ms on the process's clock. */
 function phases() {
   const file = join(work, "timeline.json");
@@ -29,6 +33,7 @@ function phases() {
   spawnSync(process.execPath, ["--require", join(root, "bench/timeline-hooks.cjs"), join(root, "bin/dumpdbg.cjs"), ...args], { stdio: "ignore", env: { ...process.env, DUMPDBG_TIMELINE: file } });
   const wall = performance.now() - started;
   const events = JSON.parse(readFileSync(file, "utf8"));
+  lastEvents = events;
   const at = (what, match = () => true) => events.find((e) => e.what === what && match(e))?.ms ?? NaN;
   const last = (what) => events.filter((e) => e.what === what).at(-1)?.ms ?? NaN;
   // The core is loaded when gdb answers the command that loads it (its token is the one written with core-file).
@@ -65,6 +70,20 @@ for (let i = 0; i < runs; i++) {
   floor.all.push(wallOf("gdb", [...gdb, ...floorCommands.flatMap((c) => ["-ex", c]), exe, core]));
 }
 rmSync(work, { recursive: true, force: true });
+
+if (process.env.BENCH_EVENTS) {
+  const written = new Map();
+  console.log("the last run's events (ms):");
+  for (const event of lastEvents) {
+    const token = /^(\d+)-/.exec(event.detail)?.[1];
+    if (event.what === "written" && token) written.set(token, event.ms);
+    const line =
+      event.what === "answer" ? `answered ${event.detail}${written.has(event.detail) ? `, ${(event.ms - written.get(event.detail)).toFixed(1)} ms after it was written` : ""}`
+      : event.what === "stdout" || event.what === "log read" ? null
+      : `${event.what} ${event.detail}`;
+    if (line) console.log(`  ${event.ms.toFixed(1).padStart(7)}  ${line}`);
+  }
+}
 
 console.log(`dumpdbg ${command}, medians of ${runs} runs (ms):`);
 for (const key of Object.keys(samples[0])) console.log(`  ${key.padEnd(48)} ${median(samples.map((s) => s[key])).toFixed(1).padStart(7)}`);
