@@ -13,7 +13,7 @@ import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ReportSchema, type Crash, type CrashKind } from "../../src/report/schema.js";
 import { pipeChat, runCli } from "../helpers/cli.js";
-import { buildMinidump, missingWindowsTools, WINE_DLLS, windowsCulpritLine } from "../helpers/windows.js";
+import { buildMinidump, buildMinidumpWithoutSources, missingWindowsTools, WINE_DLLS, windowsCulpritLine } from "../helpers/windows.js";
 
 interface Expected {
   kind: CrashKind;
@@ -148,6 +148,27 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
       for (const answer of answers) expect(answer, answer).toMatch(/\[E\d+/);
     }, 180_000);
   });
+
+  // The lean dump's locks are not in it, and without the program's sources on this machine who holds
+  // each cannot be inferred either: the hang is not called lock-free, the unknown is said.
+  it("does not rule out a deadlock whose lock holders neither the dump nor the sources show", async () => {
+    const built = await buildMinidumpWithoutSources("deadlock-globals");
+    onTestFinished(() => rmSync(built.dir, { recursive: true, force: true }));
+    const triage = await runCli(["triage", built.dump, "--debugger", "lldb", "--modules-path", WINE_DLLS]);
+    expect(triage.code, triage.stderr).toBe(0);
+    expect(triage.stdout).not.toMatch(/no lock cycle was found/);
+    expect(triage.stdout).toMatch(/threads \d+ and \d+ wait for locks whose holders it does not show .*whether the process deadlocked cannot be told/);
+
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-windows-unread-locks-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const result = await runCli(["analyze", built.dump, "--json", "--modules-path", WINE_DLLS, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const report = ReportSchema.parse(JSON.parse(result.stdout));
+    expect(report.crash.kind).not.toBe("deadlock");
+    const text = `${report.conclusion.summary} ${report.conclusion.rootCause}`;
+    expect(text).not.toMatch(/no lock cycle was found/);
+    expect(report.conclusion.summary).toMatch(/wait for locks whose holders the dump does not show, so whether the process deadlocked cannot be told/);
+  }, 180_000);
 
   // Without the system modules LLDB still unwinds this stack, but triage's scan numbers it from the
   // frames it found on the stack: the analysis' probes must land in the debugger's frame of the culprit.

@@ -97,26 +97,63 @@ async function build(name: string): Promise<BuiltMinidump> {
   const scratch = `${dir}.${process.pid}.${Date.now()}`;
   await mkdir(scratch, { recursive: true });
   try {
-    const cpp = source.endsWith(".cpp");
-    const flags = ["-g", "-gdwarf-4", "-O0", "-I", SOURCES];
-    await execFileAsync("x86_64-w64-mingw32-gcc", [...flags, "-c", "-o", path.join(scratch, "crash-dump.o"), reporter]);
-    // C++ programs carry their runtime (no libstdc++-6.dll to ship next to them).
-    await execFileAsync(cpp ? "x86_64-w64-mingw32-g++" : "x86_64-w64-mingw32-gcc", [
-      ...flags,
-      ...(cpp ? ["-static-libstdc++", "-static-libgcc"] : []),
-      "-o",
-      path.join(scratch, `${name}.exe`),
-      source,
-      path.join(scratch, "crash-dump.o"),
-      "-ldbghelp",
-    ]);
-    await rm(path.join(scratch, "crash-dump.o"), { force: true });
+    await compile(name, source, SOURCES, scratch);
     await crashAndPublish(path.join(scratch, `${name}.exe`), scratch, dir);
     return { name, exe, dump, dir, source, output: await readFile(done, "utf8") };
   } catch (error) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Builds and crashes a fixture program from a copy of its sources that is removed before it runs:
+ * its debug information names source files this machine does not have, as a dump of another
+ * machine's build does. Once per test run.
+ */
+export function buildMinidumpWithoutSources(name: string): Promise<BuiltMinidump> {
+  const key = `${name} without sources`;
+  const known = pending.get(key);
+  if (known) return known;
+  const built = (async (): Promise<BuiltMinidump> => {
+    const dir = path.join(CACHE_ROOT, `windows-${name}-without-sources-${process.pid}-${Date.now()}`);
+    const scratch = `${dir}.scratch`;
+    const copied = path.join(scratch, "sources");
+    await mkdir(copied, { recursive: true });
+    try {
+      const original = windowsFixtureSource(name);
+      const source = path.join(copied, path.basename(original));
+      for (const file of [original, path.join(SOURCES, "crash-dump.c"), path.join(SOURCES, "crash-dump.h")]) await writeFile(path.join(copied, path.basename(file)), await readFile(file));
+      await compile(name, source, copied, scratch);
+      await rm(copied, { recursive: true, force: true });
+      await crashAndPublish(path.join(scratch, `${name}.exe`), scratch, dir);
+      return { name, exe: path.join(dir, `${name}.exe`), dump: path.join(dir, "crash.dmp"), dir, source, output: await readFile(path.join(dir, "output.txt"), "utf8") };
+    } catch (error) {
+      await rm(scratch, { recursive: true, force: true });
+      throw error;
+    }
+  })();
+  pending.set(key, built);
+  built.catch(() => pending.delete(key));
+  return built;
+}
+
+/** A fixture program and its crash reporter (`crash-dump.c` in `sources`) compiled into `scratch/<name>.exe`. */
+async function compile(name: string, source: string, sources: string, scratch: string): Promise<void> {
+  const cpp = source.endsWith(".cpp");
+  const flags = ["-g", "-gdwarf-4", "-O0", "-I", sources];
+  await execFileAsync("x86_64-w64-mingw32-gcc", [...flags, "-c", "-o", path.join(scratch, "crash-dump.o"), path.join(sources, "crash-dump.c")]);
+  // C++ programs carry their runtime (no libstdc++-6.dll to ship next to them).
+  await execFileAsync(cpp ? "x86_64-w64-mingw32-g++" : "x86_64-w64-mingw32-gcc", [
+    ...flags,
+    ...(cpp ? ["-static-libstdc++", "-static-libgcc"] : []),
+    "-o",
+    path.join(scratch, `${name}.exe`),
+    source,
+    path.join(scratch, "crash-dump.o"),
+    "-ldbghelp",
+  ]);
+  await rm(path.join(scratch, "crash-dump.o"), { force: true });
 }
 
 /**

@@ -51,7 +51,9 @@ export function hangPlaybook(facts: Facts): Playbook {
       if (threadsCommand.kind === "thread-backtraces" && read.length > 0 && running.length > 0) {
         return verdict("rejected", `Thread${running.length > 1 ? "s" : ""} ${running.map((w) => w.thread).join(", ")} ${running.length > 1 ? "are" : "is"} not in a wait call${c.cite(threads)}: not every thread is blocked.`, threads);
       }
-      return verdict("confirmed", `Every thread's stack ends in a wait call${c.cite(threads)}, and no lock cycle was found: ${blocked}.`, threads, evidence.find(exitSignal));
+      const unread = facts.triage.unreadLockOwners ?? [];
+      const cycle = unread.length > 0 ? `, and the dump does not show who holds the locks thread${unread.length > 1 ? "s" : ""} ${unread.join(", ")} wait${unread.length > 1 ? "" : "s"} for (a lock cycle is not ruled out)` : ", and no lock cycle was found";
+      return verdict("confirmed", `Every thread's stack ends in a wait call${c.cite(threads)}${cycle}: ${blocked}.`, threads, evidence.find(exitSignal));
     },
   };
   const busy: PlannedHypothesis = {

@@ -58,8 +58,13 @@ export function unknownPlaybook(facts: Facts): Playbook {
           evidenceIds: c.ids,
         };
       }
+      const unread = live ? (facts.triage.unreadLockOwners ?? []) : [];
       const summary = live
-        ? `The dump is a snapshot of a live process${c.cite(evidence.find(exitSignal))}: ${groups.join(", ")}${c.cite(evidence.find(THREADS), threads)}. No thread crashed and no lock cycle was found.`
+        ? `The dump is a snapshot of a live process${c.cite(evidence.find(exitSignal))}: ${groups.join(", ")}${c.cite(evidence.find(THREADS), threads)}. No thread crashed${
+            unread.length > 0
+              ? `; ${unread.length === 1 ? `thread ${unread[0]} waits` : `threads ${unread.slice(0, -1).join(", ")} and ${unread.at(-1)} wait`} for locks whose holders the dump does not show, so whether the process deadlocked cannot be told.`
+              : " and no lock cycle was found."
+          }`
         : `The process died of ${facts.crash.signal}${c.cite(evidence.find(SIGNAL_INFO))} in ${where(facts.culprit)}, a kind of crash the offline engine does not classify.`;
       return conclusion({ facts, evidence, hypotheses, hit: null }, c, {
         summary,
@@ -67,6 +72,7 @@ export function unknownPlaybook(facts: Facts): Playbook {
         withCaller: true,
         confidence: 0.3,
         recommendations: [
+          ...(unread.length > 0 ? ["Analyse the dump where the program's sources are (where its debug information names them), or take one that holds the locks' memory (a full dump, or MiniDumpWithDataSegs on Windows): either shows who holds each lock."] : []),
           live ? "Take two dumps a few seconds apart: threads that have not moved are stuck, the others are busy." : "Reproduce with debug info (-g) and analyse the new dump.",
           "Describe the symptom with --issue (hang, high CPU, memory growth) so the analysis can focus on it.",
         ],

@@ -85,6 +85,7 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     faultPlace: await namedPlace(q, crash.faultAddress === null ? null : toBigInt(crash.faultAddress), target.files, target.sp),
     threads: { count: target.threads.length, groups: groupThreads(target.threads) },
     blocked: verdict.blocked,
+    ...(readings.hang.unreadOwners.length > 0 ? { unreadLockOwners: readings.hang.unreadOwners } : {}),
     executable: target.files.executable,
     modules: target.libraries,
     commands: said.commands,

@@ -27,14 +27,21 @@ const MAX_CRITICAL_SECTION_CANDIDATES = 48;
 export interface Hang {
   /** Cycles of threads each waiting for a lock the next one holds, native and managed. */
   cycles: DeadlockEdge[][];
+  /**
+   * With no cycle found among two or more threads waiting for locks: those whose lock's holder
+   * could be neither read from the lock nor inferred from the waiting code. A cycle through them
+   * can be neither seen nor ruled out.
+   */
+  unreadOwners: number[];
   /** Every thread's frames, as read for the search (none when the process was not stopped from outside). */
   framesOf: Map<number, PlacedFrame[]>;
 }
 
 /** Only a dump no fault stopped is searched: a live process dumped, or one killed from outside. */
 export async function readHang(q: Inspector, target: Target, stop: Stop, dotnet: ManagedFindings | null): Promise<Hang> {
-  const native = stop.externallyStopped ? await findDeadlocks(q, target) : { cycles: [], framesOf: new Map<number, PlacedFrame[]>() };
-  return { cycles: [...native.cycles, ...(dotnet?.cycles ?? [])], framesOf: native.framesOf };
+  const native = stop.externallyStopped ? await findDeadlocks(q, target) : { cycles: [], unreadOwners: [], framesOf: new Map<number, PlacedFrame[]>() };
+  const cycles = [...native.cycles, ...(dotnet?.cycles ?? [])];
+  return { cycles, unreadOwners: cycles.length > 0 ? [] : native.unreadOwners, framesOf: native.framesOf };
 }
 
 async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
@@ -65,7 +72,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
     const many = foundOnStack.length > 1;
     q.problems.push(`without the system modules no frame names the lock a thread waits for: the critical sections thread${many ? "s" : ""} ${foundOnStack.join(", ")} wait${many ? "" : "s"} on were found on ${many ? "their stacks" : "its stack"} (one another thread holds, or the global the waiting line passes)`);
   }
-  if (waits.length < 2) return { cycles: [], framesOf };
+  if (waits.length < 2) return { cycles: [], unreadOwners: [], framesOf };
   // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
   // syscall still has the futex word, which is the mutex's first field, in its first argument register.
   for (const wait of waits.filter((w) => w.lock === null)) {
@@ -82,7 +89,8 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
   if (waits.filter((wait) => wait.lock !== null && !ownerOf.has(wait.lock)).length >= 2) await inferOwners(q, waits, ownerOf, target.readLine);
   const cycles = deadlockCycles(waits, ownerOf);
   for (const edge of cycles.flat()) edge.lockName = await lockName(q, edge, framesOf.get(edge.thread) ?? []);
-  return { cycles, framesOf };
+  const unreadOwners = waits.filter((wait) => wait.lock === null || !ownerOf.has(wait.lock)).map((wait) => wait.thread);
+  return { cycles, unreadOwners: cycles.length > 0 ? [] : unreadOwners, framesOf };
 }
 
 /**

@@ -47,6 +47,11 @@ const FRAME_LIMIT = 40;
  * another answers (gdb numbers only printed values, and the backtrace prints none). A test holds
  * triage to this.
  */
+/** "thread 2", "threads 2 and 3", "threads 2, 3 and 4". */
+function threadList(threads: number[]): string {
+  return threads.length === 1 ? `thread ${threads[0]}` : `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)}`;
+}
+
 export function openingProbes(options: TriageOptions = {}): { asked: Probe[]; among: Probe[] } {
   return {
     asked: [
@@ -107,7 +112,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const thrown = await readThrownType(q, readings, verdict);
   const message = await messageOf(q, readings, verdict, dotnet, thrown);
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
-    q.problems.push("the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting");
+    q.problems.push(
+      hang.unreadOwners.length > 0
+        ? `the dump has no signal, and ${threadList(hang.unreadOwners)} wait${hang.unreadOwners.length === 1 ? "s" : ""} for locks whose holders it does not show (neither read from the locks nor inferred from the waiting code): whether the process deadlocked cannot be told; the program's sources on this machine, or a dump that holds the locks' memory, would show it`
+        : "the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting",
+    );
   }
   const culprit = verdict.culprit === null ? null : (verdict.frames[verdict.culprit] ?? null);
   const packages = await debugPackages(q, culprit, verdict.frames, target.files.executable, options);

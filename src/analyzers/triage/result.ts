@@ -59,6 +59,11 @@ export interface TriageResult {
   threads: { count: number; groups: ThreadGroup[] };
   /** A hang without a lock cycle: what every thread is blocked on ("all 4 threads are blocked waiting: 3 on a semaphore (in worker), …"). */
   blocked?: string | null;
+  /**
+   * No lock cycle was found, but these threads wait for locks whose holders the dump did not show
+   * (the locks not in it, their code's sources not here): a cycle through them is not ruled out.
+   */
+  unreadLockOwners?: number[];
   executable: string | null;
   modules: SharedLibrary[];
   /** Every command triage ran, in order. */
