@@ -6,11 +6,11 @@
  * JSON, and a model that obeys an instruction planted in the dump and proposes `shell rm -rf ~`.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { answerQuestion, loadBriefing } from "../../src/agents/chat/index.js";
 import { analyze, type AnalysisResult } from "../../src/analysis.js";
 import { sessionPaths } from "../../src/evidence/sessions.js";
@@ -120,6 +120,7 @@ afterEach(async () => {
 
 async function run(core: { core: string; exe: string }, models: ModelConfig): Promise<AnalysisResult & { progress: string[]; dir: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-models-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const progress: string[] = [];
   const result = await analyze("the server dies when a client disconnects", {
     open: { dump: core.core, exe: core.exe, timeoutMs: 30_000 },

@@ -1,8 +1,8 @@
 /** `dumpdbg sessions ...` through the built CLI: a table of argv → behaviour on real session folders. */
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSession, updateSession } from "../../src/evidence/sessions.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -15,6 +15,10 @@ beforeEach(() => {
     (dump, i) =>
       createSession(root, { dump: `/var/crash/${dump}`, executable: null, debugger: { backend: "gdb", path: "gdb", version: null }, issue: `issue ${i}` }).id,
   );
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
 });
 
 describe("dumpdbg sessions", () => {
