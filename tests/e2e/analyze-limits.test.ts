@@ -2,10 +2,10 @@
  * The limits (hypotheses, test iterations, graph steps) cut an analysis short, and it still ends in a
  * valid report that says what was not done.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { analyze, type AnalysisResult } from "../../src/analysis.js";
 import type { Limits } from "../../src/agents/runtime.js";
 import { ReportSchema } from "../../src/report/schema.js";
@@ -14,6 +14,7 @@ import { buildCore } from "../helpers/cores.js";
 async function offline(limits: Partial<Limits>): Promise<AnalysisResult & { progress: string[] }> {
   const built = await buildCore("null-deref");
   const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-limits-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const progress: string[] = [];
   const result = await analyze(null, {
     open: { dump: built.core, exe: built.exe },

@@ -3,10 +3,10 @@
  * the whole graph runs on the offline brain, and the report must name the kind, the culprit
  * function and line, judge its hypotheses on evidence that exists, and say why in specific terms.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ReportSchema, type CrashKind, type Report } from "../../src/report/schema.js";
 import { pipeChat, runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
@@ -58,9 +58,16 @@ const EXPECTED: Record<string, Expected> = {
 };
 
 
+/** The folders the analyses ran in, removed once the file's tests (run concurrently) are done. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 async function analyzeOffline(name: string, options: BuildOptions = {}): Promise<{ report: Report; stderr: string; dir: string }> {
   const built = await buildCore(name, options);
   const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-analyze-${name}-`));
+  made.push(dir);
   const result = await runCli(
     ["analyze", built.core, "--exe", built.exe, "--issue", `the ${name} service died`, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"],
     { cwd: dir },

@@ -4,10 +4,10 @@
  * culprit, the runtime's message and a Go remedy; the chat then answers which goroutine panicked
  * and what the map held, from triage's reading of the runtime.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { pipeChat, runCli } from "../helpers/cli.js";
 import { hasDlv } from "../helpers/dlv-core.js";
@@ -24,9 +24,16 @@ const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: Re
   deadlock: { culprit: "main.(*Server).Shutdown", says: [/all goroutines are asleep/, /chan receive/, /`return <-s\.acks`/], recommends: /close the channel|time\.After/ },
 };
 
+/** The folders the analyses ran in, removed once the file's tests (run concurrently) are done. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 async function analyze(name: string, options: GoBuildOptions & { debugger?: string } = {}): Promise<{ report: Report; dir: string }> {
   const built = await buildGoCore(name, options);
   const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-go-analyze-${name}-`));
+  made.push(dir);
   const chosen = options.debugger ? ["--debugger", options.debugger] : [];
   const result = await runCli(["analyze", built.core, "--exe", built.exe, ...chosen, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"], { cwd: dir });
   expect(result.stderr).not.toMatch(/^dumpdbg: internal error/m);
