@@ -22,7 +22,7 @@ const encoder = new TextEncoder();
 
 export class CheckpointSerializer extends JsonPlusSerializer {
   override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
-    if (isPlainJson(value, 0)) return ["json", encoder.encode(JSON.stringify(value))];
+    if (isPlainJson(value)) return ["json", encoder.encode(JSON.stringify(value))];
     return super.dumpsTyped(value);
   }
 }
@@ -37,7 +37,7 @@ export function checkpointSaver(db: Database.Database): SqliteSaver {
  * replacer would change (`undefined`, a Set, a Map, a RegExp, an Error, a byte array, a Send, an
  * instance of any class), nothing `JSON.stringify` would hand to a `toJSON`, and no cycle.
  */
-export function isPlainJson(value: unknown, depth: number): boolean {
+export function isPlainJson(value: unknown, depth = 0): boolean {
   if (value === null) return true;
   switch (typeof value) {
     case "string":

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { waiterWord, type ReportDetails, type ReportDocument, type SourceExcerpt, type StackFrame } from "./document.js";
 import { anchorOf, clean, code, joined, line, link, paragraphsOf, strong, text, words, type Inline } from "./inline.js";
-import { thousands } from "./numbers.js";
+import { listed, thousands } from "./numbers.js";
 import { annotationsText } from "./annotations.js";
 import { senderText } from "./origin.js";
 import type { CrashKind, Report } from "./schema.js";
@@ -74,7 +74,7 @@ export function verdict(report: Report): Inline {
   const cycle = crash.deadlock ? waitCycle(crash.deadlock.cycle) : [];
   if (crash.kind === "deadlock" && cycle.length > 1) {
     const threads = [...new Set(cycle)].map(String);
-    const between = `${waiterWord(report)}s ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)}`;
+    const between = `${waiterWord(report)}s ${listed(threads)}`;
     // Named by what the threads were doing and what they wait for, where the dump tells it.
     const edges = crash.deadlock?.cycle ?? [];
     const functions = [...new Set(edges.map((e) => e.function).filter((f): f is string => Boolean(f)))];

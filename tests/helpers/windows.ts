@@ -73,69 +73,72 @@ export function windowsCulpritLine(name: string): number {
 
 const pending = new Map<string, Promise<BuiltMinidump>>();
 
-/** Builds and crashes tests/fixtures/windows/<name>.(c|cpp) under Wine, once per version of its sources. */
-export function buildMinidump(name: string): Promise<BuiltMinidump> {
-  const known = pending.get(name);
+/** What `make` builds, made once per test run for its key (made again after a failure). */
+function once(key: string, make: () => Promise<BuiltMinidump>): Promise<BuiltMinidump> {
+  const known = pending.get(key);
   if (known) return known;
-  const built = build(name);
-  pending.set(name, built);
-  built.catch(() => pending.delete(name));
+  const built = make();
+  pending.set(key, built);
+  built.catch(() => pending.delete(key));
   return built;
 }
 
-async function build(name: string): Promise<BuiltMinidump> {
-  const source = windowsFixtureSource(name);
-  const reporter = path.join(SOURCES, "crash-dump.c");
-  // By where the sources are too: the program's debug information names them, and an analysis reads them there.
-  const key = sha256([source, ...[source, reporter, path.join(SOURCES, "crash-dump.h"), fileURLToPath(import.meta.url)].map((file) => readFileSync(file, "utf8"))].join("\0")).slice(0, 16);
-  const dir = path.join(CACHE_ROOT, `windows-${name}-${key}`);
-  const exe = path.join(dir, `${name}.exe`);
-  const dump = path.join(dir, "crash.dmp");
-  const done = path.join(dir, "output.txt");
-  if (existsSync(done) && existsSync(dump)) return { name, exe, dump, dir, source, output: await readFile(done, "utf8") };
+/** Builds and crashes tests/fixtures/windows/<name>.(c|cpp) under Wine, once per version of its sources. */
+export function buildMinidump(name: string): Promise<BuiltMinidump> {
+  return once(name, async () => {
+    const source = windowsFixtureSource(name);
+    const reporter = path.join(SOURCES, "crash-dump.c");
+    // By where the sources are too: the program's debug information names them, and an analysis reads them there.
+    const key = sha256([source, ...[source, reporter, path.join(SOURCES, "crash-dump.h"), fileURLToPath(import.meta.url)].map((file) => readFileSync(file, "utf8"))].join("\0")).slice(0, 16);
+    const dir = path.join(CACHE_ROOT, `windows-${name}-${key}`);
+    if (existsSync(path.join(dir, "output.txt")) && existsSync(path.join(dir, "crash.dmp"))) return builtIn(name, dir, source);
+    return buildIn(name, dir, async (scratch) => {
+      await compile(name, source, SOURCES, scratch);
+      return source;
+    });
+  });
+}
 
+/**
+ * Builds and crashes a fixture program from a copy of its sources that is removed before it runs:
+ * its debug information names source files this machine does not have, as a dump of another
+ * machine's build does. Once per test run, in a folder of its own.
+ */
+export function buildMinidumpWithoutSources(name: string): Promise<BuiltMinidump> {
+  return once(`${name} without sources`, () =>
+    buildIn(name, path.join(CACHE_ROOT, `windows-${name}-without-sources-${process.pid}-${Date.now()}`), async (scratch) => {
+      const copied = path.join(scratch, "sources");
+      await mkdir(copied);
+      const original = windowsFixtureSource(name);
+      for (const file of [original, path.join(SOURCES, "crash-dump.c"), path.join(SOURCES, "crash-dump.h")]) await writeFile(path.join(copied, path.basename(file)), await readFile(file));
+      const source = path.join(copied, path.basename(original));
+      await compile(name, source, copied, scratch);
+      await rm(copied, { recursive: true, force: true });
+      return source;
+    }),
+  );
+}
+
+/**
+ * The program `compileIn` builds in a scratch folder (it returns the source it was built from),
+ * crashed under Wine and published as `dir`; the scratch folder goes when any of it fails.
+ */
+async function buildIn(name: string, dir: string, compileIn: (scratch: string) => Promise<string>): Promise<BuiltMinidump> {
   const scratch = `${dir}.${process.pid}.${Date.now()}`;
   await mkdir(scratch, { recursive: true });
   try {
-    await compile(name, source, SOURCES, scratch);
+    const source = await compileIn(scratch);
     await crashAndPublish(path.join(scratch, `${name}.exe`), scratch, dir);
-    return { name, exe, dump, dir, source, output: await readFile(done, "utf8") };
+    return builtIn(name, dir, source);
   } catch (error) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
   }
 }
 
-/**
- * Builds and crashes a fixture program from a copy of its sources that is removed before it runs:
- * its debug information names source files this machine does not have, as a dump of another
- * machine's build does. Once per test run.
- */
-export function buildMinidumpWithoutSources(name: string): Promise<BuiltMinidump> {
-  const key = `${name} without sources`;
-  const known = pending.get(key);
-  if (known) return known;
-  const built = (async (): Promise<BuiltMinidump> => {
-    const dir = path.join(CACHE_ROOT, `windows-${name}-without-sources-${process.pid}-${Date.now()}`);
-    const scratch = `${dir}.scratch`;
-    const copied = path.join(scratch, "sources");
-    await mkdir(copied, { recursive: true });
-    try {
-      const original = windowsFixtureSource(name);
-      const source = path.join(copied, path.basename(original));
-      for (const file of [original, path.join(SOURCES, "crash-dump.c"), path.join(SOURCES, "crash-dump.h")]) await writeFile(path.join(copied, path.basename(file)), await readFile(file));
-      await compile(name, source, copied, scratch);
-      await rm(copied, { recursive: true, force: true });
-      await crashAndPublish(path.join(scratch, `${name}.exe`), scratch, dir);
-      return { name, exe: path.join(dir, `${name}.exe`), dump: path.join(dir, "crash.dmp"), dir, source, output: await readFile(path.join(dir, "output.txt"), "utf8") };
-    } catch (error) {
-      await rm(scratch, { recursive: true, force: true });
-      throw error;
-    }
-  })();
-  pending.set(key, built);
-  built.catch(() => pending.delete(key));
-  return built;
+/** A fixture program built and crashed in `dir`. */
+async function builtIn(name: string, dir: string, source: string): Promise<BuiltMinidump> {
+  return { name, exe: path.join(dir, `${name}.exe`), dump: path.join(dir, "crash.dmp"), dir, source, output: await readFile(path.join(dir, "output.txt"), "utf8") };
 }
 
 /** A fixture program and its crash reporter (`crash-dump.c` in `sources`) compiled into `scratch/<name>.exe`. */

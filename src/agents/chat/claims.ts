@@ -5,6 +5,7 @@
  */
 import { normalizeFunctionName } from "../../analyzers/index.js";
 import type { Frame, ThreadSummary } from "../../debuggers/model.js";
+import { listed } from "../../report/numbers.js";
 import type { Crash, CrashKind } from "../../report/schema.js";
 
 export type Claim =
@@ -155,7 +156,7 @@ function checkThread(claimed: number | "main", measured: Measurements): Finding 
   if (crash.kind === "deadlock") {
     const members = [...new Set((crash.deadlock?.cycle ?? []).map((edge) => edge.thread))];
     return {
-      text: `No thread crashed: the dump is of a hung process, in which threads ${list(members.map(String))} wait for each other's locks${cite(ids)}.`,
+      text: `No thread crashed: the dump is of a hung process, in which threads ${listed(members)} wait for each other's locks${cite(ids)}.`,
       evidenceIds: ids,
     };
   }
@@ -250,6 +251,3 @@ function cite(ids: string[]): string {
   return ids.length > 0 ? ` [${ids.join(", ")}]` : "";
 }
 
-function list(items: string[]): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
-}

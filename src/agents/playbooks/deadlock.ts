@@ -13,6 +13,7 @@ import { concludeOn } from "./conclusions.js";
 import { basename } from "./prose.js";
 import { codeOf, functionSpan, grep } from "./source.js";
 import { fieldOf, pointerOf, printed } from "./values.js";
+import { listed } from "../../report/numbers.js";
 
 const LOCK_CALL = /\b(pthread_mutex_lock|pthread_mutex_timedlock|mtx_lock|EnterCriticalSection|AcquireSRWLockExclusive|\.lock|->lock)\s*\(\s*&?\s*([^)]*?)\s*\)|\b(lock_guard|unique_lock|scoped_lock)\b[^(]*\(\s*([^)]*?)\s*\)/;
 
@@ -68,7 +69,7 @@ export function deadlockPlaybook(facts: Facts): Playbook {
     rule: "lock-cycle",
     statement:
       threads.length > 1
-        ? `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)} deadlocked: each holds a ${lockWord} the next one waits for (a lock-order inversion)`
+        ? `threads ${listed(threads)} deadlocked: each holds a ${lockWord} the next one waits for (a lock-order inversion)`
         : `threads wait for each other's ${lockWord}s in a cycle`,
     plan: [[backtraces, ...locks.slice(0, 2).map(mutex)], [...locks.slice(2).map(mutex), ...takenBy.map((t) => t.listing).filter((p) => p !== null)]],
     judge(evidence) {

@@ -12,6 +12,7 @@ import { goWhere } from "./go-frames.js";
 import { BACKTRACE, Citations, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { basename, plural, quoteLine, where } from "./prose.js";
 import type { SourceFile } from "./source.js";
+import { listed } from "../../report/numbers.js";
 
 /** "goroutine 1 waits on chan receive in main.(*Server).Shutdown (main.go:13)", with a mutex's address where the runtime shows it. */
 function goroutineText(g: GoroutineSummary): string {
@@ -113,7 +114,7 @@ export function goWaitPlaybook(facts: Facts): Playbook {
       const members = [...new Set(cycle.map((edge) => edge.thread))];
       const functions = [...new Set(cycle.map((edge) => `\`${edge.function ?? "??"}\``))];
       return {
-        summary: `${deadlock ? "All goroutines were asleep" : "The service hung"}: goroutines ${members.slice(0, -1).join(", ")} and ${members.at(-1)} each hold the sync.Mutex the other waits to lock, in ${functions.join(" and ")} at ${quoteLine(facts.line) ?? "the culprit's line"}${code?.ok ? c.cite(code) : ""}${held ? `, having locked \`${held.lock}\` first (line ${held.at})` : ""}: a lock-order inversion.`,
+        summary: `${deadlock ? "All goroutines were asleep" : "The service hung"}: goroutines ${listed(members)} each hold the sync.Mutex the other waits to lock, in ${functions.join(" and ")} at ${quoteLine(facts.line) ?? "the culprit's line"}${code?.ok ? c.cite(code) : ""}${held ? `, having locked \`${held.lock}\` first (line ${held.at})` : ""}: a lock-order inversion.`,
         cause: [hit.finding ?? "", "The runtime's semaphore table says which mutex each goroutine waits on; who holds each was read from their own frames: the lock their function took before the wait and has not released."],
         confidence: 0.9,
         recommendations: [

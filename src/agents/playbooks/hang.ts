@@ -8,6 +8,7 @@ import type { Evidence } from "../evidence.js";
 import { undetermined } from "./conclusions.js";
 import { Citations, confirmed, deeperProbes, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { where } from "./prose.js";
+import { listed } from "../../report/numbers.js";
 
 /** Beyond this many threads a per-thread backtrace costs more than it tells; the thread list groups them. */
 const MAX_THREADS_TO_UNWIND = 64;
@@ -52,7 +53,7 @@ export function hangPlaybook(facts: Facts): Playbook {
         return verdict("rejected", `Thread${running.length > 1 ? "s" : ""} ${running.map((w) => w.thread).join(", ")} ${running.length > 1 ? "are" : "is"} not in a wait call${c.cite(threads)}: not every thread is blocked.`, threads);
       }
       const unread = facts.triage.unreadLockOwners ?? [];
-      const cycle = unread.length > 0 ? `, and the dump does not show who holds the locks thread${unread.length > 1 ? "s" : ""} ${unread.join(", ")} wait${unread.length > 1 ? "" : "s"} for (a lock cycle is not ruled out)` : ", and no lock cycle was found";
+      const cycle = unread.length > 0 ? `, and the dump does not show who holds the locks thread${unread.length > 1 ? "s" : ""} ${listed(unread)} wait${unread.length > 1 ? "" : "s"} for (a lock cycle is not ruled out)` : ", and no lock cycle was found";
       return verdict("confirmed", `Every thread's stack ends in a wait call${c.cite(threads)}${cycle}: ${blocked}.`, threads, evidence.find(exitSignal));
     },
   };

@@ -5,6 +5,7 @@ import type { Facts } from "./facts.js";
 import { Citations, deeperProbes, SIGNAL_INFO, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { conclusion } from "./conclusions.js";
 import { plural, where } from "./prose.js";
+import { listed } from "../../report/numbers.js";
 
 /** Beyond this many threads a per-thread backtrace costs more than it tells; the thread list groups them. */
 const MAX_THREADS_TO_UNWIND = 64;
@@ -62,7 +63,7 @@ export function unknownPlaybook(facts: Facts): Playbook {
       const summary = live
         ? `The dump is a snapshot of a live process${c.cite(evidence.find(exitSignal))}: ${groups.join(", ")}${c.cite(evidence.find(THREADS), threads)}. No thread crashed${
             unread.length > 0
-              ? `; ${unread.length === 1 ? `thread ${unread[0]} waits` : `threads ${unread.slice(0, -1).join(", ")} and ${unread.at(-1)} wait`} for locks whose holders the dump does not show, so whether the process deadlocked cannot be told.`
+              ? `; ${unread.length === 1 ? "thread" : "threads"} ${listed(unread)} wait${unread.length === 1 ? "s" : ""} for locks whose holders the dump does not show, so whether the process deadlocked cannot be told.`
               : " and no lock cycle was found."
           }`
         : `The process died of ${facts.crash.signal}${c.cite(evidence.find(SIGNAL_INFO))} in ${where(facts.culprit)}, a kind of crash the offline engine does not classify.`;

@@ -90,7 +90,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
   const cycles = deadlockCycles(waits, ownerOf);
   for (const edge of cycles.flat()) edge.lockName = await lockName(q, edge, framesOf.get(edge.thread) ?? []);
   const unreadOwners = waits.filter((wait) => wait.lock === null || !ownerOf.has(wait.lock)).map((wait) => wait.thread);
-  return { cycles, unreadOwners: cycles.length > 0 ? [] : unreadOwners, framesOf };
+  return { cycles, unreadOwners, framesOf };
 }
 
 /**

@@ -17,6 +17,7 @@
 import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
 import { probeKey, type Probe } from "../../debuggers/probe.js";
 import type { DebuggerSession, RunOptions } from "../../debuggers/session.js";
+import { listed } from "../../report/numbers.js";
 import { readManaged, withManaged } from "../managed.js";
 import { CLR_EXCEPTION } from "../windows.js";
 import { classify } from "./classify.js";
@@ -47,11 +48,6 @@ const FRAME_LIMIT = 40;
  * another answers (gdb numbers only printed values, and the backtrace prints none). A test holds
  * triage to this.
  */
-/** "thread 2", "threads 2 and 3", "threads 2, 3 and 4". */
-function threadList(threads: number[]): string {
-  return threads.length === 1 ? `thread ${threads[0]}` : `threads ${threads.slice(0, -1).join(", ")} and ${threads.at(-1)}`;
-}
-
 export function openingProbes(options: TriageOptions = {}): { asked: Probe[]; among: Probe[] } {
   return {
     asked: [
@@ -114,7 +110,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0
-        ? `the dump has no signal, and ${threadList(hang.unreadOwners)} wait${hang.unreadOwners.length === 1 ? "s" : ""} for locks whose holders it does not show (neither read from the locks nor inferred from the waiting code): whether the process deadlocked cannot be told; the program's sources on this machine, or a dump that holds the locks' memory, would show it`
+        ? `the dump has no signal, and ${hang.unreadOwners.length === 1 ? "thread" : "threads"} ${listed(hang.unreadOwners)} wait${hang.unreadOwners.length === 1 ? "s" : ""} for locks whose holders it does not show (neither read from the locks nor inferred from the waiting code): whether the process deadlocked cannot be told; the program's sources on this machine, or a dump that holds the locks' memory, would show it`
         : "the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting",
     );
   }
