@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// The build: the CLI bundled with esbuild into one CommonJS script, dist/dumpdbg.cjs, which
-// bin/dumpdbg.cjs runs with V8's code cache (src/code-cache.ts: Node 20 keeps no compiled code for ES
-// modules); each command's code is evaluated when the command is run (esbuild turns the lazy
-// import()s into functions run once). Native better-sqlite3 stays a package. Source maps for
+// The build: the CLI bundled with esbuild into CommonJS scripts that bin/dumpdbg.cjs runs with V8's
+// code cache (src/code-cache.ts: Node 20 keeps no compiled code for ES modules): dist/dumpdbg.cjs
+// with every command, and dist/dumpdbg-lean.cjs with the commands that run no agents (no LangGraph,
+// LangChain, providers or MCP); each command's code is evaluated when the command is run (esbuild
+// turns the lazy import()s into functions run once). Native better-sqlite3 stays a package. Source maps for
 // --debug, and the prompts (Markdown beside each agent) bundled as text. `tsc --noEmit` type-checks
 // first (npm run build runs both).
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -88,7 +90,6 @@ const bundle = {
   plugins: [earlyShared, lazyLangchainLoad, nativeSha1],
 };
 const result = await build({ ...bundle, entryPoints: { dumpdbg: "src/cli/main.ts" }, metafile: true });
-writeFileSync("dist/meta.json", JSON.stringify(result.metafile));
 // A package update that moves the file an alias replaces would leave the alias unused, silently.
 for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts"]) {
   if (!result.metafile.inputs[alias]) throw new Error(`build: ${alias} was not used; the package file it stands in for has moved`);
@@ -99,9 +100,43 @@ for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts"]) {
 if (result.metafile.inputs["node_modules/@langchain/langgraph/dist/node.js"]) {
   throw new Error('build: "@langchain/langgraph" is imported somewhere; import "@langchain/langgraph/web" instead');
 }
+
+// The lean bundle: the same command line, where each command that runs agents is a module that
+// throws (bin/dumpdbg.cjs never runs one from here: code-cache.ts' cliBundle).
+const { COMMANDS, LEAN_COMMANDS } = createRequire(import.meta.url)("./dist/early.cjs");
+const elsewhere = COMMANDS.filter((command) => !LEAN_COMMANDS.includes(command));
+const main = fileURLToPath(new URL("src/cli/main.ts", import.meta.url));
+const stoodIn = new Set();
+const agentCommands = {
+  name: "agent-commands",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, (args) => {
+      const command = args.path.slice(2, -3);
+      if (args.importer !== main || !elsewhere.includes(command)) return undefined;
+      stoodIn.add(command);
+      return { path: command, namespace: "agent-command" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "agent-command" }, (args) => ({
+      contents: `throw new Error("dumpdbg-lean.cjs does not hold the ${args.path} command: bin/dumpdbg.cjs runs it from dumpdbg.cjs");`,
+      loader: "js",
+    }));
+  },
+};
+const lean = await build({ ...bundle, plugins: [...bundle.plugins, agentCommands], entryPoints: { "dumpdbg-lean": "src/cli/main.ts" }, metafile: true });
+// A command whose module main.ts imports by another name would be in the lean bundle with all it uses.
+const missed = elsewhere.filter((command) => !stoodIn.has(command));
+if (missed.length > 0) throw new Error(`build: main.ts imports no ./${missed[0]}.js; the lean bundle would hold the ${missed[0]} command`);
+const heavy = Object.keys(lean.metafile.inputs).find((input) => /node_modules\/(@langchain|@modelcontextprotocol)\//.test(input));
+if (heavy) throw new Error(`build: the lean bundle (${LEAN_COMMANDS.join(", ")}) holds ${heavy}; the commands that run no agents must not import it`);
+writeFileSync("dist/meta.json", JSON.stringify({ inputs: { ...lean.metafile.inputs, ...result.metafile.inputs }, outputs: { ...lean.metafile.outputs, ...result.metafile.outputs } }));
+
+// Both bundles' last line names the build (their content), which the code caches' names carry (src/code-cache.ts).
+const bundles = ["dist/dumpdbg.cjs", "dist/dumpdbg-lean.cjs"];
+const id = createHash("sha256");
+for (const file of bundles) id.update(readFileSync(file));
+const buildId = id.digest("hex").slice(0, 16);
+for (const file of bundles) writeFileSync(file, `${readFileSync(file, "utf8").replace(/\n?$/, "\n")}// dumpdbg build ${buildId}\n`);
+
 // The layers the benches time directly (src/internals.ts), without a source map: not shipped for use.
 await build({ ...bundle, entryPoints: { internals: "src/internals.ts" }, sourcemap: false });
 
-// The CLI's last line names its content, which its code caches' names carry (src/code-cache.ts).
-const cli = readFileSync("dist/dumpdbg.cjs", "utf8");
-writeFileSync("dist/dumpdbg.cjs", `${cli.replace(/\n?$/, "\n")}// dumpdbg build ${createHash("sha256").update(cli).digest("hex").slice(0, 16)}\n`);

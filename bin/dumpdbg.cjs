@@ -14,7 +14,7 @@ if (args.length === 1 && ["--version", "-v", "-V"].includes(args[0])) {
   const early = require("../dist/early.cjs");
   // A command that reads a dump starts its debugger now, while the CLI's code loads.
   early.startDebuggerEarly(process.argv);
-  const { main } = early.loadCli(require.resolve("../dist/dumpdbg.cjs"), process.argv, { debug });
+  const { main } = early.loadCli(require("node:path").join(__dirname, "..", "dist"), process.argv, { debug });
   main(process.argv).then((code) => {
     process.exitCode = code;
   });

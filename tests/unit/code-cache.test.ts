@@ -1,9 +1,10 @@
 /**
- * Which code cache a command line uses: one per command of the program's command table, one for
+ * Which bundle runs a command line (the lean one for the commands that run no agents, help and
+ * typos), and which code cache it uses: one per command of the program's command table, one for
  * anything else (help, a typo), so that a mistyped command never names a file of its own.
  */
 import { describe, expect, it } from "vitest";
-import { commandOf, COMMANDS } from "../../src/code-cache.js";
+import { cliBundle, commandOf, COMMANDS, LEAN_COMMANDS } from "../../src/code-cache.js";
 import { buildProgram } from "../../src/cli/main.js";
 
 describe("the code cache's commands", () => {
@@ -18,5 +19,19 @@ describe("the code cache's commands", () => {
     expect(commandOf(["node", "dumpdbg", "--help"])).toBe("other");
     expect(commandOf(["node", "dumpdbg", "../../etc/passwd"])).toBe("other");
     expect(commandOf(["node", "dumpdbg"])).toBe("other");
+  });
+});
+
+describe("the bundle a command runs from", () => {
+  it("is the lean one for the commands that run no agents, and for help and typos", () => {
+    for (const command of ["exec", "triage", "symbols", "report", "sessions", "config", "doctor"]) expect(cliBundle(["node", "dumpdbg", command, "x"])).toBe("dumpdbg-lean.cjs");
+    expect(cliBundle(["node", "dumpdbg", "--help"])).toBe("dumpdbg-lean.cjs");
+    expect(cliBundle(["node", "dumpdbg", "frobnicate"])).toBe("dumpdbg-lean.cjs");
+    expect(cliBundle(["node", "dumpdbg"])).toBe("dumpdbg-lean.cjs");
+  });
+
+  it("is the whole one for every command that runs agents or serves them", () => {
+    for (const command of ["analyze", "resume", "chat", "batch", "worker", "mcp"]) expect(cliBundle(["node", "dumpdbg", command, "core"])).toBe("dumpdbg.cjs");
+    expect(COMMANDS.filter((command) => !LEAN_COMMANDS.includes(command)).sort()).toEqual(["analyze", "batch", "chat", "mcp", "resume", "worker"]);
   });
 });
