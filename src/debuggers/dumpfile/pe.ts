@@ -42,6 +42,8 @@ const MAX_SECTIONS = 96;
 const MAX_DESCRIPTORS = 512;
 const MAX_IMPORTS_PER_DLL = 8192;
 const MAX_NAME = 512;
+/** The import table's section is read whole when it is at most this big (a program's .idata: a few KiB). */
+const MAX_IMPORT_SECTION_BYTES = 4 * 1024 * 1024;
 const MAX_DEBUG_ENTRIES = 64;
 /** A CodeView record is a header and a path: a few hundred bytes, a path of at most 4 KiB. */
 const MAX_CODEVIEW_BYTES = 4096 + 24;
@@ -57,8 +59,11 @@ const CV_ELF = 0x4270454c; // "BpEL"
 
 interface Section {
   rva: number;
+  /** In memory: the larger of its virtual size and its size in the file. */
   size: number;
   raw: number;
+  /** Its size in the file. */
+  rawSize: number;
 }
 
 /** The headers of a PE file, and where in the file an RVA lies. */
@@ -67,6 +72,8 @@ interface PeHeaders {
   optional: Fields;
   plus: boolean;
   offsetOf: (rva: number) => number;
+  /** Where the bytes of the section that holds an RVA are in the file; null when none holds it. */
+  sectionOf: (rva: number) => { rva: number; raw: number; rawSize: number } | null;
 }
 
 export function readPeImports(path: string): PeImport[] {
@@ -124,13 +131,19 @@ function headers(file: DumpFile): PeHeaders {
   if (sectionCount > MAX_SECTIONS) throw new DumpFileError(`the PE file claims ${sectionCount} sections`);
   const optional = new Fields(file.read(pe + 24, optionalSize, "the optional header"), "the optional header");
   const table = new Fields(file.read(pe + 24 + optionalSize, sectionCount * 40, "the section table"), "the section table");
-  const sections: Section[] = Array.from({ length: sectionCount }, (_, i) => ({ rva: table.u32(i * 40 + 12), size: Math.max(table.u32(i * 40 + 8), table.u32(i * 40 + 16)), raw: table.u32(i * 40 + 20) }));
+  const sections: Section[] = Array.from({ length: sectionCount }, (_, i) => ({
+    rva: table.u32(i * 40 + 12),
+    size: Math.max(table.u32(i * 40 + 8), table.u32(i * 40 + 16)),
+    raw: table.u32(i * 40 + 20),
+    rawSize: table.u32(i * 40 + 16),
+  }));
+  const sectionOf = (rva: number) => sections.find((s) => s.rva <= rva && rva < s.rva + s.size) ?? null;
   const offsetOf = (rva: number) => {
-    const section = sections.find((s) => s.rva <= rva && rva < s.rva + s.size);
+    const section = sectionOf(rva);
     if (!section) throw new DumpFileError(`RVA 0x${rva.toString(16)} is in no section`);
     return section.raw + (rva - section.rva);
   };
-  return { timeDateStamp: header.u32(8), optional, plus: optional.u16(0) === PE32_PLUS, offsetOf };
+  return { timeDateStamp: header.u32(8), optional, plus: optional.u16(0) === PE32_PLUS, offsetOf, sectionOf };
 }
 
 /** The RVA and size of data directory `index`; null when the optional header has no such entry or it is empty. */
@@ -172,23 +185,29 @@ function imports(file: DumpFile): PeImport[] {
   const directory = dataDirectory(pe, IMAGE_DIRECTORY_ENTRY_IMPORT);
   if (!directory) return [];
   const { offsetOf, plus } = pe;
+  const at = importSection(file, pe, directory.rva);
   const nameAt = (rva: number) => {
-    const at = offsetOf(rva);
-    const bytes = file.read(at, Math.min(MAX_NAME, file.size - at), "a name in the import table");
-    const end = bytes.indexOf(0);
-    return bytes.subarray(0, end < 0 ? bytes.length : end).toString("latin1");
+    // Bytes up to the first NUL within MAX_NAME bytes: from the section read whole when its NUL is there.
+    const inSection = at(rva, MAX_NAME, true);
+    const end = inSection?.indexOf(0) ?? -1;
+    if (inSection && end >= 0) return inSection.subarray(0, end).toString("latin1");
+    const offset = offsetOf(rva);
+    const bytes = file.read(offset, Math.min(MAX_NAME, file.size - offset), "a name in the import table");
+    const nul = bytes.indexOf(0);
+    return bytes.subarray(0, nul < 0 ? bytes.length : nul).toString("latin1");
   };
+  const read = (rva: number, length: number, what: string) => new Fields(at(rva, length) ?? file.read(offsetOf(rva), length, what), what);
   const wordSize = plus ? 8 : 4;
   const result: PeImport[] = [];
   for (let i = 0; i < MAX_DESCRIPTORS; i++) {
-    const descriptor = new Fields(file.read(offsetOf(directory.rva + i * 20), 20, "an import descriptor"), "an import descriptor");
+    const descriptor = read(directory.rva + i * 20, 20, "an import descriptor");
     const lookup = descriptor.u32(0) || descriptor.u32(16);
     const nameRva = descriptor.u32(12);
     const slots = descriptor.u32(16);
     if (nameRva === 0 && slots === 0) break;
     const dll = nameAt(nameRva);
     for (let j = 0; j < MAX_IMPORTS_PER_DLL; j++) {
-      const entry = new Fields(file.read(offsetOf(lookup + j * wordSize), wordSize, "an import lookup entry"), "an import lookup entry");
+      const entry = read(lookup + j * wordSize, wordSize, "an import lookup entry");
       const value = plus ? entry.u64(0) : BigInt(entry.u32(0));
       if (value === 0n) break;
       const byOrdinal = (value >> BigInt(wordSize * 8 - 1)) & 1n;
@@ -197,4 +216,24 @@ function imports(file: DumpFile): PeImport[] {
     }
   }
   return result;
+}
+
+/**
+ * The bytes at an RVA from the section that holds the import directory, read from the file once
+ * (its descriptors, lookup entries and names lie there together: one read, not one per field);
+ * null for bytes outside what was read, which the caller reads from the file. `upTo` takes fewer
+ * bytes than asked where the section's bytes end.
+ */
+function importSection(file: DumpFile, pe: PeHeaders, directoryRva: number): (rva: number, length: number, upTo?: boolean) => Buffer | null {
+  const section = pe.sectionOf(directoryRva);
+  const length = section ? Math.min(section.rawSize, file.size - section.raw, MAX_IMPORT_SECTION_BYTES) : 0;
+  if (!section || length <= 0 || section.raw >= file.size) return () => null;
+  const bytes = file.read(section.raw, length, "the import table's section");
+  return (rva, wanted, upTo = false) => {
+    const start = rva - section.rva;
+    // Where sections overlap (a crafted file), offsetOf's section, not this one, holds the RVA.
+    if (start < 0 || start >= bytes.length || pe.sectionOf(rva) !== section) return null;
+    if (start + wanted > bytes.length && !upTo) return null;
+    return bytes.subarray(start, Math.min(start + wanted, bytes.length));
+  };
 }
