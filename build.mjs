@@ -80,6 +80,16 @@ const nativeSha1 = {
   },
 };
 
+/** zod's namespaces get English alone for their locales (src/build/zod-locales.ts says why). */
+const englishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /zod\/v4\/(classic\/external|mini\/external|core\/index)\.js$/.test(args.importer) ? { path: fileURLToPath(new URL("src/build/zod-locales.ts", import.meta.url)) } : undefined,
+    );
+  },
+};
+
 const bundle = {
   ...common,
   loader: { ".md": "text" },
@@ -87,13 +97,16 @@ const bundle = {
   // by `batch --queue` and `worker`; Graphviz (1.5 MB, most of it its WebAssembly), only when a
   // report draws a picture.
   external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis", "@viz-js/viz"],
-  plugins: [earlyShared, lazyLangchainLoad, nativeSha1],
+  plugins: [earlyShared, lazyLangchainLoad, nativeSha1, englishOnly],
 };
 const result = await build({ ...bundle, entryPoints: { dumpdbg: "src/cli/main.ts" }, metafile: true });
 // A package update that moves the file an alias replaces would leave the alias unused, silently.
-for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts"]) {
+for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts", "src/build/zod-locales.ts"]) {
   if (!result.metafile.inputs[alias]) throw new Error(`build: ${alias} was not used; the package file it stands in for has moved`);
 }
+// ...and one that imports zod's locales by another path would bring them all back.
+const locale = Object.keys(result.metafile.inputs).find((input) => /zod\/v4\/locales\/(?!en\.js$)/.test(input));
+if (locale) throw new Error(`build: ${locale} is bundled; zod's locales come in through another path than src/build/zod-locales.ts replaces`);
 // LangGraph's main entry installs a Node AsyncLocalStorage as LangChain's ambient config, and with it
 // promise hooks that then run on every promise of the process: the code imports
 // "@langchain/langgraph/web", the same API without it (src/workflows.ts says why).
