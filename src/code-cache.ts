@@ -95,9 +95,13 @@ export function loadCli(dist: string, argv: string[], options: { debug?: boolean
   return module.exports as Cli;
 }
 
-/** The command's name, for its cache: `triage`, `sessions`; `other` for anything else (`--help`, a typo). */
+/**
+ * The command's name, for its bundle and its cache: `triage`, `sessions`; `other` for anything else
+ * (`--help`, a typo). The program's own options (`--debug`, `--help`) take no value and may come
+ * first: the command is the first argument that is not an option.
+ */
 export function commandOf(argv: string[]): string {
-  const command = argv[2];
+  const command = argv.slice(2).find((arg) => !arg.startsWith("-"));
   return command !== undefined && COMMANDS.includes(command) ? command : "other";
 }
 

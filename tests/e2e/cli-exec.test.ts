@@ -329,6 +329,15 @@ describe("bad input", () => {
     expect(run.stderr).toMatch(/\n\s+at /);
     expect(run.stderr).toMatch(/src\/debuggers\/dump\.ts:\d+/);
   });
+
+  it("--debug before the command works for every command, those that run agents too", async () => {
+    for (const command of [["exec", "-c", "bt"], ["triage"], ["analyze", "--provider", "offline", "--sessions-dir", join(scratch, "debug-sessions")]]) {
+      const run = await runCli(["--debug", command[0]!, join(scratch, "nope.core"), ...command.slice(1)]);
+      expect(run.code, `${command[0]}: ${run.stderr}`).toBe(3);
+      expect(run.stderr).toMatch(/^dumpdbg: dump not found: /);
+      expect(run.stderr).toMatch(/src\/debuggers\/dump\.ts:\d+/);
+    }
+  });
 });
 
 describe("the program", () => {

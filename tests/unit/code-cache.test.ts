@@ -18,6 +18,9 @@ describe("the code cache's commands", () => {
     expect(commandOf(["node", "dumpdbg", "frobnicate"])).toBe("other");
     expect(commandOf(["node", "dumpdbg", "--help"])).toBe("other");
     expect(commandOf(["node", "dumpdbg", "../../etc/passwd"])).toBe("other");
+    // The program's own options come before the command.
+    expect(commandOf(["node", "dumpdbg", "--debug", "analyze", "core"])).toBe("analyze");
+    expect(commandOf(["node", "dumpdbg", "--debug"])).toBe("other");
     expect(commandOf(["node", "dumpdbg"])).toBe("other");
   });
 });
@@ -32,6 +35,7 @@ describe("the bundle a command runs from", () => {
 
   it("is the whole one for every command that runs agents or serves them", () => {
     for (const command of ["analyze", "resume", "chat", "batch", "worker", "mcp"]) expect(cliBundle(["node", "dumpdbg", command, "core"])).toBe("dumpdbg.cjs");
+    expect(cliBundle(["node", "dumpdbg", "--debug", "analyze", "core"])).toBe("dumpdbg.cjs");
     expect(COMMANDS.filter((command) => !LEAN_COMMANDS.includes(command)).sort()).toEqual(["analyze", "batch", "chat", "mcp", "resume", "worker"]);
   });
 });
