@@ -117,15 +117,15 @@ if (result.metafile.inputs["node_modules/@langchain/langgraph/dist/node.js"]) {
 // The lean bundle: the same command line, where each command that runs agents is a module that
 // throws (bin/dumpdbg.cjs never runs one from here: code-cache.ts' cliBundle).
 const { COMMANDS, LEAN_COMMANDS } = createRequire(import.meta.url)("./dist/early.cjs");
-const elsewhere = COMMANDS.filter((command) => !LEAN_COMMANDS.includes(command));
+const agentCommands = COMMANDS.filter((command) => !LEAN_COMMANDS.includes(command));
 const main = fileURLToPath(new URL("src/cli/main.ts", import.meta.url));
 const stoodIn = new Set();
-const agentCommands = {
-  name: "agent-commands",
+const agentCommandStandIns = {
+  name: "agent-command-stand-ins",
   setup(build) {
     build.onResolve({ filter: /^\.\/[a-z-]+\.js$/ }, (args) => {
       const command = args.path.slice(2, -3);
-      if (args.importer !== main || !elsewhere.includes(command)) return undefined;
+      if (args.importer !== main || !agentCommands.includes(command)) return undefined;
       stoodIn.add(command);
       return { path: command, namespace: "agent-command" };
     });
@@ -135,11 +135,11 @@ const agentCommands = {
     }));
   },
 };
-const lean = await build({ ...bundle, plugins: [...bundle.plugins, agentCommands], entryPoints: { "dumpdbg-lean": "src/cli/main.ts" }, metafile: true });
+const lean = await build({ ...bundle, plugins: [...bundle.plugins, agentCommandStandIns], entryPoints: { "dumpdbg-lean": "src/cli/main.ts" }, metafile: true });
 // A command whose module main.ts imports by another name would be in the lean bundle with all it uses.
-const missed = elsewhere.filter((command) => !stoodIn.has(command));
+const missed = agentCommands.filter((command) => !stoodIn.has(command));
 if (missed.length > 0) throw new Error(`build: main.ts imports no ./${missed[0]}.js; the lean bundle would hold the ${missed[0]} command`);
-const heavy = Object.keys(lean.metafile.inputs).find((input) => /node_modules\/(@langchain|@modelcontextprotocol)\//.test(input));
+const heavy = Object.keys(lean.metafile.inputs).find((input) => /node_modules\/(@langchain|@modelcontextprotocol|@anthropic-ai|openai|ollama)\//.test(input));
 if (heavy) throw new Error(`build: the lean bundle (${LEAN_COMMANDS.join(", ")}) holds ${heavy}; the commands that run no agents must not import it`);
 writeFileSync("dist/meta.json", JSON.stringify({ inputs: { ...lean.metafile.inputs, ...result.metafile.inputs }, outputs: { ...lean.metafile.outputs, ...result.metafile.outputs } }));
 

@@ -1,10 +1,10 @@
 /**
- * The built CLI is one CommonJS script, dist/dumpdbg.cjs, run with V8's code cache
- * (src/code-cache.ts). From the user's side: an analysis through each provider's real LangChain
- * client, bundled there, against a local server of its protocol; each command's cache written once
- * and then used as it is, written again by a run that used code it did not hold (a provider); a
- * damaged cache replaced, never fatal; the caches of earlier versions removed;
- * `DUMPDBG_CODE_CACHE=off` keeps none.
+ * The built CLI is a CommonJS script, dist/dumpdbg.cjs (dist/dumpdbg-lean.cjs for the commands that
+ * run no agents), run with V8's code cache (src/code-cache.ts). From the user's side: an analysis
+ * through each provider's real LangChain client, bundled there, against a local server of its
+ * protocol; each command's cache written once and then used as it is, written again by a run that
+ * used code it did not hold (a provider); a damaged cache replaced, never fatal; the caches of
+ * earlier versions removed; `DUMPDBG_CODE_CACHE=off` keeps none.
  */
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";

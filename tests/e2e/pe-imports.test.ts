@@ -24,6 +24,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function objdumpImports(objdump: string, file: string): Promise<PeImport[]> {
   const { stdout } = await run(objdump, ["-p", file], { maxBuffer: 64 * 1024 * 1024 });
   const table = stdout.slice(stdout.indexOf("The Import Tables"));
+  const wordSize = /pei-x86-64/.test(stdout) ? 8 : 4;
   const imports: PeImport[] = [];
   let firstThunk = 0;
   let dll = "";
@@ -42,7 +43,6 @@ async function objdumpImports(objdump: string, file: string): Promise<PeImport[]
     }
     const entry = /^\t([0-9a-f]+)\t\s*([0-9a-f]+)\s+(\S+)/.exec(line);
     if (entry && dll !== "") {
-      const wordSize = /pei-x86-64/.test(stdout) ? 8 : 4;
       imports.push({ slot: firstThunk + index * wordSize, dll, name: entry[3] === "<none>" ? `#${parseInt(entry[2]!, 16)}` : entry[3]! });
       index++;
     }

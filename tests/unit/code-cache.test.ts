@@ -8,8 +8,9 @@ import { cliBundle, commandOf, COMMANDS, LEAN_COMMANDS } from "../../src/code-ca
 import { buildProgram } from "../../src/cli/main.js";
 
 describe("the code cache's commands", () => {
-  it("are the program's commands", () => {
+  it("are the program's commands, each known by its name alone (an alias would miss its bundle)", () => {
     expect([...COMMANDS].sort()).toEqual(buildProgram().commands.map((c) => c.name()).sort());
+    expect(buildProgram().commands.flatMap((c) => c.aliases())).toEqual([]);
   });
 
   it("name the cache by the command given first; anything else shares one", () => {

@@ -1,8 +1,9 @@
 /**
  * `readPeImports` on hand-built PE files: what was written is read back (names, ordinals, the slots
  * where each is), and where a crafted file bends the layout, the table is read as the file has it:
- * a name that runs past its section's bytes, sections that overlap, a section whose bytes are not
- * in the file.
+ * a name that runs past its section's bytes, or to the end of the file; sections that overlap; a
+ * section with no bytes in the file, or whose bytes are not there; names past the part of the table
+ * read at once.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -137,6 +138,29 @@ describe("readPeImports on a hand-built PE file", () => {
       0x2000,
     );
     expect(readPeImports(file)).toEqual([{ slot: expect.any(Number), dll: "real.dll", name: "Real" }]);
+  });
+
+  it("reads a name that runs to the end of the file, in a section that claims more bytes than the file has", () => {
+    const { bytes } = importSection(0x3000, [{ name: "a.dll", imports: ["LastInTheFile"] }]);
+    // No NUL after the last name: the file ends there; the section claims 64 KiB more.
+    const path = peFile([{ rva: 0x3000, raw: 0x400, bytes: bytes.subarray(0, bytes.length - 1), rawSize: bytes.length + 0x10000 }], 0x3000);
+    expect(readPeImports(path).map((entry) => entry.name)).toEqual(["LastInTheFile"]);
+  });
+
+  it("reads a table whose section has no bytes in the file (SizeOfRawData 0) from where the section places it", () => {
+    const { bytes } = importSection(0x3000, [{ name: "a.dll", imports: ["F", "G"] }]);
+    const file = peFile([{ rva: 0x3000, raw: 0x400, bytes, rawSize: 0 }], 0x3000);
+    expect(readPeImports(file).map((entry) => entry.name)).toEqual(["F", "G"]);
+  });
+
+  it("reads names more than a mebibyte past the import directory, beyond what is read at once", () => {
+    const far = Buffer.alloc(0x100);
+    const { bytes } = importSection(0x3000, [{ name: "far.dll", imports: ["FarAway", 7] }], { rva: 0x3000 + 0x120000, bytes: far });
+    const section = Buffer.alloc(0x120000 + far.length);
+    bytes.copy(section);
+    far.copy(section, 0x120000);
+    const file = peFile([{ rva: 0x3000, raw: 0x400, bytes: section }], 0x3000);
+    expect(readPeImports(file).map((entry) => `${entry.dll} ${entry.name}`)).toEqual(["far.dll FarAway", "far.dll #7"]);
   });
 
   it("refuses an import section whose bytes lie past the end of the file", () => {

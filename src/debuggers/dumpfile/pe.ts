@@ -42,8 +42,8 @@ const MAX_SECTIONS = 96;
 const MAX_DESCRIPTORS = 512;
 const MAX_IMPORTS_PER_DLL = 8192;
 const MAX_NAME = 512;
-/** The import table's section is read whole when it is at most this big (a program's .idata: a few KiB). */
-const MAX_IMPORT_SECTION_BYTES = 4 * 1024 * 1024;
+/** The most of an import table read at once (a program's: a few KiB; a big DLL's: tens). */
+const MAX_IMPORT_WINDOW_BYTES = 1024 * 1024;
 const MAX_DEBUG_ENTRIES = 64;
 /** A CodeView record is a header and a path: a few hundred bytes, a path of at most 4 KiB. */
 const MAX_CODEVIEW_BYTES = 4096 + 24;
@@ -185,18 +185,15 @@ function imports(file: DumpFile): PeImport[] {
   const directory = dataDirectory(pe, IMAGE_DIRECTORY_ENTRY_IMPORT);
   if (!directory) return [];
   const { offsetOf, plus } = pe;
-  const at = importSection(file, pe, directory.rva);
+  const table = importWindow(file, pe, directory.rva);
   const nameAt = (rva: number) => {
-    // Bytes up to the first NUL within MAX_NAME bytes: from the section read whole when its NUL is there.
-    const inSection = at(rva, MAX_NAME, true);
-    const end = inSection?.indexOf(0) ?? -1;
-    if (inSection && end >= 0) return inSection.subarray(0, end).toString("latin1");
+    // The bytes before the first NUL of the next MAX_NAME: from the window when that NUL is in it.
+    const inWindow = table.prefix(rva, MAX_NAME);
+    if (inWindow?.includes(0)) return beforeNul(inWindow);
     const offset = offsetOf(rva);
-    const bytes = file.read(offset, Math.min(MAX_NAME, file.size - offset), "a name in the import table");
-    const nul = bytes.indexOf(0);
-    return bytes.subarray(0, nul < 0 ? bytes.length : nul).toString("latin1");
+    return beforeNul(file.read(offset, Math.min(MAX_NAME, file.size - offset), "a name in the import table"));
   };
-  const read = (rva: number, length: number, what: string) => new Fields(at(rva, length) ?? file.read(offsetOf(rva), length, what), what);
+  const read = (rva: number, length: number, what: string) => new Fields(table.bytes(rva, length) ?? file.read(offsetOf(rva), length, what), what);
   const wordSize = plus ? 8 : 4;
   const result: PeImport[] = [];
   for (let i = 0; i < MAX_DESCRIPTORS; i++) {
@@ -218,22 +215,44 @@ function imports(file: DumpFile): PeImport[] {
   return result;
 }
 
+function beforeNul(bytes: Buffer): string {
+  const end = bytes.indexOf(0);
+  return bytes.subarray(0, end < 0 ? bytes.length : end).toString("latin1");
+}
+
+/** Bytes of the import table, read from the file at once (`importWindow`). */
+interface ImportWindow {
+  /** Exactly `length` bytes at `rva`; null when they are not all in the window. */
+  bytes(rva: number, length: number): Buffer | null;
+  /** Up to `length` bytes at `rva`, fewer where the window ends; null when `rva` is not in it. */
+  prefix(rva: number, length: number): Buffer | null;
+}
+
 /**
- * The bytes at an RVA from the section that holds the import directory, read from the file once
- * (its descriptors, lookup entries and names lie there together: one read, not one per field);
- * null for bytes outside what was read, which the caller reads from the file. `upTo` takes fewer
- * bytes than asked where the section's bytes end.
+ * The bytes from the import directory to the end of its section, at most MAX_IMPORT_WINDOW_BYTES,
+ * read in one read: the descriptors, lookup entries and names follow the directory there (mingw's
+ * .idata, MSVC's .rdata), so a table is one read rather than one per field. What lies outside it
+ * is read from the file as before, field by field; so is an RVA that an earlier section overlapping
+ * this one holds (a crafted file), as `offsetOf` places it there.
  */
-function importSection(file: DumpFile, pe: PeHeaders, directoryRva: number): (rva: number, length: number, upTo?: boolean) => Buffer | null {
+function importWindow(file: DumpFile, pe: PeHeaders, directoryRva: number): ImportWindow {
   const section = pe.sectionOf(directoryRva);
-  const length = section ? Math.min(section.rawSize, file.size - section.raw, MAX_IMPORT_SECTION_BYTES) : 0;
-  if (!section || length <= 0 || section.raw >= file.size) return () => null;
-  const bytes = file.read(section.raw, length, "the import table's section");
-  return (rva, wanted, upTo = false) => {
-    const start = rva - section.rva;
-    // Where sections overlap (a crafted file), offsetOf's section, not this one, holds the RVA.
-    if (start < 0 || start >= bytes.length || pe.sectionOf(rva) !== section) return null;
-    if (start + wanted > bytes.length && !upTo) return null;
-    return bytes.subarray(start, Math.min(start + wanted, bytes.length));
+  const offset = section ? section.raw + (directoryRva - section.rva) : 0;
+  const end = section ? Math.min(section.raw + section.rawSize, file.size, offset + MAX_IMPORT_WINDOW_BYTES) : 0;
+  if (!section || end <= offset) return { bytes: () => null, prefix: () => null };
+  const bytes = file.read(offset, end - offset, "the import table");
+  const startOf = (rva: number) => {
+    const start = rva - directoryRva;
+    return start < 0 || start >= bytes.length || pe.sectionOf(rva) !== section ? null : start;
+  };
+  return {
+    bytes: (rva, length) => {
+      const start = startOf(rva);
+      return start === null || start + length > bytes.length ? null : bytes.subarray(start, start + length);
+    },
+    prefix: (rva, length) => {
+      const start = startOf(rva);
+      return start === null ? null : bytes.subarray(start, Math.min(start + length, bytes.length));
+    },
   };
 }
