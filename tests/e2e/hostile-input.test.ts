@@ -147,10 +147,15 @@ describe("SIGTERM and SIGINT", () => {
     for (const command of ["triage", "analyze"] as const) {
       const copy = path.join(dir, `whole-${command}.core`);
       copyFileSync(core.core, copy);
-      const started = performance.now();
-      const run = await runCli(argsOf(command, copy));
-      took[command] = performance.now() - started;
-      expect(run.code, run.stderr).toBe(0);
+      // The faster of two runs: the first of a fresh build writes its code cache and gdb's index, and
+      // a share of its time could land in the exit of the runs that follow, where no handler runs.
+      took[command] = Infinity;
+      for (let i = 0; i < 2; i++) {
+        const started = performance.now();
+        const run = await runCli(argsOf(command, copy));
+        took[command] = Math.min(took[command], performance.now() - started);
+        expect(run.code, run.stderr).toBe(0);
+      }
     }
   }, 60_000);
 
