@@ -6,8 +6,7 @@
  * JSON, and a model that obeys an instruction planted in the dump and proposes `shell rm -rf ~`.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
@@ -19,6 +18,9 @@ import type { ModelConfig } from "../../src/llm/index.js";
 import { ReportSchema } from "../../src/report/schema.js";
 import { buildCore } from "../helpers/cores.js";
 import { promptText, requestedSchema, requestedToolSchema, smallestInstance, startFakeOllama, startFakeOpenAI, type FakeReply, type FakeServer, type ReplyUsage } from "../helpers/fake-providers.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 /** The route of a complete run: a rejected hypothesis, a pivot to a new one, its confirmation, two critic rounds. */
 const FULL_ROUTE = ["hypothesis", "tester", "evaluator", "hypothesis", "tester", "evaluator", "investigator", "reasoner", "critic", "responder", "reasoner", "critic", "report"];
@@ -119,7 +121,7 @@ afterEach(async () => {
 });
 
 async function run(core: { core: string; exe: string }, models: ModelConfig): Promise<AnalysisResult & { progress: string[]; dir: string }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-models-"));
+  const dir = tempDir("dumpdbg-models-");
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const progress: string[] = [];
   const result = await analyze("the server dies when a client disconnects", {
@@ -334,7 +336,7 @@ describe("analyze with a model", () => {
 
 /** A support desk program whose crashing ticket carries an instruction aimed at an AI debugger. */
 async function plantedInstructionCore(): Promise<{ core: string; exe: string }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-planted-"));
+  const dir = tempDir("dumpdbg-planted-");
   const source = path.join(dir, "support.c");
   writeFileSync(
     source,
@@ -406,7 +408,7 @@ describe("the chat's offline answer is the floor", () => {
     const base = scripted.script;
     scripted.script = (request) =>
       requestedSchema(request) === "chat" ? { json: { needCommands: [], answer: "It probably crashed because of a bad pointer somewhere.", evidenceIds: [] } } : base(request);
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-chat-floor-"));
+    const dir = tempDir("dumpdbg-chat-floor-");
     let answer: Awaited<ReturnType<typeof answerQuestion>> | null = null;
     await analyze("the server dies when a client disconnects", {
       open: { dump: core.core, exe: core.exe, timeoutMs: 30_000 },

@@ -5,18 +5,20 @@
  */
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
-import { mkdtempSync, readFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 describe("dumpdbg resume", () => {
   it("continues a run killed mid-graph, from its checkpoint, without running any command twice", async () => {
     const built = await buildCore("null-deref");
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-resume-"));
+    const dir = tempDir("dumpdbg-resume-");
     const common = ["--provider", "offline", "--out", "reports", "--sessions-dir", "sessions"];
 
     let sessionId: string | null = null;

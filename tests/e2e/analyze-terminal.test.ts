@@ -4,13 +4,14 @@
  * lines wrapped at word boundaries; NO_COLOR honoured; --quiet and --verbose.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
 import { buildCore, type BuiltCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const run = promisify(execFile);
 const SOCKET = `dumpdbg-analyze-tty-${process.pid}`;
@@ -20,7 +21,7 @@ let core: BuiltCore;
 let dir: string;
 beforeAll(async () => {
   core = await buildCore("null-deref");
-  dir = mkdtempSync(join(tmpdir(), "dumpdbg-analyze-tty-"));
+  dir = tempDir("dumpdbg-analyze-tty-");
 });
 afterAll(async () => {
   await tmux("kill-server").catch(() => undefined);

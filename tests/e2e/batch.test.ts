@@ -3,18 +3,20 @@
  * deadlocks), each from two builds of its program, plus a truncated core and a file that is no dump.
  * It must group exactly by bug: both builds of a bug together, different bugs of one kind apart.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { groupByBug, stackSimilarity, type Triaged } from "../../src/batch/grouping.js";
 import { runCli } from "../helpers/cli.js";
 import { bugFolder, expectGroupedByBug } from "../helpers/bug-folder.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 
 describe("dumpdbg batch", () => {
   it("groups a folder of dumps exactly by bug, lists what it could not read, and writes its report", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-"));
+    const dir = tempDir("dumpdbg-batch-");
     const { dumps, placed } = await bugFolder(path.join(dir, "dumps"), { nested: true, strays: "README.txt" });
 
     const result = await runCli(["batch", dumps, "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
@@ -41,7 +43,7 @@ describe("dumpdbg batch", () => {
   }, 300_000);
 
   it("stops cleanly on Ctrl+C, keeps what is done, and a rerun goes on", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-stop-"));
+    const dir = tempDir("dumpdbg-batch-stop-");
     const { dumps } = await bugFolder(path.join(dir, "dumps"));
     const args = ["batch", dumps, "--jobs", "1", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];
     const stopped = await runCli(args, {
@@ -67,7 +69,7 @@ describe("dumpdbg batch", () => {
   }, 300_000);
 
   it("exits 3 when nothing at all could be read", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-empty-"));
+    const dir = tempDir("dumpdbg-batch-empty-");
     writeFileSync(path.join(dir, "notes.txt"), "nothing here\n");
     const result = await runCli(["batch", dir, "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
     expect(result.code).toBe(3);
@@ -109,7 +111,7 @@ describe("grouping by bug", () => {
 
 describe("dumpdbg batch --analyze", () => {
   it("analyses each bug once, on its most complete dump, links the analysis, and reuses it on the next run", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-batch-analyze-"));
+    const dir = tempDir("dumpdbg-batch-analyze-");
     const { dumps } = await bugFolder(path.join(dir, "dumps"), { bugs: ["null-deref", "div-zero"] });
     const args = ["batch", dumps, "--analyze", "--jobs", "2", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")];
     const first = await runCli(args);

@@ -6,8 +6,7 @@
  * culprit, line), say which evidence decided, and still call a real kill sent.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
@@ -15,8 +14,11 @@ import { breakpadMinidumpFromCore } from "../helpers/breakpad.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine } from "../helpers/cores.js";
 import { coreAtCrash } from "../helpers/dumped.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-no-si-code-"));
+const tempDir = tempDirs();
+
+const dir = tempDir("dumpdbg-no-si-code-");
 
 /** A plugin host jumps to an entry point that is a heap buffer: the pc leaves every module. */
 const HEAP_JUMP = `/* A plugin host calls the entry point its plugin table gives; a table filled from a scratch

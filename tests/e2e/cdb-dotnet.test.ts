@@ -5,14 +5,16 @@
  * stream of the crash, none in the hang dump, and the threads and modules the stand-in's listings
  * name. dumpdbg reads the stop from the file and the managed side from SOS's listings.
  */
-import { writeFileSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
 import { buildMinidump, type MinidumpSpec } from "../helpers/dump-writers.js";
 import { FAKE_CDB, fakeDump, managedCrashScript, managedDeadlockScript, type FakeDump } from "../helpers/fake-cdb.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 /** The process the transcripts show: pid 0x1a2c, its threads in cdb's order, .NET 8's modules. */
 function dotnetProcess(threadIds: number[], exception: MinidumpSpec["exception"]): Buffer {
@@ -34,7 +36,7 @@ function dotnetProcess(threadIds: number[], exception: MinidumpSpec["exception"]
 }
 
 function dumpFile(bytes: Buffer): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "dumpdbg-dotnet-")), "crash.dmp");
+  const file = path.join(tempDir("dumpdbg-dotnet-"), "crash.dmp");
   writeFileSync(file, bytes);
   return file;
 }
@@ -101,7 +103,7 @@ describe("the offline analysis of a .NET crash under cdb", () => {
   it("concludes from the runtime's exception record and the managed stack, not from C++ throw machinery", async () => {
     const raised = { thread: 0x1b3c, code: 0xe0434352, flags: 1, address: 0x7ffb11aac319n, parameters: [0xffffffff80004003n, 0n, 0n, 0n, 0x7ffa1a000000n], registers: { rip: 0x7ffb11aac319n, rsp: 0x14ee30n } };
     const crashed = fakeDump(managedCrashScript(true), dumpFile(dotnetProcess([0x1b3c, 0x1c08, 0x1d44, 0x2a10, 0x2d40], raised)));
-    const out = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-dotnet-analysis-"));
+    const out = tempDir("dumpdbg-dotnet-analysis-");
     const run = await runCli(["analyze", crashed.dump, "--debugger", "cdb", "--cdb", FAKE_CDB, "--provider", "offline", "--json", "--out", path.join(out, "reports"), "--sessions-dir", path.join(out, "sessions")]);
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.code, run.stderr).toBe(0);

@@ -6,8 +6,7 @@
  * modules and registers taken from the file, the stack of the program as its source says it runs.
  * The verdict must match LLDB's on the same dump. tests/e2e/cdb-windows.test.ts runs the real cdb.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inspectDump } from "../../src/debuggers/dump.js";
@@ -17,6 +16,9 @@ import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
 import { FAKE_CDB, type FakeCdbScript } from "../helpers/fake-cdb.js";
 import { buildMinidump, missingWindowsTools, windowsCulpritLine } from "../helpers/windows.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const missing = missingWindowsTools();
 const skipReason = missing.length > 0 ? ` (skipped: ${missing.join(", ")} not installed; .ci/run installs mingw-w64 and wine)` : "";
@@ -92,7 +94,7 @@ describe.skipIf(missing.length > 0)(`--debugger cdb on a real minidump, cdb play
   beforeAll(async () => {
     const built = await buildMinidump("config-null");
     line = windowsCulpritLine("config-null");
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-cdb-triage-"));
+    const dir = tempDir("dumpdbg-cdb-triage-");
     dump = path.join(dir, "crash.dmp");
     copyFileSync(built.dump, dump);
     // LLDB, which the verdict is checked against, looks for the program beside the dump.
@@ -144,7 +146,7 @@ describe.skipIf(missing.length > 0)(`--debugger cdb on a real minidump, cdb play
   });
 
   it("writes an analysis report that names cdb as the debugger that ran", async () => {
-    const out = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-cdb-report-"));
+    const out = tempDir("dumpdbg-cdb-report-");
     const result = await runCli(["analyze", dump, "--debugger", "cdb", "--cdb", FAKE_CDB, "--provider", "offline", "--json", "--out", out, "--sessions-dir", path.join(out, ".sessions")], { env });
     expect(result.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
     expect(result.code, result.stderr).toBe(0);
@@ -156,7 +158,7 @@ describe.skipIf(missing.length > 0)(`--debugger cdb on a real minidump, cdb play
 
 describe("--debugger cdb off Windows", () => {
   it("is refused in one line that says how to name a cdb, when none is named", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-cdb-host-"));
+    const dir = tempDir("dumpdbg-cdb-host-");
     const dump = path.join(dir, "crash.dmp");
     // A minidump header with no streams: recognised as a minidump, which is all the choice needs.
     const header = Buffer.alloc(32);

@@ -8,8 +8,7 @@
  * PDBs, not DWARF: the program is built with MSVC's cl (or clang-cl), from a developer prompt.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +16,9 @@ import { canRun } from "../../src/debuggers/backends.js";
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
 import { windowsCulpritLine } from "../helpers/windows.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const CDB = process.env.DUMPDBG_CDB ?? "cdb";
 const cdbOnPath = process.platform === "win32" && canRun(CDB.endsWith(".exe") || CDB.includes("\\") ? CDB : `${CDB}.exe`);
@@ -29,7 +31,7 @@ describe.skipIf(skipReason !== "")(`the real cdb on a dump written by MiniDumpWr
   let dump = "";
 
   beforeAll(() => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-cdb-real-"));
+    const dir = tempDir("dumpdbg-cdb-real-");
     const exe = path.join(dir, "config-null.exe");
     execFileSync(COMPILER!, ["/nologo", "/Zi", "/Od", `/I${SOURCES}`, `/Fe${exe}`, `/Fd${path.join(dir, "config-null.pdb")}`, path.join(SOURCES, "config-null.c"), path.join(SOURCES, "crash-dump.c"), "dbghelp.lib", "/link", "/DEBUG"], { cwd: dir });
     // The crash reporter writes crash.dmp in the working folder and exits with code 3.

@@ -1,19 +1,21 @@
 /** `dumpdbg exec` and bad input, driven through the built CLI on real cores. */
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, rmSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, copyFileSync, mkdirSync, rmSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildCore, buildProgram, type BuiltCore } from "../helpers/cores.js";
 import { runCli } from "../helpers/cli.js";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 let nullDeref: BuiltCore;
 let scratch: string;
 
 beforeAll(async () => {
   nullDeref = await buildCore("null-deref");
-  scratch = mkdtempSync(join(tmpdir(), "dumpdbg-cli-"));
+  scratch = tempDir("dumpdbg-cli-");
 });
 
 describe("dumpdbg exec", () => {

@@ -1,12 +1,14 @@
 /** `dumpdbg report` and `analyze --chat`, through the built CLI on a real core. */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ReportSchema } from "../../src/report/schema.js";
 import { BIN, runCli } from "../helpers/cli.js";
 import { buildCore, type BuiltCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 let built: BuiltCore;
 let dir: string;
@@ -14,7 +16,7 @@ let id: string;
 
 beforeAll(async () => {
   built = await buildCore("null-deref");
-  dir = mkdtempSync(join(tmpdir(), "dumpdbg-report-cli-"));
+  dir = tempDir("dumpdbg-report-cli-");
   const run = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", "--issue", "dies on disconnect", "--sessions-dir", join(dir, "sessions"), "--out", join(dir, "reports"), "--json"]);
   expect(run.code).toBe(0);
   id = ReportSchema.parse(JSON.parse(run.stdout)).session.id;

@@ -1,16 +1,18 @@
 /** `dumpdbg sessions ...` through the built CLI: a table of argv → behaviour on real session folders. */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSession, updateSession } from "../../src/evidence/sessions.js";
 import { runCli } from "../helpers/cli.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 let root: string;
 let ids: string[];
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "dumpdbg-sessions-cli-"));
+  root = tempDir("dumpdbg-sessions-cli-");
   ids = ["core.server", "core.worker", "crash.dmp"].map(
     (dump, i) =>
       createSession(root, { dump: `/var/crash/${dump}`, executable: null, debugger: { backend: "gdb", path: "gdb", version: null }, issue: `issue ${i}` }).id,
@@ -60,7 +62,7 @@ describe("dumpdbg sessions", () => {
   });
 
   it("rm removes a session and its reports, and nothing else", async () => {
-    const reports = mkdtempSync(join(tmpdir(), "dumpdbg-sessions-reports-"));
+    const reports = tempDir("dumpdbg-sessions-reports-");
     const ours = join(reports, `${ids[1]}.md`);
     const replaced = join(reports, `${ids[1]}.html`);
     writeFileSync(ours, "<!-- dumpdbg report -->\n\n# Null dereference\n");
@@ -77,7 +79,7 @@ describe("dumpdbg sessions", () => {
   });
 
   it("rm refuses ids that would leave the sessions folder", async () => {
-    const outside = mkdtempSync(join(tmpdir(), "dumpdbg-outside-"));
+    const outside = tempDir("dumpdbg-outside-");
     writeFileSync(join(outside, "session.json"), "{}");
     symlinkSync(outside, join(root, "escape"));
     for (const id of ["../x", "..", "/etc", "escape"]) {
@@ -97,7 +99,7 @@ describe("dumpdbg sessions", () => {
   it("cleanup removes old sessions but keeps the newest K", async () => {
     const old = new Date(Date.now() - 10 * 86_400_000).toISOString();
     const oldest = [...ids].sort()[0]!;
-    const report = join(mkdtempSync(join(tmpdir(), "dumpdbg-sessions-reports-")), `${oldest}.md`);
+    const report = join(tempDir("dumpdbg-sessions-reports-"), `${oldest}.md`);
     writeFileSync(report, "<!-- dumpdbg report -->\n\n# Deadlock\n");
     updateSession(root, oldest, { reports: [report] });
     for (const id of ids) {

@@ -5,8 +5,7 @@
  * Crashpad's client adds (libc's "abort() called", the product's keys): triage and the reports
  * carry them, and the abort's message comes from them when glibc left none.
  */
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DumpFile, readMinidump } from "../../src/debuggers/dumpfile/index.js";
@@ -15,8 +14,11 @@ import { breakpadMinidumpFromCore } from "../helpers/breakpad.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine, type BuiltCore } from "../helpers/cores.js";
 import { withCrashpadInfo } from "../helpers/crashpad-info.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-crashpad-"));
+const tempDir = tempDirs();
+
+const dir = tempDir("dumpdbg-crashpad-");
 const REPORT_ID = Buffer.from("00112233445566778899aabbccddeeff", "hex");
 let built: BuiltCore;
 let dump: string;

@@ -3,13 +3,15 @@
  * about the bus-error fixture's deleted log file (its core maps a file that no longer exists). The
  * terminal gets one line saying how often and the first; the report keeps them all.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 describe("the debugger's load warnings", () => {
   it("are one line on the terminal for triage", async () => {
@@ -23,7 +25,7 @@ describe("the debugger's load warnings", () => {
 
   it("are kept whole in the report of an analysis, and summarised once in its progress", async () => {
     const built = await buildCore("bus-error");
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-warnings-"));
+    const dir = tempDir("dumpdbg-warnings-");
     const result = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr.split("\n").filter((line) => /^warning:/.test(line)), result.stderr).toHaveLength(1);

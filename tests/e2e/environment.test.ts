@@ -1,12 +1,14 @@
 /** Reading the dumped process's environment (for redaction) from a real core with awkward values. */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEnvironment } from "../../src/analyzers/index.js";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
 import { askSession } from "../../src/debuggers/inspector.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const LONG = `postgres://app:${"x".repeat(280)}@db.internal/prod`;
 const QUOTED = 'pa"ss\\word-zq9';
@@ -14,7 +16,7 @@ const AFTER = "tailsecret-after-the-long-one";
 let session: GdbSession;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "dumpdbg-env-"));
+  const dir = tempDir("dumpdbg-env-");
   writeFileSync(join(dir, "crash.c"), "int main(void) { return *(volatile int *)0; }\n");
   execFileSync("gcc", ["-g", "-O0", "-o", join(dir, "crash"), join(dir, "crash.c")]);
   execFileSync("gdb", ["-nx", "-batch", "-ex", "run", "-ex", `generate-core-file ${join(dir, "core")}`, join(dir, "crash")], {

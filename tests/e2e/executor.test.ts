@@ -1,7 +1,5 @@
 /** The one executor: policy → gdb → evidence store → analyzers, on a real core and a real SQLite file. */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommandExecutor } from "../../src/agents/executor.js";
 import { runCommands, type Runtime } from "../../src/agents/runtime.js";
@@ -10,6 +8,9 @@ import { openDump, type OpenedDump } from "../../src/debuggers/open.js";
 import { createSession, sessionPaths, Transcript } from "../../src/evidence/sessions.js";
 import { EvidenceStore } from "../../src/evidence/store.js";
 import { buildCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 let opened: OpenedDump;
 let store: EvidenceStore;
@@ -20,7 +21,7 @@ let id: string;
 
 beforeAll(async () => {
   const built = await buildCore("thread-crash");
-  root = mkdtempSync(join(tmpdir(), "dumpdbg-executor-"));
+  root = tempDir("dumpdbg-executor-");
   opened = await openDump({ dump: built.core, exe: built.exe });
   id = createSession(root, {
     dump: built.core,

@@ -4,8 +4,7 @@
  * Crashpad's simulated NSException told by its annotations. Real crashes of fixture programs (their
  * memory, threads and registers, x86-64), written as a Mac client writes them; LLDB reads them.
  */
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DumpFile, readMinidump } from "../../src/debuggers/dumpfile/index.js";
@@ -15,8 +14,11 @@ import { runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine } from "../helpers/cores.js";
 import { withCrashpadInfo } from "../helpers/crashpad-info.js";
 import { asMacMinidump, writeMacSymbols, type MachException, type MacModule } from "../helpers/mac-minidump.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-mac-"));
+const tempDir = tempDirs();
+
+const dir = tempDir("dumpdbg-mac-");
 const store = path.join(dir, "symbols");
 
 const EXC_BAD_ACCESS = 1;

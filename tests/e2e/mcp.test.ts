@@ -7,18 +7,19 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
 import { buildCore, culpritLine, type BuiltCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 let client: Client;
 let transport: StdioClientTransport;
 let nullDeref: BuiltCore;
 let deadlock: BuiltCore;
-const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-mcp-"));
+const dir = tempDir("dumpdbg-mcp-");
 
 type Structured = Record<string, any>;
 

@@ -4,8 +4,7 @@
  * was): the address is the low 32 bits, so a write at 0x45 is a NULL dereference. No 32-bit Wine
  * runs here, so the dump is written: an x86 CONTEXT, a stack, the program's module; LLDB reads it.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readException } from "../../src/analyzers/windows.js";
@@ -13,8 +12,11 @@ import { DumpFile, readMinidump } from "../../src/debuggers/dumpfile/index.js";
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
 import { buildMinidump } from "../helpers/dump-writers.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-x86-"));
+const tempDir = tempDirs();
+
+const dir = tempDir("dumpdbg-x86-");
 const REGISTERS = { rip: 0x401234n, rsp: 0x19ff00n, rbp: 0x19ff40n, rax: 0n, rcx: 0x45n };
 const dump = path.join(dir, "billing.dmp");
 writeFileSync(

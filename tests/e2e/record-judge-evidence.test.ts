@@ -5,8 +5,7 @@
  * `<programs>` and the build's as `<build>`. Runs only when asked, after a change to what a judge
  * asks or to a fixture program: DUMPDBG_RECORD_EVIDENCE=1 npx vitest run tests/e2e/record-judge-evidence.test.ts
  */
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -19,6 +18,9 @@ import { EvidenceStore } from "../../src/evidence/store.js";
 import type { State } from "../../src/state.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const EVIDENCE_DIR = fileURLToPath(new URL("../fixtures/evidence/", import.meta.url));
 const PROGRAMS_DIR = fileURLToPath(new URL("../fixtures/programs", import.meta.url));
@@ -27,7 +29,7 @@ const programs = readdirSync(EVIDENCE_DIR).filter((file) => file.endsWith(".json
 describe.runIf(process.env.DUMPDBG_RECORD_EVIDENCE)("recording the judges' evidence", () => {
   it.each(programs)("%s", async (program) => {
     const built = await buildCore(program);
-    const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-record-${program}-`));
+    const dir = tempDir(`dumpdbg-record-${program}-`);
     const run = await runCli(["analyze", built.core, "--exe", built.exe, "--provider", "offline", "--debugger", "gdb", "--json", "--out", "reports", "--sessions-dir", "sessions"], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
     const id = (JSON.parse(run.stdout) as { session: { id: string } }).session.id;

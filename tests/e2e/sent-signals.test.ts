@@ -4,13 +4,15 @@
  * at itself. Real programs, real cores written by gdb at the signal, real gdb and lldb.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-sent-"));
+const tempDir = tempDirs();
+
+const dir = tempDir("dumpdbg-sent-");
 
 /** A supervisor whose watchdog child sends it `signal` while it serves. */
 const watchdog = (signal: string) => `/* A supervisor serves jobs; the watchdog it forked sends it ${signal}. */

@@ -5,9 +5,8 @@
  * the tree, gdb and LLDB both find it by the build id the core records. A store that holds another
  * build of the program is not used, and says so.
  */
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
@@ -16,6 +15,9 @@ import { writeBreakpadSymbols } from "../helpers/breakpad-sym.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine } from "../helpers/cores.js";
 import { breakpadId } from "../../src/debuggers/symbols.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 async function triage(args: string[]): Promise<{ crash: Crash; stderr: string }> {
   const result = await runCli(["triage", ...args, "--json"]);
@@ -48,7 +50,7 @@ describe("a stripped program's debug information in a build-id tree", () => {
     const built = await buildCore("null-deref", { splitDebug: true });
     const other = await buildCore("null-deref", { splitDebug: true, variant: "another-build" });
     // The other build's tree, its debug file renamed to this build's id: the name matches, the content does not.
-    const fake = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-wrong-symbols-"));
+    const fake = tempDir("dumpdbg-wrong-symbols-");
     cpSync(other.symbols ?? "", fake, { recursive: true });
     const mine = readdirSync(path.join(built.symbols ?? "", ".build-id"))[0] ?? "";
     const theirs = readdirSync(path.join(fake, ".build-id"))[0] ?? "";
@@ -78,7 +80,7 @@ describe("a Breakpad symbol store", () => {
    */
   async function crashpadCase() {
     const built = await buildCore("null-deref");
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-breakpad-store-"));
+    const dir = tempDir("dumpdbg-breakpad-store-");
     const store = path.join(dir, "symbols");
     const written = await writeBreakpadSymbols(built.exe, store);
     const stripped = path.join(dir, "null-deref");
@@ -117,7 +119,7 @@ describe("a Breakpad symbol store", () => {
     const { store, stripped, dump, written } = await crashpadCase();
     // A .sym whose MODULE line names another build, put where this build's would be.
     const other = await buildCore("null-deref", { variant: "another-build" });
-    const otherStore = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-other-store-"));
+    const otherStore = tempDir("dumpdbg-other-store-");
     const otherWritten = await writeBreakpadSymbols(other.exe, otherStore);
     expect(otherWritten.id).not.toBe(written.id);
     writeFileSync(written.file, readFileSync(otherWritten.file));

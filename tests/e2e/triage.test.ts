@@ -4,9 +4,6 @@
  * message where there is one. The hard cases (optimised builds without debug info, no glibc
  * debug info, deep recursion, many threads, a worker thread's crash) hold too.
  */
-import { mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatTriage } from "../../src/analyzers/format.js";
 import { openingProbes, triage, type TriageResult } from "../../src/analyzers/triage/index.js";
@@ -16,6 +13,9 @@ import type { Probe, SignalRecord } from "../../src/debuggers/probe.js";
 import { GdbSession, type GdbSessionOptions } from "../../src/debuggers/gdb/gdb-session.js";
 import { CrashSchema, type CrashKind, type OriginType } from "../../src/report/schema.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 interface Expected {
   kind: CrashKind;
@@ -72,7 +72,7 @@ function expectedOrigin(expected: Expected): OriginType {
   return expected.origin ?? (RAISED.has(expected.kind) ? "raised" : REQUESTED.has(expected.kind) ? "requested" : "fault");
 }
 
-const noDebugFiles = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-no-debug-"));
+const noDebugFiles = tempDir("dumpdbg-no-debug-");
 
 /**
  * Builds (cached) and triages one core in its own gdb session, with the core's own record of the

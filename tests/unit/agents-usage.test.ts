@@ -1,13 +1,16 @@
 /** The usage a killed run spent but never checkpointed, recovered from the transcript on resume. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { uncheckpointedSpend } from "../../src/agents/runtime.js";
 import { NOTHING_SPENT } from "../../src/state.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 function transcript(lines: unknown[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), "dumpdbg-usage-")), "transcript.jsonl");
+  const file = join(tempDir("dumpdbg-usage-"), "transcript.jsonl");
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
   return file;
 }

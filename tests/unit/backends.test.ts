@@ -1,11 +1,13 @@
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { BACKENDS, canRun, chooseBackend, type ChoiceInput } from "../../src/debuggers/backends.js";
 import { binaryOf, isNamed } from "../../src/debuggers/binaries.js";
 import type { Backend } from "../../src/debuggers/session.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const installed = (...names: Backend[]) => (backend: Backend) => names.includes(backend);
 
@@ -107,7 +109,7 @@ describe("binaryOf", () => {
 });
 
 describe("canRun", () => {
-  const dir = mkdtempSync(join(tmpdir(), "dumpdbg-backends-"));
+  const dir = tempDir("dumpdbg-backends-");
   const tool = join(dir, "fakedbg");
   writeFileSync(tool, "#!/bin/sh\n");
   chmodSync(tool, 0o755);

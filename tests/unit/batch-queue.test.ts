@@ -1,9 +1,11 @@
 /** The pure parts of the batch queue: the address it accepts and prints, and how a job is named. */
-import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { connectionOf, displayed, jobIdOf, QueueError } from "../../src/batch/queue.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 describe("the queue's address", () => {
   it("takes redis:// and rediss:// with a password and a database, and nothing else", () => {
@@ -21,7 +23,7 @@ describe("the queue's address", () => {
 });
 
 describe("a job's name", () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-jobid-"));
+  const dir = tempDir("dumpdbg-jobid-");
   const dump = path.join(dir, "a.core");
   writeFileSync(dump, "core bytes");
 

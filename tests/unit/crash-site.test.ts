@@ -2,7 +2,7 @@
  * The crash site is read once: a resumed run reasons from the sources as they were when the
  * analysis started, so the rules its checkpointed hypotheses name still exist after an edit.
  */
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,9 @@ import { crashSiteOf } from "../../src/agents/playbooks/crash-site.js";
 import { factsOf } from "../../src/agents/playbooks/facts.js";
 import { playbookFor } from "../../src/agents/playbooks/index.js";
 import type { TriageResult } from "../../src/analyzers/index.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const PROGRAMS_DIR = fileURLToPath(new URL("../fixtures/programs", import.meta.url));
 
@@ -22,7 +25,7 @@ function triageIn(dir: string): TriageResult {
 
 describe("the crash site", () => {
   it("keeps the sources as they were read, so an edit since changes no rule", () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-crash-site-"));
+    const dir = tempDir("dumpdbg-crash-site-");
     const source = path.join(dir, "null-deref.c");
     copyFileSync(path.join(PROGRAMS_DIR, "null-deref.c"), source);
     const triage = triageIn(dir);

@@ -1,11 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import type { Frame } from "../../src/debuggers/model.js";
 import { loadBreakpadSymbols } from "../../src/debuggers/symbols/breakpad-sym.js";
 import { nameFrames, type NamedModule } from "../../src/debuggers/symbols/frame-names.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const SYM = `MODULE Linux x86_64 0123456789ABCDEF0123456789ABCDEF0 server
 FILE 0 /src/server/net.c
@@ -23,7 +25,7 @@ PUBLIC 3000 0 _start
 `;
 
 async function serverModule(): Promise<NamedModule> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-frame-names-"));
+  const dir = tempDir("dumpdbg-frame-names-");
   const file = path.join(dir, "server.sym");
   writeFileSync(file, SYM);
   return { name: "server", start: 0x555555554000n, end: 0x555555558000n, symbols: await loadBreakpadSymbols(file) };

@@ -1,13 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { openRegularFile } from "../../src/debuggers/dumpfile/index.js";
 import { checkInputFile, MIN_DUMP_BYTES } from "../../src/debuggers/input-files.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-input-files-"));
+const tempDir = tempDirs();
+
+const dir = tempDir("dumpdbg-input-files-");
 
 describe("checkInputFile", () => {
   it("takes a regular file, through a symlink too", async () => {
