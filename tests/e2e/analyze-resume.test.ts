@@ -1,11 +1,12 @@
 /**
  * Resume: an analysis killed with SIGKILL in the middle of its graph continues with `dumpdbg
  * resume <id>` from the last checkpoint in the session's evidence.db, ends in the same kind of
- * report as an uninterrupted run, and neither loses nor repeats evidence.
+ * report as an uninterrupted run, and neither loses nor repeats evidence. The killed run leaves
+ * nothing in the temporary folder (gdb's output log is unlinked once gdb and dumpdbg hold it open).
  */
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportSchema } from "../../src/report/schema.js";
@@ -19,11 +20,13 @@ describe("dumpdbg resume", () => {
   it("continues a run killed mid-graph, from its checkpoint, without running any command twice", async () => {
     const built = await buildCore("null-deref");
     const dir = tempDir("dumpdbg-resume-");
+    const privateTemp = tempDir("dumpdbg-resume-tmp-");
     const common = ["--provider", "offline", "--out", "reports", "--sessions-dir", "sessions"];
 
     let sessionId: string | null = null;
     const killed = await runCli(["analyze", built.core, "--exe", built.exe, "--issue", "dies on disconnect", ...common], {
       cwd: dir,
+      env: { TMPDIR: privateTemp },
       onSpawn(child) {
         let seen = "";
         child.stderr?.on("data", (chunk: Buffer) => {
@@ -35,6 +38,7 @@ describe("dumpdbg resume", () => {
       },
     });
     expect(killed.signal).toBe("SIGKILL");
+    expect(readdirSync(privateTemp)).toEqual([]);
     expect(sessionId).not.toBeNull();
     const id = sessionId as unknown as string;
     const sessionDir = path.join(dir, "sessions", id);

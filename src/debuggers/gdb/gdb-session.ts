@@ -211,6 +211,10 @@ export class GdbSession implements DebuggerSession {
     }
     this.logTail = { dir, tail: new MiLogTail(file, (line) => this.onLine(line)), cleanup };
     await this.expectDone(cli("set logging enabled on"), "set up its output");
+    // gdb writes the log and the tail reads it through files both hold open: its name and folder go
+    // now, so that none of it stays on disk even when dumpdbg is killed outright (SIGKILL runs no handler).
+    live.delete(cleanup);
+    cleanup.kill();
   }
 
   private dropLogTail(): void {
