@@ -65,7 +65,7 @@ async function run(command: string, args: string[]): Promise<string> {
  * Runs a Windows program under Wine until it exits, its output going to a file: Wine's own
  * processes (wineserver, winedevice) outlive it and would hold a pipe open.
  */
-async function wine(args: string[], cwd: string, output: string): Promise<number | null> {
+async function wine(args: string[], cwd: string, output: string): Promise<number | NodeJS.Signals | null> {
   const file = await open(output, "w");
   try {
     const child = spawn("wine", args, { cwd, env: wineEnv, stdio: ["ignore", file.fd, file.fd] });
@@ -75,9 +75,10 @@ async function wine(args: string[], cwd: string, output: string): Promise<number
         reject(new Error(`wine ${args.join(" ")} took longer than ${WINE_TIMEOUT_MS} ms`));
       }, WINE_TIMEOUT_MS);
       child.once("error", reject);
-      child.once("exit", (code) => {
+      // A program Wine ended with a signal is told by the signal's name.
+      child.once("exit", (code, signal) => {
         clearTimeout(timer);
-        resolve(code);
+        resolve(code ?? signal);
       });
     });
   } finally {
