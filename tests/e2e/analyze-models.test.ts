@@ -6,10 +6,10 @@
  * JSON, and a model that obeys an instruction planted in the dump and proposes `shell rm -rf ~`.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { answerQuestion, loadBriefing } from "../../src/agents/chat/index.js";
 import { analyze, type AnalysisResult } from "../../src/analysis.js";
 import { sessionPaths } from "../../src/evidence/sessions.js";
@@ -122,7 +122,6 @@ afterEach(async () => {
 
 async function run(core: { core: string; exe: string }, models: ModelConfig): Promise<AnalysisResult & { progress: string[]; dir: string }> {
   const dir = tempDir("dumpdbg-models-");
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const progress: string[] = [];
   const result = await analyze("the server dies when a client disconnects", {
     open: { dump: core.core, exe: core.exe, timeoutMs: 30_000 },

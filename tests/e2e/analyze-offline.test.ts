@@ -3,13 +3,13 @@
  * the whole graph runs on the offline brain, and the report must name the kind, the culprit
  * function and line, judge its hypotheses on evidence that exists, and say why in specific terms.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ReportSchema, type CrashKind, type Report } from "../../src/report/schema.js";
 import { pipeChat, runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine, fixtureNames, type BuildOptions } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
 interface Expected {
   kind: CrashKind;
@@ -59,15 +59,11 @@ const EXPECTED: Record<string, Expected> = {
 
 
 /** The folders the analyses ran in, removed once the file's tests (run concurrently) are done. */
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 async function analyzeOffline(name: string, options: BuildOptions = {}): Promise<{ report: Report; stderr: string; dir: string }> {
   const built = await buildCore(name, options);
-  const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-analyze-${name}-`));
-  made.push(dir);
+  const dir = tempDir(`dumpdbg-analyze-${name}-`);
   const result = await runCli(
     ["analyze", built.core, "--exe", built.exe, "--issue", `the ${name} service died`, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"],
     { cwd: dir },

@@ -3,12 +3,14 @@
  * and environment variables, the default home of sessions, `dumpdbg config`, and session ids given
  * by a unique prefix. Real CLI runs in folders of their own.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildCore, type BuiltCore } from "../helpers/cores.js";
 import { runCli } from "../helpers/cli.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
 
 let core: BuiltCore;
 beforeAll(async () => {
@@ -17,8 +19,7 @@ beforeAll(async () => {
 
 /** A fresh folder, and an environment where no outside setting leaks in. */
 function place(): { dir: string; env: Record<string, string | undefined> } {
-  const dir = mkdtempSync(join(tmpdir(), "dumpdbg-config-"));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir("dumpdbg-config-");
   return { dir, env: { DUMPDBG_SESSIONS_DIR: undefined, DUMPDBG_HOME: undefined, DUMPDBG_GDB: undefined, XDG_CONFIG_HOME: join(dir, "xdg-config"), XDG_STATE_HOME: join(dir, "xdg-state") } };
 }
 

@@ -1,7 +1,7 @@
 /** `dumpdbg sessions ...` through the built CLI: a table of argv → behaviour on real session folders. */
-import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createSession, updateSession } from "../../src/evidence/sessions.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
@@ -17,10 +17,6 @@ beforeEach(() => {
     (dump, i) =>
       createSession(root, { dump: `/var/crash/${dump}`, executable: null, debugger: { backend: "gdb", path: "gdb", version: null }, issue: `issue ${i}` }).id,
   );
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
 });
 
 describe("dumpdbg sessions", () => {

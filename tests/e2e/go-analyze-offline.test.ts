@@ -4,14 +4,14 @@
  * culprit, the runtime's message and a Go remedy; the chat then answers which goroutine panicked
  * and what the map held, from triage's reading of the runtime.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { pipeChat, runCli } from "../helpers/cli.js";
 import { hasDlv } from "../helpers/dlv-core.js";
 import { buildGoCore, goCulpritLine, type GoBuildOptions } from "../helpers/go.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
 
 const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: RegExp }> = {
   "nil-map": { culprit: "main.(*Cache).Put", says: [/assignment to entry in nil map/, /`c\.entries`/, /never initialised with make/], recommends: /make\(map\[string\]string\)/ },
@@ -25,15 +25,11 @@ const EXPECTED: Record<string, { culprit: string; says: RegExp[]; recommends: Re
 };
 
 /** The folders the analyses ran in, removed once the file's tests (run concurrently) are done. */
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs();
 
 async function analyze(name: string, options: GoBuildOptions & { debugger?: string } = {}): Promise<{ report: Report; dir: string }> {
   const built = await buildGoCore(name, options);
-  const dir = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-go-analyze-${name}-`));
-  made.push(dir);
+  const dir = tempDir(`dumpdbg-go-analyze-${name}-`);
   const chosen = options.debugger ? ["--debugger", options.debugger] : [];
   const result = await runCli(["analyze", built.core, "--exe", built.exe, ...chosen, "--provider", "offline", "--json", "--out", "reports", "--sessions-dir", "sessions"], { cwd: dir });
   expect(result.stderr).not.toMatch(/^dumpdbg: internal error/m);

@@ -2,12 +2,11 @@
  * Scripts for the cdb stand-in (fake-cdb.mjs): one dump each, answered with the transcripts of
  * cdb-transcripts.ts, and the folder that holds the script, its log and a file for `-z`.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll } from "vitest";
 import { MANAGED_CRASH, MANAGED_DEADLOCK, NATIVE } from "./cdb-transcripts.js";
+import { tempDirs } from "./temp-dirs.js";
 
 export const FAKE_CDB = fileURLToPath(new URL("./fake-cdb.mjs", import.meta.url));
 
@@ -150,16 +149,12 @@ export interface FakeDump {
   lines(): string[];
 }
 
-/** The folders fakeDump made for the test file that imports this, removed once its tests are done. */
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+/** The folders fakeDump makes for the test file that imports this, removed once its tests are done. */
+const tempDir = tempDirs();
 
 /** Writes a script beside a dump: `DUMP.fake-cdb.json`, where the stand-in looks for it. */
 export function fakeDump(script: FakeCdbScript, dump?: string): FakeDump {
-  const dir = mkdtempSync(join(tmpdir(), "dumpdbg-fake-cdb-"));
-  made.push(dir);
+  const dir = tempDir("dumpdbg-fake-cdb-");
   const file = dump ?? join(dir, "crash.dmp");
   if (!dump) writeFileSync(file, "MDMP");
   const log = join(dir, "cdb.log");

@@ -72,8 +72,8 @@ interface PeHeaders {
   optional: Fields;
   plus: boolean;
   offsetOf: (rva: number) => number;
-  /** Where the bytes of the section that holds an RVA are in the file; null when none holds it. */
-  sectionOf: (rva: number) => { rva: number; raw: number; rawSize: number } | null;
+  /** The section that holds an RVA (the first listed, where sections overlap); null when none does. */
+  sectionOf: (rva: number) => Section | null;
 }
 
 export function readPeImports(path: string): PeImport[] {
