@@ -1,4 +1,5 @@
 /** Where an address lies in the process: code of a module, or a dumped segment such as a stack. */
+import type { MemoryRegion } from "../debuggers/model.js";
 import type { Mapping, TargetFiles, TargetSection } from "../debuggers/probe.js";
 import type { FaultPlace, Stretch } from "../report/document.js";
 
@@ -14,9 +15,35 @@ export function holds(range: { start: string; end: string }, address: bigint): b
   return BigInt(range.start) <= address && address < BigInt(range.end);
 }
 
-/** Whether an address lies in a code section of the program, a library, or the vDSO. */
-export function isCodeAddress(files: TargetFiles, address: bigint): boolean {
-  return files.sections.some((section) => CODE_SECTIONS.has(section.name) && holds(section, address));
+/** What the dump shows of the process's memory: the debugger's sections, the file's regions, the libraries not here. */
+export interface AddressSpace {
+  files: TargetFiles;
+  /** The regions the dump file records (a core's segments, a minidump's memory info or Linux maps). */
+  regions: MemoryRegion[];
+  /** Images of modules whose files are not here, or not in the build the process ran. */
+  absentImages: { start: bigint; end: bigint }[];
+}
+
+/**
+ * Whether an address is code, as far as the dump shows: true where an executable mapping or a code
+ * section of a file here holds it, false where the dump shows something else there (memory without
+ * execute permission, a file's data, no mapping at all), and null where it cannot tell (the image
+ * of a module whose file is not here, a dump that records no mappings). The dump's own mappings
+ * come first: they are the process's, the files here may be another build. A missing file is
+ * never evidence that an address is not code.
+ */
+export function codeAt(space: AddressSpace, address: bigint): boolean | null {
+  if (address < NULL_PAGE_LIMIT) return false;
+  const { files, regions } = space;
+  const region = regions.find((r) => r.permissions !== null && holds(r, address));
+  if (region?.permissions) return region.permissions.includes("x");
+  if (space.absentImages.some((image) => image.start <= address && address < image.end)) return null;
+  const fileSections = files.sections.filter((section) => section.source !== "core" && section.loaded !== false);
+  const inFile = fileSections.filter((section) => holds(section, address));
+  if (inFile.length > 0) return inFile.some((section) => CODE_SECTIONS.has(section.name));
+  if (files.sections.some((section) => section.loaded === false && holds(section, address))) return null;
+  // No mapping, file or image holds it: that shows it is no code only where the dump records its mappings.
+  return regions.some((r) => r.permissions !== null) || fileSections.length > 0 ? false : null;
 }
 
 /** The core segment that holds an address (e.g. the stack of the crashing thread). */

@@ -9,7 +9,6 @@ import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type Instruction } from "../../debuggers/model.js";
 import type { SignalRecord } from "../../debuggers/probe.js";
-import { isCodeAddress, NULL_PAGE_LIMIT } from "../address-space.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import { explainFault } from "../fault.js";
 import { FAULT_SIGNALS, SI_KERNEL, SI_TKILL, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, signalName } from "../signals.js";
@@ -17,7 +16,7 @@ import { memoryAccess } from "../x86-64.js";
 import { operandAddress } from "./fault.js";
 import type { Stack } from "./stack.js";
 import { raisedBySelf, type Stop } from "./stop.js";
-import type { Target } from "./target.js";
+import { pcInCode, type Target } from "./target.js";
 
 /** The highest pid Linux hands out (pid_max at most 2^22). */
 const PID_MAX = 1 << 22;
@@ -61,7 +60,7 @@ export async function decideStop(q: Inspector, target: Target, stop: Stop, stack
 }
 
 async function faultOrAbort(q: Inspector, target: Target, signal: number, siginfo: SignalRecord, frames: PlacedFrame[]): Promise<Decided | null> {
-  const { pc, files } = target;
+  const { pc } = target;
   const name = signalName(signal);
   if (signal === SIGABRT) {
     // The outermost machinery frame above the program's own says why (`__stack_chk_fail` over `raise`).
@@ -72,7 +71,7 @@ async function faultOrAbort(q: Inspector, target: Target, signal: number, siginf
   if (!FAULT_SIGNALS.has(signal) && signal !== SIGTRAP) return null;
   const recorded = toBigInt(siginfo.address ?? null);
   if (signal === SIGSEGV || signal === SIGBUS) {
-    if (pc !== null && (pc < NULL_PAGE_LIMIT || (files.sections.length > 0 && !isCodeAddress(files, pc) && target.pcForeign === null))) {
+    if (pc !== null && pcInCode(target) === false) {
       return { type: "fault", code: 1, evidence: `the pc ${hex(pc)} is no code of the program or its libraries: the CPU faulted fetching the instruction` };
     }
     if (pc !== null && recorded === pc) return { type: "fault", code: 1, evidence: `the address the record holds is the pc ${hex(pc)} itself: the CPU faulted fetching the instruction` };

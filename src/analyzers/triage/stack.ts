@@ -7,14 +7,14 @@ import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type Frame } from "../../debuggers/model.js";
 import type { TargetFiles } from "../../debuggers/probe.js";
-import { coreSegmentAt, isCodeAddress } from "../address-space.js";
+import { coreSegmentAt } from "../address-space.js";
 import { placeFrames, type ModuleLocator, type PlacedFrame } from "../culprit.js";
 import { RECURSION_WINDOW, RECURSION_WINDOW_SKIP, recursionOf, repeatingCycle, type Cycle, type Recursion } from "../recursion.js";
 import { SIGSEGV } from "../signals.js";
 import { bytesOf, endsWithCall } from "../stack-scan.js";
 import { repairUnwind, scanNote, scanStack } from "./scan.js";
 import type { Stop } from "./stop.js";
-import { unwindLost, type Target } from "./target.js";
+import { pcInCode, unwindLost, type Target } from "./target.js";
 
 /** Words below the stack pointer searched for the last call of a function that returned through a smashed address. */
 const STALE_RETURN_WORDS = 64;
@@ -72,7 +72,7 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
   // A call through a bad pointer looks the same from the pc, but left its return address at the stack
   // pointer, right after the indirect call in the caller: that is no `ret`, whatever lies below it.
   const popped =
-    stop.signal === SIGSEGV && !stop.sent && pc !== null && sp !== null && toBigInt(stop.siginfo?.address ?? null) === pc && files.sections.length > 0 && !isCodeAddress(files, pc)
+    stop.signal === SIGSEGV && !stop.sent && pc !== null && sp !== null && toBigInt(stop.siginfo?.address ?? null) === pc && pcInCode(target) === false
       ? (await q.readMemory(hex(sp - 8n), 1))[0] === pc && !(await calledFrom(q, (await q.readMemory(hex(sp), 1))[0] ?? null, target.isOwnCode))
       : false;
   const returner = popped && sp !== null ? await returningFrame(q, sp, target.isOwnCode, target.moduleAt) : null;

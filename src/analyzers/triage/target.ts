@@ -7,7 +7,7 @@ import type { ImportLookup } from "../../debuggers/dump.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type MemoryRegion, type Platform, type Register, type ThreadSummary } from "../../debuggers/model.js";
 import type { SharedLibrary, TargetFiles } from "../../debuggers/probe.js";
-import { coreSegmentAt, holds, isCodeAddress } from "../address-space.js";
+import { codeAt, coreSegmentAt, holds, type AddressSpace } from "../address-space.js";
 import { isRuntimeModule, moduleLocator, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
 import type { Range } from "../fault.js";
 import { foreignAt, foreignLibraries, foreignNote, type ForeignLibrary } from "../libraries.js";
@@ -56,6 +56,8 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
   const foreign = options.modules && options.buildIdOf ? foreignLibraries(options.modules, libraries, files.executable, options.buildIdOf) : [];
   const foreignSaid = foreignNote(foreign);
   if (foreignSaid) q.problems.push(foreignSaid);
+  const absentSaid = foreignSaid ? null : absentModuleNote(files, pc);
+  if (absentSaid) q.problems.push(absentSaid);
   return {
     threads,
     selected: threads.find((thread) => thread.current) ?? threads[0] ?? null,
@@ -91,10 +93,29 @@ export function unwindLost(frames: PlacedFrame[], files: TargetFiles, foreign: F
   return files.sections.some((section) => section.loaded === false && holds(section, pc));
 }
 
-/** Whether the pc lies in code (a section of the program or a library, or a library from elsewhere); null when unknown. */
+/**
+ * What the dump cannot show when the module the pc lies in is known only by its extent (a minidump
+ * read without the module's file): said, so that a verdict without names reads as less known, not as different.
+ */
+function absentModuleNote(files: TargetFiles, pc: bigint | null): string | null {
+  const image = pc === null ? undefined : files.sections.find((section) => section.loaded === false && holds(section, pc));
+  if (!image) return null;
+  const module = image.source === "exec" ? `the program${files.executable ? ` (${files.executable})` : ""}` : image.source;
+  return (
+    `the pc lies in ${module}, whose file is not here: its instructions are read only where the dump holds their bytes, ` +
+    `and its frames are named only from symbol files. Pass the file (--exe, or --modules-path DIR for a library) or its symbols (--symbols DIR) for its names, lines and unwind tables`
+  );
+}
+
+/** Whether the pc lies in code, as far as the dump shows (`codeAt`); null when it cannot tell. */
 export function pcInCode(target: Target): boolean | null {
-  const { pc, files } = target;
-  return pc === null || files.sections.length === 0 ? null : isCodeAddress(files, pc) || target.pcForeign !== null;
+  return target.pc === null ? null : codeAt(addressSpaceOf(target), target.pc);
+}
+
+/** What triage knows of the process's memory, for `codeAt`. */
+export function addressSpaceOf(target: Target): AddressSpace {
+  const absentImages = target.foreign.flatMap((lib) => (lib.start !== null && lib.end !== null ? [{ start: lib.start, end: lib.end }] : []));
+  return { files: target.files, regions: target.regions, absentImages };
 }
 
 /** Threads grouped by the function they are in, the biggest group first. */
