@@ -2,7 +2,8 @@
  * A dump as it reaches a crash-reporting service: read away from the machine that wrote it. The
  * files it names are moved out of reach by rewriting their paths in place (same length, so every
  * offset holds), and streams a writer could not write are left out as Breakpad leaves them: their
- * directory entry's type set to 0, unused.
+ * directory entry zeroed (type 0, unused, and no bytes: LLDB skips an empty entry, and refuses two
+ * unused ones that claim bytes as one stream twice).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 
@@ -30,7 +31,7 @@ export function withoutStreams(dump: Buffer, types: number[]): Buffer {
   const count = edited.readUInt32LE(8);
   const directory = edited.readUInt32LE(12);
   for (let i = 0; i < count; i++) {
-    if (types.includes(edited.readUInt32LE(directory + i * 12))) edited.writeUInt32LE(0, directory + i * 12);
+    if (types.includes(edited.readUInt32LE(directory + i * 12))) edited.fill(0, directory + i * 12, directory + (i + 1) * 12);
   }
   return edited;
 }

@@ -90,6 +90,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     commands.push(answer.command);
     return answer;
   }) as Ask);
+  q.problems.push(...(options.missing ?? []));
 
   const target = await readTarget(q, options);
   const recorded = await readStop(q, target, options);

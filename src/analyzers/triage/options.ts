@@ -1,6 +1,6 @@
 /** What triage takes from the dump file as given, beside what it asks the debugger. */
 import { abortMessageAddress, fileBuildId, goLinesOf, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
-import type { GoLineTable } from "../../debuggers/dumpfile/index.js";
+import type { GoLineTable, MinidumpFacts } from "../../debuggers/dumpfile/index.js";
 import type { Address, CrashpadInfo, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
 import { sourceLine } from "../../debuggers/source-files.js";
@@ -43,6 +43,8 @@ export interface TriageOptions {
   annotations?: CrashpadInfo | null;
   /** A line of a source file on this machine, where the debugger cannot list it. */
   readLine?: (file: string, line: number) => string | null;
+  /** What the dump file lacks that triage would have read, each said with what it would have shown. */
+  missing?: string[];
   /** The installed package a file comes from, with its version (Debian's dpkg). */
   packageOf?: (path: string) => Promise<InstalledPackage | null>;
 }
@@ -57,8 +59,25 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     imports: importsOf(dump, executable),
     readLine: sourceLine,
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
-    ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad } : {}),
+    ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad, missing: missingStreams(dump.facts) } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.threads[0] ? { signalledThreadRegisters: dump.facts.threads[0].registers } : {}),
     ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable) } : {}),
   };
+}
+
+/**
+ * The streams a minidump lacks that triage reads, with what each would have shown: a writer that
+ * could not write one leaves it out, and what it held is then unknown, not absent from the process.
+ */
+export function missingStreams(facts: Pick<MinidumpFacts, "streams" | "platform">): string[] {
+  const has = (...names: string[]) => names.some((name) => facts.streams.includes(name));
+  const missing: string[] = [];
+  if (!has("ModuleListStream")) missing.push("the dump has no module list: which module an address lies in is unknown, so frames name no module and the program's code cannot be told from the system's");
+  if (!has("MemoryListStream", "Memory64ListStream")) missing.push("the dump holds no memory (no memory list): the instruction at the pc, whether it read or wrote, and the stack past the registers are unknown");
+  if (!has("MemoryInfoListStream", "LinuxMaps")) {
+    missing.push(
+      `the dump records no mappings (no ${facts.platform.os === "linux" ? "Linux maps stream or " : ""}memory info list): whether an address is code or writable is known only inside the modules the debugger has the files of`,
+    );
+  }
+  return missing;
 }
