@@ -279,17 +279,16 @@ function report(): string {
       `Same: ${count("same")}. Less specific: ${count("less-specific")}. Changed class: ${count("changed-class")}. ` +
       `Refused: ${count("refused")}. Failed: ${count("failed")}. Known violations listed: ${KNOWN_VIOLATIONS.length}.`,
     "",
+    `Ablations: ${ABLATIONS.map((ablation) => `${ablation.name} (${ablation.lacks})`).join("; ")}.`,
+    "",
     "Verdicts read kind / culprit:line / exploitability rating.",
     "",
     "| case | format | ablation | before | after | class | what changed |",
     "|---|---|---|---|---|---|---|",
-    ...rows.map((row) =>
-      [row.case, row.format, row.ablation, shown({ verdict: row.before }), shown(row.after), row.class + (isViolation(row) && isKnown(row) ? " (known)" : ""), [...row.changes, ...row.notes].join("; ")]
-        .map(cell)
-        .join(" | ")
-        .replace(/^/, "| ")
-        .replace(/$/, " |"),
-    ),
+    ...rows.map((row) => {
+      const cells = [row.case, row.format, row.ablation, shown({ verdict: row.before }), shown(row.after), row.class + (isViolation(row) && isKnown(row) ? " (known)" : ""), [...row.changes, ...row.notes].join("; ")];
+      return `| ${cells.map(cell).join(" | ")} |`;
+    }),
   ];
   return `${lines.join("\n")}\n`;
 }

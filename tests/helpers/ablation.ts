@@ -9,7 +9,8 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { DumpFile, readElfCore, readMinidump } from "../../src/debuggers/dumpfile/index.js";
+import { inspectDump } from "../../src/debuggers/dump.js";
+import { DumpFile } from "../../src/debuggers/dumpfile/index.js";
 import { programBuildId } from "../../src/debuggers/dumpfile/elf.js";
 
 export type DumpFormat = "core" | "breakpad" | "crashpad" | "wine" | "macos" | "go" | "debian";
@@ -65,7 +66,7 @@ function streamEntries(dump: Buffer, type: number): number[] {
   return Array.from({ length: count }, (_, i) => directory + i * 12).filter((entry) => dump.readUInt32LE(entry) === type);
 }
 
-export function hasStream(dump: Buffer, type: number): boolean {
+function hasStream(dump: Buffer, type: number): boolean {
   return streamEntries(dump, type).length > 0;
 }
 
@@ -127,25 +128,20 @@ function folderOf(recorded: string): string {
 }
 
 interface DumpFacts {
-  format: "elf-core" | "minidump";
   /** The program's path as the dump records it. */
   program: string | null;
   /** Every module's path as the dump records it. */
   modules: string[];
 }
 
+/** What the dump names, read as dumpdbg reads it (a core's program as its executable finding picks it). */
 function readDumpFacts(dump: string): DumpFacts {
-  const file = DumpFile.open(dump);
-  try {
-    if (file.read(0, 4, "the magic").toString("latin1") === "MDMP") {
-      const modules = readMinidump(file).modules.map((module) => module.path);
-      return { format: "minidump", program: modules[0] ?? null, modules };
-    }
-    const core = readElfCore(file);
-    return { format: "elf-core", program: core.mappedFiles[0]?.path ?? null, modules: core.mappedFiles.map((mapped) => mapped.path) };
-  } finally {
-    file.close();
+  const info = inspectDump(dump);
+  if (info.facts.format === "minidump") {
+    const modules = info.facts.modules.map((module) => module.path);
+    return { program: modules[0] ?? null, modules };
   }
+  return { program: info.executableFromNotes, modules: info.mappedFiles.map((mapped) => mapped.path) };
 }
 
 /** Where Debian keeps shared libraries, and a same-length place that does not exist (merged /usr: /lib is /usr/lib). */
@@ -172,7 +168,7 @@ function withFlag(args: string[], flag: string, value: string): string[] {
 }
 
 const isMinidump = (base: TriageCase) => ["breakpad", "crashpad", "wine", "macos"].includes(base.format);
-/** Cores read by gdb: the fixture programs and Debian's (Go's too, but they are static and carry no libc). */
+/** Cores gdb reads with this machine's shared libraries: the fixture programs' and Debian's (a Go program links none). */
 const isGdbCore = (base: TriageCase) => base.format === "core" || base.format === "debian";
 
 function copyDump(base: TriageCase, folder: string, bytes: Buffer = readFileSync(base.dump)): string {
@@ -210,7 +206,8 @@ const withoutExecutable: Ablation = {
 const withoutLibraries: Ablation = {
   name: "without-libraries",
   lacks: "the shared libraries' files",
-  appliesTo: (base) => base.format === "wine" || (base.format !== "macos" && base.format !== "go"),
+  // A Mac dump's libraries are at Mac paths, never this machine's; a Go program links none.
+  appliesTo: (base) => base.format !== "macos" && base.format !== "go",
   make(base, scratch) {
     if (base.format === "wine") return { ...base, args: withoutFlag(base.args, "--modules-path") };
     const dump = copyDump(base, scratch("dumpdbg-ablation-"), rewritePaths(readFileSync(base.dump), LIBRARY_FOLDERS));
