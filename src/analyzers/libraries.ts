@@ -35,8 +35,10 @@ const VDSO = /^\[vdso\]$|linux-vdso|linux-gate/;
  */
 export function foreignLibraries(modules: Module[], loaded: SharedLibrary[], program: string | null, buildIdOf: BuildIdReader): ForeignLibrary[] {
   const foreign: ForeignLibrary[] = [];
+  // The program given with --exe may lie at another path than the core names: its build id says it is the same file.
+  const programId = program === null ? null : buildIdOf(program);
   for (const module of modules) {
-    if (module.path === program || VDSO.test(module.path) || module.path.endsWith(" (deleted)")) continue;
+    if (module.path === program || (programId !== null && module.buildId === programId) || VDSO.test(module.path) || module.path.endsWith(" (deleted)")) continue;
     const range = { start: module.start === null ? null : BigInt(module.start), end: module.end === null ? null : BigInt(module.end) };
     // The core names the file (`libffi.so.8.1.2`), the debugger often the link it was loaded by (`libffi.so.8`): the address decides.
     const library =

@@ -30,6 +30,14 @@ describe("libraries of a core from another machine", () => {
     expect(foreignAt(foreign, 0x555555555000n)).toBeNull();
   });
 
+  it("do not include the program given from another path than the core names: its build id says it is the same file", () => {
+    const loaded = MODULES.slice(1, 4).map((m) => library(m.path, m.start));
+    const ids: Record<string, string | null> = { ...Object.fromEntries(MODULES.map((m) => [m.path, m.buildId])), "/home/me/build/server": "aa", "/home/me/old/server": "ab" };
+    expect(foreignLibraries(MODULES, loaded, "/home/me/build/server", (path) => ids[path] ?? null)).toEqual([]);
+    // Another build of it at that path is no copy of the program: it stays where the core names it, not here.
+    expect(foreignLibraries(MODULES, loaded, "/home/me/old/server", (path) => ids[path] ?? null).map((lib) => lib.path)).toEqual(["/srv/app/server"]);
+  });
+
   it("found where the debugger loaded them, by name, with the same build: nothing to say", () => {
     const loaded = MODULES.slice(1, 4).map((m) => library(`/sysroot${m.path}`, m.start));
     const ids = Object.fromEntries(MODULES.map((m) => [`/sysroot${m.path}`, m.buildId]));

@@ -1,10 +1,13 @@
 /**
+ * Dumps read away from the machine that wrote them. A core whose program is given from another
+ * path than the core names is that program (its build id says so), not one missing here. And
  * Breakpad minidumps as a crash-reporting service processes them: the dump and the program's
  * symbol file, without the program or its libraries (the paths the dump names do not exist here).
  * A missing file is unknown, never evidence: each memory fault keeps the kind, the access and a
  * rating no higher than with the program at hand, with the symbol file the same culprit and line,
  * and without anything a note that says what is missing instead of a verdict that differs.
  */
+import { copyFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -118,5 +121,16 @@ describe.each(FAULTS)("a Breakpad minidump of $name read away from its machine",
     const { crash } = await triage([get(fault.name).withoutMaps]);
     expect([crash.kind, crash.access]).toEqual([fault.kind, fault.access]);
     expect(RANK.indexOf(crash.exploitability?.rating ?? "")).toBeLessThanOrEqual(RANK.indexOf(fault.rating));
+  });
+});
+
+describe("a core whose program is given from another folder than the one it ran from", () => {
+  it("is read with the program's code: the faulting write and its rating, and no library said missing", async () => {
+    const built = await buildCore("null-write");
+    const copy = path.join(tempDir("dumpdbg-away-program-"), "null-write");
+    copyFileSync(built.exe, copy);
+    const { crash } = await triage([built.core, "--exe", copy]);
+    expect([crash.kind, crash.access, crash.culprit.function, crash.exploitability?.rating]).toEqual(["null-dereference", "write", "cache_store", "probably-exploitable"]);
+    expect(await triageText([built.core, "--exe", copy])).not.toMatch(/another machine|not on this machine/);
   });
 });
