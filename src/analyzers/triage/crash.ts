@@ -60,6 +60,8 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       pcInCode: pcInCode(readings.target),
       instruction: fault.instruction,
       smashedWord: readings.stack.popped ? readings.target.pc : null,
+      sp: readings.target.sp,
+      pointerBytes: readings.target.pointerBytes,
       regions: readings.target.regions,
     }),
     annotations,
