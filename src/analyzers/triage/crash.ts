@@ -88,6 +88,7 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     threads: { count: target.threads.length, groups: groupThreads(target.threads) },
     blocked: verdict.blocked,
     ...(readings.hang.unreadOwners.length > 0 ? { unreadLockOwners: readings.hang.unreadOwners } : {}),
+    ...(readings.hang.unreadStacks.length > 0 ? { unreadStacks: readings.hang.unreadStacks } : {}),
     executable: target.files.executable,
     modules: target.libraries,
     commands: said.commands,
