@@ -168,10 +168,13 @@ function describe(
   return sentences.join("; ");
 }
 
-/** The eight bytes of a word as text (little-endian, as memory holds them), when every one is printable. */
-export function textBytes(word: bigint): string | null {
-  if (word < 0n) return null;
-  const bytes = Array.from({ length: 8 }, (_, i) => Number((word >> BigInt(8 * i)) & 0xffn));
+/**
+ * The bytes of a pointer-sized word as text (little-endian, as memory holds them), when every one
+ * is printable: eight in a 64-bit process, four in a 32-bit one, whose addresses have no upper half.
+ */
+export function textBytes(word: bigint, wordBytes: 4 | 8 = 8): string | null {
+  if (word < 0n || word >> BigInt(8 * wordBytes) !== 0n) return null;
+  const bytes = Array.from({ length: wordBytes }, (_, i) => Number((word >> BigInt(8 * i)) & 0xffn));
   return bytes.every(printable) ? String.fromCharCode(...bytes) : null;
 }
 

@@ -235,6 +235,12 @@ export interface SymbolAt {
   /** The source line of the address, when the debugger printed it with the symbol. */
   file?: string | null;
   line?: number | null;
+  /**
+   * Where the address is in code inlined into `symbol`: the frames there, innermost first, each
+   * function with its line at the address, the last `symbol` itself (`symbol` and `offset` stay
+   * the function compiled, the one a call enters).
+   */
+  inlined?: { function: string; file: string | null; line: number | null }[];
 }
 
 /** Lines of a source file, as the debugger listed them. */

@@ -74,9 +74,16 @@ const HELD_OUT: Record<string, Case> = {
   "cpp-null-deref": { exception: (address) => ({ type: EXC_BAD_ACCESS, code: KERN_INVALID_ADDRESS, address }), kind: "null-dereference", culprit: "Session::idle_seconds", signal: "EXC_BAD_ACCESS" },
 };
 
-async function macDump(name: string, spec: Case): Promise<{ dump: string; modules: MacModule[] }> {
-  const built = await buildCore(name);
-  const linux = path.join(dir, `${name}.linux.dmp`);
+/** A build of the fixture other than the default one, and whether its .sym has INLINE records (dump_syms -d). */
+interface Build {
+  flags: string[];
+  inlines: boolean;
+}
+
+async function macDump(name: string, spec: Case, build: Build = { flags: [], inlines: false }): Promise<{ dump: string; modules: MacModule[] }> {
+  const built = await buildCore(name, { flags: build.flags });
+  const tag = build.flags.length > 0 ? `${name}${build.flags.join("")}` : name;
+  const linux = path.join(dir, `${tag}.linux.dmp`);
   await breakpadMinidumpFromCore(built.core, built.exe, linux);
   const file = DumpFile.open(linux);
   const facts = (() => {
@@ -93,10 +100,10 @@ async function macDump(name: string, spec: Case): Promise<{ dump: string; module
     path: index === 0 ? `/Applications/${name}.app/Contents/MacOS/${name}` : (MAC_PATHS.find(([pattern]) => pattern.test(module.path))?.[1] ?? `/usr/lib/${path.basename(module.path)}.dylib`),
     uuid: Buffer.from((module.buildId ?? "").padEnd(32, "0").slice(0, 32), "hex"),
   }));
-  await writeMacSymbols(built.exe, name, modules[0]?.uuid ?? Buffer.alloc(16), store);
+  await writeMacSymbols(built.exe, name, modules[0]?.uuid ?? Buffer.alloc(16), store, { inlines: build.inlines });
   let bytes = asMacMinidump(readFileSync(linux), modules, spec.exception(faultAddress));
   if (spec.annotations) bytes = withCrashpadInfo(bytes, spec.annotations);
-  const dump = path.join(dir, `${name}.mac.dmp`);
+  const dump = path.join(dir, `${tag}.mac.dmp`);
   writeFileSync(dump, bytes);
   return { dump, modules };
 }
@@ -114,6 +121,28 @@ describe.each([
     expect(crash).toMatchObject({ kind: spec.kind, signal: spec.signal, culprit: { function: spec.culprit, line: culpritLine(name) } });
     expect(crash.culprit.module).toMatch(new RegExp(`/Applications/${name}\\.app/Contents/MacOS/${name}$`));
     if (spec.message) expect(crash.message ?? "").toMatch(spec.message);
+  }, 120_000);
+});
+
+describe("a macOS minidump of an optimized build, its .sym with INLINE records", () => {
+  // At -O2 the culprit's code is inlined into its caller: only the .sym's INLINE records name it.
+  // The stack is scanned where it stopped in a system library (strlen, abort), whose unwind
+  // information is not here, so the culprit is named from a return address inside inlined code.
+  it.each([
+    ["div-zero", { type: EXC_ARITHMETIC, code: 1 }, "division-by-zero", "average_latency", 0],
+    ["index-out-of-bounds", { type: EXC_BAD_ACCESS, code: KERN_INVALID_ADDRESS }, "invalid-memory-access", "claim_slot", 0],
+    // The fd read on the marked line is dropped at -O2 (nothing uses it): the fault is the next line's.
+    ["null-deref", { type: EXC_BAD_ACCESS, code: KERN_INVALID_ADDRESS }, "null-dereference", "send_to_client", 1],
+    ["null-arg", { type: EXC_BAD_ACCESS, code: KERN_INVALID_ADDRESS }, "null-dereference", "log_line_length", 0],
+    ["abort", { type: EXC_CRASH, code: SIGABRT << 24 }, "abort", "validate_config", 0],
+  ] as const)("%s: the culprit is the inlined function at its line", async (name, exception, kind, culprit, linesBelowMarker) => {
+    const spec: Case = { exception: (address) => ({ ...exception, ...(exception.type === EXC_BAD_ACCESS ? { address } : {}) }), kind, culprit, signal: "" };
+    const { dump } = await macDump(name, spec, { flags: ["-O2"], inlines: true });
+    const run = await runCli(["triage", dump, "--json", "--debugger", "lldb", "--symbols", store]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout) as Crash;
+    expect(crash).toMatchObject({ kind, culprit: { function: culprit, file: expect.stringMatching(new RegExp(`/${name}\\.c$`)), line: culpritLine(name) + linesBelowMarker } });
+    expect(crash.signature.startsWith(`${kind} | ${culprit}`), crash.signature).toBe(true);
   }, 120_000);
 });
 

@@ -7,7 +7,7 @@
  * be the same: kind, culprit function and line, access, message, the deadlock's cycle. Then the
  * offline analysis and the chat run on them as on cores.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -168,6 +168,37 @@ describe.skipIf(missing.length > 0)(`Windows minidumps through LLDB${skipReason}
     const text = `${report.conclusion.summary} ${report.conclusion.rootCause}`;
     expect(text).not.toMatch(/no lock cycle was found/);
     expect(report.conclusion.summary).toMatch(/wait for locks whose holders the dump does not show, so whether the process deadlocked cannot be told/);
+  }, 180_000);
+
+  // A lean hang dump read with neither the program's executable nor the system modules: no frame is
+  // named, the stacks cannot be scanned for the program's code. The locks are members of the accounts.
+  it.each([
+    // The accounts are main's locals: their critical sections are on main's stack, which the dump holds.
+    ["deadlock-lean", true],
+    // The accounts are in the heap, which a lean dump does not hold: the waits cannot be seen.
+    ["deadlock-lean-heap", false],
+  ] as const)("%s, read without the program's executable: the cycle where the dump holds the locks, else that it cannot be told", async (name, cycleShown) => {
+    const built = await buildMinidump(name);
+    const alone = mkdtempSync(path.join(os.tmpdir(), `dumpdbg-${name}-`));
+    onTestFinished(() => rmSync(alone, { recursive: true, force: true }));
+    const dump = path.join(alone, "crash.dmp");
+    copyFileSync(built.dump, dump);
+    const json = await runCli(["triage", dump, "--json", "--debugger", "lldb"]);
+    expect(json.code, json.stderr).toBe(0);
+    const crash = JSON.parse(json.stdout) as Crash;
+    const text = await runCli(["triage", dump, "--debugger", "lldb"]);
+    expect(text.stdout).not.toMatch(/no lock cycle was found/);
+    if (cycleShown) {
+      expect(crash.kind).toBe("deadlock");
+      const cycle = crash.deadlock?.cycle ?? [];
+      expect(cycle).toHaveLength(2);
+      expect(cycle[0]?.heldByThread).toBe(cycle[1]?.thread);
+      expect(cycle[1]?.heldByThread).toBe(cycle[0]?.thread);
+      expect(new Set(cycle.map((edge) => edge.lock)).size).toBe(2);
+    } else {
+      expect(crash.kind).toBe("unknown");
+      expect(text.stdout).toMatch(/with no frame of the program's own found on their stacks and no held lock there: what they wait for, and so whether the process deadlocked, cannot be told/);
+    }
   }, 180_000);
 
   // Without the system modules LLDB still unwinds this stack, but triage's scan numbers it from the

@@ -5,7 +5,7 @@
  * PDB70 record holding the image's UUID, age 0), and no Linux streams. The process's memory,
  * threads and registers stay the real ones. Also the Breakpad .sym of a module under that UUID.
  */
-import { breakpadSymbols } from "./breakpad-sym.js";
+import { breakpadSymbols, type BreakpadSymbolsOptions } from "./breakpad-sym.js";
 import { Writer } from "./dump-writers.js";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -85,8 +85,8 @@ export function macModuleId(uuid: Buffer): string {
 }
 
 /** The .sym of `elf` (built with -g) filed as the Mac image `name` with `uuid`: `<store>/<name>/<id>/<name>.sym`. */
-export async function writeMacSymbols(elf: string, name: string, uuid: Buffer, store: string): Promise<string> {
-  const { text } = await breakpadSymbols(elf);
+export async function writeMacSymbols(elf: string, name: string, uuid: Buffer, store: string, options: BreakpadSymbolsOptions = {}): Promise<string> {
+  const { text } = await breakpadSymbols(elf, options);
   const id = macModuleId(uuid);
   const dir = path.join(store, name, id);
   await mkdir(dir, { recursive: true });

@@ -715,6 +715,33 @@ describe("lldb renders each probe as the command a user would type", () => {
     ].join("\n");
     expect(read({ kind: "symbol", address: "0x14000160a" }, verbose)).toMatchObject({ symbol: "report_status", offset: 48, file: "/work/src/format-check.c", line: 35 });
   });
+  it("names the function inlined at an address, and the calls it was inlined from, from a .sym's INLINE records as LLDB read them", () => {
+    // image lookup of a return address in an -O2 build's main, its .sym written with INLINE records
+    const verbose = [
+      "      Address: null-arg[0x000055f9328ed0e0] (null-arg..module_image + 4320)",
+      "      Summary: null-arg`main + 80 [inlined] log_line_length at null-arg.c:16",
+      "               null-arg`main + 74 [inlined] log_request + 63 at null-arg.c:22",
+      "               null-arg`main + 18 at null-arg.c:35",
+      '       Module: file = "/Applications/null-arg.app/Contents/MacOS/null-arg", arch = "x86_64"',
+      '     Function: id = {0x00000000}, name = "main", range = [0x000055f9328ed090-0x000055f9328ed130)',
+      "    LineEntry: [0x000055f9328ed0e1-0x000055f9328ed0e8): /work/src/null-arg.c:16",
+      '       Symbol: id = {0x00000000}, range = [0x000055f9328ed000-0x000055f9328ed130), name="_init"',
+    ].join("\n");
+    expect(read({ kind: "symbol", address: "0x55f9328ed0e0" }, verbose)).toEqual({
+      symbol: "main",
+      offset: 80,
+      section: null,
+      module: "null-arg",
+      file: "/work/src/null-arg.c",
+      line: 16,
+      inlined: [
+        { function: "log_line_length", file: "/work/src/null-arg.c", line: 16 },
+        { function: "log_request", file: "/work/src/null-arg.c", line: 22 },
+        { function: "main", file: "/work/src/null-arg.c", line: 35 },
+      ],
+    });
+    expect(read({ kind: "symbol", address: "0x55f9328ed0e7" }, verbose.replace("log_line_length at", "log_line_length + 6 at"))).toMatchObject({ symbol: "main", offset: 80 });
+  });
   it("lists the modules, their sections and the memory regions", () => {
     expectRenders([
       [{ kind: "shared-libraries" }, "image list"],

@@ -60,11 +60,14 @@ export function unknownPlaybook(facts: Facts): Playbook {
         };
       }
       const unread = live ? (facts.triage.unreadLockOwners ?? []) : [];
+      const unreadStacks = live ? (facts.triage.unreadStacks ?? []) : [];
       const summary = live
         ? `The dump is a snapshot of a live process${c.cite(evidence.find(exitSignal))}: ${groups.join(", ")}${c.cite(evidence.find(THREADS), threads)}. No thread crashed${
             unread.length > 0
               ? `; ${unread.length === 1 ? "thread" : "threads"} ${listed(unread)} wait${unread.length === 1 ? "s" : ""} for locks whose holders the dump does not show, so whether the process deadlocked cannot be told.`
-              : " and no lock cycle was found."
+              : unreadStacks.length > 0
+                ? `; the stacks of ${unreadStacks.length === 1 ? "thread" : "threads"} ${listed(unreadStacks)} could not be read (stopped in a system module without its unwind information, the program's module not here), so what they wait for, and whether the process deadlocked, cannot be told.`
+                : " and no lock cycle was found."
           }`
         : `The process died of ${facts.crash.signal}${c.cite(evidence.find(SIGNAL_INFO))} in ${where(facts.culprit)}, a kind of crash the offline engine does not classify.`;
       return conclusion({ facts, evidence, hypotheses, hit: null }, c, {

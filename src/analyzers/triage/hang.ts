@@ -33,15 +33,21 @@ export interface Hang {
    * can be neither seen nor ruled out.
    */
   unreadOwners: number[];
+  /**
+   * With no cycle found: threads stopped where the debugger cannot unwind whose frames the stack
+   * scan could not find either (the program's module not here) and on whose stacks no held lock
+   * lies. What they wait for, and so whether they deadlocked, is not shown.
+   */
+  unreadStacks: number[];
   /** Every thread's frames, as read for the search (none when the process was not stopped from outside). */
   framesOf: Map<number, PlacedFrame[]>;
 }
 
 /** Only a dump no fault stopped is searched: a live process dumped, or one killed from outside. */
 export async function readHang(q: Inspector, target: Target, stop: Stop, dotnet: ManagedFindings | null): Promise<Hang> {
-  const native = stop.externallyStopped ? await findDeadlocks(q, target) : { cycles: [], unreadOwners: [], framesOf: new Map<number, PlacedFrame[]>() };
+  const native = stop.externallyStopped ? await findDeadlocks(q, target) : { cycles: [], unreadOwners: [], unreadStacks: [], framesOf: new Map<number, PlacedFrame[]>() };
   const cycles = [...native.cycles, ...(dotnet?.cycles ?? [])];
-  return { cycles, unreadOwners: cycles.length > 0 ? [] : native.unreadOwners, framesOf: native.framesOf };
+  return { cycles, unreadOwners: cycles.length > 0 ? [] : native.unreadOwners, unreadStacks: cycles.length > 0 ? [] : native.unreadStacks, framesOf: native.framesOf };
 }
 
 async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
@@ -51,6 +57,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
   const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
   const waits: LockWait[] = [];
   const foundOnStack: number[] = [];
+  const unreadStacks: number[] = [];
   for (const [thread, frames] of framesOf) {
     const wait = lockWait(thread, frames);
     if (wait) {
@@ -61,7 +68,16 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
     // memory, and on Windows the critical section it waits for from its stack too.
     if (!unwindLost(frames, files)) continue;
     const found = await waitOnStack(q, thread, frames, target, threadOfLwp);
-    if (!found) continue;
+    if (!found) {
+      // No frame of the program's own on the stack (its module not here): a critical section another
+      // thread holds, found on the stack, still shows the wait; without one the stack shows nothing.
+      const lock = os === "windows" ? await heldCriticalSectionOfThread(q, thread, target, threadOfLwp) : null;
+      if (lock) {
+        waits.push({ thread, lock, waiter: null });
+        foundOnStack.push(thread);
+      } else unreadStacks.push(thread);
+      continue;
+    }
     framesOf.set(thread, found.frames);
     if (found.wait) {
       waits.push(found.wait);
@@ -72,7 +88,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
     const many = foundOnStack.length > 1;
     q.problems.push(`without the system modules no frame names the lock a thread waits for: the critical sections thread${many ? "s" : ""} ${foundOnStack.join(", ")} wait${many ? "" : "s"} on were found on ${many ? "their stacks" : "its stack"} (one another thread holds, or the global the waiting line passes)`);
   }
-  if (waits.length < 2) return { cycles: [], unreadOwners: [], framesOf };
+  if (waits.length < 2) return { cycles: [], unreadOwners: [], unreadStacks, framesOf };
   // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
   // syscall still has the futex word, which is the mutex's first field, in its first argument register.
   for (const wait of waits.filter((w) => w.lock === null)) {
@@ -90,7 +106,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
   const cycles = deadlockCycles(waits, ownerOf);
   for (const edge of cycles.flat()) edge.lockName = await lockName(q, edge, framesOf.get(edge.thread) ?? []);
   const unreadOwners = waits.filter((wait) => wait.lock === null || !ownerOf.has(wait.lock)).map((wait) => wait.thread);
-  return { cycles, unreadOwners, framesOf };
+  return { cycles, unreadOwners, unreadStacks, framesOf };
 }
 
 /**
@@ -166,6 +182,13 @@ async function waitOnStack(q: Inspector, thread: number, frames: PlacedFrame[], 
   const waiter = own === null ? null : (scanned[own] ?? null);
   const lock = os === "windows" && sp !== null && waiter !== null ? ((await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode)) ?? (await lockOnWaitingLine(q, thread, waiter, sp, target.files))) : null;
   return { frames: scanned, wait: lock ? { thread, lock, waiter } : null };
+}
+
+/** The critical section held by another thread that lies on a thread's stack, for a thread whose frames are not known. */
+async function heldCriticalSectionOfThread(q: Inspector, thread: number, target: Target, threadOfLwp: Map<number, number>): Promise<string | null> {
+  const sp = toBigInt(await q.register("sp", { thread }));
+  const lwp = target.threads.find((t) => t.id === thread)?.lwp ?? null;
+  return sp === null ? null : heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, target.isOwnCode);
 }
 
 /**

@@ -112,7 +112,9 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     q.problems.push(
       hang.unreadOwners.length > 0
         ? `the dump has no signal, and ${hang.unreadOwners.length === 1 ? "thread" : "threads"} ${listed(hang.unreadOwners)} wait${hang.unreadOwners.length === 1 ? "s" : ""} for locks whose holders it does not show (neither read from the locks nor inferred from the waiting code): whether the process deadlocked cannot be told; the program's sources on this machine, or a dump that holds the locks' memory, would show it`
-        : "the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting",
+        : hang.unreadStacks.length > 0
+          ? `the dump has no signal, and ${hang.unreadStacks.length === 1 ? "thread" : "threads"} ${listed(hang.unreadStacks)} stopped where the debugger cannot unwind (a system module whose unwind information is not here) with no frame of the program's own found on ${hang.unreadStacks.length === 1 ? "its stack" : "their stacks"} and no held lock there: what ${hang.unreadStacks.length === 1 ? "it waits" : "they wait"} for, and so whether the process deadlocked, cannot be told; the program's executable, --modules-path with the dump's system modules, or a dump that holds the locks' memory would show it`
+          : "the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting",
     );
   }
   const culprit = verdict.culprit === null ? null : (verdict.frames[verdict.culprit] ?? null);

@@ -64,6 +64,11 @@ export interface TriageResult {
    * (the locks not in it, their code's sources not here): a cycle through them is not ruled out.
    */
   unreadLockOwners?: number[];
+  /**
+   * No lock cycle was found, but these threads' stacks could not be read (stopped in a system module
+   * without unwind information, the program's module not here): what they wait for is not shown.
+   */
+  unreadStacks?: number[];
   executable: string | null;
   modules: SharedLibrary[];
   /** Every command triage ran, in order. */

@@ -108,10 +108,12 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     // The call itself, one byte back, is on the caller's line.
     const symbol = await symbolOf(call.address);
     const line = symbol && !symbol.line ? await q.sourceLine(hex(call.address - 1n)) : null;
+    // In code inlined into the caller, the frame is the innermost inlined function's.
+    const [inlined, ...outer] = symbol?.inlined ?? [];
     found.push({
       level: found.length + 1,
       address: hex(call.address),
-      function: symbol?.symbol ?? null,
+      function: inlined?.function ?? symbol?.symbol ?? null,
       args: "",
       file: symbol?.file ?? line?.file ?? null,
       line: symbol?.line ?? line?.line ?? null,
@@ -119,6 +121,7 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
       found: "scan",
       unwound,
       module: moduleAt(call.address),
+      ...(outer.length > 0 ? { inlinedInto: outer } : {}),
     });
   }
   return [{ ...top, level: 0 }, ...found];

@@ -41,6 +41,8 @@ export interface Target {
   /** Whether an address is code of the program's own modules (not the system's or a runtime's). */
   isOwnCode: (address: bigint) => boolean;
   os: Platform["os"] | undefined;
+  /** The size of a pointer (4 in a 32-bit process); null when the dump file does not say. */
+  pointerBytes: Platform["pointerSize"] | null;
   /** Which DLL function a Windows program's import slot holds. */
   imports: ImportLookup | null;
   /** A line of a source file here, where the debugger cannot list it. */
@@ -75,6 +77,7 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
     moduleAt: moduleLocator(files, libraries),
     isOwnCode: ownCode(files),
     os: options.platform?.os,
+    pointerBytes: options.platform?.pointerSize ?? null,
     imports: options.imports ?? null,
     readLine: options.readLine ?? null,
   };

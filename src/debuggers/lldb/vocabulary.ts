@@ -147,7 +147,13 @@ const READERS: Readers = {
     // The summary names the file alone (`at format-check.c:35:5`); the LineEntry, the whole path.
     const found = parseLookup(output);
     const entry = lineEntryOf(output);
-    return found?.file && entry && entry.file.split(/[\\/]/).at(-1) === found.file.split(/[\\/]/).at(-1) ? { ...found, file: entry.file } : found;
+    const sameFile = (file: string | null | undefined) => !!file && !!entry && entry.file.split(/[\\/]/).at(-1) === file.split(/[\\/]/).at(-1);
+    if (!found || !entry) return found;
+    return {
+      ...found,
+      ...(sameFile(found.file) ? { file: entry.file } : {}),
+      ...(found.inlined ? { inlined: found.inlined.map((frame) => (sameFile(frame.file) ? { ...frame, file: entry.file } : frame)) } : {}),
+    };
   },
   // `Address: svc[0x00000000005364b0] (svc.PT_LOAD[2]..bss + 4272)`: the file address, the load address of a program not relocated.
   "symbol-address": (output) => {

@@ -55,11 +55,18 @@ export function parseSections(output: string): TargetFiles {
   return { executable, core: null, sections };
 }
 
-/** `image lookup -a ADDR`: `Summary: libc.so.6\`__GI___libc_free + 12 at malloc.c:3350:6`. */
+/**
+ * `image lookup -a ADDR`: `Summary: libc.so.6\`__GI___libc_free + 12 at malloc.c:3350:6`. In code
+ * inlined into a function, the summary names the function and the inlined call, then one line per
+ * call it was inlined from: `prog\`main + 87 [inlined] log_line_length + 6 at prog.c:16`, and below
+ * it `prog\`main + 81 [inlined] log_request + 63 at prog.c:22`, `prog\`main + 18 at prog.c:35`.
+ */
 export function parseLookup(output: string): SymbolAt | null {
   const summary = /^\s*Summary: (?:(\S+?)`)?(.*?)(?: \+ (\d+))?(?: at (\S+))?\s*$/m.exec(output);
   if (!summary || !summary[2]) return null;
   const location = summary[4] ? parseLocation(summary[4]) : null;
+  const inlined = / \[inlined\] /.test(summary[2]) ? inlinedChain(output, summary.index + summary[0].length) : null;
+  if (inlined) return { ...inlined.compiled, section: null, module: summary[1] ?? null, file: location?.file ?? null, line: location?.line ?? null, inlined: inlined.frames };
   const section = /^\s*Address: \S+ \((?:\S+?\.)?(?:PT_LOAD\[\d+\])?\.?(\.[^ +)]+)/m.exec(output)?.[1] ?? null;
   // Summarised as its section, a variable is named by the verbose lookup's Variable line, its offset from the symbol's range.
   const variable = summary[2].startsWith(".") ? /^\s*Variable: .*\bname = "([^"]+)"/m.exec(output)?.[1] : undefined;
@@ -73,6 +80,28 @@ export function parseLookup(output: string): SymbolAt | null {
     file: location?.file ?? null,
     line: location?.line ?? null,
   };
+}
+
+/**
+ * The frames at the address a summary names in inlined code: its first line's inlined call, then
+ * the lines below it (indented, each naming the module) that carry the chain out to the function
+ * compiled, innermost first; and that function with its offset.
+ */
+function inlinedChain(output: string, firstLineEnd: number): { compiled: { symbol: string; offset: number }; frames: NonNullable<SymbolAt["inlined"]> } | null {
+  const first = /^\s*Summary: (.*)$/m.exec(output)?.[1] ?? "";
+  const below = output.slice(firstLineEnd).split("\n").slice(1);
+  const end = below.findIndex((line) => !/^\s+[^\s:]+`/.test(line));
+  const frames: NonNullable<SymbolAt["inlined"]> = [];
+  let compiled: { symbol: string; offset: number } | null = null;
+  for (const line of [first, ...below.slice(0, end < 0 ? below.length : end)]) {
+    const entry = /^\s*(?:\S+?`)?(.+?) \+ (\d+)(?: \[inlined\] (.+?)(?: \+ \d+)?)?(?: at (\S+))?\s*$/.exec(line);
+    if (!entry?.[1]) return null;
+    compiled ??= { symbol: entry[1], offset: Number(entry[2]) };
+    const place = entry[4] ? parseLocation(entry[4]) : null;
+    frames.push({ function: entry[3] ?? entry[1], file: place?.file ?? null, line: place?.line ?? null });
+    if (!entry[3]) break;
+  }
+  return compiled && frames.length > 1 ? { compiled, frames } : null;
 }
 
 /** `memory region --all`: `[0x...-0x...) rw- /path PT_LOAD[3]` per region, unmapped gaps (`---`) left out. */
