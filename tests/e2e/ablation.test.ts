@@ -34,11 +34,6 @@ const dumps = tempDir("dumpdbg-ablation-dumps-");
  * violates, so this list can only shrink. Diagnoses: /work/ablation-findings.md.
  */
 const KNOWN_VIOLATIONS: { case: string; ablation: AblationName; reason: string }[] = [
-  // A pc inside the program's mapping is read as "no code" when the program's file is missing: a
-  // NULL read becomes a jump to a bad address, rated exploitable.
-  { case: "breakpad/null-deref", ablation: "without-executable", reason: "missing program read as no code at the pc: null-dereference → bad-jump, rated exploitable" },
-  { case: "breakpad/write-rodata", ablation: "without-executable", reason: "missing program read as no code at the pc: invalid-memory-access → bad-jump" },
-  { case: "crashpad/null-write", ablation: "without-executable", reason: "missing program read as no code at the pc: null-dereference → bad-jump, rated exploitable" },
   // Lock waits inside a missing libc are read as no waits: the deadlock's thread gives way to the main thread.
   { case: "core/deadlock", ablation: "without-libraries", reason: "threads stopped in a missing libc read as not waiting: culprit transfer_funds → main" },
   // The stack scan past a libc it cannot unwind names a caller other than the one the unwind shows.
