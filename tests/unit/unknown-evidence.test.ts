@@ -37,6 +37,8 @@ const nearNull = (access: ExploitabilityFacts["access"]): ExploitabilityFacts =>
   instruction: null,
   smashedWord: null,
   regions: [],
+  sp: null,
+  pointerBytes: 8,
 });
 
 describe("a rating whose deciding fact the dump does not hold", () => {
