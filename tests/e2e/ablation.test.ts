@@ -41,6 +41,8 @@ const KNOWN_VIOLATIONS: { case: string; ablation: AblationName; reason: string }
   { case: "debian/python-ctypes-null", ablation: "other-libc-build", reason: "the scan's chain starts at a stale return address: culprit ?? in _ctypes → PyObject_CallOneArg" },
   { case: "debian/perl-posix-abort", ablation: "without-libraries", reason: "the scan skips the missing POSIX.so: culprit ?? in POSIX.so → Perl_pp_entersub" },
   { case: "debian/perl-posix-abort", ablation: "other-libc-build", reason: "the scan's chain misses POSIX.so's frame: culprit ?? in POSIX.so → Perl_pp_entersub" },
+  { case: "breakpad/fortify", ablation: "without-libraries", reason: "the scan past the missing libc misses set_greeting's frame: culprit set_greeting → main" },
+  { case: "breakpad/fortify", ablation: "other-libc-build", reason: "the scan past another libc build misses set_greeting's frame: culprit set_greeting → main" },
   { case: "debian/bash-kill-self", ablation: "without-libraries", reason: "the scan's chain misses kill_builtin: culprit kill_builtin → execute_command_internal" },
 ];
 

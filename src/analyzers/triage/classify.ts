@@ -11,7 +11,7 @@ import { AMBIGUOUS_FREE_MESSAGE } from "../glibc.js";
 import { blockedThreads } from "../hang.js";
 import { recursiveCallIndex } from "../recursion.js";
 import { SI_KERNEL, SI_QUEUE, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, TRAP_BRKPT, sentByProcess } from "../signals.js";
-import type { Fault } from "./fault.js";
+import type { CaughtFault, Fault } from "./fault.js";
 import type { GoFindings } from "./go.js";
 import type { Hang } from "./hang.js";
 import type { Said } from "./messages.js";
@@ -45,6 +45,8 @@ export interface Verdict {
   blocked: string | null;
   /** The thread a dump without an exception or a signal was written from while it aborted (an abort handler's dump). */
   abortedIn: number | null;
+  /** The fault a crash handler caught, when it is the crash (the stop in the dump is the handler's re-raise or abort). */
+  caught: CaughtFault | null;
 }
 
 export function classify(readings: Readings): Verdict {
@@ -68,7 +70,10 @@ export function classify(readings: Readings): Verdict {
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT;
   // a failed check the crash handler recorded beside it (an invalid parameter, a pure call) names it.
   const recordedCheck: CrashKind | null = said.assertion ? (said.assertion.type === "pure-virtual-call" ? "pure-virtual-call" : "assertion-failure") : null;
-  const read = fault.reraised?.kind ?? recordedCheck ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
+  // A fault a crash handler caught is the crash, unless the abort machinery it ended in names what
+  // happened itself (Rust's stack overflow handler catches the guard page's SIGSEGV to say so).
+  const caught = fault.caught && (fault.caught.then === "re-raised" || classified === "abort") ? fault.caught : null;
+  const read = caught?.kind ?? recordedCheck ?? (stop.exception === null ? classified : hang.cycles.length > 0 ? "deadlock" : (fault.exception?.kind ?? abortKind(stack.innermost, null)));
   // An abort whose annotations name what ended it (an uncaught exception, an assertion) is that.
   const decided = read === "abort" && said.annotated?.kind ? said.annotated.kind : read;
   // No exception and no signal, but a thread in abort(): the dump was written from an abort handler
@@ -88,18 +93,18 @@ export function classify(readings: Readings): Verdict {
   // a recorded failed check, from the caller of the function that checked: it passed what failed.
   const checker = said.assertion?.function ? frames.findIndex((frame) => frame.function !== null && normalizeFunctionName(frame.function) === said.assertion?.function) : -1;
   // In an abort handler's dump, the handler (the crash reporter's code) runs above the abort: the culprit is below it.
-  const from = fault.reraised?.interrupted ?? (checker >= 0 ? checker + 1 : (aborted?.below ?? 0));
+  const from = caught?.interrupted ?? (checker >= 0 ? checker + 1 : (aborted?.below ?? 0));
   const own = culpritIndex(frames.slice(from).filter((frame) => frame.level < limit));
   const first = own === null ? null : own + from;
   const culprit = kind === "stack-overflow" && stack.recursion !== null && first !== null ? (recursiveCallIndex(frames, first) ?? first) : first;
-  return { kind, thread, frames, culprit, blocked: hung, abortedIn: aborted ? (thread?.id ?? null) : null };
+  return { kind, thread, frames, culprit, blocked: hung, abortedIn: aborted ? (thread?.id ?? null) : null, caught };
 }
 
 /** A Go crash: its kind as the runtime saw it, the culprit from the goroutine that panicked, threw, or is blamed for the wait. */
 function goVerdict(go: GoFindings, thread: ThreadSummary | null): Verdict {
   const kind = go.kind ?? "unknown";
   const frames = go.goroutine?.frames ?? [];
-  return { kind, thread, frames, culprit: culpritIndex(frames), blocked: kind === "hang" ? go.message : null, abortedIn: null };
+  return { kind, thread, frames, culprit: culpritIndex(frames), blocked: kind === "hang" ? go.message : null, abortedIn: null, caught: null };
 }
 
 /** What a program that aborts itself goes through: abort and raise, a failed assertion, terminate. */

@@ -2,6 +2,7 @@
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
+import { codeAt } from "../address-space.js";
 import { crashSignature, normalizeFunctionName } from "../culprit.js";
 import { FAULT_SIGNALS, SI_KERNEL, SIGSEGV, signalCodeName, signalName } from "../signals.js";
 import { machExceptionName } from "../mach.js";
@@ -9,34 +10,41 @@ import { exceptionName } from "../windows.js";
 import type { Readings, Verdict } from "./classify.js";
 import { rateExploitability } from "../exploitability.js";
 import { libraryFault, namedPlace } from "./fault.js";
-import { abortHandlerOrigin, reraisedOrigin } from "./stop.js";
+import { abortHandlerOrigin, caughtOrigin } from "./stop.js";
 import { goReading } from "./go.js";
 import type { TriageResult } from "./result.js";
-import { groupThreads, pcInCode } from "./target.js";
+import { addressSpaceOf, groupThreads } from "./target.js";
 
 const MEMORY_FAULTS = new Set<Crash["kind"]>(["null-dereference", "invalid-memory-access", "bus-error"]);
 
 export function crashOf(readings: Readings, verdict: Verdict, message: string | null, annotations: Crash["annotations"]): Crash {
   const { stop, fault, hang } = readings;
-  const { signal, siginfo, exception } = stop;
-  const { kind, thread, frames, culprit } = verdict;
+  const { exception } = stop;
+  const { kind, thread, frames, culprit, caught } = verdict;
+  // The fault a handler caught is the crash: its signal, code and address where the signal frame holds its record.
+  const signal = caught?.record?.signo ?? stop.signal;
+  const siginfo = caught ? caught.record : stop.siginfo;
   const culpritFrame = culprit === null ? null : (frames[culprit] ?? null);
   // A Go program's lock cycles are its goroutines', read from the runtime; the threads' are its OS threads, which wait for work.
   const cycles = readings.go?.cycles.length ? readings.go.cycles : hang.cycles;
   const cycle = cycles[0];
-  const origin = fault.reraised
-    ? reraisedOrigin(stop.origin, fault.reraised.handler)
+  const origin = caught
+    ? caughtOrigin(stop.origin, caught)
     : verdict.abortedIn !== null
       ? abortHandlerOrigin(verdict.abortedIn)
       : stop.origin;
   // The kernel reports 0 for a general-protection fault: that address was never accessed.
-  const faultAddress = readings.go?.faultAddress ?? (fault.exception ? fault.exception.faultAddress : signal !== null && !stop.sent && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null);
+  const faultAddress =
+    readings.go?.faultAddress ??
+    (fault.exception ? fault.exception.faultAddress : signal !== null && (caught !== null || !stop.sent) && FAULT_SIGNALS.has(signal) && siginfo?.code !== SI_KERNEL ? (siginfo?.address ?? null) : null);
+  const access = readings.go?.access ?? (caught ? caught.access : fault.access);
+  const pc = caught ? toBigInt(caught.pc) : readings.target.pc;
   return {
     kind,
     signal: exception ? ((readings.target.os === "macos" ? machExceptionName(exception.code) : exceptionName(exception.code)) ?? "exception") : signal === null ? null : signalName(signal),
-    signalCode: exception ? exception.code : siginfo && signal !== null && !stop.codeInferred ? signalCodeName(signal, siginfo.code) : null,
+    signalCode: exception ? exception.code : siginfo && signal !== null && (caught !== null || !stop.codeInferred) ? signalCodeName(signal, siginfo.code) : null,
     faultAddress,
-    access: readings.go?.access ?? fault.access,
+    access,
     message,
     thread: { id: thread?.id ?? null, lwp: thread?.lwp ?? null, name: thread?.name ?? null },
     culprit: {
@@ -54,11 +62,11 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
     exploitability: rateExploitability({
       kind,
       origin: origin.type,
-      access: fault.access,
+      access,
       faultAddress: toBigInt(faultAddress),
-      pc: readings.target.pc,
-      pcInCode: pcInCode(readings.target),
-      instruction: fault.instruction,
+      pc,
+      pcInCode: pc === null ? null : codeAt(addressSpaceOf(readings.target), pc),
+      instruction: caught ? caught.instruction : fault.instruction,
       smashedWord: readings.stack.popped ? readings.target.pc : null,
       sp: readings.target.sp,
       pointerBytes: readings.target.pointerBytes,

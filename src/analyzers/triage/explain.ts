@@ -11,7 +11,7 @@ import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
 import { normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import { stringEndBytes, textBytes, type FaultExplanation, type Range } from "../fault.js";
 import { signalName } from "../signals.js";
-import type { Reraised } from "./fault.js";
+import type { CaughtFault } from "./fault.js";
 
 /**
  * What a signal a process sent says: who sent it, or that the process raised it at itself (tgkill,
@@ -41,11 +41,15 @@ export function smashedReturnMessage(frame: PlacedFrame | null, popped: bigint |
   return `${fn} returned to ${word}, which is no address: its return address on the stack was overwritten${what}`;
 }
 
-export function reraisedMessage(reraised: Reraised, signal: number | null, frame: PlacedFrame | null): string {
+/** A fault a crash handler caught, told from the handler's side: who caught it, what it did next, where the fault was. */
+export function caughtMessage(caught: CaughtFault, signal: number | null, frame: PlacedFrame | null): string {
   const name = signal === null ? "the signal" : signalName(signal);
+  const caughtName = caught.record ? signalName(caught.record.signo) : caught.then === "re-raised" ? name : "a fault";
   const at = frame?.function ? normalizeFunctionName(frame.function) : frame?.module ? `code in ${frame.module.split("/").at(-1)}` : "the interrupted frame";
-  const what = reraised.explanation ? `: ${reraised.explanation.text} (${reraised.instruction})` : reraised.instruction ? ` at \`${reraised.instruction}\`` : "";
-  return `${reraised.handler ?? "the program's signal handler"} re-raised ${name} with kill() from inside its signal handler, as a crash handler does; the ${name} it was handling arrived in ${at}${what}`;
+  const what = caught.explanation ? `: ${caught.explanation.text} (${caught.instruction})` : caught.instruction ? ` at \`${caught.instruction}\`` : "";
+  const handler = `${caught.handler ?? "the program's signal handler"}${caught.handlerModule ? ` (${caught.handlerModule.split("/").at(-1)})` : ""}`;
+  const next = caught.then === "re-raised" ? `re-raised ${name} with kill() from inside its signal handler, as a crash handler does` : "caught it in its signal handler and then aborted, as a crash handler does";
+  return `${handler} ${next}; the ${caughtName} it was handling arrived in ${at}${what}`;
 }
 
 export function underrunMessage(frame: PlacedFrame | null, fault: bigint | null, sp: bigint, stack: Range | null): string {

@@ -9,10 +9,10 @@ import { toBigInt, type ExceptionStop, type Instruction, type Platform, type Reg
 import type { SignalRecord, TargetFiles } from "../../debuggers/probe.js";
 import type { Crash, CrashKind } from "../../report/schema.js";
 import { NULL_PAGE_LIMIT, placeFault, type FaultPlace } from "../address-space.js";
-import { isRuntimeFrame, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
+import { normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import { globalName } from "../deadlock.js";
 import { explainFault, type FaultExplanation, type Range } from "../fault.js";
-import { FAULT_SIGNALS, SI_KERNEL, SIGBUS, SIGFPE, SIGILL, SIGSEGV } from "../signals.js";
+import { FAULT_SIGNALS, SI_KERNEL, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV } from "../signals.js";
 import { machFaulted, readMachException } from "../mach.js";
 import { EXCEPTION_ACCESS_VIOLATION, readException, type ExceptionVerdict } from "../windows.js";
 import { argumentRegisters, memoryAccess } from "../x86-64.js";
@@ -41,16 +41,26 @@ export interface Fault {
   overran: boolean;
   /** A write walked down off the bottom of the stack from a buffer on it. */
   underran: boolean;
-  /** The fault a crash handler was handling when it re-raised its signal. */
-  reraised: Reraised | null;
+  /** The fault a crash handler caught before it re-raised its signal or aborted. */
+  caught: CaughtFault | null;
 }
 
-export interface Reraised {
+/** A fault a crash handler caught, and then re-raised or aborted on: the crash is that fault. */
+export interface CaughtFault {
   kind: CrashKind;
   /** Index of the frame the first signal interrupted (just under `<signal handler called>`). */
   interrupted: number;
-  /** The program's function that re-raised it, from inside its signal handler. */
+  /** That frame's pc: the instruction that faulted. */
+  pc: string;
+  /** The function that handled it, from inside the signal handler (`JVM_handle_linux_signal`). */
   handler: string | null;
+  /** The module the handler's code is in, where the debugger knows it. */
+  handlerModule: string | null;
+  /** What the handler did after: raised the signal again at itself, or aborted. */
+  then: "re-raised" | "aborted";
+  /** The signal record the kernel handed the handler, read from the signal frame; null where the dump does not show it. */
+  record: SignalRecord | null;
+  access: Crash["access"];
   explanation: FaultExplanation | null;
   instruction: string | null;
 }
@@ -87,11 +97,11 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
   const overran = access === "write" && overranStackTop(target.stack, address);
   const underran = access === "write" && stack.recursion === null && underranStack(target.stack, address, sp);
   if (overran || underran) q.problems.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
-  // A crash handler that re-raised the signal it caught: the first signal is read from the frame it interrupted.
-  // Only a fault signal: abort() called inside a handler (Rust's stack overflow handler) is read from the stack like any abort.
-  const reraised = sent && siginfo && signal !== null && FAULT_SIGNALS.has(signal) && raisedBySelf(siginfo, stop.self) ? await reraisedSignal(q, stack.innermost, signal, target.mapped) : null;
-  if (reraised) q.problems.push("the signal in the dump's notes is the one the crash handler raised; the one it was handling is not recorded, so it is read from the frame it interrupted (its registers are exact)");
-  return { instruction, access, exception: verdict, address, explanation, stackExhausted, overran, underran, reraised };
+  // A crash handler that caught a fault and then re-raised its signal or aborted: the fault is read
+  // from the frame it interrupted, and its signal record from the signal frame, where the kernel put it.
+  const then = handlerEnding(stop);
+  const caught = then ? await caughtFault(q, target, stack.innermost, then, then === "re-raised" ? signal : null) : null;
+  return { instruction, access, exception: verdict, address, explanation, stackExhausted, overran, underran, caught };
 }
 
 /**
@@ -129,30 +139,91 @@ export async function namedPlace(q: Inspector, address: bigint | null, files: Ta
 }
 
 /**
- * A signal a process raised at itself from inside a signal handler (Redis, Chromium and many servers
- * log a crash report and re-raise the fatal signal): the kernel recorded the re-raise, not the
- * fault. The fault is in the frame under `<signal handler called>`: its pc is the faulting
- * instruction itself and its registers, unwound from the signal frame, are exact; the kind is read
- * from them as for a fault.
+ * How the dump's signal could end a crash handler: a fault signal the process raised at itself (Redis,
+ * Chromium and many servers log a report and re-raise it) or an abort (the JVM's handler writes
+ * hs_err and calls abort()). Null for any other stop. Only the stack then shows whether a handler ran.
  */
-async function reraisedSignal(q: Inspector, frames: PlacedFrame[], signal: number, mapped: Range[]): Promise<Reraised | null> {
-  const trampoline = frames.findIndex((frame) => frame.function === "<signal handler called>");
-  const interrupted = trampoline < 0 ? null : frames[trampoline + 1];
-  if (!interrupted?.address) return null;
-  const handlerFrame = frames.slice(0, trampoline).find((frame) => !isRuntimeFrame(frame) && frame.function !== null) ?? null;
-  const handler = handlerFrame?.function ? normalizeFunctionName(handlerFrame.function) : null;
-  const base = { interrupted: trampoline + 1, handler };
-  const code = (await q.instructions(1, interrupted.address))?.instructions[0] ?? null;
-  const instruction = code ? `${code.mnemonic} ${code.operands.join(",")}`.trim() : null;
-  if (signal === SIGILL) return { ...base, kind: "illegal-instruction", explanation: null, instruction };
-  if (signal === SIGFPE) return { ...base, kind: /^i?div/.test(code?.mnemonic ?? "") ? "division-by-zero" : "unknown", explanation: null, instruction };
-  const access = code ? memoryAccess(code) : null;
-  if (!code || !access || (signal !== SIGSEGV && signal !== SIGBUS)) return { ...base, kind: signal === SIGBUS ? "bus-error" : "invalid-memory-access", explanation: null, instruction };
+function handlerEnding(stop: Stop): CaughtFault["then"] | null {
+  const { signal, siginfo } = stop;
+  if (signal === null || siginfo === null) return null;
+  if (FAULT_SIGNALS.has(signal)) return stop.sent && raisedBySelf(siginfo, stop.self) ? "re-raised" : null;
+  return signal === SIGABRT && stop.origin.type === "raised" ? "aborted" : null;
+}
+
+/**
+ * The fault a crash handler caught: the frame under `<signal handler called>` is where it arrived,
+ * its pc the faulting instruction itself and its registers, unwound from the signal frame, exact.
+ * The kernel's record of it lies on the signal frame (`rt_sigframe`: the ucontext, then the
+ * siginfo); it gives the signal, its code and the fault address, checked before it is believed.
+ * Without it, a re-raised signal is the one caught; an abort's is not known, and the kind is read
+ * from the instruction alone.
+ */
+async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], then: CaughtFault["then"], reraisedSignal: number | null): Promise<CaughtFault | null> {
+  const trampoline = frames.findIndex((frame) => isSignalTrampoline(frame.function));
+  const interrupted = trampoline < 1 ? null : frames[trampoline + 1];
+  if (!interrupted) return null;
+  // gdb prints no address for a frame stopped at the start of a line: its registers have the pc.
   const registers = await q.registers({ frame: interrupted.level });
-  const explanation = explainFault({ instruction: code, access, faultAddress: null, registers, mapped });
-  const address = operandAddress(explanation);
+  const pc = toBigInt(interrupted.address) ?? toBigInt(registers.find((r) => r.name === "rip" || r.name === "pc")?.value ?? null);
+  if (pc === null) return null;
+  // The nearest named frame above the signal frame is the handler the kernel called.
+  const handlerFrame = frames.slice(0, trampoline).findLast((frame) => frame.function !== null) ?? null;
+  const record = await signalFrameRecord(q, frames[trampoline]?.level ?? trampoline, target.os);
+  const signal = record?.signo ?? reraisedSignal;
+  if (signal === null) return null;
+  const base = {
+    interrupted: trampoline + 1,
+    pc: hex(pc),
+    handler: handlerFrame?.function ? normalizeFunctionName(handlerFrame.function) : null,
+    handlerModule: handlerFrame?.module ?? handlerFrame?.from ?? null,
+    then,
+    record,
+  };
+  const code = (await q.instructions(1, hex(pc)))?.instructions[0] ?? null;
+  const instruction = code ? `${code.mnemonic} ${code.operands.join(",")}`.trim() : null;
+  const recorded = toBigInt(record?.address ?? null);
+  if (signal === SIGILL) return { ...base, kind: "illegal-instruction", access: null, explanation: null, instruction };
+  if (signal === SIGFPE) return { ...base, kind: /^i?div/.test(code?.mnemonic ?? "") ? "division-by-zero" : "unknown", access: null, explanation: null, instruction };
+  if (signal !== SIGSEGV && signal !== SIGBUS) return null;
+  if (recorded !== null && recorded === pc) return { ...base, kind: "bad-jump", access: "execute", explanation: null, instruction };
+  const access = code ? memoryAccess(code) : null;
+  const explanation = code && access ? explainFault({ instruction: code, access, faultAddress: recorded, registers, mapped: target.mapped }) : null;
+  // The record's address where the kernel gave one (a general-protection fault gives 0), else the operand's.
+  const address = record && record.code !== SI_KERNEL ? recorded : explanation ? operandAddress(explanation) : null;
   const kind: CrashKind = signal === SIGBUS ? "bus-error" : address !== null && address < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access";
-  return { ...base, kind, explanation, instruction };
+  return { ...base, kind, access, explanation, instruction };
+}
+
+/** The frame the kernel builds to call a signal handler: gdb's `<signal handler called>`, glibc's `__restore_rt` under LLDB. */
+function isSignalTrampoline(name: string | null): boolean {
+  return name === "<signal handler called>" || name === "__restore_rt";
+}
+
+/** Where the siginfo lies from a signal frame's stack pointer on x86-64 Linux: past the kernel's ucontext (flags, link, stack, sigcontext, mask). */
+const SIGFRAME_SIGINFO_OFFSET = 8n + 8n + 24n + 256n + 8n;
+
+/**
+ * The signal record on a signal frame (x86-64 Linux): si_signo and si_errno, si_code, then the
+ * fault address. Believed only when it reads as a fault's record: a fault signal, a kernel code.
+ */
+async function signalFrameRecord(q: Inspector, level: number, os: Platform["os"] | undefined): Promise<SignalRecord | null> {
+  if (os !== undefined && os !== "linux") return null;
+  const sp = toBigInt((await q.registers({ frame: level })).find((r) => r.name === "rsp" || r.name === "sp")?.value ?? null);
+  if (sp === null) return null;
+  const [first, second, address] = await q.readMemory(hex(sp + SIGFRAME_SIGINFO_OFFSET), 3);
+  if (first === undefined || second === undefined || address === undefined) return null;
+  const signo = Number(first & 0xffffffffn);
+  const code = Number(BigInt.asIntN(32, second & 0xffffffffn));
+  if (!FAULT_SIGNALS.has(signo) || !((code > 0 && code <= 9) || code === SI_KERNEL)) return null;
+  return { signo, errno: Number(first >> 32n), code, address: hex(address), pid: null };
+}
+
+/** What the report notes of a caught fault that is the crash. */
+export function caughtNote(caught: CaughtFault): string {
+  return (
+    `the signal in the dump's notes is the one the crash handler ${caught.then === "aborted" ? "raised by aborting" : "raised"}; the fault it caught is read from the frame it interrupted (its registers are exact)` +
+    (caught.record ? " and from the signal record the kernel handed the handler, on the signal frame" : ", and no signal record of it was found on the signal frame")
+  );
 }
 
 /** The address a memory operand names: base + index × scale + displacement, from the registers' values. */

@@ -22,7 +22,7 @@ import { readManaged, withManaged } from "../managed.js";
 import { CLR_EXCEPTION } from "../windows.js";
 import { classify } from "./classify.js";
 import { crashOf, resultOf } from "./crash.js";
-import { readFault } from "./fault.js";
+import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
@@ -106,6 +106,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const readings = { target, stop, stack, fault, said, hang, go, limit };
 
   const verdict = classify(readings);
+  if (verdict.caught) q.problems.push(caughtNote(verdict.caught));
   const thrown = await readThrownType(q, readings, verdict);
   const message = await messageOf(q, readings, verdict, dotnet, thrown);
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {

@@ -20,8 +20,8 @@ import { acceptPanicMessage, panicMessageCandidates } from "../panic-message.js"
 import { SIGABRT, SIGSEGV, signalCodeName, signalName } from "../signals.js";
 import { CLR_EXCEPTION, managedExceptionText } from "../windows.js";
 import { argumentRegisters, callArgumentAddress } from "../x86-64.js";
-import { overrunMessage, reraisedMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
-import { STACK_NEAR_SP, type Fault } from "./fault.js";
+import { caughtMessage, overrunMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
+import { STACK_NEAR_SP, type CaughtFault, type Fault } from "./fault.js";
 import type { GoFindings } from "./go.js";
 import type { TriageOptions } from "./options.js";
 import type { Stack } from "./stack.js";
@@ -55,7 +55,7 @@ export async function readMessages(q: Inspector, target: Target, stop: Stop, sta
 /** What the message is composed from: the steps' readings and the kind decided from them. */
 interface Told {
   readings: { target: Target; stop: Stop; stack: Stack; fault: Fault; said: Said; go: GoFindings | null };
-  verdict: { kind: CrashKind; frames: PlacedFrame[]; culprit: number | null; blocked: string | null; abortedIn: number | null };
+  verdict: { kind: CrashKind; frames: PlacedFrame[]; culprit: number | null; blocked: string | null; abortedIn: number | null; caught: CaughtFault | null };
 }
 
 /**
@@ -84,7 +84,7 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   // An exception the annotations name (an uncaught NSException) is told by them.
   if (annotated?.kind && annotated.kind === kind) return annotated.message;
   if (fault.exception?.message != null) return fault.exception.message;
-  if (fault.reraised) return reraisedMessage(fault.reraised, signal, culpritFrame);
+  if (verdict.caught) return caughtMessage(verdict.caught, signal, culpritFrame);
   // A signal a process sent explains a dump no fault rule classifies.
   const story: SignalStoryFacts | null =
     stop.sent && (kind === "unknown" || kind === "hang") && siginfo && signal !== null

@@ -117,14 +117,19 @@ export function originOf(stop: { signal: number | null; exception: ExceptionStop
 }
 
 /**
- * A crash handler re-raised the signal it caught: the record is the re-raise, the fault it was
- * handling came first, in the frame under `<signal handler called>`.
+ * A crash handler caught a fault, then re-raised its signal or aborted: the record is the handler's,
+ * the fault it was handling came first, in the frame under `<signal handler called>`.
  */
-export function reraisedOrigin(origin: Origin, handler: string | null): Origin {
+export function caughtOrigin(origin: Origin, caught: { handler: string | null; handlerModule: string | null; then: "re-raised" | "aborted"; record: SignalRecord | null }): Origin {
+  const handler = caught.handler ? ` (${caught.handler}${caught.handlerModule ? ` in ${caught.handlerModule.split("/").at(-1)}` : ""})` : "";
+  const record = caught.record
+    ? `; the record the kernel handed the handler, on the signal frame, says ${signalName(caught.record.signo)} ${signalCodeName(caught.record.signo, caught.record.code)}${caught.record.code === SI_KERNEL ? "" : ` at ${caught.record.address}`}`
+    : "";
+  const next = caught.then === "re-raised" ? "which re-raises what it caught" : "which then aborted";
   return {
     type: "fault",
     sender: null,
-    evidence: `${origin.evidence}; but it was raised from inside the program's signal handler${handler ? ` (${handler})` : ""}, which re-raises what it caught: the signal it handled came from a fault in the frame it interrupted`,
+    evidence: `${origin.evidence}; but it was raised from inside a signal handler${handler}, ${next}: the fault it caught is the crash, in the frame it interrupted${record}`,
   };
 }
 

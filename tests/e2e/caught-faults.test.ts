@@ -1,0 +1,143 @@
+/**
+ * A fault caught by a crash handler is the fault: a program's own SIGSEGV handler that writes a
+ * report and aborts, and the JVM's, which writes hs_err and aborts. The dump's signal is the
+ * handler's SIGABRT; the crash is the SIGSEGV under `<signal handler called>`, with its code and
+ * address from the record the kernel handed the handler, and the origin says who caught it.
+ * Real programs, run under gdb with their SIGSEGV passed to them, the core written at the abort.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+
+import type { Crash } from "../../src/report/schema.js";
+import { runCli } from "../helpers/cli.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
+
+const JOB_RUNNER = `/* Runs queued jobs; a crash handler writes one line for the on-call engineer and aborts. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct owner { int uid; const char *name; };
+struct job { int id; struct owner *owner; };
+
+static void crash_handler(int signo, siginfo_t *info, void *context)
+{
+    (void)context;
+    char line[96];
+    int n = snprintf(line, sizeof line, "job-runner: fatal signal %d at %p\\n", signo, info->si_addr);
+    write(2, line, (size_t)n);
+    abort();
+}
+
+static size_t owner_name_length(const struct job *job)
+{
+    return strlen(job->owner->name); // CULPRIT
+}
+
+int main(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = crash_handler;
+    action.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &action, NULL);
+
+    struct job queued = { 42, NULL };
+    printf("%zu\\n", owner_name_length(&queued));
+    return 0;
+}
+`;
+
+const GDB = ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "handle SIGSEGV nostop noprint pass"];
+
+/** Runs argv under gdb, its SIGSEGVs passed to its handlers, and writes `core` where it stops next (the handler's abort). */
+function coreAtAbort(core: string, argv: string[]): string {
+  execFileSync("gdb", [...GDB, "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", ...argv], { stdio: "ignore", timeout: 180_000 });
+  if (!existsSync(core)) throw new Error(`gdb wrote no core of ${argv.join(" ")}`);
+  return core;
+}
+
+async function triage(args: string[]): Promise<Crash> {
+  const result = await runCli(["triage", ...args, "--json"]);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Crash;
+}
+
+describe("a program's own crash handler that aborts on the SIGSEGV it caught", () => {
+  let exe = "";
+  let core = "";
+  beforeAll(() => {
+    const dir = tempDir("dumpdbg-caught-");
+    const source = path.join(dir, "job-runner.c");
+    writeFileSync(source, JOB_RUNNER);
+    exe = path.join(dir, "job-runner");
+    execFileSync("gcc", ["-g", "-O0", "-o", exe, source]);
+    core = coreAtAbort(path.join(dir, "job-runner.core"), [exe]);
+  });
+
+  it("is the SIGSEGV it caught: its kind, code, address, access and culprit, caught by the handler that aborted", async () => {
+    const crash = await triage([core, "--exe", exe]);
+    expect([crash.kind, crash.signal, crash.signalCode, crash.faultAddress, crash.access]).toEqual(["null-dereference", "SIGSEGV", "SEGV_MAPERR", "0x8", "read"]);
+    expect([crash.culprit.function, crash.culprit.line]).toEqual(["owner_name_length", JOB_RUNNER.split("\n").findIndex((line) => line.includes("// CULPRIT")) + 1]);
+    expect(crash.origin?.type).toBe("fault");
+    expect(crash.origin?.evidence).toMatch(/raised from inside a signal handler \(crash_handler in job-runner\), which then aborted: .* says SIGSEGV SEGV_MAPERR at 0x8$/);
+    expect(crash.message).toMatch(/^crash_handler \(job-runner\) caught it in its signal handler and then aborted, as a crash handler does; the SIGSEGV it was handling arrived in owner_name_length: reading 8 bytes at 0x8 /);
+    expect(crash.exploitability?.rating).toBe("probably-not-exploitable");
+  });
+});
+
+const hasJava = spawnSync("java", ["-version"]).status === 0 && spawnSync("javac", ["-version"]).status === 0;
+
+const HEADER_READER = `import java.lang.reflect.Field;
+import sun.misc.Unsafe;
+
+/** Reads a record's header through Unsafe from an address a caller computed. */
+public class HeaderReader {
+    static Unsafe unsafe() throws Exception {
+        Field field = Unsafe.class.getDeclaredField("theUnsafe");
+        field.setAccessible(true);
+        return (Unsafe) field.get(null);
+    }
+
+    static long readHeader(Unsafe unsafe, long record) {
+        return unsafe.getLong(record + 8);
+    }
+
+    static long handle(Unsafe unsafe, long record) {
+        return readHeader(unsafe, record);
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.out.println(handle(unsafe(), 0L));
+    }
+}
+`;
+
+describe.skipIf(!hasJava)("the JVM's handler, which writes hs_err and aborts on the SIGSEGV it caught", () => {
+  let core = "";
+  let java = "";
+  beforeAll(() => {
+    const dir = tempDir("dumpdbg-caught-jvm-");
+    writeFileSync(path.join(dir, "HeaderReader.java"), HEADER_READER);
+    execFileSync("javac", ["-nowarn", "-d", dir, path.join(dir, "HeaderReader.java")], { stdio: "ignore" });
+    java = execFileSync("readlink", ["-f", execFileSync("which", ["java"], { encoding: "utf8" }).trim()], { encoding: "utf8" }).trim();
+    // A small VM: a small heap, code cache and class space keep the core small.
+    const vm = ["-Xmx32m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:CompressedClassSpaceSize=16m", "-XX:+UseSerialGC", "-XX:-UsePerfData", `-XX:ErrorFile=${path.join(dir, "hs_err_pid%p.log")}`];
+    core = coreAtAbort(path.join(dir, "jvm.core"), [java, ...vm, "-cp", dir, "HeaderReader"]);
+  });
+
+  it("is the SIGSEGV reading 0x8 in Unsafe_GetLong, caught by JVM_handle_linux_signal, not the VM's abort", async () => {
+    const crash = await triage([core, "--exe", java]);
+    expect([crash.kind, crash.signal, crash.signalCode, crash.faultAddress, crash.access]).toEqual(["null-dereference", "SIGSEGV", "SEGV_MAPERR", "0x8", "read"]);
+    expect(crash.origin?.type).toBe("fault");
+    expect(crash.origin?.evidence).toMatch(/raised from inside a signal handler \(JVM_handle_linux_signal in libjvm\.so\), which then aborted/);
+    expect(crash.message).toMatch(/the SIGSEGV it was handling arrived in Unsafe_GetLong: reading 8 bytes at 0x8/);
+    expect(crash.signature).not.toMatch(/os::abort|VMError/);
+  });
+});
