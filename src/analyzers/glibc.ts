@@ -36,6 +36,23 @@ export function plausibleChunkSize(words: bigint[]): boolean {
   return chunk !== null && chunk.size >= 0x20n && chunk.size % 16n === 0n && chunk.size < MAX_PLAUSIBLE_CHUNK;
 }
 
+/** A chunk size's flag that says the chunk before it is in use. */
+const PREV_INUSE = 1n;
+
+/**
+ * Whether the next chunk's header (prev_size, size), which says the block before it is free (its
+ * PREV_INUSE bit clear, what "(!prev)" reads), was left so by a write past the block's end rather
+ * than by a free: a free of the block puts its size (or that of the free block it merged into,
+ * never less) in the next chunk's prev_size, while in use those bytes are the block's own last
+ * ones. `block` is the freed block's header. False when the bit is set or either header is not read.
+ */
+export function inUseBitOverwritten(block: bigint[], next: bigint[]): boolean {
+  const freed = chunkSize(block);
+  const [footer, size] = next;
+  if (freed === null || footer === undefined || size === undefined || (size & PREV_INUSE) !== 0n) return false;
+  return !(footer >= freed.size && footer % 16n === 0n && footer < MAX_PLAUSIBLE_CHUNK);
+}
+
 /**
  * glibc's "double free or corruption (out)", "(!prev)" and "(top)" are said for a block freed twice
  * and for a block whose header, or its neighbour's, an overflow overwrote alike; only the headers tell them apart.

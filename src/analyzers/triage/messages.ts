@@ -11,7 +11,7 @@ import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
 import type { CrashKind } from "../../report/schema.js";
 import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
 import { textBytes } from "../fault.js";
-import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, nextChunkHeaderAddress, plausibleChunkSize } from "../glibc.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, inUseBitOverwritten, nextChunkHeaderAddress, plausibleChunkSize } from "../glibc.js";
 import { demangleTypeinfo } from "../itanium.js";
 import { annotatedEnding, type AnnotatedEnding } from "../annotations.js";
 import { hangMessage } from "../hang.js";
@@ -174,7 +174,16 @@ async function freedBlockHeader(q: Inspector, frames: PlacedFrame[]): Promise<{ 
   }
   // Its own header intact, the block's neighbour may not be: "(!prev)" reads the next header's in-use bit.
   const next = await q.readMemory(nextChunkHeaderAddress(freed), CHUNK_HEADER_WORDS, { frame: frame.level });
-  if (next.length < CHUNK_HEADER_WORDS || plausibleChunkSize(next)) return { plausible: true, note: "" };
+  if (next.length < CHUNK_HEADER_WORDS) return { plausible: true, note: "" };
+  if (plausibleChunkSize(next)) {
+    if (!inUseBitOverwritten(words, next)) return { plausible: true, note: "" };
+    const footer = next[0] ?? 0n;
+    const footerText = textBytes(footer);
+    return {
+      plausible: false,
+      note: `glibc says "double free or corruption", but the header of the block after \`${freed}\` marks it free (the in-use bit clear) while its prev_size holds ${hex(footer)}${footerText ? ` (the bytes "${footerText}")` : ""}, not the size ${hex(size & ~7n)} a free of it leaves there: a write past the end of \`${freed}\` cleared the bit, and the free found it corrupt`,
+    };
+  }
   const nextSize = next[1] ?? 0n;
   const nextText = textBytes(nextSize);
   return {
