@@ -65,3 +65,38 @@ export function freedExpression(code: string): string | null {
   const match = /\b(?:free|g_free|delete\s*\[\s*\]|delete)\s*\(?\s*([^;()]+?)\s*\)?\s*;/.exec(code);
   return match?.[1]?.trim() ?? null;
 }
+
+/** A chunk whose next chunk's header marks it free while its prev_size is not its size (`inUseBitOverwritten`). */
+export interface ClearedInUseBit {
+  /** The chunk's address (its header's), its size, and the next chunk's prev_size. */
+  chunk: bigint;
+  size: bigint;
+  footer: bigint;
+}
+
+/** Reads `words` 8-byte words at an address of the dump; fewer, or none, where it holds no memory there. */
+export type WordReader = (address: bigint, words: number) => Promise<bigint[]>;
+
+/**
+ * Walks a heap's chunks from `start` by their sizes, as malloc lays them out, to the top chunk that
+ * ends at `end`, for the first chunk whose in-use bit its neighbour shows cleared by a write past its
+ * end (the walk stops there: the neighbour's size may be damaged too). The walk is the evidence that
+ * the memory is malloc's heap: its first chunk as malloc makes it (no chunk before it, marked in use),
+ * every size chaining to the next; null where that fails (memory the dump lacks, another region, a
+ * size that breaks the chain) or `limit` chunks do not reach the end.
+ */
+export async function walkHeap(read: WordReader, start: bigint, end: bigint, limit: number): Promise<{ cleared: ClearedInUseBit | null } | null> {
+  let header = await read(start, CHUNK_HEADER_WORDS);
+  if (header[0] !== 0n || ((header[1] ?? 0n) & PREV_INUSE) === 0n) return null;
+  for (let at = start, walked = 0; walked < limit; walked++) {
+    const chunk = chunkSize(header);
+    if (chunk === null || header.length < CHUNK_HEADER_WORDS || !plausibleChunkSize(header) || at + chunk.size > end) return null;
+    const next = at + chunk.size;
+    if (next === end) return { cleared: null };
+    const following = await read(next, CHUNK_HEADER_WORDS);
+    if (inUseBitOverwritten(header, following)) return { cleared: { chunk: at, size: chunk.size, footer: following[0] ?? 0n } };
+    at = next;
+    header = following;
+  }
+  return null;
+}
