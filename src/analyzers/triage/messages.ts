@@ -219,7 +219,7 @@ async function heapWalked(q: Inspector, regions: MemoryRegion[], message: string
       note: `glibc says "${message}", but ${heap} holds the block at ${hex(cleared.chunk + 16n)} (size ${hex(cleared.size)}) whose next block's header marks it free while its prev_size holds ${hex(cleared.footer)}${text ? ` (the bytes "${text}")` : ""}, not the size a free of it leaves there: a write past the end of that block cleared the bit, and the free found it corrupt`,
     };
   }
-  return { plausible: true, note: `glibc's "${message}" is said for a block freed twice and for one whose header, or its neighbour's, a write overwrote; the freed block's header could not be read (no frame of its to evaluate the freed pointer in) and no region of the dump walks as malloc's heap to its end, so it is read as a double free, as glibc's words say` };
+  return { plausible: true, note: `glibc's "${message}" is said for a block freed twice and for one whose header, or its neighbour's, a write overwrote; the freed block's header could not be read from the culprit's frame and no region of the dump walks as malloc's heap to its end, so it is read as a double free, as glibc's words say` };
 }
 
 /** The Windows C runtime's assertion, from its `_wassert(str=L"…", file=L"…", line=N)` frame: its own message. */
