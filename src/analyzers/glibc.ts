@@ -36,6 +36,23 @@ export function plausibleChunkSize(words: bigint[]): boolean {
   return chunk !== null && chunk.size >= 0x20n && chunk.size % 16n === 0n && chunk.size < MAX_PLAUSIBLE_CHUNK;
 }
 
+/** A chunk size's flag that says the chunk before it is in use. */
+const PREV_INUSE = 1n;
+
+/**
+ * Whether the next chunk's header (prev_size, size), which says the block before it is free (its
+ * PREV_INUSE bit clear, what "(!prev)" reads), was left so by a write past the block's end rather
+ * than by a free: a free of the block puts its size (or that of the free block it merged into,
+ * never less) in the next chunk's prev_size, while in use those bytes are the block's own last
+ * ones. `block` is the freed block's header. False when the bit is set or either header is not read.
+ */
+export function inUseBitOverwritten(block: bigint[], next: bigint[]): boolean {
+  const freed = chunkSize(block);
+  const [footer, size] = next;
+  if (freed === null || footer === undefined || size === undefined || (size & PREV_INUSE) !== 0n) return false;
+  return !(footer >= freed.size && footer % 16n === 0n && footer < MAX_PLAUSIBLE_CHUNK);
+}
+
 /**
  * glibc's "double free or corruption (out)", "(!prev)" and "(top)" are said for a block freed twice
  * and for a block whose header, or its neighbour's, an overflow overwrote alike; only the headers tell them apart.
@@ -47,4 +64,39 @@ export const AMBIGUOUS_FREE_MESSAGE = /^double free or corruption \((out|!prev|t
 export function freedExpression(code: string): string | null {
   const match = /\b(?:free|g_free|delete\s*\[\s*\]|delete)\s*\(?\s*([^;()]+?)\s*\)?\s*;/.exec(code);
   return match?.[1]?.trim() ?? null;
+}
+
+/** A chunk whose next chunk's header marks it free while its prev_size is not its size (`inUseBitOverwritten`). */
+export interface ClearedInUseBit {
+  /** The chunk's address (its header's), its size, and the next chunk's prev_size. */
+  chunk: bigint;
+  size: bigint;
+  footer: bigint;
+}
+
+/** Reads `words` 8-byte words at an address of the dump; fewer, or none, where it holds no memory there. */
+export type WordReader = (address: bigint, words: number) => Promise<bigint[]>;
+
+/**
+ * Walks a heap's chunks from `start` by their sizes, as malloc lays them out, to the top chunk that
+ * ends at `end`, for the first chunk whose in-use bit its neighbour shows cleared by a write past its
+ * end (the walk stops there: the neighbour's size may be damaged too). The walk is the evidence that
+ * the memory is malloc's heap: its first chunk as malloc makes it (no chunk before it, marked in use),
+ * every size chaining to the next; null where that fails (memory the dump lacks, another region, a
+ * size that breaks the chain) or `limit` chunks do not reach the end.
+ */
+export async function walkHeap(read: WordReader, start: bigint, end: bigint, limit: number): Promise<{ cleared: ClearedInUseBit | null } | null> {
+  let header = await read(start, CHUNK_HEADER_WORDS);
+  if (header[0] !== 0n || ((header[1] ?? 0n) & PREV_INUSE) === 0n) return null;
+  for (let at = start, walked = 0; walked < limit; walked++) {
+    const chunk = chunkSize(header);
+    if (chunk === null || header.length < CHUNK_HEADER_WORDS || !plausibleChunkSize(header) || at + chunk.size > end) return null;
+    const next = at + chunk.size;
+    if (next === end) return { cleared: null };
+    const following = await read(next, CHUNK_HEADER_WORDS);
+    if (inUseBitOverwritten(header, following)) return { cleared: { chunk: at, size: chunk.size, footer: following[0] ?? 0n } };
+    at = next;
+    header = following;
+  }
+  return null;
 }

@@ -4,7 +4,7 @@ export { keyRegisters } from "./registers.js";
 export { signalName, signalCodeName } from "./signals.js";
 export { codeAt, coreSegmentAt, fileSectionAt, holds, mappingAt } from "./address-space.js";
 export { memoryAccess, callArgumentAddress, memoryOperand, fullRegister, ARGUMENT_REGISTERS, type MemoryOperand } from "./x86-64.js";
-export { mutexOwnerExpression, MAIN_ARENA_TOP, HEAP_START, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, AMBIGUOUS_FREE_MESSAGE, freedExpression, nextChunkHeaderAddress, plausibleChunkSize } from "./glibc.js";
+export { mutexOwnerExpression, MAIN_ARENA_TOP, HEAP_START, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, AMBIGUOUS_FREE_MESSAGE, freedExpression, inUseBitOverwritten, nextChunkHeaderAddress, plausibleChunkSize } from "./glibc.js";
 export { classifyCrash, type Symptoms } from "./triage/classify.js";
 export { culpritIndex, crashSignature, normalizeFunctionName, isRuntimeFrame, placeFrames, moduleLocator, type PlacedFrame, type ModuleLocator } from "./culprit.js";
 export { lockWait, type LockWait } from "./deadlock.js";

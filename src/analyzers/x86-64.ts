@@ -108,3 +108,18 @@ export function fullRegister(name: string): string {
   const numbered = /^(r\d+)[dwb]?$/.exec(name);
   return numbered ? (numbered[1] as string) : name;
 }
+
+/** Linux x86-64's tgkill(tgid, tid, sig): how abort(), raise() and pthread_kill() send a signal. */
+export const SYS_TGKILL = 0xea;
+
+/**
+ * The system call a thread stopped right after was made with, from the code bytes that end at its
+ * pc: a `syscall` (0f 05) whose number the instruction before it loads as a constant
+ * (`mov $imm32,%eax`, b8 imm32, as glibc's and musl's inline calls do). Null when the bytes end in
+ * no syscall, or its number was put in %eax some other way.
+ */
+export function syscallNumberBefore(before: Uint8Array): number | null {
+  const at = before.length - 7;
+  if (at < 0 || before[at] !== 0xb8 || before[at + 5] !== 0x0f || before[at + 6] !== 0x05) return null;
+  return new DataView(before.buffer, before.byteOffset + at + 1, 4).getUint32(0, true);
+}

@@ -30,6 +30,7 @@ const EXPECTED: Record<string, Expected> = {
   "out-of-range": { kind: "uncaught-exception", culprit: "score_at_rank", says: [/called `std::vector::at`, which threw `std::out_of_range`/, /print_podium/] },
   assert: { kind: "assertion-failure", culprit: "ring_buffer_write", says: [/= 71/, /= 64/, /71 <= 64 is false/, /ring_buffer_free_space/] },
   "double-free": { kind: "double-free", culprit: "connection_destroy", says: [/double-free\.c:15/, /connection_close/, /double free detected/] },
+  "off-by-one-free": { kind: "heap-corruption", culprit: "message_free", says: [/"double free or corruption \(!prev\)"/, /the in-use bit clear/, /message_set_subject/] },
   "rust-panic": { kind: "panic", culprit: "rust_panic::price_of", says: [/Option::expect/, /None/, /"kiwi"/] },
   "heap-corruption": { kind: "heap-corruption", culprit: "copy_request_body", says: [/corrupted top size/, /format_log_line/, /heap-corruption\.c:10/] },
   "bad-jump": { kind: "bad-jump", culprit: "dispatch_command", says: [/`command->handler`/, /"stats", NULL/] },

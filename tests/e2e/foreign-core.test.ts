@@ -11,8 +11,10 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { culpritLine } from "../helpers/cores.js";
 import { crashC, type Dumped } from "../helpers/dumped.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-foreign-"));
@@ -81,6 +83,9 @@ const crash = (name: string, source: string): Dumped =>
 
 let tokens: Dumped;
 let headers: Dumped;
+/** The off-by-one-free fixture: a string's terminator one byte past its block, then "double free or corruption (!prev)". */
+let offByOne: Dumped;
+const OFF_BY_ONE = fileURLToPath(new URL("../fixtures/programs/off-by-one-free.c", import.meta.url));
 /** The libraries the processes ran with, kept aside as a user would copy them from that machine. */
 const copied = path.join(dir, "from-production");
 
@@ -90,6 +95,7 @@ beforeAll(() => {
   copyFileSync(LOADER, path.join(prod, "ld-linux-x86-64.so.2"));
   tokens = crash("tokens", TOKENS);
   headers = crash("headers", HEADERS);
+  offByOne = crash("off-by-one-free", readFileSync(OFF_BY_ONE, "utf8"));
   cpSync(prod, copied, { recursive: true });
   // The machine the cores were written on is not this one: its libraries are not here.
   rmSync(prod, { recursive: true });
@@ -117,6 +123,15 @@ describe("a core whose C library is not on this machine", () => {
     expect(text.stdout).toMatch(/^Why: +inside strlen \(libc\.so\.6\), called by header_size: a fault at address 0x0; its first argument, %rdi, is 0x0$/m);
     // No instruction is read from a library the dump does not hold.
     expect(text.stdout).not.toMatch(/add +%al,\(%rax\)/);
+  }, 60_000);
+
+  it.each(["gdb", "lldb"])("a \"double free or corruption (!prev)\" after a write past a block's end: heap corruption, read from the heap walked without the freed block's frame (%s)", async (debuggerName) => {
+    const run = await runCli(["triage", offByOne.core, "--exe", offByOne.exe, "--json", "--debugger", debuggerName]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ kind: "heap-corruption", message: "double free or corruption (!prev)", culprit: { function: "message_free", line: culpritLine("off-by-one-free") } });
+    const text = await runCli(["triage", offByOne.core, "--exe", offByOne.exe, "--debugger", debuggerName]);
+    // The culprit's frame was found by the stack scan: `message->subject` cannot be evaluated in it, the heap is read instead.
+    expect(text.stdout).toMatch(/the heap at 0x[0-9a-f]+–0x[0-9a-f]+, walked chunk by chunk without the freed block's frame, holds the block at 0x[0-9a-f]+ \(size 0x580\) whose next block's header marks it free while its prev_size holds 0x[0-9a-f]+ \(the bytes "[ -~]{8}"\), not the size a free of it leaves there/);
   }, 60_000);
 
   it("the offline analysis says first to get that machine's libraries, and never to rebuild a program that has debug info", async () => {

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { buildCore, culpritLine } from "../helpers/cores.js";
 import { analyzeOffline, crashC, type Dumped } from "../helpers/dumped.js";
 import { ungroundedValues } from "../helpers/grounding.js";
 
@@ -188,6 +189,29 @@ int main(void)
     expect(freedTwice).toMatchObject({ status: "rejected" });
     expect(corrupted).toMatchObject({ status: "confirmed" });
     expect(report.conclusion.summary).toMatch(/^`remove_entry` \(directory\.c:\d+\) freed `entry` once; malloc's "double free or corruption \(!prev\)" \(E\d+\) is said for a block next to a corrupted one too, and that is what it was: a write past the end of `entry` overwrote the header of the block after it\. The block's own header is intact, its size field 0x7e1 \(E\d+\), but the next block's size field reads 0x4242424242424242 \("BBBBBBBB"\) \(E\d+\)/);
+    expect(ungroundedValues(`${report.conclusion.summary} ${report.conclusion.rootCause}`, path.join(dir, "sessions"), report.session.id)).toEqual([]);
+  }, 120_000);
+});
+
+describe("\"double free or corruption (!prev)\" after a string's terminator ran one byte past its block", () => {
+  // The NUL cleared only the in-use bit of the next block's size (0x521 → 0x500): a size malloc could
+  // have written, so the next block's prev_size decides: the subject's own text, not a free's footer.
+  it("is heap corruption, read from the next block's prev_size, not a double free", async () => {
+    const built = await buildCore("off-by-one-free");
+    const run = await runCli(["triage", built.core, "--exe", built.exe, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ kind: "heap-corruption", message: "double free or corruption (!prev)", culprit: { function: "message_free", line: culpritLine("off-by-one-free") } });
+    const text = await runCli(["triage", built.core, "--exe", built.exe]);
+    expect(text.stdout).toMatch(/the header of the block after `message->subject` marks it free \(the in-use bit clear\) while its prev_size holds 0x[0-9a-f]+ \(the bytes "[ -~]{8}"\), not the size 0x580 a free of it leaves there: a write past the end of `message->subject` cleared the bit/);
+  }, 60_000);
+
+  it("the analysis rejects the double free from the next block's header and confirms the overflow, never both", async () => {
+    const built = await buildCore("off-by-one-free");
+    const report = await analyzeOffline(dir, built);
+    const [freedTwice, corrupted] = report.hypotheses;
+    expect(freedTwice).toMatchObject({ status: "rejected" });
+    expect(corrupted).toMatchObject({ status: "confirmed" });
+    expect(report.conclusion.summary).toMatch(/a write past the end of `message->subject` overwrote the header of the block after it\. The block's own header is intact, its size field 0x581 \(E\d+\), but the next block's header marks this one free \(the in-use bit clear\) while its prev_size reads 0x[0-9a-f]+ \("[ -~]{8}"\) \(E\d+\), not this block's size, which a free of it leaves there: a write ran on past the end of `message->subject` into its neighbour\./);
     expect(ungroundedValues(`${report.conclusion.summary} ${report.conclusion.rootCause}`, path.join(dir, "sessions"), report.session.id)).toEqual([]);
   }, 120_000);
 });

@@ -42,6 +42,7 @@ const EXPECTED: Record<string, Expected> = {
   "stack-smash": { kind: "stack-buffer-overflow", culprit: "parse_login", message: /stack smashing detected/ },
   "double-free": { kind: "double-free", culprit: "connection_destroy", message: /double free detected/ },
   "heap-corruption": { kind: "heap-corruption", culprit: "copy_request_body", message: /^malloc\(\): corrupted top size$/ },
+  "off-by-one-free": { kind: "heap-corruption", culprit: "message_free", message: /^double free or corruption \(!prev\)$/ },
   assert: { kind: "assertion-failure", culprit: "ring_buffer_write", message: /Assertion `ring->write_index \+ length <= sizeof ring->data' failed/ },
   abort: { kind: "abort", culprit: "validate_config" },
   "abort-msg": { kind: "heap-corruption", culprit: "release_token", message: /^free\(\): invalid pointer$/ },

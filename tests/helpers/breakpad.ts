@@ -194,6 +194,25 @@ export async function breakpadMinidumpFromCore(core: string, exe: string, out: s
   }
 }
 
+/**
+ * The same minidump as it reads on a machine that has none of the files it names: every path
+ * beginning with one of `folders` moved to a same-length name that does not exist, in the module
+ * list (UTF-16) and the Linux streams (bytes), so that no other byte of the dump changes.
+ */
+export function movedAway(dump: Buffer, folders: string[]): Buffer {
+  let text = dump.toString("latin1");
+  for (const folder of folders) {
+    // The folder's last letter changed: `/usr/lib/` → `/usr/liX/`, as long, and not here.
+    const trimmed = folder.replace(/\/$/, "");
+    const moved = `${trimmed.slice(0, -1)}${trimmed.endsWith("X") ? "Y" : "X"}${folder.slice(trimmed.length)}`;
+    if (existsSync(moved.replace(/\/$/, ""))) throw new Error(`${moved} exists here: the dump would still find its files`);
+    for (const encoding of ["utf16le", "latin1"] as const) {
+      text = text.split(Buffer.from(folder, encoding).toString("latin1")).join(Buffer.from(moved, encoding).toString("latin1"));
+    }
+  }
+  return Buffer.from(text, "latin1");
+}
+
 // ---- reading the crashed process from its core ---------------------------------------------
 
 class CoreProcess {
@@ -446,7 +465,19 @@ export interface WriterOptions {
    * (their handlers record only the signal number and si_addr's word).
    */
   withoutSiCode?: boolean;
+  /**
+   * Record the exception as Crashpad's Linux client does instead (ExceptionSnapshotLinux::ReadSiginfo
+   * and MinidumpExceptionWriter): si_code as the flags, si_addr as the address only for the signals
+   * the CPU raises (SIGILL, SIGFPE, SIGSEGV, SIGBUS, SIGTRAP), and for the others that carry a sender
+   * (SIGABRT, SIGTERM, ...) an address of 0 and three parameters: si_pid, si_uid and si_value.
+   */
+  crashpad?: boolean;
 }
+
+/** The signals whose si_addr Crashpad's Linux client records as the exception address. */
+const CRASHPAD_FAULT_SIGNALS = new Set([4, 5, 7, 8, 11]);
+/** The signals whose sender (si_pid, si_uid, si_value) it records as the parameters: ABRT, QUIT, XCPU, XFSZ, HUP, INT, PIPE, TERM, USR1, USR2, PWR, STKFLT. */
+const CRASHPAD_SENDER_SIGNALS = new Set([6, 3, 24, 25, 1, 2, 13, 15, 10, 12, 30, 16]);
 
 class BreakpadWriter {
   private readonly out = new Writer();
@@ -615,16 +646,31 @@ class BreakpadWriter {
     );
   }
 
-  /** LinuxDumper::SetCrashInfoFromSigInfo: signo, code and si_addr as they lie in the siginfo. */
+  /**
+   * LinuxDumper::SetCrashInfoFromSigInfo: signo, code and si_addr as they lie in the siginfo; or
+   * Crashpad's reading of the same siginfo (WriterOptions.crashpad).
+   */
   private writeException(context: Location): Location {
     const siginfo = this.process.siginfo;
+    const signo = siginfo.readInt32LE(0);
+    const crashpadSender = this.options.crashpad === true && CRASHPAD_SENDER_SIGNALS.has(signo);
     return this.allocate(
       record(EXCEPTION_STREAM_BYTES, (b) => {
         b.writeUInt32LE(this.process.crashed.lwp >>> 0, 0);
-        b.writeUInt32LE(siginfo.readInt32LE(0) >>> 0, 8); // exception_code = si_signo
+        b.writeUInt32LE(signo >>> 0, 8); // exception_code = si_signo
         b.writeUInt32LE(this.options.withoutSiCode ? 0 : siginfo.readInt32LE(8) >>> 0, 12); // exception_flags = si_code
-        b.writeBigUInt64LE(siginfo.readBigUInt64LE(16), 24); // exception_address = si_addr
-        b.writeUInt32LE(0, 32); // number_parameters
+        const faulted = CRASHPAD_FAULT_SIGNALS.has(signo);
+        // exception_address = si_addr (Crashpad: only for a signal the CPU raised, else 0)
+        b.writeBigUInt64LE(this.options.crashpad && !faulted ? 0n : siginfo.readBigUInt64LE(16), 24);
+        if (crashpadSender) {
+          // si_pid, si_uid (the union's first two ints) and si_value (at 24 in the union's sender layout)
+          b.writeUInt32LE(3, 32); // number_parameters
+          b.writeBigUInt64LE(BigInt(siginfo.readInt32LE(16)), 40);
+          b.writeBigUInt64LE(BigInt(siginfo.readUInt32LE(20)), 48);
+          b.writeBigUInt64LE(siginfo.readBigUInt64LE(24), 56);
+        } else {
+          b.writeUInt32LE(0, 32); // number_parameters
+        }
         b.writeUInt32LE(context.size, 160);
         b.writeUInt32LE(context.rva, 164);
       }),

@@ -31,6 +31,7 @@ const EXPECTED: Record<string, { signal: number; culprit: string }> = {
   "huge-frame": { signal: SIGSEGV, culprit: "render_scanline" },
   "stack-smash": { signal: SIGABRT, culprit: "parse_login" },
   "double-free": { signal: SIGABRT, culprit: "connection_destroy" },
+  "off-by-one-free": { signal: SIGABRT, culprit: "message_free" },
   "heap-corruption": { signal: SIGABRT, culprit: "copy_request_body" },
   assert: { signal: SIGABRT, culprit: "ring_buffer_write" },
   abort: { signal: SIGABRT, culprit: "validate_config" },

@@ -5,6 +5,7 @@ import type { SignalRecord } from "../../src/debuggers/probe.js";
 import { sentMessage } from "../../src/analyzers/triage/explain.js";
 import { originOf } from "../../src/analyzers/triage/stop.js";
 import { sentByProcess, signalCodeName } from "../../src/analyzers/signals.js";
+import { syscallNumberBefore, SYS_TGKILL } from "../../src/analyzers/x86-64.js";
 
 const facts = (signal: number, code: number) => ({
   signal,
@@ -31,6 +32,20 @@ describe("a signal sent by a process", () => {
     // kill -ABRT from outside is no abort; abort() itself (tgkill from the process) is read from the stack.
     expect(classifyCrash(facts(6, 0))).toBe("unknown");
     expect(classifyCrash(facts(6, -6))).not.toBe("unknown");
+    // The program's own kill(getpid(), SIGABRT) is an abort like abort(): no names on the stack make it less of one.
+    expect(classifyCrash({ ...facts(6, 0), raisedBySelf: true })).toBe("abort");
+    expect(classifyCrash({ ...facts(11, 0), raisedBySelf: true })).toBe("unknown");
+  });
+
+  it("reads the system call a thread stopped after from the code bytes before its pc: tgkill loaded as a constant", () => {
+    // glibc 2.36's __pthread_kill_implementation: mov %r12d,%edx; mov %ebx,%esi; mov %eax,%edi; mov $0xea,%eax; syscall
+    const pthreadKill = Uint8Array.from([0x44, 0x89, 0xe2, 0x89, 0xde, 0x89, 0xc7, 0xb8, 0xea, 0x00, 0x00, 0x00, 0x0f, 0x05]);
+    expect(syscallNumberBefore(pthreadKill)).toBe(SYS_TGKILL);
+    // kill(2) is no tgkill; a syscall whose number came from a register says nothing; nor do bytes that end elsewhere.
+    expect(syscallNumberBefore(Uint8Array.from([0xb8, 0x3e, 0x00, 0x00, 0x00, 0x0f, 0x05]))).toBe(0x3e);
+    expect(syscallNumberBefore(Uint8Array.from([0x90, 0x90, 0x48, 0x89, 0xf8, 0x0f, 0x05]))).toBeNull();
+    expect(syscallNumberBefore(pthreadKill.subarray(0, 12))).toBeNull();
+    expect(syscallNumberBefore(Uint8Array.from([0x0f, 0x05]))).toBeNull();
   });
 
   it("names the sender, or says the process raised it at itself, and where, from the origin the record decides", () => {

@@ -2,7 +2,7 @@
  * glibc's malloc stopped the program: a block freed twice, a pointer it never handed out, or its
  * own metadata overwritten. The culprit is where malloc noticed; the bug is often elsewhere.
  */
-import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, MAIN_ARENA_TOP, nextChunkHeaderAddress, plausibleChunkSize } from "../../analyzers/index.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, chunkSize, CHUNK_HEADER_WORDS, HEAP_START, inUseBitOverwritten, MAIN_ARENA_TOP, nextChunkHeaderAddress, plausibleChunkSize } from "../../analyzers/index.js";
 import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Hypothesis } from "../../state.js";
@@ -31,6 +31,26 @@ function freedExpression(line: string | null): string | null {
 function chunkHeader(found: Found | null): { size: bigint; flags: bigint } | null {
   if (!found?.ok || found.probe.kind !== "memory") return null;
   return chunkSize((found.reading as { words: bigint[] }).words);
+}
+
+/**
+ * What the next block's header shows of a write past the end of a block whose own header is intact,
+ * read and why no free leaves it: a size malloc never writes, or its in-use bit for the block
+ * cleared with the block's own bytes where a free leaves the block's size; null when it shows
+ * neither (or was not read).
+ */
+function neighbourDamage(words: bigint[], nextWords: bigint[]): { reading: string; why: string } | null {
+  if (!plausibleChunkSize(words) || nextWords.length < CHUNK_HEADER_WORDS) return null;
+  if (!plausibleChunkSize(nextWords)) {
+    const text = asciiOfWord(nextWords[1] ?? 0n);
+    return { reading: `the next block's size field reads ${hex(nextWords[1] ?? 0n)}${text ? ` ("${text}")` : ""}`, why: "no size malloc writes" };
+  }
+  if (!inUseBitOverwritten(words, nextWords)) return null;
+  const text = asciiOfWord(nextWords[0] ?? 0n);
+  return {
+    reading: `the next block's header marks this one free (the in-use bit clear) while its prev_size reads ${hex(nextWords[0] ?? 0n)}${text ? ` ("${text}")` : ""}`,
+    why: "not this block's size, which a free of it leaves there",
+  };
 }
 
 /** The memory words a memory probe read; none when it failed. */
@@ -74,10 +94,9 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
           return verdict("rejected", `malloc says "${facts.crash.message}"${c.cite(said)} for a corrupted block too, and this block's size field reads ${hex(words[1] ?? 0n)}${text ? ` ("${text}")` : ""}${c.cite(found)}, which no free leaves behind: the header was overwritten, not freed before.`, said, found);
         }
         const next = neighbour ? evidence.find(neighbour) : null;
-        const nextWords = wordsOf(next);
-        if (nextWords.length >= CHUNK_HEADER_WORDS && !plausibleChunkSize(nextWords)) {
-          const text = asciiOfWord(nextWords[1] ?? 0n);
-          return verdict("rejected", `malloc says "${facts.crash.message}"${c.cite(said)} for a corrupted block too; this block's header is intact${c.cite(found)}, but the next block's size field reads ${hex(nextWords[1] ?? 0n)}${text ? ` ("${text}")` : ""}${c.cite(next)}, which no free leaves behind: a write past this block's end overwrote it.`, said, found, next);
+        const damage = neighbourDamage(words, wordsOf(next));
+        if (damage) {
+          return verdict("rejected", `malloc says "${facts.crash.message}"${c.cite(said)} for a corrupted block too; this block's header is intact${c.cite(found)}, but ${damage.reading}${c.cite(next)}, ${damage.why}: a write past this block's end overwrote it.`, said, found, next);
         }
         const still = pointer !== null && pointer !== 0n ? ` \`${freed}\` still holds ${hex(pointer)}${c.cite(value)}: nothing cleared it after the first free.` : "";
         return verdict("confirmed", `malloc reported "${facts.crash.message}"${c.cite(said)}, and the block's header is intact (size ${hex(chunkSize(words)?.size ?? 0n)})${c.cite(found)}: the block was not overwritten, it was already free.${still}`, said, found, value);
@@ -99,12 +118,11 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
       const c = new Citations();
       if (!chunk) return verdict("inconclusive", "The block's header could not be read.", found);
       const next = ambiguous && neighbour ? evidence.find(neighbour) : null;
-      const nextWords = wordsOf(next);
-      if (plausibleChunkSize(wordsOf(found)) && nextWords.length >= CHUNK_HEADER_WORDS && !plausibleChunkSize(nextWords)) {
-        const text = asciiOfWord(nextWords[1] ?? 0n);
+      const damage = neighbourDamage(wordsOf(found), wordsOf(next));
+      if (damage) {
         return verdict(
           "confirmed",
-          `The block's own header is intact, its size field ${hex(wordsOf(found)[1] ?? 0n)}${c.cite(found)}, but the next block's size field reads ${hex(nextWords[1] ?? 0n)}${text ? ` ("${text}")` : ""}${c.cite(next)}, no size malloc writes: a write ran on past the end of \`${freed}\` into its neighbour.`,
+          `The block's own header is intact, its size field ${hex(wordsOf(found)[1] ?? 0n)}${c.cite(found)}, but ${damage.reading}${c.cite(next)}, ${damage.why}: a write ran on past the end of \`${freed}\` into its neighbour.`,
           found,
           next,
         );
@@ -139,8 +157,7 @@ export function doubleFreePlaybook(facts: Facts): Playbook {
     conclude(hypotheses, evidence) {
       const overwritten = confirmed(hypotheses, "corrupted-chunk");
       // The block's own header intact and its neighbour's not: the overflow ran off this block's end.
-      const nextWords = wordsOf(neighbour ? evidence.find(neighbour) : null);
-      const intoNeighbour = plausibleChunkSize(wordsOf(header ? evidence.find(header) : null)) && nextWords.length >= CHUNK_HEADER_WORDS && !plausibleChunkSize(nextWords);
+      const intoNeighbour = neighbourDamage(wordsOf(header ? evidence.find(header) : null), wordsOf(neighbour ? evidence.find(neighbour) : null)) !== null;
       if (overwritten) return overwrittenHeaderConclusion(facts, hypotheses, evidence, overwritten, freed, copies, intoNeighbour);
       const hit = confirmed(hypotheses, "freed-twice");
       if (!hit) return undetermined(facts, hypotheses, evidence, "which free released the block first");

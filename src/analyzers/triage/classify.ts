@@ -66,6 +66,7 @@ export function classify(readings: Readings): Verdict {
     poppedReturn: stack.popped,
     overranStackTop: fault.overran || fault.underran,
     freedHeaderOverwritten: said.freedHeaderOverwritten,
+    raisedBySelf: stop.origin.type === "raised",
   });
   // An exception whose record does not decide it (abort, turned into one) is read from the stack like SIGABRT;
   // a failed check the crash handler recorded beside it (an invalid parameter, a pure call) names it.
@@ -142,6 +143,8 @@ export interface Symptoms {
   overranStackTop?: boolean;
   /** The block a failed free was given has a header holding no size malloc writes. */
   freedHeaderOverwritten?: boolean;
+  /** The program sent the signal to itself (abort, raise, kill of its own pid), as the record or the evidence shows. */
+  raisedBySelf?: boolean;
 }
 
 const FPE_INTDIV = 1;
@@ -153,7 +156,8 @@ export function classifyCrash(symptoms: Symptoms): CrashKind {
   // Sent by a process (kill, sigqueue, tgkill) a fault signal is no fault: no rule may read its
   // "address", which holds the sender's pid and uid. SIGABRT from abort() itself is read below.
   if (sentByProcess(symptoms.siginfo) && symptoms.signal !== SIGABRT) return "unknown";
-  if (symptoms.signal === SIGABRT && symptoms.siginfo && (symptoms.siginfo.code === SI_USER || symptoms.siginfo.code === SI_QUEUE)) return "unknown";
+  // kill -ABRT from another process is no abort; the program killing itself with it is one.
+  if (symptoms.signal === SIGABRT && !symptoms.raisedBySelf && symptoms.siginfo && (symptoms.siginfo.code === SI_USER || symptoms.siginfo.code === SI_QUEUE)) return "unknown";
   switch (symptoms.signal) {
     case SIGSEGV:
       return segfaultKind(symptoms);

@@ -6,12 +6,12 @@
 import { unquoteCString } from "../../debuggers/c-text.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
-import { normalizeAddress, toBigInt, type Address, type Platform, type RecordedAssertion } from "../../debuggers/model.js";
+import { normalizeAddress, toBigInt, type Address, type MemoryRegion, type Platform, type RecordedAssertion } from "../../debuggers/model.js";
 import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
 import type { CrashKind } from "../../report/schema.js";
 import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
 import { textBytes } from "../fault.js";
-import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, nextChunkHeaderAddress, plausibleChunkSize } from "../glibc.js";
+import { AMBIGUOUS_FREE_MESSAGE, chunkHeaderAddress, CHUNK_HEADER_WORDS, freedExpression, inUseBitOverwritten, nextChunkHeaderAddress, plausibleChunkSize, walkHeap } from "../glibc.js";
 import { demangleTypeinfo } from "../itanium.js";
 import { annotatedEnding, type AnnotatedEnding } from "../annotations.js";
 import { hangMessage } from "../hang.js";
@@ -31,6 +31,9 @@ import type { Target } from "./target.js";
 /** Upper bound on the stack words read when looking for a Rust panic payload. */
 const MAX_PANIC_SCAN_WORDS = 4096;
 const MAX_PANIC_CANDIDATES = 16;
+/** The anonymous regions tried as malloc's heap, and the chunks walked in each, before giving up. */
+const MAX_HEAP_REGIONS = 16;
+const MAX_HEAP_CHUNKS = 1024;
 
 /** What was said before the kind is decided, which the kind rests on. */
 export interface Said {
@@ -47,8 +50,10 @@ export interface Said {
 export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, options: Pick<TriageOptions, "findAbortMessage" | "assertion" | "annotations">): Promise<Said> {
   const { findAbortMessage } = options;
   const abortMessage = stop.signal === SIGABRT ? ((await q.abortMessage()) ?? (target.foreign.length > 0 ? await abortMessageWithoutSymbols(q, findAbortMessage) : null)) : null;
-  const freedHeader = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage) ? await freedBlockHeader(q, stack.innermost) : null;
-  if (freedHeader && !freedHeader.plausible) q.problems.push(freedHeader.note);
+  const ambiguous = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage);
+  // Where the freed block's frame cannot be evaluated in (a core from another machine, a program without debug info), the heap is walked instead.
+  const freedHeader = ambiguous ? ((await freedBlockHeader(q, stack.innermost)) ?? (await heapWalked(q, target.regions, abortMessage))) : null;
+  if (freedHeader?.note) q.problems.push(freedHeader.note);
   return { assertion: options.assertion ?? null, annotated: annotatedEnding(options.annotations), abortMessage, freedHeaderOverwritten: freedHeader !== null && !freedHeader.plausible };
 }
 
@@ -174,13 +179,47 @@ async function freedBlockHeader(q: Inspector, frames: PlacedFrame[]): Promise<{ 
   }
   // Its own header intact, the block's neighbour may not be: "(!prev)" reads the next header's in-use bit.
   const next = await q.readMemory(nextChunkHeaderAddress(freed), CHUNK_HEADER_WORDS, { frame: frame.level });
-  if (next.length < CHUNK_HEADER_WORDS || plausibleChunkSize(next)) return { plausible: true, note: "" };
+  if (next.length < CHUNK_HEADER_WORDS) return { plausible: true, note: "" };
+  if (plausibleChunkSize(next)) {
+    if (!inUseBitOverwritten(words, next)) return { plausible: true, note: "" };
+    const footer = next[0] ?? 0n;
+    const footerText = textBytes(footer);
+    return {
+      plausible: false,
+      note: `glibc says "double free or corruption", but the header of the block after \`${freed}\` marks it free (the in-use bit clear) while its prev_size holds ${hex(footer)}${footerText ? ` (the bytes "${footerText}")` : ""}, not the size ${hex(size & ~7n)} a free of it leaves there: a write past the end of \`${freed}\` cleared the bit, and the free found it corrupt`,
+    };
+  }
   const nextSize = next[1] ?? 0n;
   const nextText = textBytes(nextSize);
   return {
     plausible: false,
     note: `glibc says "double free or corruption", but the header of the block after \`${freed}\` holds size ${hex(nextSize)}${nextText ? ` (the bytes "${nextText}")` : ""}, no size malloc writes: a write past the end of \`${freed}\` overwrote its neighbour's header, and the free found it corrupt`,
   };
+}
+
+/**
+ * Without the freed block's expression, the heap itself: each anonymous writable region walked chunk
+ * by chunk from its start (`walkHeap`), the first that chains to its end taken as malloc's heap, for
+ * a block whose in-use bit a write past its end cleared. Where no region walks, what could not be
+ * read is said and glibc's words stand.
+ */
+async function heapWalked(q: Inspector, regions: MemoryRegion[], message: string): Promise<{ plausible: boolean; note: string }> {
+  const read = (address: bigint, words: number) => q.readMemory(hex(address), words);
+  const anonymous = regions.filter((region) => region.file === null && region.permissions?.startsWith("rw")).slice(0, MAX_HEAP_REGIONS);
+  for (const region of anonymous) {
+    const [start, end] = [BigInt(region.start), BigInt(region.end)];
+    const walked = await walkHeap(read, start, end, MAX_HEAP_CHUNKS);
+    if (walked === null) continue;
+    const heap = `the heap at ${hex(start)}–${hex(end)}, walked chunk by chunk without the freed block's frame,`;
+    const cleared = walked.cleared;
+    if (!cleared) return { plausible: true, note: `glibc says "${message}"; ${heap} holds no block whose in-use bit a write past its end cleared, so it is read as a double free` };
+    const text = textBytes(cleared.footer);
+    return {
+      plausible: false,
+      note: `glibc says "${message}", but ${heap} holds the block at ${hex(cleared.chunk + 16n)} (size ${hex(cleared.size)}) whose next block's header marks it free while its prev_size holds ${hex(cleared.footer)}${text ? ` (the bytes "${text}")` : ""}, not the size a free of it leaves there: a write past the end of that block cleared the bit, and the free found it corrupt`,
+    };
+  }
+  return { plausible: true, note: `glibc's "${message}" is said for a block freed twice and for one whose header, or its neighbour's, a write overwrote; the freed block's header could not be read from the culprit's frame and no region of the dump walks as malloc's heap to its end, so it is read as a double free, as glibc's words say` };
 }
 
 /** The Windows C runtime's assertion, from its `_wassert(str=L"…", file=L"…", line=N)` frame: its own message. */

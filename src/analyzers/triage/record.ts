@@ -12,10 +12,11 @@ import type { SignalRecord } from "../../debuggers/probe.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import { explainFault } from "../fault.js";
 import { FAULT_SIGNALS, SI_KERNEL, SI_TKILL, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, signalName } from "../signals.js";
-import { memoryAccess } from "../x86-64.js";
+import { bytesOf } from "../stack-scan.js";
+import { memoryAccess, syscallNumberBefore, SYS_TGKILL } from "../x86-64.js";
 import { operandAddress } from "./fault.js";
 import type { Stack } from "./stack.js";
-import { raisedBySelf, type Stop } from "./stop.js";
+import { raisedBySelf, type Self, type Stop } from "./stop.js";
 import { pcInCode, type Target } from "./target.js";
 
 /** The highest pid Linux hands out (pid_max at most 2^22). */
@@ -35,7 +36,8 @@ export async function decideStop(q: Inspector, target: Target, stop: Stop, stack
   const { signal, siginfo } = stop;
   if (!stop.undecided || signal === null || siginfo === null) return stop;
   const said = `the signal record is a crash handler's copy whose si_code is 0 (it says "sent with kill" whether or not anything was sent)`;
-  const decided = await faultOrAbort(q, target, signal, siginfo, stack.innermost);
+  // Where no frame is named (libc's symbols missing), the registers of the call that sent it can still show who did.
+  const decided = (await faultOrAbort(q, target, signal, siginfo, stack.innermost)) ?? (signal === SIGABRT ? await tgkillOfItself(q, target, stop.self) : null);
   if (decided) {
     const record = { ...siginfo, code: decided.code, pid: null, uid: null };
     q.problems.push(`${said}; ${decided.evidence}, so it is read as ${decided.type === "fault" ? "a fault" : "raised by the program itself"}`);
@@ -52,7 +54,7 @@ export async function decideStop(q: Inspector, target: Target, stop: Stop, stack
   // No instruction or stack says otherwise: the word the record holds is read as the sender it names.
   const sender = siginfo.pid !== null && siginfo.pid > 0 && siginfo.pid < PID_MAX ? { pid: siginfo.pid, uid: siginfo.uid ?? null } : null;
   if (sender && raisedBySelf(siginfo, stop.self)) {
-    return { ...stop, sent: true, undecided: false, origin: { type: "raised", sender, evidence: `the record's sender, pid ${sender.pid}, is the process itself (kill of its own pid); ${said}` } };
+    return { ...stop, sent: true, undecided: false, origin: { type: "raised", sender, evidence: `the record's sender, pid ${sender.pid}, is the process itself; ${said}` } };
   }
   const named = sender ? `pid ${sender.pid}${sender.uid !== null ? ` (uid ${sender.uid})` : ""}, which is not the process` : "no process";
   q.problems.push(`${said}; the instruction at the pc did not fault on the address the record holds, which names ${named}: it is read as sent`);
@@ -91,6 +93,28 @@ async function faultOrAbort(q: Inspector, target: Target, signal: number, siginf
     default:
       return memoryFault(target, instruction, text, recorded);
   }
+}
+
+/**
+ * A thread stopped right after a tgkill system call whose arguments name the process itself, its
+ * own thread and SIGABRT: the program sent the signal to itself, as abort() and raise() do. The
+ * call's number is the constant the code loaded just before its `syscall`, read from the dump's own
+ * bytes there (a crash handler saves those around the pc), with no need of the library's file or
+ * symbols; tgkill's arguments stay in %rdi, %rsi and %rdx, which `syscall` preserves.
+ */
+async function tgkillOfItself(q: Inspector, target: Target, self: Self): Promise<Decided | null> {
+  const { pc } = target;
+  const value = (name: string) => toBigInt(target.registers.find((r) => r.name === name)?.value ?? null);
+  const [tgid, tid, sent] = [value("rdi"), value("rsi"), value("rdx")];
+  const own = self.pid !== null ? [self.pid] : self.lwps;
+  const thread = target.selected?.lwp ?? null;
+  if (pc === null || sent !== BigInt(SIGABRT) || tgid === null || !own.includes(Number(tgid)) || (thread !== null && tid !== BigInt(thread))) return null;
+  if (syscallNumberBefore(bytesOf(await q.readMemory(hex(pc - 16n), 2))) !== SYS_TGKILL) return null;
+  return {
+    type: "raised",
+    code: SI_TKILL,
+    evidence: `the thread stopped right after \`mov $0xea,%eax; syscall\`, a tgkill, whose arguments are the process's own pid ${tgid}, its own thread ${tid} and SIGABRT: the program sent SIGABRT to itself, as abort() and raise() do`,
+  };
 }
 
 /** A memory instruction whose operand, from the registers, is the address the record holds; or a jump through a non-canonical pointer. */

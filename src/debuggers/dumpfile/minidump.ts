@@ -331,28 +331,34 @@ function readException(file: DumpFile, fields: Fields, platform: Platform, probl
   };
 }
 
+/** Crashpad's parameters of a signal a process sent: si_pid, si_uid, si_value. */
+const CRASHPAD_SENDER_PARAMETERS = 3;
 /** Signals whose si_addr is a fault address (for the others the writers copy si_addr's word as it is, sender ids). */
 const FAULT_SIGNALS = new Set([4, 7, 8, 11]);
 
 /**
  * Breakpad's and Crashpad's Linux writers put the signal in the exception record: its number as the
- * code, si_code as the flags, si_addr's word as the address. For a signal the record says was sent
- * (a code of 0 or below), that word is the union's si_pid and si_uid, kept as the sender the record
- * names; many writers leave the flags 0, so triage weighs that claim against the dump's evidence.
+ * code, si_code as the flags. For a signal the record says was sent (a code of 0 or below) the
+ * sender is si_pid and si_uid: Breakpad leaves them in the address (si_addr's word, the union they
+ * share), Crashpad writes an address of 0 and them as the parameters (pid, uid, si_value;
+ * ExceptionSnapshotLinux::ReadSiginfo). Many writers leave the flags 0, so triage weighs the
+ * record's claim against the dump's evidence.
  */
 function signalOf(exception: ExceptionStop): SignalStop {
   const signo = Number(exception.code);
   const code = exception.flags | 0;
-  const word = BigInt(exception.address);
   const sent = code <= 0;
+  const word = BigInt(exception.address);
+  const parameters = !FAULT_SIGNALS.has(signo) && exception.parameters.length === CRASHPAD_SENDER_PARAMETERS ? exception.parameters.map(BigInt) : null;
+  const [pid = 0n, uid = 0n] = parameters ?? [word, word >> 32n];
   return {
     type: "signal",
     signo,
     code,
     errno: 0,
     address: FAULT_SIGNALS.has(signo) ? exception.address : null,
-    senderPid: sent ? Number(word & 0xffffffffn) : null,
-    senderUid: sent ? Number((word >> 32n) & 0xffffffffn) : null,
+    senderPid: sent ? Number(pid & 0xffffffffn) : null,
+    senderUid: sent ? Number(uid & 0xffffffffn) : null,
     thread: exception.thread,
     recordedBy: "crash-handler",
   };
