@@ -7,7 +7,7 @@
  * rating no higher than with the program at hand, with the symbol file the same culprit and line,
  * and without anything a note that says what is missing instead of a verdict that differs.
  */
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -16,7 +16,7 @@ import { breakpadMinidumpFromCore } from "../helpers/breakpad.js";
 import { writeBreakpadSymbols } from "../helpers/breakpad-sym.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine, type BuiltCore } from "../helpers/cores.js";
-import { editDump, STREAM, withoutStreams, withPathsMoved } from "../helpers/dump-edits.js";
+import { movedAway, STREAM, withoutStreams } from "../helpers/dump-edits.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
@@ -44,6 +44,12 @@ interface Away {
 
 const dumps = new Map<string, Away>();
 
+/** Writes `out` as `dump` edited. */
+function editDump(dump: string, out: string, edit: (bytes: Buffer) => Buffer): string {
+  writeFileSync(out, edit(readFileSync(dump)));
+  return out;
+}
+
 async function triage(args: string[]): Promise<{ crash: Crash; stderr: string }> {
   const result = await runCli(["triage", ...args, "--json"]);
   expect(result.code, result.stderr).toBe(0);
@@ -63,14 +69,7 @@ beforeAll(async () => {
     const dump = path.join(dir, `${fault.name}.dmp`);
     await breakpadMinidumpFromCore(built.core, built.exe, dump);
     // The program's folder and the system's library folders, each moved to a same-length path nobody has.
-    const home = path.dirname(built.exe);
-    const moves: [string, string][] = [
-      [home, `${home.slice(0, -1)}${home.endsWith("_") ? "-" : "_"}`],
-      ["/usr/lib/", "/usr/li_/"],
-      ["/lib/x86_64-linux-gnu/", "/li_/x86_64-linux-gnu/"],
-      ["/lib64/", "/li_64/"],
-    ];
-    const away = editDump(dump, path.join(dir, `${fault.name}.away.dmp`), (bytes) => withPathsMoved(bytes, moves));
+    const away = editDump(dump, path.join(dir, `${fault.name}.away.dmp`), (bytes) => movedAway(bytes, [path.dirname(built.exe), "/usr/lib/", "/lib/x86_64-linux-gnu/", "/lib64/"]));
     const withoutMaps = editDump(away, path.join(dir, `${fault.name}.no-maps.dmp`), (bytes) => withoutStreams(bytes, [STREAM.linuxMaps]));
     const symbols = path.join(dir, `${fault.name}-symbols`);
     await writeBreakpadSymbols(built.exe, symbols);

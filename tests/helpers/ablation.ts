@@ -12,6 +12,7 @@ import path from "node:path";
 import { inspectDump } from "../../src/debuggers/dump.js";
 import { DumpFile } from "../../src/debuggers/dumpfile/index.js";
 import { programBuildId } from "../../src/debuggers/dumpfile/elf.js";
+import { hasStream, rewritePath, STREAM, withoutStreams } from "./dump-edits.js";
 
 export type DumpFormat = "core" | "breakpad" | "crashpad" | "wine" | "macos" | "go" | "debian";
 
@@ -52,57 +53,7 @@ export interface Ablation {
   make(base: TriageCase, scratch: Scratch): TriageCase;
 }
 
-// ---- minidump streams -----------------------------------------------------------------------
-
-const MODULE_LIST = 4;
-const MEMORY_LIST = 5;
-const MEMORY64_LIST = 9;
-const LINUX_MAPS = 0x47670009;
-
-/** The directory entries' offsets of the streams of `type` (header: stream count at 8, directory RVA at 12; entries of 12 bytes). */
-function streamEntries(dump: Buffer, type: number): number[] {
-  const count = dump.readUInt32LE(8);
-  const directory = dump.readUInt32LE(12);
-  return Array.from({ length: count }, (_, i) => directory + i * 12).filter((entry) => dump.readUInt32LE(entry) === type);
-}
-
-function hasStream(dump: Buffer, type: number): boolean {
-  return streamEntries(dump, type).length > 0;
-}
-
-/**
- * The dump with the streams of `types` marked unused (type 0), as Breakpad leaves the directory
- * slot of a stream it could not write. Throws when the dump has none of them.
- */
-export function withoutStreams(dump: Buffer, types: number[]): Buffer {
-  const out = Buffer.from(dump);
-  const entries = types.flatMap((type) => streamEntries(out, type));
-  if (entries.length === 0) throw new Error(`the dump has no stream of type ${types.map((t) => `0x${t.toString(16)}`).join(" or ")} to take away`);
-  for (const entry of entries) out.writeUInt32LE(0, entry);
-  return out;
-}
-
 // ---- paths inside a dump ---------------------------------------------------------------------
-
-/**
- * Every occurrence of `from` replaced by `to`, as ASCII (ELF notes, the memory of the process,
- * Breakpad's maps and command line) and as UTF-16LE (a minidump's MINIDUMP_STRINGs). Same length
- * only, so that no offset or size in the file moves. Returns the new bytes and how many were replaced.
- */
-export function rewritePath(bytes: Buffer, from: string, to: string): { bytes: Buffer; replaced: number } {
-  if (from.length !== to.length) throw new Error(`a path is rewritten in place: "${from}" and "${to}" differ in length`);
-  const out = Buffer.from(bytes);
-  let replaced = 0;
-  for (const encoding of ["latin1", "utf16le"] as const) {
-    const needle = Buffer.from(from, encoding);
-    const replacement = Buffer.from(to, encoding);
-    for (let at = out.indexOf(needle); at !== -1; at = out.indexOf(needle, at + needle.length)) {
-      replacement.copy(out, at);
-      replaced++;
-    }
-  }
-  return { bytes: out, replaced };
-}
 
 /** Several rewrites, in order; throws when none of them found anything (the ablation would take nothing away). */
 function rewritePaths(bytes: Buffer, pairs: [string, string][]): Buffer {
@@ -337,8 +288,8 @@ export const ABLATIONS: Ablation[] = [
   stripped,
   withoutSymbolStore,
   withoutSystemDebugInfo,
-  streamAblation("without-memory-list", "the memory list stream", [MEMORY_LIST, MEMORY64_LIST]),
-  streamAblation("without-module-list", "the module list stream", [MODULE_LIST]),
-  streamAblation("without-linux-maps", "Breakpad's Linux maps stream", [LINUX_MAPS]),
+  streamAblation("without-memory-list", "the memory list stream", [STREAM.memoryList, STREAM.memory64List]),
+  streamAblation("without-module-list", "the module list stream", [STREAM.moduleList]),
+  streamAblation("without-linux-maps", "Breakpad's Linux maps stream", [STREAM.linuxMaps]),
   otherLibcBuild,
 ];

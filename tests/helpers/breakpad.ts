@@ -194,25 +194,6 @@ export async function breakpadMinidumpFromCore(core: string, exe: string, out: s
   }
 }
 
-/**
- * The same minidump as it reads on a machine that has none of the files it names: every path
- * beginning with one of `folders` moved to a same-length name that does not exist, in the module
- * list (UTF-16) and the Linux streams (bytes), so that no other byte of the dump changes.
- */
-export function movedAway(dump: Buffer, folders: string[]): Buffer {
-  let text = dump.toString("latin1");
-  for (const folder of folders) {
-    // The folder's last letter changed: `/usr/lib/` → `/usr/liX/`, as long, and not here.
-    const trimmed = folder.replace(/\/$/, "");
-    const moved = `${trimmed.slice(0, -1)}${trimmed.endsWith("X") ? "Y" : "X"}${folder.slice(trimmed.length)}`;
-    if (existsSync(moved.replace(/\/$/, ""))) throw new Error(`${moved} exists here: the dump would still find its files`);
-    for (const encoding of ["utf16le", "latin1"] as const) {
-      text = text.split(Buffer.from(folder, encoding).toString("latin1")).join(Buffer.from(moved, encoding).toString("latin1"));
-    }
-  }
-  return Buffer.from(text, "latin1");
-}
-
 // ---- reading the crashed process from its core ---------------------------------------------
 
 class CoreProcess {

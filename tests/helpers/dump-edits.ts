@@ -5,39 +5,62 @@
  * directory entry zeroed (type 0, unused, and no bytes: LLDB skips an empty entry, and refuses two
  * unused ones that claim bytes as one stream twice).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 
 /** Minidump stream types a test may take away. */
-export const STREAM = { memoryList: 5, moduleList: 4, memoryInfoList: 16, linuxMaps: 0x47670009 } as const;
+export const STREAM = { moduleList: 4, memoryList: 5, memory64List: 9, memoryInfoList: 16, linuxMaps: 0x47670009 } as const;
+
+/** The directory entries' offsets of the streams of `type` (header: stream count at 8, directory RVA at 12; entries of 12 bytes). */
+function streamEntries(dump: Buffer, type: number): number[] {
+  const count = dump.readUInt32LE(8);
+  const directory = dump.readUInt32LE(12);
+  return Array.from({ length: count }, (_, i) => directory + i * 12).filter((entry) => dump.readUInt32LE(entry) === type);
+}
+
+export function hasStream(dump: Buffer, type: number): boolean {
+  return streamEntries(dump, type).length > 0;
+}
+
+/** The minidump without the streams of `types`. Throws when it has none of them: nothing would be taken away. */
+export function withoutStreams(dump: Buffer, types: number[]): Buffer {
+  const out = Buffer.from(dump);
+  const entries = types.flatMap((type) => streamEntries(out, type));
+  if (entries.length === 0) throw new Error(`the dump has no stream of type ${types.map((t) => `0x${t.toString(16)}`).join(" or ")} to take away`);
+  for (const entry of entries) out.fill(0, entry, entry + 12);
+  return out;
+}
 
 /**
- * The dump with every path that starts with a `from` moved to its `to` (each pair the same length):
- * as UTF-16 (a minidump's module names) and as bytes (its Linux maps, a core's file notes).
+ * Every occurrence of `from` replaced by `to`, as bytes (ELF notes, the process's memory, Breakpad's
+ * maps and command line) and as UTF-16LE (a minidump's MINIDUMP_STRINGs). Same length only, so that
+ * no offset or size in the file moves. Returns the new bytes and how many were replaced.
  */
-export function withPathsMoved(dump: Buffer, moves: [from: string, to: string][]): Buffer {
-  let text = dump.toString("latin1");
-  for (const [from, to] of moves) {
-    if (from.length !== to.length) throw new Error(`a moved path must keep its length: ${from} -> ${to}`);
-    for (const encoding of ["utf16le", "latin1"] as const) {
-      text = text.split(Buffer.from(from, encoding).toString("latin1")).join(Buffer.from(to, encoding).toString("latin1"));
+export function rewritePath(bytes: Buffer, from: string, to: string): { bytes: Buffer; replaced: number } {
+  if (from.length !== to.length) throw new Error(`a path is rewritten in place: "${from}" and "${to}" differ in length`);
+  const out = Buffer.from(bytes);
+  let replaced = 0;
+  for (const encoding of ["latin1", "utf16le"] as const) {
+    const needle = Buffer.from(from, encoding);
+    const replacement = Buffer.from(to, encoding);
+    for (let at = out.indexOf(needle); at !== -1; at = out.indexOf(needle, at + needle.length)) {
+      replacement.copy(out, at);
+      replaced++;
     }
   }
-  return Buffer.from(text, "latin1");
+  return { bytes: out, replaced };
 }
 
-/** The minidump without the streams of these types. */
-export function withoutStreams(dump: Buffer, types: number[]): Buffer {
-  const edited = Buffer.from(dump);
-  const count = edited.readUInt32LE(8);
-  const directory = edited.readUInt32LE(12);
-  for (let i = 0; i < count; i++) {
-    if (types.includes(edited.readUInt32LE(directory + i * 12))) edited.fill(0, directory + i * 12, directory + (i + 1) * 12);
+/**
+ * The dump with every file under `folders` out of reach: each folder's last letter changed
+ * (`/usr/lib/` → `/usr/liX/`), as long, and not on this machine.
+ */
+export function movedAway(dump: Buffer, folders: string[]): Buffer {
+  let bytes = dump;
+  for (const folder of folders) {
+    const trimmed = folder.replace(/\/$/, "");
+    const moved = `${trimmed.slice(0, -1)}${trimmed.endsWith("X") ? "Y" : "X"}`;
+    if (existsSync(moved)) throw new Error(`${moved} exists here: the dump would still find its files`);
+    bytes = rewritePath(bytes, trimmed + "/", moved + "/").bytes;
   }
-  return edited;
-}
-
-/** Writes `out` as `dump` edited. */
-export function editDump(dump: string, out: string, edit: (bytes: Buffer) => Buffer): string {
-  writeFileSync(out, edit(readFileSync(dump)));
-  return out;
+  return bytes;
 }

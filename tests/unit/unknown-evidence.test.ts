@@ -39,6 +39,7 @@ const nearNull = (access: ExploitabilityFacts["access"]): ExploitabilityFacts =>
   regions: [],
   sp: null,
   pointerBytes: 8,
+  abortNamed: true,
 });
 
 describe("a rating whose deciding fact the dump does not hold", () => {
@@ -55,5 +56,14 @@ describe("a rating whose deciding fact the dump does not hold", () => {
     const jump = { ...nearNull("execute"), kind: "bad-jump" as const, faultAddress: 0x55d0c0009000n, pc: 0x55d0c0009000n };
     expect(rateExploitability(jump).reasons).toEqual(["a call or jump through a bad pointer: whoever controls the pointer controls execution"]);
     expect(rateExploitability({ ...jump, pcInCode: false }).reasons[0]).toMatch(/which is no code/);
+  });
+
+  it("is unknown for an abort whose stack names nothing of how it aborted, and not exploitable where it does", () => {
+    const abort = { ...nearNull(null), kind: "abort" as const, origin: "raised" as const, faultAddress: null };
+    expect(rateExploitability({ ...abort, abortNamed: false })).toEqual({
+      rating: "unknown",
+      reasons: ["the program aborted, but no frame names what made it abort (the C library's are not named here): a failed check of its own would not be exploitable, a heap or stack check that caught a corruption would be"],
+    });
+    expect(rateExploitability(abort).rating).toBe("not-exploitable");
   });
 });

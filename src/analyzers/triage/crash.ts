@@ -15,6 +15,9 @@ import { goReading } from "./go.js";
 import type { TriageResult } from "./result.js";
 import { addressSpaceOf, groupThreads } from "./target.js";
 
+/** The functions a program aborts through, by their names: what shows an abort was the program's own decision. */
+const ABORT_MACHINERY = /^(abort|raise|__GI_abort|__GI_raise|pthread_kill|__pthread_kill\w*|_?assert\w*|__assert_fail|std::terminate|__cxa_\w+|_purecall|_invalid_parameter\w*|__fortify_fail|__chk_fail|__stack_chk_fail|malloc_printerr)$/;
+
 const MEMORY_FAULTS = new Set<Crash["kind"]>(["null-dereference", "invalid-memory-access", "bus-error"]);
 
 export function crashOf(readings: Readings, verdict: Verdict, message: string | null, annotations: Crash["annotations"]): Crash {
@@ -71,6 +74,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       sp: readings.target.sp,
       pointerBytes: readings.target.pointerBytes,
       regions: readings.target.regions,
+      abortNamed: frames.some((frame) => ABORT_MACHINERY.test(normalizeFunctionName(frame.function ?? ""))) || readings.said.annotated !== null,
     }),
     annotations,
   };

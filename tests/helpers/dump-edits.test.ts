@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rewritePath, withoutStreams } from "./ablation.js";
+import { rewritePath, withoutStreams } from "./dump-edits.js";
 
 /** A minidump's header and stream directory alone: `MDMP`, the count at 8, the directory at 32. */
 function directoryOf(types: number[]): Buffer {
@@ -18,13 +18,15 @@ function directoryOf(types: number[]): Buffer {
 const typesOf = (dump: Buffer) => Array.from({ length: dump.readUInt32LE(8) }, (_, i) => dump.readUInt32LE(32 + i * 12));
 
 describe("withoutStreams", () => {
-  it("marks the named streams unused and leaves every other entry and the original as they were", () => {
-    const dump = directoryOf([3, 4, 5, 0x47670009]);
+  it("zeroes the named streams' entries and leaves every other entry and the original as they were", () => {
+    const dump = directoryOf([3, 4, 5, 0x47670009, 9]);
     const out = withoutStreams(dump, [5, 9]);
-    expect(typesOf(out)).toEqual([3, 4, 0, 0x47670009]);
-    // Size and place stay: a reader skips the slot, as Breakpad's unused entries are skipped.
-    expect(out.readUInt32LE(32 + 2 * 12 + 8)).toBe(1002);
-    expect(typesOf(dump)).toEqual([3, 4, 5, 0x47670009]);
+    expect(typesOf(out)).toEqual([3, 4, 0, 0x47670009, 0]);
+    // No bytes either: LLDB skips an empty unused entry, and refuses two unused ones that claim bytes.
+    expect(out.subarray(32 + 2 * 12, 32 + 3 * 12)).toEqual(Buffer.alloc(12));
+    expect(out.subarray(32 + 4 * 12, 32 + 5 * 12)).toEqual(Buffer.alloc(12));
+    expect(out.readUInt32LE(32 + 3 * 12 + 8)).toBe(1003);
+    expect(typesOf(dump)).toEqual([3, 4, 5, 0x47670009, 9]);
   });
 
   it("refuses a dump without the stream: the ablation would take nothing away", () => {
