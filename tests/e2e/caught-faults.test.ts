@@ -90,6 +90,12 @@ describe("a program's own crash handler that aborts on the SIGSEGV it caught", (
     expect(crash.message).toMatch(/^crash_handler \(job-runner\) caught it in its signal handler and then aborted, as a crash handler does; the SIGSEGV it was handling arrived in owner_name_length: reading 8 bytes at 0x8 /);
     expect(crash.exploitability?.rating).toBe("probably-not-exploitable");
   });
+
+  it("reads the same through LLDB, whose signal frame is glibc's __restore_rt", async () => {
+    const crash = await triage([core, "--exe", exe, "--debugger", "lldb"]);
+    expect([crash.kind, crash.signal, crash.signalCode, crash.faultAddress, crash.access, crash.culprit.function]).toEqual(["null-dereference", "SIGSEGV", "SEGV_MAPERR", "0x8", "read", "owner_name_length"]);
+    expect(crash.origin?.evidence).toMatch(/\(crash_handler in job-runner\), which then aborted/);
+  });
 });
 
 const hasJava = spawnSync("java", ["-version"]).status === 0 && spawnSync("javac", ["-version"]).status === 0;
