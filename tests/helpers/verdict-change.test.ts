@@ -63,8 +63,12 @@ describe("classifyChange", () => {
     expect(classifyChange(stripped, changed({ culprit: { function: null, module: "/usr/lib/libc.so.6", line: null } })).violations).toEqual(["culprit module _ctypes.so → libc.so.6"]);
   });
 
-  it("rates not-exploitable to unknown as higher: the scale puts unknown above the not-exploitable side", () => {
-    expect(classifyChange(changed({ rating: "not-exploitable" }), changed({ rating: "unknown" })).class).toBe("changed-class");
+  it("takes any rating to unknown as less specific, as a kind to unknown: it claims nothing", () => {
+    expect(classifyChange(changed({ rating: "not-exploitable" }), changed({ rating: "unknown" })).class).toBe("less-specific");
+    expect(classifyChange(changed({ rating: "exploitable" }), changed({ rating: "unknown" })).class).toBe("less-specific");
+    // From unknown, a lower rating passes as any fall does (the rule forbids only a rise); a higher one does not.
+    expect(classifyChange(changed({ rating: "unknown" }), changed({ rating: "not-exploitable" })).class).toBe("less-specific");
+    expect(classifyChange(changed({ rating: "unknown" }), changed({ rating: "probably-exploitable" })).class).toBe("changed-class");
   });
 
   it("several changes are each named, and one violation makes the class", () => {

@@ -96,7 +96,8 @@ export function classifyChange(before: Verdict, after: Verdict): VerdictChange {
   }
   if (now.line !== was.line) note(`line ${was.line ?? "unknown"} → ${now.line ?? "unknown"}`, now.line === null);
 
-  if (after.rating !== before.rating) note(`rating ${before.rating} → ${after.rating}`, RATING_RANK[after.rating] < RATING_RANK[before.rating]);
+  // "unknown" claims nothing, as a kind's unknown does: any rating may give way to it; none may rise to another.
+  if (after.rating !== before.rating) note(`rating ${before.rating} → ${after.rating}`, after.rating === "unknown" || RATING_RANK[after.rating] < RATING_RANK[before.rating]);
 
   const changed = violations.length > 0 ? "changed-class" : changes.length > 0 ? "less-specific" : "same";
   return { class: changed, changes, violations };
