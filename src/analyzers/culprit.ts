@@ -80,6 +80,12 @@ const RUNTIME_FUNCTION = new RegExp(
   ].join("|"),
 );
 
+/** The JDK's own classes: a Java frame of theirs is the runtime's, as libc's frames are. */
+const JDK_CLASS = /^(java|javax|jdk|sun|com\.sun)\./;
+
+/** The HotSpot VM's native code and its launcher's: the runtime, in a stack its Java frames were read into. */
+const JVM_MODULE = /^(libjvm\.so|libjli\.so|libjava\.so|java)$/;
+
 /** Source files of code that is not the program's own even when inlined into it. */
 const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|^\/rust\/deps\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
 
@@ -91,6 +97,7 @@ export function isRuntimeModule(path: string): boolean {
 
 export function isRuntimeFrame(frame: PlacedFrame): boolean {
   if (frame.function === "<signal handler called>") return true;
+  if (frame.language === "java") return JDK_CLASS.test(frame.function ?? "");
   // No name and no file: a jump into memory that holds no code, or code nothing can be said of
   // (a stripped part of a module); a module stripped whole is judged by `culpritIndex`.
   if (frame.function === null && frame.file === null) return true;
@@ -116,9 +123,13 @@ export function culpritIndex(frames: PlacedFrame[]): number | null {
  */
 function ownCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
   const named = new Set(frames.filter((frame) => frame.function !== null && frame.module !== null).map((frame) => frame.module));
+  // Where a JVM's Java frames were read, the VM's own native frames are its runtime; without them, they are all there is to blame.
+  const onJvm = frames.some((frame) => frame.language === "java");
+  const vm = (frame: PlacedFrame) => onJvm && frame.module !== null && JVM_MODULE.test(frame.module.split(/[\\/]/).at(-1) ?? "");
   return (frame) =>
-    !isRuntimeFrame(frame) ||
-    (frame.function === null && frame.file === null && frame.module !== null && frame.found !== "scan" && !named.has(frame.module) && !isRuntimeModule(frame.module));
+    !vm(frame) &&
+    (!isRuntimeFrame(frame) ||
+      (frame.function === null && frame.file === null && frame.module !== null && frame.found !== "scan" && !named.has(frame.module) && !isRuntimeModule(frame.module)));
 }
 
 /**

@@ -164,7 +164,7 @@ export function withManaged<R extends { crash: Crash; frames: PlacedFrame[]; hid
     ...result,
     crash: {
       ...crash,
-      culprit: { function: culprit.function ? methodName(culprit.function) : null, file: culprit.file, line: culprit.line, frame: managed.culprit, module: culprit.module },
+      culprit: { function: culprit.function ? methodName(culprit.function) : null, file: culprit.file, line: culprit.line, frame: managed.culprit, module: culprit.module, language: null },
       signature: crash.kind === "deadlock" ? crash.signature : [crash.kind, ...own.map((frame) => methodName(frame.function ?? "??"))].join(" | "),
     },
     frames: frames.slice(managed.culprit),

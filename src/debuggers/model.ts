@@ -38,6 +38,8 @@ export interface Frame {
   line: number | null;
   /** The shared object the debugger named for the frame (frames without debug info). */
   from: string | null;
+  /** The language of the frame's code where it is known (`java` for a JVM's frame read by its own tools); null or absent when not. */
+  language?: string | null;
   /** The frame's locals, when they were asked for with the stack. */
   locals?: Variable[];
   /**

@@ -35,8 +35,20 @@ const CulpritSchema = z.object({
   frame: z.number().int().nullable(),
   /** The executable or shared object the culprit's code lives in. */
   module: z.string().nullable(),
+  /** The culprit's language where it is known (`java`, `c`); null where not. Null only in a report written before languages were recorded. */
+  language: z.string().nullable().default(null),
 });
 export type Culprit = z.infer<typeof CulpritSchema>;
+
+/** A runtime the program ran on, read with its own post-mortem tools. */
+const RuntimeSchema = z.object({
+  name: z.enum(["jvm", "node", "cpython", "go"]),
+  /** As the runtime names its version (`17.0.15+6-Debian-1deb12u1`). */
+  version: z.string().nullable(),
+  /** What read its frames, with its version: `jhsdb jstack --mixed (JVM 17.0.15+6-Debian-1deb12u1)`. */
+  source: z.string(),
+});
+export type Runtime = z.infer<typeof RuntimeSchema>;
 
 const DeadlockEdgeSchema = z.object({
   /** gdb's thread number of a thread in the cycle. */
@@ -106,6 +118,8 @@ export const CrashSchema = z.object({
     name: z.string().nullable(),
   }),
   culprit: CulpritSchema,
+  /** The runtime whose own frames were read into the crash's stack (a JVM's, by jhsdb), and what read them; null for none. Null only in a report written before runtimes were read. */
+  runtime: RuntimeSchema.nullable().default(null),
   signature: z.string(),
   deadlock: z.object({ cycle: z.array(DeadlockEdgeSchema) }).nullable(),
   /** Null only in a report written before origins were recorded. */

@@ -5,13 +5,14 @@
  * address from the record the kernel handed the handler, and the origin says who caught it.
  * Real programs, run under gdb with their SIGSEGV passed to them, the core written at the abort.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
+import { coreAtAbort, hasJava, headerReaderCore } from "../helpers/jvm.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
@@ -54,15 +55,6 @@ int main(void)
 }
 `;
 
-const GDB = ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "handle SIGSEGV nostop noprint pass"];
-
-/** Runs argv under gdb, its SIGSEGVs passed to its handlers, and writes `core` where it stops next (the handler's abort). */
-function coreAtAbort(core: string, argv: string[]): string {
-  execFileSync("gdb", [...GDB, "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", ...argv], { stdio: "ignore", timeout: 180_000 });
-  if (!existsSync(core)) throw new Error(`gdb wrote no core of ${argv.join(" ")}`);
-  return core;
-}
-
 async function triage(args: string[]): Promise<Crash> {
   const result = await runCli(["triage", ...args, "--json"]);
   expect(result.code, result.stderr).toBe(0);
@@ -98,44 +90,11 @@ describe("a program's own crash handler that aborts on the SIGSEGV it caught", (
   });
 });
 
-const hasJava = spawnSync("java", ["-version"]).status === 0 && spawnSync("javac", ["-version"]).status === 0;
-
-const HEADER_READER = `import java.lang.reflect.Field;
-import sun.misc.Unsafe;
-
-/** Reads a record's header through Unsafe from an address a caller computed. */
-public class HeaderReader {
-    static Unsafe unsafe() throws Exception {
-        Field field = Unsafe.class.getDeclaredField("theUnsafe");
-        field.setAccessible(true);
-        return (Unsafe) field.get(null);
-    }
-
-    static long readHeader(Unsafe unsafe, long record) {
-        return unsafe.getLong(record + 8);
-    }
-
-    static long handle(Unsafe unsafe, long record) {
-        return readHeader(unsafe, record);
-    }
-
-    public static void main(String[] args) throws Exception {
-        System.out.println(handle(unsafe(), 0L));
-    }
-}
-`;
-
 describe.skipIf(!hasJava)("the JVM's handler, which writes hs_err and aborts on the SIGSEGV it caught", () => {
   let core = "";
   let java = "";
   beforeAll(() => {
-    const dir = tempDir("dumpdbg-caught-jvm-");
-    writeFileSync(path.join(dir, "HeaderReader.java"), HEADER_READER);
-    execFileSync("javac", ["-nowarn", "-d", dir, path.join(dir, "HeaderReader.java")], { stdio: "ignore" });
-    java = execFileSync("readlink", ["-f", execFileSync("which", ["java"], { encoding: "utf8" }).trim()], { encoding: "utf8" }).trim();
-    // A small VM: a small heap, code cache and class space keep the core small.
-    const vm = ["-Xmx32m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:CompressedClassSpaceSize=16m", "-XX:+UseSerialGC", "-XX:-UsePerfData", `-XX:ErrorFile=${path.join(dir, "hs_err_pid%p.log")}`];
-    core = coreAtAbort(path.join(dir, "jvm.core"), [java, ...vm, "-cp", dir, "HeaderReader"]);
+    ({ core, java } = headerReaderCore(tempDir("dumpdbg-caught-jvm-")));
   });
 
   it("is the SIGSEGV reading 0x8 in Unsafe_GetLong, caught by JVM_handle_linux_signal, not the VM's abort", async () => {

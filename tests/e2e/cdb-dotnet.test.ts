@@ -68,7 +68,7 @@ describe(".NET dumps under cdb with SOS, through the CLI", () => {
       thread: { id: 0, lwp: 0x1b3c },
     });
     // KERNELBASE, the CLR and JIT-compiled code without symbols are what cdb's own stack shows.
-    expect(crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: "OrderService" });
+    expect(crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: "OrderService", language: null });
     expect(crash.signature).toBe("uncaught-exception | OrderService.Pricing.Discount | OrderService.Program.Main");
     // The managed threads and the heap's statistics are read too, as evidence for the analysis and the chat.
     expect(crashed.lines()).toEqual(expect.arrayContaining(["!threads", "!pe", "!clrstack -a", "!dumpheap -stat"]));

@@ -127,7 +127,7 @@ describe("triage's result with the managed side", () => {
     access: null,
     message: "System.NullReferenceException: Object reference not set to an instance of an object.",
     thread: { id: 0, lwp: 0x1b3c, name: null },
-    culprit: { function: null, file: null, line: null, frame: null, module: null },
+    culprit: { function: null, file: null, line: null, frame: null, module: null, language: null }, runtime: null,
     origin: { type: "exception", sender: null, evidence: "exception 0xe0434352 (CLR exception (.NET)): a software exception thrown by the program and not handled" },
     exploitability: { rating: "not-exploitable", reasons: ["the program stopped itself on a check it made (an assertion, abort, panic or terminate)"] },
     annotations: null,
@@ -138,7 +138,7 @@ describe("triage's result with the managed side", () => {
   it("takes the culprit, the signature and the frames from the managed stack", async () => {
     const { q } = recorded(cdbManagedVocabulary, { "!threads": MANAGED_CRASH.threads, "!pe": MANAGED_CRASH.printException, "!clrstack -a": MANAGED_CRASH.clrstack, "!dumpheap -stat": MANAGED_CRASH.heap });
     const result = withManaged({ crash, frames: [] as PlacedFrame[], hiddenFrames: 0, stackDepth: 8 }, await readManaged(q, "exception"));
-    expect(result.crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: "OrderService" });
+    expect(result.crash.culprit).toEqual({ function: "OrderService.Pricing.Discount", file: "C:\\app\\src\\Pricing.cs", line: 27, frame: 0, module: "OrderService", language: null });
     expect(result.crash.signature).toBe("uncaught-exception | OrderService.Pricing.Discount | OrderService.Program.Main");
     expect(result.frames.map((f) => [f.function, f.line, f.args])).toEqual([
       ["OrderService.Pricing.Discount", 27, "order=0x1f2a5000e28"],

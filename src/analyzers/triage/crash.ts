@@ -20,7 +20,7 @@ const ABORT_MACHINERY = /^(abort|raise|__GI_abort|__GI_raise|pthread_kill|__pthr
 
 const MEMORY_FAULTS = new Set<Crash["kind"]>(["null-dereference", "invalid-memory-access", "bus-error"]);
 
-export function crashOf(readings: Readings, verdict: Verdict, message: string | null, annotations: Crash["annotations"]): Crash {
+export function crashOf(readings: Readings, verdict: Verdict, message: string | null, annotations: Crash["annotations"], runtime: Crash["runtime"]): Crash {
   const { stop, fault, hang } = readings;
   const { exception } = stop;
   const { kind, thread, frames, culprit, caught } = verdict;
@@ -56,7 +56,9 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       line: culpritFrame?.line ?? null,
       frame: culpritFrame?.level ?? null,
       module: culpritFrame?.module ?? null,
+      language: culpritFrame?.language ?? null,
     },
+    runtime,
     // A deadlock is every thread of its cycle, in an order that does not depend on thread numbers. A Go
     // program's is its blamed goroutine's frames: the same whether or not the debugger shows who holds each lock.
     signature: kind === "deadlock" && cycle && !readings.go ? ["deadlock", ...cycle.map((edge) => edge.function ?? "??").sort()].join(" | ") : crashSignature(kind, frames, culprit),
@@ -91,7 +93,8 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     os: target.os ?? null,
     frames: culprit === null ? frames : frames.slice(culprit),
     hiddenFrames: culprit ?? 0,
-    stackDepth: kind !== "deadlock" && !overwritten && !stack.returner && !stack.scanned ? stack.depth : frames.length,
+    // A stack a runtime's frames were read into is as deep as its list, not as the debugger's unwind.
+    stackDepth: kind !== "deadlock" && !overwritten && !stack.returner && !stack.scanned && !frames.some((frame) => frame.language) ? stack.depth : frames.length,
     recursion: stack.recursion,
     registers: target.keyRegisters,
     instruction: fault.instruction,

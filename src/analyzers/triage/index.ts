@@ -13,6 +13,7 @@
  *   hang     lock cycles and what blocked threads wait for
  *   go       a Go program's runtime: the goroutine that panicked, threw or waits, its value and frames
  *   classify the kind, the crash's thread and its culprit, pure
+ *   jvm      a JVM's Java frames (the JDK's jhsdb) in place of the code the VM generated, the culprit read again
  */
 import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
 import { probeKey, type Probe } from "../../debuggers/probe.js";
@@ -25,6 +26,7 @@ import { crashOf, resultOf } from "./crash.js";
 import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
+import { readJava, runtimeOf, withJava } from "./jvm.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
 import type { TriageResult } from "./result.js";
@@ -105,11 +107,11 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   q.problems.push(...goNotes(go, options.debugger));
   const readings = { target, stop, stack, fault, said, hang, go, limit };
 
-  const verdict = classify(readings);
-  if (verdict.caught) q.problems.push(caughtNote(verdict.caught));
-  const thrown = await readThrownType(q, readings, verdict);
-  const message = await messageOf(q, readings, verdict, dotnet, thrown);
-  if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
+  const native = classify(readings);
+  if (native.caught) q.problems.push(caughtNote(native.caught));
+  const thrown = await readThrownType(q, readings, native);
+  const message = await messageOf(q, readings, native, dotnet, thrown);
+  if (native.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0
         ? `the dump has no signal, and ${hang.unreadOwners.length === 1 ? "thread" : "threads"} ${listed(hang.unreadOwners)} wait${hang.unreadOwners.length === 1 ? "s" : ""} for locks whose holders it does not show (neither read from the locks nor inferred from the waiting code): whether the process deadlocked cannot be told; the program's sources on this machine, or a dump that holds the locks' memory, would show it`
@@ -118,8 +120,12 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
           : "the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting",
     );
   }
-  const culprit = verdict.culprit === null ? null : (verdict.frames[verdict.culprit] ?? null);
-  const packages = await debugPackages(q, culprit, verdict.frames, target.files.executable, options);
-  const crash = crashOf(readings, verdict, message, options.annotations ?? null);
+  const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
+  const packages = await debugPackages(q, culprit, native.frames, target.files.executable, options);
+  // The debugger's questions are asked over the native frames, where its frame numbers hold; the JVM's are mixed in last.
+  const java = await readJava(options.jvm, native.thread?.lwp ?? null);
+  q.problems.push(...(java?.notes ?? []));
+  const verdict = withJava(native, java);
+  const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java));
   return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages, thrown }), dotnet);
 }

@@ -1,0 +1,56 @@
+/**
+ * A HotSpot JVM's side of the crash: its Java frames, read by the JDK's own tool (runtimes/jvm),
+ * take the place of the code the VM generated to run them (interpreter, JIT, stubs: frames in no
+ * module and named by nothing), so the crashing thread's stack is one list, native and Java, and
+ * its culprit the first frame of the program's own in either language.
+ */
+import type { Crash } from "../../report/schema.js";
+import { readJvm, javaFrames, type JstackFrame, type JvmCore, type JvmReading } from "../../runtimes/jvm/index.js";
+import { culpritIndex, type PlacedFrame } from "../culprit.js";
+import type { Verdict } from "./classify.js";
+
+export interface JavaSide {
+  reading: JvmReading | null;
+  notes: string[];
+}
+
+/** The JVM read for the crashing thread (`lwp`); null for a core of no JVM. */
+export async function readJava(jvm: JvmCore | null | undefined, lwp: number | null): Promise<JavaSide | null> {
+  if (!jvm) return null;
+  const read = await readJvm(jvm, lwp);
+  return { reading: read.reading, notes: read.notes };
+}
+
+/** The runtime the crash object names: who read the Java frames. */
+export function runtimeOf(java: JavaSide | null): Crash["runtime"] {
+  return java?.reading ? { name: "jvm", version: java.reading.version, source: java.reading.source } : null;
+}
+
+/**
+ * The verdict with the crashing thread's Java frames mixed in, and its culprit read again over the
+ * mixed stack; unchanged where the thread has no Java frames or its stack no generated code for them.
+ */
+export function withJava(verdict: Verdict, java: JavaSide | null): Verdict {
+  const lwp = verdict.thread?.lwp ?? null;
+  const thread = java?.reading?.threads.find((t) => t.lwp !== null && t.lwp === lwp);
+  const frames = thread ? javaFrames(thread) : [];
+  if (frames.length === 0) return verdict;
+  // The Java frames ran on the first stretch of generated code below where the thread stopped (or the fault a handler caught).
+  const from = verdict.caught?.interrupted ?? 0;
+  const start = verdict.frames.findIndex((frame, index) => index >= from && generated(frame));
+  if (start < 0) return verdict;
+  const length = verdict.frames.slice(start).findIndex((frame) => !generated(frame));
+  const end = length < 0 ? verdict.frames.length : start + length;
+  const mixed = [...verdict.frames.slice(0, start), ...frames.map(placed), ...verdict.frames.slice(end)].map((frame, level) => ({ ...frame, level }));
+  const own = culpritIndex(mixed.slice(from));
+  return { ...verdict, frames: mixed, culprit: own === null ? null : own + from };
+}
+
+/** Code the VM generated: no module holds it and nothing names it. */
+function generated(frame: PlacedFrame): boolean {
+  return frame.module === null && frame.function === null && frame.file === null;
+}
+
+function placed(frame: JstackFrame): PlacedFrame {
+  return { level: 0, address: frame.pc, function: frame.function, args: frame.parameters ?? "", file: null, line: frame.line, from: null, module: null, language: frame.language };
+}

@@ -1,0 +1,38 @@
+/**
+ * The JDK's Serviceability Agent as a process: `jhsdb jstack` over a core, bounded in time and in
+ * the output kept. The JVM's structures are read by the JDK's own tool, as debuggers/ runs a debugger.
+ */
+import { execFile } from "node:child_process";
+
+/** Attaching to a core takes the SA a second or two; a VM it cannot read can make it spin. */
+const JSTACK_TIMEOUT_MS = 60_000;
+/** A core of thousands of threads prints a few megabytes; more is not a thread dump. */
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+export type JstackRun = { ok: true; output: string; command: string } | { ok: false; error: string; command: string };
+
+/** Runs `jhsdb jstack [--mixed] --core CORE --exe JAVA`; what went wrong is said in one line. */
+export function runJstack(jhsdb: string, core: string, java: string, mixed: boolean): Promise<JstackRun> {
+  const args = ["jstack", ...(mixed ? ["--mixed"] : []), "--core", core, "--exe", java];
+  const command = `jhsdb ${args.join(" ")}`;
+  return new Promise((resolve) => {
+    execFile(jhsdb, args, { timeout: JSTACK_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } }, (error, stdout, stderr) => {
+      if (!error) return resolve({ ok: true, output: stdout, command });
+      const failure = error as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
+      const why =
+        failure.code === "ENOENT"
+          ? `${jhsdb} is not there`
+          : failure.killed
+            ? `it did not finish in ${JSTACK_TIMEOUT_MS / 1000} s`
+            : failure.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER"
+              ? `it printed more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MB`
+              : `it failed (${firstLine(stderr) ?? firstLine(stdout) ?? failure.message})`;
+      resolve({ ok: false, error: why, command });
+    });
+  });
+}
+
+function firstLine(text: string): string | null {
+  const line = text.split("\n").find((l) => l.trim() !== "" && !/^Attaching to core|^Debugger attached/.test(l));
+  return line ? line.trim().slice(0, 200) : null;
+}

@@ -1,0 +1,59 @@
+/**
+ * Real JVM crashes for the tests: a Java program run on the machine's JDK under gdb with its SIGSEGVs
+ * passed to the VM's handler, the core written where the process stops next (the handler's abort).
+ * A small VM keeps the core small: a small heap, code cache and class space, the serial collector.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+const GDB = ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "handle SIGSEGV nostop noprint pass"];
+
+/** Runs argv under gdb, its SIGSEGVs passed to its handlers, and writes `core` where it stops next (the handler's abort). */
+export function coreAtAbort(core: string, argv: string[]): string {
+  execFileSync("gdb", [...GDB, "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", ...argv], { stdio: "ignore", timeout: 180_000 });
+  if (!existsSync(core)) throw new Error(`gdb wrote no core of ${argv.join(" ")}`);
+  return core;
+}
+
+export const hasJava = spawnSync("java", ["-version"]).status === 0 && spawnSync("javac", ["-version"]).status === 0;
+
+/** A service's header read through Unsafe from an address its caller computed: 0 + 8. */
+export const HEADER_READER = `import java.lang.reflect.Field;
+import sun.misc.Unsafe;
+
+/** Reads a record's header through Unsafe from an address a caller computed. */
+public class HeaderReader {
+    static Unsafe unsafe() throws Exception {
+        Field field = Unsafe.class.getDeclaredField("theUnsafe");
+        field.setAccessible(true);
+        return (Unsafe) field.get(null);
+    }
+
+    static long readHeader(Unsafe unsafe, long record) {
+        return unsafe.getLong(record + 8); // CULPRIT
+    }
+
+    static long handle(Unsafe unsafe, long record) {
+        return readHeader(unsafe, record);
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.out.println(handle(unsafe(), 0L));
+    }
+}
+`;
+
+/** The `java` launcher on PATH, resolved to the JDK's own (`/usr/lib/jvm/…/bin/java`), as the core names it. */
+export function javaLauncher(): string {
+  return execFileSync("readlink", ["-f", execFileSync("which", ["java"], { encoding: "utf8" }).trim()], { encoding: "utf8" }).trim();
+}
+
+/** HeaderReader compiled in `dir` and run to its crash; the core and the launcher it ran. */
+export function headerReaderCore(dir: string): { core: string; java: string } {
+  writeFileSync(path.join(dir, "HeaderReader.java"), HEADER_READER);
+  execFileSync("javac", ["-nowarn", "-d", dir, path.join(dir, "HeaderReader.java")], { stdio: "ignore" });
+  const java = javaLauncher();
+  const vm = ["-Xmx32m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:CompressedClassSpaceSize=16m", "-XX:+UseSerialGC", "-XX:-UsePerfData", `-XX:ErrorFile=${path.join(dir, "hs_err_pid%p.log")}`];
+  return { core: coreAtAbort(path.join(dir, "jvm.core"), [java, ...vm, "-cp", dir, "HeaderReader"]), java };
+}
