@@ -34,8 +34,6 @@ const dumps = tempDir("dumpdbg-ablation-dumps-");
  * violates, so this list can only shrink. Diagnoses: /work/ablation-findings.md.
  */
 const KNOWN_VIOLATIONS: { case: string; ablation: AblationName; reason: string }[] = [
-  // Lock waits inside a missing libc are read as no waits: the deadlock's thread gives way to the main thread.
-  { case: "core/deadlock", ablation: "without-libraries", reason: "threads stopped in a missing libc read as not waiting: culprit transfer_funds → main" },
   // The stack scan past a libc it cannot unwind names a caller other than the one the unwind shows.
   { case: "debian/python-ctypes-null", ablation: "without-libraries", reason: "the scan skips the missing _ctypes.so: culprit ?? in _ctypes → PyObject_CallOneArg" },
   { case: "debian/python-ctypes-null", ablation: "other-libc-build", reason: "the scan's chain starts at a stale return address: culprit ?? in _ctypes → PyObject_CallOneArg" },

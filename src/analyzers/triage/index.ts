@@ -20,7 +20,7 @@ import type { DebuggerSession, RunOptions } from "../../debuggers/session.js";
 import { listed } from "../../report/numbers.js";
 import { readManaged, withManaged } from "../managed.js";
 import { CLR_EXCEPTION } from "../windows.js";
-import { classify } from "./classify.js";
+import { classify, type Readings, type Verdict } from "./classify.js";
 import { crashOf, resultOf } from "./crash.js";
 import { readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
@@ -105,7 +105,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   q.problems.push(...goNotes(go, options.debugger));
   const readings = { target, stop, stack, fault, said, hang, go, limit };
 
-  const verdict = classify(readings);
+  const verdict = withoutGuessedCulprit(classify(readings), readings);
   const thrown = await readThrownType(q, readings, verdict);
   const message = await messageOf(q, readings, verdict, dotnet, thrown);
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
@@ -121,4 +121,14 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const packages = await debugPackages(q, culprit, verdict.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null);
   return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages, thrown }), dotnet);
+}
+
+/**
+ * A dump taken with no signal whose lock waits could not all be read: whether the process
+ * deadlocked, and so which thread is to blame, is not shown. The first thread's frames are then
+ * no culprit: the kind stays, the culprit is unknown.
+ */
+function withoutGuessedCulprit(verdict: Verdict, { stop, hang }: Readings): Verdict {
+  const undecided = stop.signal === null && stop.exception === null && verdict.abortedIn === null && hang.cycles.length === 0;
+  return undecided && (hang.unreadOwners.length > 0 || hang.unreadStacks.length > 0) ? { ...verdict, culprit: null } : verdict;
 }
