@@ -118,7 +118,7 @@ function ownCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
   const named = new Set(frames.filter((frame) => frame.function !== null && frame.module !== null).map((frame) => frame.module));
   return (frame) =>
     !isRuntimeFrame(frame) ||
-    (frame.function === null && frame.file === null && frame.module !== null && frame.found !== "scan" && !named.has(frame.module) && !isRuntimeModule(frame.module));
+    (frame.function === null && frame.file === null && frame.module !== null && !named.has(frame.module) && !isRuntimeModule(frame.module));
 }
 
 /**
