@@ -33,7 +33,12 @@ const dumps = tempDir("dumpdbg-ablation-dumps-");
  * in parallel. The test fails on a violation not listed here and on a listed pair that no longer
  * violates, so this list can only shrink. Diagnoses: /work/ablation-findings.md.
  */
-const KNOWN_VIOLATIONS: { case: string; ablation: AblationName; reason: string }[] = [];
+const KNOWN_VIOLATIONS: { case: string; ablation: AblationName; reason: string }[] = [
+  // The fault is inside strlen in a libc whose code is not here as it ran: whether the NULL access read or wrote is
+  // unknown, which exploitability.ts rates unknown and this harness ranks above probably-not-exploitable.
+  { case: "debian/python-ctypes-null", ablation: "without-libraries", reason: "the faulting instruction is in the missing libc: rating probably-not-exploitable → unknown" },
+  { case: "debian/python-ctypes-null", ablation: "other-libc-build", reason: "the faulting instruction is in another build of libc: rating probably-not-exploitable → unknown" },
+];
 
 /** At most this many dumpdbg runs at once: the machine's two CPUs are shared. */
 const RUNS_AT_ONCE = 2;

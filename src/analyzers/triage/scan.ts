@@ -7,7 +7,7 @@ import type { ImportLookup } from "../../debuggers/dump.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type SymbolAt } from "../../debuggers/model.js";
-import { culpritIndex, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import { culpritIndex, isRuntimeFrame, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
 import { foreignAt, type ForeignLibrary } from "../libraries.js";
 import {
   bytesOf,
@@ -125,36 +125,42 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     // The call itself, one byte back, is on the caller's line.
     const symbol = await symbolOf(call.address);
     const line = symbol && !symbol.line ? await q.sourceLine(hex(call.address - 1n)) : null;
-    // In code inlined into the caller, the frame is the innermost inlined function's.
-    const [inlined, ...outer] = symbol?.inlined ?? [];
+    // In code inlined into the caller, the frame is the innermost inlined function's; but not a
+    // runtime's inlined from its header (glibc's fortified strcpy): the debugger's unwind shows the
+    // program's function it was inlined into as a frame of its own, and the culprit is that one.
+    const module = moduleAt(call.address);
+    const chain = symbol?.inlined ?? [];
+    const own = Math.max(0, chain.findIndex((f) => !isRuntimeFrame({ level: 0, address: hex(call.address), function: f.function, args: "", file: f.file, line: f.line, from: null, module })));
+    const [inlined, ...outer] = chain.slice(own);
     found.push({
       level: found.length + 1,
       address: hex(call.address),
       function: inlined?.function ?? symbol?.symbol ?? null,
       args: "",
-      file: symbol?.file ?? line?.file ?? null,
-      line: symbol?.line ?? line?.line ?? null,
+      file: (own > 0 ? inlined?.file : symbol?.file) ?? line?.file ?? null,
+      line: (own > 0 ? inlined?.line : symbol?.line) ?? line?.line ?? null,
       from: null,
       found: "scan",
       unwound,
-      module: moduleAt(call.address),
+      module,
       ...(outer.length > 0 ? { inlinedInto: outer } : {}),
     });
   }
   const scanned = [{ ...top, level: 0 }, ...found];
-  // A chain whose first call is not shown to go into frame 0's library may start at a stale return
-  // address: its function is no culprit to put in place of what the unwind showed (a frame named by
-  // its module only is kept: the module is what the unwind shows there too).
+  // A chain whose first call is not shown to go into a library this machine cannot unwind (frame 0's,
+  // or one that called it, as libstdc++ calls libc's abort) may start at a stale return address: its
+  // function is no culprit to put in place of what the unwind showed (a frame named by its module
+  // only is kept: the module is what the unwind shows there too).
   const own = culpritIndex(scanned);
   const start = best[0];
-  if (library && start && start !== unwound && own !== null && scanned[own]?.function !== null && !(await goesInto(q, start, library, program.foreign))) return null;
+  if (library && start && start !== unwound && own !== null && scanned[own]?.function !== null && !(await callsForeign(q, start, program.foreign))) return null;
   return scanned;
 }
 
-/** Whether a scanned call is shown to go into a library: through a PLT stub or a slot that holds an address in it. */
-async function goesInto(q: Inspector, call: ScannedCall, library: ForeignLibrary, foreign: ForeignLibrary[]): Promise<boolean> {
+/** Whether a scanned call is shown to go into a foreign library: through a PLT stub or a slot that holds an address in one. */
+async function callsForeign(q: Inspector, call: ScannedCall, foreign: ForeignLibrary[]): Promise<boolean> {
   if (call.call.kind !== "import" || call.call.target === undefined) return false;
-  return foreignAt(foreign, await importedAddress(q, call.call.target)) === library;
+  return foreignAt(foreign, await importedAddress(q, call.call.target)) !== null;
 }
 
 /** Where a call out of the program went: the address itself, or where the PLT stub it called jumps (the slot's value). */
