@@ -129,7 +129,7 @@ function ownCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
   return (frame) =>
     !vm(frame) &&
     (!isRuntimeFrame(frame) ||
-      (frame.function === null && frame.file === null && frame.module !== null && frame.found !== "scan" && !named.has(frame.module) && !isRuntimeModule(frame.module)));
+      (frame.function === null && frame.file === null && frame.module !== null && !named.has(frame.module) && !isRuntimeModule(frame.module)));
 }
 
 /**

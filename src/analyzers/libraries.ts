@@ -21,6 +21,8 @@ export interface ForeignLibrary {
   foundId: string | null;
   start: bigint | null;
   end: bigint | null;
+  /** Where its code lies, as the dump says (its program headers); empty where it does not. */
+  code: { start: bigint; end: bigint }[];
 }
 
 /** Reads a local file's build id; null when it has none or cannot be read. */
@@ -39,7 +41,11 @@ export function foreignLibraries(modules: Module[], loaded: SharedLibrary[], pro
   const programId = program === null ? null : buildIdOf(program);
   for (const module of modules) {
     if (module.path === program || (programId !== null && module.buildId === programId) || VDSO.test(module.path) || module.path.endsWith(" (deleted)")) continue;
-    const range = { start: module.start === null ? null : BigInt(module.start), end: module.end === null ? null : BigInt(module.end) };
+    const range = {
+      start: module.start === null ? null : BigInt(module.start),
+      end: module.end === null ? null : BigInt(module.end),
+      code: (module.code ?? []).map((code) => ({ start: BigInt(code.start), end: BigInt(code.end) })),
+    };
     // The core names the file (`libffi.so.8.1.2`), the debugger often the link it was loaded by (`libffi.so.8`): the address decides.
     const library =
       loaded.find((lib) => lib.from !== null && range.start !== null && range.end !== null && range.start <= BigInt(lib.from) && BigInt(lib.from) < range.end) ??

@@ -100,10 +100,16 @@ export function callTarget(before: Uint8Array, returnAddress: bigint): CallTarge
   return null;
 }
 
-/** An import thunk's jump (`ff 25 disp32`, `jmp *slot(%rip)`) at `address`: the slot it jumps through. */
+/**
+ * An import thunk's jump (`ff 25 disp32`, `jmp *slot(%rip)`) at `address`: the slot it jumps
+ * through. An ELF PLT entry is one too, and with control-flow protection starts with `endbr64` and
+ * may jump with a `bnd` prefix (`f3 0f 1e fa f2 ff 25 disp32`).
+ */
 export function thunkSlot(code: Uint8Array, address: bigint): bigint | null {
-  if (code[0] !== 0xff || code[1] !== 0x25) return null;
-  return address + 6n + signed32(code, 2);
+  const endbr = code[0] === 0xf3 && code[1] === 0x0f && code[2] === 0x1e && code[3] === 0xfa ? 4 : 0;
+  const jump = endbr + (code[endbr] === 0xf2 ? 1 : 0);
+  if (code[jump] !== 0xff || code[jump + 1] !== 0x25) return null;
+  return address + BigInt(jump + 6) + signed32(code, jump + 2);
 }
 
 function signed32(bytes: Uint8Array, at: number): bigint {

@@ -190,6 +190,8 @@ export interface Module {
   codeId: string | null;
   /** The debugger loaded symbols for it. */
   symbolsLoaded: boolean | null;
+  /** Where its code lies, as its program headers in the dump say (a core's modules); absent where the dump does not say. */
+  code?: { start: Address; end: Address }[];
 }
 
 /** A range of the process's address space. */

@@ -375,6 +375,17 @@ describe("Windows modules, Rust and LLDB names", () => {
     expect(culpritIndex([cold, thrower].map((f, level) => ({ ...f, level })))).toBe(1);
   });
 
+  it("an unnamed frame a stack scan found is the culprit too when its module is stripped whole (the module missing here)", () => {
+    const libc = { ...frame(null, "/lix/x86_64-linux-gnu/libc.so.6"), level: 0 };
+    const scanned = (f: ReturnType<typeof frame>, level: number) => ({ ...f, level, found: "scan" as const });
+    const ctypes = scanned(frame(null, "/usr/lix/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so"), 1);
+    const interpreter = scanned(frame("PyObject_CallOneArg", "/usr/bin/python3.11"), 2);
+    expect(culpritIndex([libc, ctypes, interpreter])).toBe(1);
+    // The function the program called through its PLT, named by the scan, stays another module's code.
+    const strlen = { ...scanned(frame("strlen", null), 1), address: null };
+    expect(culpritIndex([libc, strlen, { ...ctypes, level: 2 }])).toBe(2);
+  });
+
   it("the start-up code crt files link into the executable is no culprit (older glibc's __libc_csu_init, a stale return address a scan finds)", () => {
     const abort = frame("abort", "/lib/x86_64-linux-gnu/libc.so.6");
     const csu = frame("__libc_csu_init", "/srv/app");

@@ -7,6 +7,7 @@ import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { debuggerLevel, toBigInt } from "../../debuggers/model.js";
 import type { Probe, TargetFiles } from "../../debuggers/probe.js";
+import { listed } from "../../report/numbers.js";
 import { holds, NULL_PAGE_LIMIT } from "../address-space.js";
 import { culpritIndex, placeFrames, type PlacedFrame } from "../culprit.js";
 import { deadlockCycles, globalName, lockExpressionIn, locksHeldBefore, lockWait, type DeadlockEdge, type LockWait } from "../deadlock.js";
@@ -57,6 +58,8 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
   const threadOfLwp = new Map(threads.flatMap((thread) => (thread.lwp === null ? [] : [[thread.lwp, thread.id] as const])));
   const waits: LockWait[] = [];
   const foundOnStack: number[] = [];
+  // Threads whose lock call only the stack scan shows (the program's call into a libc not here).
+  const scannedLockCalls = new Set<number>();
   const unreadStacks: number[] = [];
   for (const [thread, frames] of framesOf) {
     const wait = lockWait(thread, frames);
@@ -64,9 +67,9 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
       waits.push(wait);
       continue;
     }
-    // A thread stopped in a system module the debugger cannot unwind: its frames from its stack
-    // memory, and on Windows the critical section it waits for from its stack too.
-    if (!unwindLost(frames, files)) continue;
+    // A thread stopped in a module the debugger cannot unwind (a system DLL, a libc missing here or
+    // in another build): its frames from its stack memory, and the lock it waits for from its stack too.
+    if (!unwindLost(frames, files, target.foreign)) continue;
     const found = await waitOnStack(q, thread, frames, target, threadOfLwp);
     if (!found) {
       // No frame of the program's own on the stack (its module not here): a critical section another
@@ -81,7 +84,8 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
     framesOf.set(thread, found.frames);
     if (found.wait) {
       waits.push(found.wait);
-      foundOnStack.push(thread);
+      if (os === "windows") foundOnStack.push(thread);
+      else scannedLockCalls.add(thread);
     }
   }
   if (foundOnStack.length > 0) {
@@ -91,9 +95,21 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
   if (waits.length < 2) return { cycles: [], unreadOwners: [], unreadStacks, framesOf };
   // Without glibc's debug info the lock frames show no arguments; a thread blocked in the futex
   // syscall still has the futex word, which is the mutex's first field, in its first argument register.
+  // A lock call only the stack scan shows is read so only when the thread is shown in that syscall.
+  const fromFutex: number[] = [];
   for (const wait of waits.filter((w) => w.lock === null)) {
+    if (scannedLockCalls.has(wait.thread) && !(await inFutexWait(q, wait.thread))) continue;
     const value = toBigInt(await q.register(argumentRegisters(os)[0] ?? "rdi", { thread: wait.thread }));
-    if (value !== null && value >= NULL_PAGE_LIMIT) wait.lock = hex(value);
+    if (value !== null && value >= NULL_PAGE_LIMIT) {
+      wait.lock = hex(value);
+      if (scannedLockCalls.has(wait.thread)) fromFutex.push(wait.thread);
+    }
+  }
+  if (fromFutex.length > 0) {
+    const many = fromFutex.length > 1;
+    q.problems.push(
+      `the debugger could not unwind thread${many ? "s" : ""} ${listed(fromFutex.sort((a, b) => a - b))} in a library whose file is not here as it ran: ${many ? "their" : "its"} calls to lock a mutex were found by scanning ${many ? "their stacks" : "its stack"}, and the mutex each waits for is the futex word its futex system call was given`,
+    );
   }
   const ownerOf = new Map<string, number>();
   for (const lock of new Set(waits.map((wait) => wait.lock).filter((lock): lock is string => lock !== null))) {
@@ -171,17 +187,30 @@ async function addressIn(q: Inspector, expression: string, thread: number, frame
   return /0x[0-9a-f]+(?![\s\S]*0x[0-9a-f])/i.exec(printed)?.[0] ?? null;
 }
 
-/** A thread the debugger could not unwind: its frames from its stack, and on Windows the critical section it waits on. */
+/**
+ * A thread the debugger could not unwind: its frames from its stack, and the lock it waits on: on
+ * Windows the critical section on its stack, elsewhere the lock call the scan found the program
+ * making (`pthread_mutex_lock`, through the PLT), its mutex read later from the futex it waits on.
+ */
 async function waitOnStack(q: Inspector, thread: number, frames: PlacedFrame[], target: Target, threadOfLwp: Map<number, number>): Promise<{ frames: PlacedFrame[]; wait: LockWait | null } | null> {
   const { isOwnCode, os } = target;
   const sp = toBigInt(await q.register("sp", { thread }));
   const scanned = await scanStack(q, frames, sp, target);
   if (!scanned) return null;
+  if (os !== "windows") return { frames: scanned, wait: lockWait(thread, scanned) };
   const own = culpritIndex(scanned);
   const lwp = target.threads.find((t) => t.id === thread)?.lwp ?? null;
   const waiter = own === null ? null : (scanned[own] ?? null);
   const lock = os === "windows" && sp !== null && waiter !== null ? ((await heldCriticalSectionOnStack(q, sp, lwp, threadOfLwp, isOwnCode)) ?? (await lockOnWaitingLine(q, thread, waiter, sp, target.files))) : null;
   return { frames: scanned, wait: lock ? { thread, lock, waiter } : null };
+}
+
+/** Linux x86-64's number of the futex system call. */
+const SYS_FUTEX = 202n;
+
+/** Whether a thread is stopped in the futex system call, as the kernel recorded it (the core's `orig_rax`). */
+async function inFutexWait(q: Inspector, thread: number): Promise<boolean> {
+  return toBigInt(await q.register("orig_rax", { thread })) === SYS_FUTEX;
 }
 
 /** The critical section held by another thread that lies on a thread's stack, for a thread whose frames are not known. */

@@ -21,7 +21,7 @@ import type { DebuggerSession, RunOptions } from "../../debuggers/session.js";
 import { listed } from "../../report/numbers.js";
 import { readManaged, withManaged } from "../managed.js";
 import { CLR_EXCEPTION } from "../windows.js";
-import { classify } from "./classify.js";
+import { classify, type Readings, type Verdict } from "./classify.js";
 import { crashOf, resultOf } from "./crash.js";
 import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
@@ -107,7 +107,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   q.problems.push(...goNotes(go, options.debugger));
   const readings = { target, stop, stack, fault, said, hang, go, limit };
 
-  const native = classify(readings);
+  const native = withoutGuessedCulprit(classify(readings), readings);
   if (native.caught) q.problems.push(caughtNote(native.caught));
   const thrown = await readThrownType(q, readings, native);
   const message = await messageOf(q, readings, native, dotnet, thrown);
@@ -128,4 +128,14 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const verdict = withJava(native, java);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java));
   return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages, thrown }), dotnet);
+}
+
+/**
+ * A dump taken with no signal whose lock waits could not all be read: whether the process
+ * deadlocked, and so which thread is to blame, is not shown. The first thread's frames are then
+ * no culprit: the kind stays, the culprit is unknown.
+ */
+function withoutGuessedCulprit(verdict: Verdict, { stop, hang }: Readings): Verdict {
+  const undecided = stop.signal === null && stop.exception === null && verdict.abortedIn === null && hang.cycles.length === 0;
+  return undecided && (hang.unreadOwners.length > 0 || hang.unreadStacks.length > 0) ? { ...verdict, culprit: null } : verdict;
 }

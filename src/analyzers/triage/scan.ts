@@ -7,8 +7,8 @@ import type { ImportLookup } from "../../debuggers/dump.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type SymbolAt } from "../../debuggers/model.js";
-import { culpritIndex, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
-import type { ForeignLibrary } from "../libraries.js";
+import { culpritIndex, isRuntimeFrame, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import { foreignAt, type ForeignLibrary } from "../libraries.js";
 import {
   bytesOf,
   callTarget,
@@ -30,6 +30,10 @@ export type LineReader = (file: string, line: number) => string | null;
 /** What the scan knows of the process's code: the program's own, each address's module, its imports, its source. */
 export interface CodeMap {
   isOwnCode: (address: bigint) => boolean;
+  /** The program's own code in modules the dump maps and this machine lacks: no instruction of it can be read. */
+  isAbsentOwnCode: (address: bigint) => boolean;
+  /** Libraries of the process missing here or here in another build. */
+  foreign: ForeignLibrary[];
   moduleAt: ModuleLocator;
   imports: ImportLookup | null;
   readLine: LineReader | null;
@@ -44,7 +48,7 @@ const UNWIND_CHECKS = 4;
  * by the debugger's symbols. Null when the scan finds none.
  */
 export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint | null, program: CodeMap): Promise<PlacedFrame[] | null> {
-  const { isOwnCode, moduleAt, imports, readLine } = program;
+  const { isOwnCode, isAbsentOwnCode, moduleAt, imports, readLine } = program;
   const top = frames[0];
   if (!top || sp === null) return null;
   // In pieces: the read ends where the stack does.
@@ -55,7 +59,7 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     if (piece.length < SCAN_PIECE_WORDS) break;
   }
   const calls: ScannedCall[] = [];
-  const candidates = returnCandidates(sp, words, isOwnCode).slice(0, MAX_SCAN_CANDIDATES);
+  const candidates = returnCandidates(sp, words, (address) => isOwnCode(address) || isAbsentOwnCode(address)).slice(0, MAX_SCAN_CANDIDATES);
   // The 16 bytes before each return address hold the call that returns there, if it is one. Asked
   // together: the session may hand the debugger the next read while it answers one.
   const codes = await Promise.all(candidates.map((candidate) => q.readMemory(hex(candidate.address - 16n), 2)));
@@ -66,19 +70,17 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
       continue;
     }
     // The module's code is neither in the dump nor here (a minidump read with its symbol files only):
-    // as Breakpad's stack scan does, a word inside a function the symbols know is taken as a return address.
-    if ((await q.symbolAt(hex(candidate.address - 1n)))?.symbol) calls.push({ ...candidate, call: { kind: "unverified" } });
+    // as Breakpad's stack scan does, a word inside a function the symbols know is taken as a return address;
+    // and so is a word into the code of a module of the program's the dump maps and this machine lacks
+    // (`_ctypes….so`): the frame is named by its module, as the debugger's unwind shows it.
+    if (isAbsentOwnCode(candidate.address) || (await q.symbolAt(hex(candidate.address - 1n)))?.symbol) calls.push({ ...candidate, call: { kind: "unverified" } });
   }
   const symbols = new Map<bigint, SymbolAt | null>();
   const symbolOf = async (address: bigint) => {
     if (!symbols.has(address)) symbols.set(address, await q.symbolAt(hex(address - 1n)));
     return symbols.get(address) ?? null;
   };
-  // The innermost caller called out of the program, into the module the thread stopped in. Stale
-  // return addresses of calls that have returned lie around on the stack too: of the chains that
-  // start with a call out, the longest whose every caller called the function below it wins.
-  let best: ScannedCall[] = [];
-  for (const start of calls.filter((c) => c.call.kind !== "direct" || !isOwnCode(c.call.target)).slice(0, MAX_SCAN_STARTS)) {
+  const chainFrom = async (start: ScannedCall) => {
     const chain = [start];
     for (const next of calls) {
       if (chain.length === MAX_SCANNED_FRAMES) break;
@@ -89,6 +91,21 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
       const called = next.call.kind === "unverified" ? await lineCalls(q, next.address, symbol?.symbol ?? null, readLine) : callsInto(next.call, calleeStart);
       if (called) chain.push(next);
     }
+    return chain;
+  };
+  // The innermost caller called out of the program, into the module the thread stopped in. Stale
+  // return addresses of calls that have returned lie around on the stack too: of the chains that
+  // start with a call out, the longest whose every caller called the function below it wins.
+  // Frame 0 in a library whose code here is not the one that ran (a core from another machine), the
+  // debugger may still have found its caller (a leaf function's return address at the stack
+  // pointer): a return address it shows as frame 1 is the innermost caller, even through a tail
+  // call from the program's own code, and wins over a longer chain.
+  const library = foreignAt(program.foreign, toBigInt(top.address));
+  const shown = library ? toBigInt(frames[1]?.address ?? null) : null;
+  const unwound = shown === null ? undefined : calls.find((call) => call.address === shown);
+  let best: ScannedCall[] = unwound ? await chainFrom(unwound) : [];
+  for (const start of unwound ? [] : calls.filter((c) => c.call.kind !== "direct" || !isOwnCode(c.call.target)).slice(0, MAX_SCAN_STARTS)) {
+    const chain = await chainFrom(start);
     if (chain.length > best.length) best = chain;
   }
   if (best.length === 0) return null;
@@ -108,23 +125,49 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     // The call itself, one byte back, is on the caller's line.
     const symbol = await symbolOf(call.address);
     const line = symbol && !symbol.line ? await q.sourceLine(hex(call.address - 1n)) : null;
-    // In code inlined into the caller, the frame is the innermost inlined function's.
-    const [inlined, ...outer] = symbol?.inlined ?? [];
+    // In code inlined into the caller, the frame is the innermost inlined function's; but not a
+    // runtime's inlined from its header (glibc's fortified strcpy): the debugger's unwind shows the
+    // program's function it was inlined into as a frame of its own, and the culprit is that one.
+    const module = moduleAt(call.address);
+    const chain = symbol?.inlined ?? [];
+    const own = Math.max(0, chain.findIndex((f) => !isRuntimeFrame({ level: 0, address: hex(call.address), function: f.function, args: "", file: f.file, line: f.line, from: null, module })));
+    const [inlined, ...outer] = chain.slice(own);
     found.push({
       level: found.length + 1,
       address: hex(call.address),
       function: inlined?.function ?? symbol?.symbol ?? null,
       args: "",
-      file: symbol?.file ?? line?.file ?? null,
-      line: symbol?.line ?? line?.line ?? null,
+      file: (own > 0 ? inlined?.file : symbol?.file) ?? line?.file ?? null,
+      line: (own > 0 ? inlined?.line : symbol?.line) ?? line?.line ?? null,
       from: null,
       found: "scan",
       unwound,
-      module: moduleAt(call.address),
+      module,
       ...(outer.length > 0 ? { inlinedInto: outer } : {}),
     });
   }
-  return [{ ...top, level: 0 }, ...found];
+  const scanned = [{ ...top, level: 0 }, ...found];
+  // A chain whose first call is not shown to go into a library this machine cannot unwind (frame 0's,
+  // or one that called it, as libstdc++ calls libc's abort) may start at a stale return address: its
+  // function is no culprit to put in place of what the unwind showed (a frame named by its module
+  // only is kept: the module is what the unwind shows there too).
+  const own = culpritIndex(scanned);
+  const start = best[0];
+  if (library && start && start !== unwound && own !== null && scanned[own]?.function !== null && !(await callsForeign(q, start, program.foreign))) return null;
+  return scanned;
+}
+
+/** Whether a scanned call is shown to go into a foreign library: through a PLT stub or a slot that holds an address in one. */
+async function callsForeign(q: Inspector, call: ScannedCall, foreign: ForeignLibrary[]): Promise<boolean> {
+  if (call.call.kind !== "import" || call.call.target === undefined) return false;
+  return foreignAt(foreign, await importedAddress(q, call.call.target)) !== null;
+}
+
+/** Where a call out of the program went: the address itself, or where the PLT stub it called jumps (the slot's value). */
+async function importedAddress(q: Inspector, target: bigint): Promise<bigint | null> {
+  const slot = thunkSlot(bytesOf(await q.readMemory(hex(target), 2)), target);
+  if (slot === null) return target;
+  return (await q.readMemory(hex(slot), 1))[0] ?? null;
 }
 
 /**

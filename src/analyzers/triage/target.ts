@@ -38,8 +38,13 @@ export interface Target {
   /** The memory regions the dump file records, with their protections where it has them. */
   regions: MemoryRegion[];
   moduleAt: ModuleLocator;
-  /** Whether an address is code of the program's own modules (not the system's or a runtime's). */
+  /** Whether an address is code of the program's own modules (not the system's or a runtime's) loaded here. */
   isOwnCode: (address: bigint) => boolean;
+  /**
+   * Whether an address is code of one of the program's own modules that the dump maps but this
+   * machine lacks (`_ctypes….so`): its return addresses are frames, named by their module only.
+   */
+  isAbsentOwnCode: (address: bigint) => boolean;
   os: Platform["os"] | undefined;
   /** The size of a pointer (4 in a 32-bit process); null when the dump file does not say. */
   pointerBytes: Platform["pointerSize"] | null;
@@ -74,8 +79,9 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
     stack: stackOf(files, options.regions ?? [], sp),
     mapped: mappedRanges(files, options.regions ?? []),
     regions: options.regions ?? [],
-    moduleAt: moduleLocator(files, libraries),
+    moduleAt: locatedWithForeign(moduleLocator(files, libraries), foreign),
     isOwnCode: ownCode(files),
+    isAbsentOwnCode: absentOwnCode(foreign, options.regions ?? []),
     os: options.platform?.os,
     pointerBytes: options.platform?.pointerSize ?? null,
     imports: options.imports ?? null,
@@ -138,6 +144,24 @@ function ownCode(files: TargetFiles): (address: bigint) => boolean {
   const code = (section: TargetFiles["sections"][number]) => /^\.text$|^\.init$|^\.fini$/.test(section.name) || (section.name === ".module_image" && section.loaded === false);
   const sections = files.sections.filter((section) => section.source !== "core" && code(section) && (section.source === "exec" || !isRuntimeModule(section.source)));
   return (address) => sections.some((section) => holds(section, address));
+}
+
+/** A module locator that also knows the libraries the dump maps and this machine lacks, by the dump's extent of them. */
+function locatedWithForeign(located: ModuleLocator, foreign: ForeignLibrary[]): ModuleLocator {
+  return (address) => located(address) ?? foreignAt(foreign, address)?.path ?? null;
+}
+
+/**
+ * The code of libraries of the program's own (not a runtime's) that are missing here: where their
+ * program headers in the dump put it, else the executable regions the dump records inside them.
+ */
+function absentOwnCode(foreign: ForeignLibrary[], regions: MemoryRegion[]): (address: bigint) => boolean {
+  const missing = foreign.filter((lib) => lib.status === "missing" && !isRuntimeModule(lib.path));
+  const code = [
+    ...missing.flatMap((lib) => lib.code),
+    ...regions.filter((region) => region.permissions?.[2] === "x" && foreignAt(missing, BigInt(region.start)) !== null).map((region) => ({ start: BigInt(region.start), end: BigInt(region.end) })),
+  ];
+  return (address) => code.some((range) => range.start <= address && address < range.end);
 }
 
 /** Memory the process had: the debugger's sections and segments, and the regions the dump file records. */

@@ -4,7 +4,7 @@
  * ids, and its address space. Only headers, notes and a few pages are read, never the whole core.
  */
 import type { Address, MemoryRegion, Module, Platform, SignalStop } from "../model.js";
-import { EM_386, EM_AARCH64, EM_ARM, EM_X86_64, forEachNote, imageBuildId, PT_LOAD, PT_NOTE, readElfHeader, readProgramHeaders, type ElfHeader, type Note, type ProgramHeader } from "./elf.js";
+import { EM_386, EM_AARCH64, EM_ARM, EM_X86_64, forEachNote, imageBuildId, imageCodeRanges, PF_X, PT_LOAD, PT_NOTE, readElfHeader, readProgramHeaders, type ElfHeader, type Note, type ProgramHeader } from "./elf.js";
 import { checkedCount, cString, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges } from "./file.js";
 
 /** A file mapped into the process, from NT_FILE. */
@@ -88,7 +88,6 @@ const AT_PLATFORM = 15;
 const AT_EXECFN = 31;
 const AT_SYSINFO_EHDR = 33;
 
-const PF_X = 1;
 const PF_W = 2;
 const PF_R = 4;
 
@@ -329,6 +328,8 @@ function modulesOf(mappedFiles: MappedFile[], loads: ProgramHeader[], memory: Co
       debugFile: null,
       codeId: null,
       symbolsLoaded: null,
+      // Its build id's reading already said what is wrong with the page.
+      code: page ? partial([], [], () => imageCodeRanges(page, first.start)).map((range) => ({ start: hex(range.start), end: hex(range.end) })) : [],
     });
   }
   return modules;

@@ -10,6 +10,8 @@ export const PT_NOTE = 4;
 
 /** Section header 0 holds the real count when a core has this many segments or more. */
 const PN_XNUM = 0xffff;
+/** A program header's flag: the segment is executable. */
+export const PF_X = 1;
 const NT_GNU_BUILD_ID = 3;
 /** Enough for the 65530 mappings Linux allows by default and the 262144 some servers set. */
 const MAX_PROGRAM_HEADERS = 1_000_000;
@@ -220,6 +222,24 @@ export function imageBuildId(image: Buffer): string | null {
     if (id) return id;
   }
   return null;
+}
+
+/**
+ * The code of an ELF image whose first page, `image`, is mapped at `base`: the addresses of its
+ * executable PT_LOAD segments there. Empty when the page holds no complete program header table.
+ */
+export function imageCodeRanges(image: Buffer, base: bigint): { start: bigint; end: bigint }[] {
+  if (!isElf(image)) return [];
+  const header = readElfHeader(image);
+  if (header.phnum === PN_XNUM || header.phentsize < (header.is64 ? 56 : 32)) return [];
+  const tableEnd = header.phoff + header.phentsize * header.phnum;
+  if (tableEnd > image.length) return [];
+  const loads = parseProgramHeaders(image.subarray(header.phoff, tableEnd), header, header.phnum).filter((ph) => ph.type === PT_LOAD);
+  const lowest = loads.reduce<bigint | null>((min, ph) => (min === null || ph.vaddr < min ? ph.vaddr : min), null);
+  if (lowest === null) return [];
+  // The first page maps the lowest segment's page: a shared object's at 0, a fixed executable's at its own address.
+  const bias = base - (lowest & ~0xfffn);
+  return loads.filter((ph) => ph.flags & PF_X).map((ph) => ({ start: bias + ph.vaddr, end: bias + ph.vaddr + ph.memsz }));
 }
 
 /** More sections than any real program has; a count past it is damage, not a program. */
