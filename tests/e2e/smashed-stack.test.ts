@@ -107,11 +107,28 @@ int main(void)
 let exe: string;
 let core: string;
 let backwards: Dumped;
+/* main's own buffer, one string too long by exactly its terminator: the NUL clears the low byte of
+ * main's return address, which then points into libc's code where no call returns. */
+const MAIN_SOURCE = `/* Greets the visitor named on the command line; the name is copied into a buffer on main's stack. */
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    char name[16];
+    strcpy(name, argc > 1 ? argv[1] : "visitor-from-the-north!!");
+    printf("hello %s\\n", name);
+    return 0;
+}
+`;
+
 let returned: Dumped;
+let intoCode: Dumped;
 let header: Dumped;
 beforeAll(() => {
   ({ exe, core } = crashC(dir, "greet", SOURCE, ["-g", "-O0", "-fno-stack-protector"]));
   returned = crashC(dir, "welcome", RETURN_SOURCE, ["-g", "-O0", "-fno-stack-protector"]);
+  intoCode = crashC(dir, "visitor", MAIN_SOURCE, ["-g", "-O0", "-fno-stack-protector", "-Wno-stringop-overflow"]);
   header = crashC(dir, "header", HEADER_SOURCE, ["-g", "-O2", "-fno-stack-protector"]);
   backwards = crashC(dir, "field", BACKWARDS_SOURCE, ["-g", "-O2", "-fno-stack-protector"]);
 });
@@ -155,6 +172,24 @@ describe("a return address overwritten with a canonical address that maps nothin
     const report = JSON.parse(run.stdout);
     expect(report.conclusion.summary).toMatch(/^`greet` \(welcome\.c:10\) returned through an overwritten return address\. The pc 0x0000424242424242 \(E\d+\) is the word just below the stack pointer \(E\d+\): `ret` popped it, and it maps nothing\. It is "BBBBBB"/);
     expect(report.conclusion.confidence).toBeGreaterThanOrEqual(0.8);
+    expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
+  }, 120_000);
+});
+
+describe("main's return address with its low byte cleared by a string's NUL, which returns into libc's code", () => {
+  it.each(["gdb", "lldb"])("is a stack buffer overflow in main, not a NULL write where it landed (%s)", async (debuggerName) => {
+    const run = await runCli(["triage", intoCode.core, "--exe", intoCode.exe, "--json", "--debugger", debuggerName]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout);
+    expect(crash).toMatchObject({ kind: "stack-buffer-overflow", signal: "SIGSEGV", culprit: { function: "main" } });
+    expect(crash.message).toMatch(/^main returned to 0x[0-9a-f]{14}00 inside __libc_start_call_main, where no call returns \(the code before it ends with no call\): its return address on the stack was overwritten and still points into code; the saved frame pointer below it holds the bytes "-north!!"/);
+  }, 60_000);
+
+  it("the offline analysis confirms it from the pc and the word below the stack pointer", async () => {
+    const run = await runCli(["analyze", intoCode.core, "--exe", intoCode.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.conclusion.summary).toMatch(/^`main` \(visitor\.c:\d+\) returned through an overwritten return address\. The pc 0x[0-9a-f]{14}00 \(E\d+\) is the word just below the stack pointer \(E\d+\): `ret` popped it, and no call returns there\./);
     expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
   }, 120_000);
 });

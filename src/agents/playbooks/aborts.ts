@@ -265,7 +265,7 @@ export function stackProtectorPlaybook(facts: Facts): Playbook {
 function smashedReturnPlaybook(facts: Facts): Playbook {
   const smashed = facts.triage.smashed;
   const hypothesis =
-    smashed === "ran-off-top" ? ranOffStack(facts, "top") : smashed === "ran-off-bottom" ? ranOffStack(facts, "bottom") : smashed === "returned" ? returnedToNoAddress(facts) : faultingReturn(facts);
+    smashed === "ran-off-top" ? ranOffStack(facts, "top") : smashed === "ran-off-bottom" ? ranOffStack(facts, "bottom") : smashed === "returned" ? poppedReturn(facts, false) : smashed === "returned-into-code" ? poppedReturn(facts, true) : faultingReturn(facts);
   return {
     hypotheses: [hypothesis],
     investigate: deeperProbes([facts.inCulprit(probes.arguments())]),
@@ -322,13 +322,17 @@ function bytesSaid(word: bigint): string {
   return text ? ` It is "${text}": text, not a pointer.` : "";
 }
 
-/** A `ret` that completed, to a canonical address that maps nothing: the word it popped is still just below the stack pointer. */
-function returnedToNoAddress(facts: Facts): PlannedHypothesis {
+/**
+ * A `ret` that completed, to a canonical address that maps nothing or (`intoCode`) into code where
+ * no call returns: the word it popped is still just below the stack pointer.
+ */
+function poppedReturn(facts: Facts, intoCode: boolean): PlannedHypothesis {
+  const landed = intoCode ? "code where no call returns (the code before it ends with no call)" : "an address that maps nothing";
   const below = facts.at(0, probes.memory("$sp - 8", 1));
   const pc = facts.at(0, probes.register("pc"));
   return {
     rule: "return-address-overwritten",
-    statement: `${where(facts.culprit)}'s return address on the stack was overwritten, so its \`ret\` jumped to an address that maps nothing`,
+    statement: `${where(facts.culprit)}'s return address on the stack was overwritten, so its \`ret\` jumped to ${landed}`,
     plan: [[below, pc]],
     judge(evidence) {
       const word = evidence.find(below);
@@ -338,7 +342,7 @@ function returnedToNoAddress(facts: Facts): PlannedHypothesis {
       const c = new Citations();
       if (popped === null || at === null) return verdict("inconclusive", `The pc and the word below the stack pointer could not both be read${c.cite(word, counter)}.`, word, counter);
       if (popped !== at) return verdict("rejected", `The word below the stack pointer, 0x${popped.toString(16)}${c.cite(word)}, is not the pc 0x${at.toString(16)}${c.cite(counter)}: no \`ret\` popped it.`, word, counter);
-      return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and it maps nothing.${bytesSaid(at)}`, word, counter);
+      return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and ${intoCode ? "no call returns there" : "it maps nothing"}.${bytesSaid(at)}`, word, counter);
     },
   };
 }

@@ -87,7 +87,7 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
   const { target, stack, fault } = readings;
   const { kind, frames, culprit } = verdict;
   const overwritten = fault.overran || fault.underran;
-  const smashed = kind !== "stack-buffer-overflow" || readings.stop.signal !== SIGSEGV ? null : fault.overran ? "ran-off-top" : fault.underran ? "ran-off-bottom" : stack.popped ? "returned" : "faulting-ret";
+  const smashed = kind !== "stack-buffer-overflow" || readings.stop.signal !== SIGSEGV ? null : fault.overran ? "ran-off-top" : fault.underran ? "ran-off-bottom" : stack.poppedIntoCode ? "returned-into-code" : stack.popped ? "returned" : "faulting-ret";
   return {
     crash,
     os: target.os ?? null,

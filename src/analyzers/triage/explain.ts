@@ -24,6 +24,20 @@ export function sentMessage(facts: SignalStoryFacts): string | null {
 }
 
 /**
+ * A `ret` that returned into code where no call returns (an overwritten return address that still
+ * points into code, such as one whose low byte a string's NUL cleared), and the saved frame pointer
+ * below it, whose bytes show what overwrote both.
+ */
+export function returnedIntoCodeMessage(frame: PlacedFrame | null, popped: bigint, landed: PlacedFrame | null, savedFramePointer: bigint | null): string {
+  const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
+  const word = `0x${popped.toString(16).padStart(16, "0")}`;
+  const inside = landed?.function ? ` inside ${normalizeFunctionName(landed.function)}` : "";
+  const text = savedFramePointer === null ? null : textBytes(savedFramePointer);
+  const what = text ? `; the saved frame pointer below it holds the bytes "${text}", text written past a buffer on the stack (input, not a pointer)` : "";
+  return `${fn} returned to ${word}${inside}, where no call returns (the code before it ends with no call): its return address on the stack was overwritten and still points into code${what}`;
+}
+
+/**
  * A `ret` that faulted: the word it popped, and what it looks like. Text bytes ('AAAAAAAA') are
  * input that ran past a buffer on the stack, and a senior engineer leads with that.
  */

@@ -20,7 +20,7 @@ import { acceptPanicMessage, panicMessageCandidates } from "../panic-message.js"
 import { SIGABRT, SIGSEGV, signalCodeName, signalName } from "../signals.js";
 import { CLR_EXCEPTION, managedExceptionText } from "../windows.js";
 import { argumentRegisters, callArgumentAddress } from "../x86-64.js";
-import { caughtMessage, overrunMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
+import { caughtMessage, overrunMessage, returnedIntoCodeMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
 import { STACK_NEAR_SP, type CaughtFault, type Fault } from "./fault.js";
 import type { GoFindings } from "./go.js";
 import type { TriageOptions } from "./options.js";
@@ -104,6 +104,11 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   if (story) return sentMessage(story);
   if (fault.overran && sp !== null) return overrunMessage(q, culpritFrame, toBigInt(fault.address), sp, fault.explanation);
   if (fault.underran && sp !== null) return underrunMessage(culpritFrame, toBigInt(fault.address), sp, target.stack);
+  if (kind === "stack-buffer-overflow" && signal === SIGSEGV && sp !== null && stack.poppedIntoCode && target.pc !== null) {
+    // The saved frame pointer lay just below the return address: what overwrote one overwrote it first.
+    const saved = (await q.readMemory(hex(sp - 16n), 1))[0] ?? null;
+    return returnedIntoCodeMessage(culpritFrame, target.pc, stack.innermost[0] ?? null, saved);
+  }
   if (kind === "stack-buffer-overflow" && signal === SIGSEGV && sp !== null) {
     return smashedReturnMessage(culpritFrame ?? stack.innermost[0] ?? null, stack.popped ? target.pc : ((await q.readMemory(hex(sp), 1))[0] ?? null));
   }

@@ -79,7 +79,7 @@ export interface TriageResult {
    * How a stack buffer overflow without a protector showed: a `ret` faulted on the word it popped,
    * a `ret` returned to an address that maps nothing, or a write ran off the top of the stack.
    */
-  smashed?: "faulting-ret" | "returned" | "ran-off-top" | "ran-off-bottom" | null;
+  smashed?: "faulting-ret" | "returned" | "returned-into-code" | "ran-off-top" | "ran-off-bottom" | null;
   /**
    * The library function a memory fault happened in, called by the culprit (`strlen` in libc), with
    * its first argument's register when that holds the faulting address (or a NULL for a fault there).

@@ -31,6 +31,8 @@ export interface Stack {
   scanned: boolean;
   /** A `ret` popped an overwritten return address: the pc is the word it popped. */
   popped: boolean;
+  /** That word lies in code, but where no call returns (the code before it ends with none). */
+  poppedIntoCode: boolean;
   /** The function that returned through it, found from the last call it made. */
   returner: PlacedFrame | null;
 }
@@ -75,18 +77,31 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
     stop.signal === SIGSEGV && !stop.sent && pc !== null && sp !== null && toBigInt(stop.siginfo?.address ?? null) === pc && pcInCode(target) === false
       ? (await q.readMemory(hex(sp - 8n), 1))[0] === pc && !(await calledFrom(q, (await q.readMemory(hex(sp), 1))[0] ?? null, target.isOwnCode))
       : false;
-  const returner = popped && sp !== null ? await returningFrame(q, sp, target.isOwnCode, target.moduleAt) : null;
+  // The same `ret` can land inside code: a string's NUL over the low byte of main's return address
+  // sends it into the middle of libc's __libc_start_call_main. The popped word is still the pc, and
+  // the code before it, shown in the dump, ends with no call: nothing returns there.
+  const poppedIntoCode =
+    !popped && stop.signal === SIGSEGV && !stop.sent && pc !== null && sp !== null && target.pcForeign === null && pcInCode(target) === true
+      ? (await q.readMemory(hex(sp - 8n), 1))[0] === pc && (await followsNoCall(q, pc))
+      : false;
+  const returner = (popped || poppedIntoCode) && sp !== null ? await returningFrame(q, sp, target.isOwnCode, target.moduleAt) : null;
   const placed = returner ? [{ ...(unwound[0] as PlacedFrame), level: 0 }, returner] : (scan ?? repaired?.frames ?? unwound);
   if (scan) q.problems.push(scanNote(scan, target.pcForeign));
   if (repaired) q.problems.push(repaired.note);
-  if (popped) {
+  if (popped || poppedIntoCode) {
     q.problems.push(
       returner
         ? `the function that returned is no longer on the unwound stack: ${returner.function ?? "it"} was found from the last call it made, whose return address is still below the stack pointer`
         : "the function that returned is no longer on the stack, and no call it made was found below the stack pointer",
     );
   }
-  return { frames: placed, innermost: placed.filter((frame) => frame.level < limit), depth, recursion, scanned: scan !== null, popped, returner };
+  return { frames: placed, innermost: placed.filter((frame) => frame.level < limit), depth, recursion, scanned: scan !== null, popped: popped || poppedIntoCode, poppedIntoCode, returner };
+}
+
+/** Whether the code just before an address, as the dump holds it, ends with no call: no return address points there. Unknown (no bytes) is no. */
+async function followsNoCall(q: Inspector, address: bigint): Promise<boolean> {
+  const code = bytesOf(await q.readMemory(hex(address - 16n), 2));
+  return code.length === 16 && !endsWithCall(code);
 }
 
 /** Whether `word` is a return address into the program's code right after an indirect call (`call *%rdx`). */
