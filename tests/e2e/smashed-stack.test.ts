@@ -10,12 +10,13 @@
  * Each is a stack buffer overflow, not "a pointer that was never valid" or a jump to a bad
  * address, in the function that had the buffer, and the verdict leads with the bytes written.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { crashC, type Dumped } from "../helpers/dumped.js";
+import { movedAway } from "../helpers/dump-edits.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-smash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -185,11 +186,21 @@ describe("main's return address with its low byte cleared by a string's NUL, whi
     expect(crash.message).toMatch(/^main returned to 0x[0-9a-f]{14}00 inside __libc_start_call_main, where no call returns \(the code before it ends with no call\): its return address on the stack was overwritten and still points into code; the saved frame pointer below it holds the bytes "-north!!"/);
   }, 60_000);
 
+  it("from another machine, where libc's code is not here, is decided by the text over the saved frame pointer", async () => {
+    const away = path.join(dir, "visitor-away.core");
+    writeFileSync(away, movedAway(readFileSync(intoCode.core), ["/usr/lib/x86_64-linux-gnu/", "/lib/x86_64-linux-gnu/", "/lib64/"]));
+    const run = await runCli(["triage", away, "--exe", intoCode.exe, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const crash = JSON.parse(run.stdout);
+    expect(crash).toMatchObject({ kind: "stack-buffer-overflow", culprit: { function: "main" } });
+    expect(crash.message).toMatch(/^main returned to 0x[0-9a-f]+ inside libc\.so\.6, in a library whose code here is not the one that ran: .*"-north!!"/);
+  }, 60_000);
+
   it("the offline analysis confirms it from the pc and the word below the stack pointer", async () => {
     const run = await runCli(["analyze", intoCode.core, "--exe", intoCode.exe, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report.conclusion.summary).toMatch(/^`main` \(visitor\.c:\d+\) returned through an overwritten return address\. The pc 0x[0-9a-f]{14}00 \(E\d+\) is the word just below the stack pointer \(E\d+\): `ret` popped it, and no call returns there\./);
+    expect(report.conclusion.summary).toMatch(/^`main` \(visitor\.c:\d+\) returned through an overwritten return address\. The pc 0x[0-9a-f]{14}00 \(E\d+\) is the word just below the stack pointer \(E\d+\): `ret` popped it, and it is no return address a call left\./);
     expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
   }, 120_000);
 });

@@ -327,7 +327,7 @@ function bytesSaid(word: bigint): string {
  * no call returns: the word it popped is still just below the stack pointer.
  */
 function poppedReturn(facts: Facts, intoCode: boolean): PlannedHypothesis {
-  const landed = intoCode ? "code where no call returns (the code before it ends with no call)" : "an address that maps nothing";
+  const landed = intoCode ? "code through the overwritten address" : "an address that maps nothing";
   const below = facts.at(0, probes.memory("$sp - 8", 1));
   const pc = facts.at(0, probes.register("pc"));
   return {
@@ -342,7 +342,7 @@ function poppedReturn(facts: Facts, intoCode: boolean): PlannedHypothesis {
       const c = new Citations();
       if (popped === null || at === null) return verdict("inconclusive", `The pc and the word below the stack pointer could not both be read${c.cite(word, counter)}.`, word, counter);
       if (popped !== at) return verdict("rejected", `The word below the stack pointer, 0x${popped.toString(16)}${c.cite(word)}, is not the pc 0x${at.toString(16)}${c.cite(counter)}: no \`ret\` popped it.`, word, counter);
-      return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and ${intoCode ? "no call returns there" : "it maps nothing"}.${bytesSaid(at)}`, word, counter);
+      return verdict("confirmed", `The pc 0x${at.toString(16).padStart(16, "0")}${c.cite(counter)} is the word just below the stack pointer${c.cite(word)}: \`ret\` popped it, and ${intoCode ? "it is no return address a call left" : "it maps nothing"}.${bytesSaid(at)}`, word, counter);
     },
   };
 }

@@ -28,13 +28,15 @@ export function sentMessage(facts: SignalStoryFacts): string | null {
  * points into code, such as one whose low byte a string's NUL cleared), and the saved frame pointer
  * below it, whose bytes show what overwrote both.
  */
-export function returnedIntoCodeMessage(frame: PlacedFrame | null, popped: bigint, landed: PlacedFrame | null, savedFramePointer: bigint | null): string {
+export function returnedIntoCodeMessage(frame: PlacedFrame | null, popped: bigint, landed: PlacedFrame | null, savedFramePointer: bigint | null, codeShown: boolean): string {
   const fn = frame?.function ? normalizeFunctionName(frame.function) : "the function";
   const word = `0x${popped.toString(16).padStart(16, "0")}`;
-  const inside = landed?.function ? ` inside ${normalizeFunctionName(landed.function)}` : "";
+  const module = landed?.module ?? landed?.from ?? null;
+  const inside = landed?.function ? ` inside ${normalizeFunctionName(landed.function)}` : module ? ` inside ${module.split(/[\\/]/).at(-1)}` : "";
   const text = savedFramePointer === null ? null : textBytes(savedFramePointer);
   const what = text ? `; the saved frame pointer below it holds the bytes "${text}", text written past a buffer on the stack (input, not a pointer)` : "";
-  return `${fn} returned to ${word}${inside}, where no call returns (the code before it ends with no call): its return address on the stack was overwritten and still points into code${what}`;
+  const where = codeShown ? "where no call returns (the code before it ends with no call)" : "in a library whose code here is not the one that ran";
+  return `${fn} returned to ${word}${inside}, ${where}: its return address on the stack was overwritten and still points into code${what}`;
 }
 
 /**

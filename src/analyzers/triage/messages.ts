@@ -107,7 +107,7 @@ export async function messageOf(q: Inspector, readings: Told["readings"], verdic
   if (kind === "stack-buffer-overflow" && signal === SIGSEGV && sp !== null && stack.poppedIntoCode && target.pc !== null) {
     // The saved frame pointer lay just below the return address: what overwrote one overwrote it first.
     const saved = (await q.readMemory(hex(sp - 16n), 1))[0] ?? null;
-    return returnedIntoCodeMessage(culpritFrame, target.pc, stack.innermost[0] ?? null, saved);
+    return returnedIntoCodeMessage(culpritFrame, target.pc, stack.innermost[0] ?? null, saved, target.pcForeign === null);
   }
   if (kind === "stack-buffer-overflow" && signal === SIGSEGV && sp !== null) {
     return smashedReturnMessage(culpritFrame ?? stack.innermost[0] ?? null, stack.popped ? target.pc : ((await q.readMemory(hex(sp), 1))[0] ?? null));

@@ -9,6 +9,7 @@ import { toBigInt, type Frame } from "../../debuggers/model.js";
 import type { TargetFiles } from "../../debuggers/probe.js";
 import { coreSegmentAt } from "../address-space.js";
 import { placeFrames, type ModuleLocator, type PlacedFrame } from "../culprit.js";
+import { textBytes } from "../fault.js";
 import { RECURSION_WINDOW, RECURSION_WINDOW_SKIP, recursionOf, repeatingCycle, type Cycle, type Recursion } from "../recursion.js";
 import { SIGSEGV } from "../signals.js";
 import { bytesOf, endsWithCall } from "../stack-scan.js";
@@ -80,10 +81,7 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
   // The same `ret` can land inside code: a string's NUL over the low byte of main's return address
   // sends it into the middle of libc's __libc_start_call_main. The popped word is still the pc, and
   // the code before it, shown in the dump, ends with no call: nothing returns there.
-  const poppedIntoCode =
-    !popped && stop.signal === SIGSEGV && !stop.sent && pc !== null && sp !== null && target.pcForeign === null && pcInCode(target) === true
-      ? (await q.readMemory(hex(sp - 8n), 1))[0] === pc && (await followsNoCall(q, pc))
-      : false;
+  const poppedIntoCode = !popped && stop.signal === SIGSEGV && !stop.sent && pc !== null && sp !== null && pcInCode(target) !== false ? await returnedIntoCode(q, target, pc, sp) : false;
   const returner = (popped || poppedIntoCode) && sp !== null ? await returningFrame(q, sp, target.isOwnCode, target.moduleAt) : null;
   const placed = returner ? [{ ...(unwound[0] as PlacedFrame), level: 0 }, returner] : (scan ?? repaired?.frames ?? unwound);
   if (scan) q.problems.push(scanNote(scan, target.pcForeign));
@@ -98,10 +96,18 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
   return { frames: placed, innermost: placed.filter((frame) => frame.level < limit), depth, recursion, scanned: scan !== null, popped: popped || poppedIntoCode, poppedIntoCode, returner };
 }
 
-/** Whether the code just before an address, as the dump holds it, ends with no call: no return address points there. Unknown (no bytes) is no. */
-async function followsNoCall(q: Inspector, address: bigint): Promise<boolean> {
-  const code = bytesOf(await q.readMemory(hex(address - 16n), 2));
-  return code.length === 16 && !endsWithCall(code);
+/**
+ * Whether a `ret` popped the pc into code where no call returns: the word just below the stack
+ * pointer is the pc, and the code before it ends with no call. Where that code is not shown (a
+ * library of another machine's, whose bytes here are not the ones that ran), the saved frame
+ * pointer just below, overwritten with text, shows the write that reached the return address.
+ */
+async function returnedIntoCode(q: Inspector, target: Target, pc: bigint, sp: bigint): Promise<boolean> {
+  const [saved, popped] = await q.readMemory(hex(sp - 16n), 2);
+  if (popped !== pc) return false;
+  const before = target.pcForeign === null ? bytesOf(await q.readMemory(hex(pc - 16n), 2)) : new Uint8Array(0);
+  if (before.length === 16) return !endsWithCall(before);
+  return saved !== undefined && textBytes(saved) !== null;
 }
 
 /** Whether `word` is a return address into the program's code right after an indirect call (`call *%rdx`). */
