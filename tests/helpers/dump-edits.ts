@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 
 /** Minidump stream types a test may take away. */
-export const STREAM = { moduleList: 4, memoryList: 5, memory64List: 9, memoryInfoList: 16, linuxMaps: 0x47670009 } as const;
+export const STREAM = { moduleList: 4, memoryList: 5, memory64List: 9, linuxMaps: 0x47670009 } as const;
 
 /** The directory entries' offsets of the streams of `type` (header: stream count at 8, directory RVA at 12; entries of 12 bytes). */
 function streamEntries(dump: Buffer, type: number): number[] {
