@@ -20,7 +20,7 @@ import { buildCore } from "../helpers/cores.js";
 import { withCrashpadInfo } from "../helpers/crashpad-info.js";
 import { coreAtCrash } from "../helpers/dumped.js";
 import { buildGoCore } from "../helpers/go.js";
-import { asMacMinidump, writeMacSymbols, type MachException } from "../helpers/mac-minidump.js";
+import { asMacMinidump, macModulesOf, writeMacSymbols, type MachException } from "../helpers/mac-minidump.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 import { classifyChange, ratingCrossedUnknown, verdictOf, type ChangeClass, type Verdict } from "../helpers/verdict-change.js";
 import { buildMinidump, missingWindowsTools, WINE_DLLS } from "../helpers/windows.js";
@@ -85,31 +85,10 @@ async function crashpadDump(name: string): Promise<TriageCase> {
   return { ...plain, format: "crashpad", dump };
 }
 
-/** Where each Linux library of the dump lived on the Mac (as macos-minidump.test.ts places them). */
-const MAC_PATHS: [RegExp, string][] = [
-  [/\/libc\.so\.6$/, "/usr/lib/system/libsystem_c.dylib"],
-  [/\/ld-linux[^/]*$/, "/usr/lib/dyld"],
-  [/linux-gate|linux-vdso/, "/usr/lib/system/libsystem_kernel.dylib"],
-];
-
 /** The Breakpad dump rewritten as a Mac client writes it (see macos-minidump.test.ts), symbolized from a store by the image's UUID. */
 async function macDump(name: string, exception: (faultAddress: bigint) => MachException): Promise<TriageCase> {
   const plain = await breakpadDump(name);
-  const file = DumpFile.open(plain.dump);
-  const facts = (() => {
-    try {
-      return readMinidump(file);
-    } finally {
-      file.close();
-    }
-  })();
-  const stop = facts.stopReason;
-  const faultAddress = stop?.type === "signal" && stop.address ? BigInt(stop.address) : 0n;
-  const modules = facts.modules.map((module, index) => ({
-    index,
-    path: index === 0 ? `/Applications/${name}.app/Contents/MacOS/${name}` : (MAC_PATHS.find(([pattern]) => pattern.test(module.path))?.[1] ?? `/usr/lib/${path.basename(module.path)}.dylib`),
-    uuid: Buffer.from((module.buildId ?? "").padEnd(32, "0").slice(0, 32), "hex"),
-  }));
+  const { modules, faultAddress } = macModulesOf(plain.dump, name);
   const store = path.join(dumps, "mac-symbols");
   await writeMacSymbols(plain.program as string, name, modules[0]?.uuid ?? Buffer.alloc(16), store);
   const dump = path.join(dumps, `${name}.mac.dmp`);

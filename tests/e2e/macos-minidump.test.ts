@@ -13,7 +13,7 @@ import { breakpadMinidumpFromCore } from "../helpers/breakpad.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, culpritLine } from "../helpers/cores.js";
 import { withCrashpadInfo } from "../helpers/crashpad-info.js";
-import { asMacMinidump, writeMacSymbols, type MachException, type MacModule } from "../helpers/mac-minidump.js";
+import { asMacMinidump, macModulesOf, writeMacSymbols, type MachException, type MacModule } from "../helpers/mac-minidump.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
@@ -30,16 +30,6 @@ const KERN_INVALID_ADDRESS = 1;
 const KERN_PROTECTION_FAILURE = 2;
 const SIGABRT = 6;
 const CRASHPAD_NSEXCEPTION = 0x43506e78;
-
-/** Where each Linux library of the dump lived on the Mac. */
-const MAC_PATHS: [RegExp, string][] = [
-  [/\/libc\.so\.6$/, "/usr/lib/system/libsystem_c.dylib"],
-  [/\/ld-linux[^/]*$/, "/usr/lib/dyld"],
-  [/linux-gate|linux-vdso/, "/usr/lib/system/libsystem_kernel.dylib"],
-  [/\/libstdc\+\+[^/]*$/, "/usr/lib/libc++.1.dylib"],
-  [/\/libgcc_s[^/]*$/, "/usr/lib/libc++abi.dylib"],
-  [/\/libm\.so\.6$/, "/usr/lib/system/libsystem_m.dylib"],
-];
 
 interface Case {
   exception: (faultAddress: bigint) => MachException;
@@ -85,21 +75,7 @@ async function macDump(name: string, spec: Case, build: Build = { flags: [], inl
   const tag = build.flags.length > 0 ? `${name}${build.flags.join("")}` : name;
   const linux = path.join(dir, `${tag}.linux.dmp`);
   await breakpadMinidumpFromCore(built.core, built.exe, linux);
-  const file = DumpFile.open(linux);
-  const facts = (() => {
-    try {
-      return readMinidump(file);
-    } finally {
-      file.close();
-    }
-  })();
-  const stop = facts.stopReason;
-  const faultAddress = stop?.type === "signal" && stop.address ? BigInt(stop.address) : 0n;
-  const modules: MacModule[] = facts.modules.map((module, index) => ({
-    index,
-    path: index === 0 ? `/Applications/${name}.app/Contents/MacOS/${name}` : (MAC_PATHS.find(([pattern]) => pattern.test(module.path))?.[1] ?? `/usr/lib/${path.basename(module.path)}.dylib`),
-    uuid: Buffer.from((module.buildId ?? "").padEnd(32, "0").slice(0, 32), "hex"),
-  }));
+  const { modules, faultAddress } = macModulesOf(linux, name);
   await writeMacSymbols(built.exe, name, modules[0]?.uuid ?? Buffer.alloc(16), store, { inlines: build.inlines });
   let bytes = asMacMinidump(readFileSync(linux), modules, spec.exception(faultAddress));
   if (spec.annotations) bytes = withCrashpadInfo(bytes, spec.annotations);

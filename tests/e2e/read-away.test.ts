@@ -83,27 +83,19 @@ function get(name: string): Away {
   return found;
 }
 
+/** What the tests compare: kind, access, culprit, line and rating. */
+const verdictOf = (crash: Crash) => [crash.kind, crash.access, crash.culprit.function, crash.culprit.line, crash.exploitability?.rating];
+const expectedOf = (fault: (typeof FAULTS)[number]) => [fault.kind, fault.access, fault.culprit, culpritLine(fault.name), fault.rating];
+
 describe.each(FAULTS)("a Breakpad minidump of $name read away from its machine", (fault) => {
   it("with the program at hand, reads the fault the core shows", async () => {
     const { crash } = await triage([get(fault.name).dump, "--exe", get(fault.name).built.exe]);
-    expect([crash.kind, crash.access, crash.culprit.function, crash.culprit.line, crash.exploitability?.rating]).toEqual([
-      fault.kind,
-      fault.access,
-      fault.culprit,
-      culpritLine(fault.name),
-      fault.rating,
-    ]);
+    expect(verdictOf(crash)).toEqual(expectedOf(fault));
   });
 
   it("with its symbol file alone, reads the same kind, culprit, line and rating", async () => {
     const { crash } = await triage([get(fault.name).away, "--symbols", get(fault.name).symbols]);
-    expect([crash.kind, crash.access, crash.culprit.function, crash.culprit.line, crash.exploitability?.rating]).toEqual([
-      fault.kind,
-      fault.access,
-      fault.culprit,
-      culpritLine(fault.name),
-      fault.rating,
-    ]);
+    expect(verdictOf(crash)).toEqual(expectedOf(fault));
     expect((crash.exploitability?.reasons ?? []).join(" ")).not.toMatch(/which is no code/);
   });
 

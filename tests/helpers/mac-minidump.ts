@@ -5,6 +5,7 @@
  * PDB70 record holding the image's UUID, age 0), and no Linux streams. The process's memory,
  * threads and registers stay the real ones. Also the Breakpad .sym of a module under that UUID.
  */
+import { DumpFile, readMinidump } from "../../src/debuggers/dumpfile/index.js";
 import { breakpadSymbols, type BreakpadSymbolsOptions } from "./breakpad-sym.js";
 import { Writer } from "./dump-writers.js";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -22,6 +23,40 @@ export interface MacModule {
   path: string;
   /** The image's LC_UUID. */
   uuid: Buffer;
+}
+
+/** Where each Linux library of the dump lived on the Mac. */
+const MAC_PATHS: [RegExp, string][] = [
+  [/\/libc\.so\.6$/, "/usr/lib/system/libsystem_c.dylib"],
+  [/\/ld-linux[^/]*$/, "/usr/lib/dyld"],
+  [/linux-gate|linux-vdso/, "/usr/lib/system/libsystem_kernel.dylib"],
+  [/\/libstdc\+\+[^/]*$/, "/usr/lib/libc++.1.dylib"],
+  [/\/libgcc_s[^/]*$/, "/usr/lib/libc++abi.dylib"],
+  [/\/libm\.so\.6$/, "/usr/lib/system/libsystem_m.dylib"],
+];
+
+/**
+ * The modules of a Linux Breakpad dump as the Mac would have had them (the program in its app
+ * bundle, each library as its macOS counterpart, the build id as the image's UUID), and the fault
+ * address its signal record holds (0 where none).
+ */
+export function macModulesOf(linuxDump: string, name: string): { modules: MacModule[]; faultAddress: bigint } {
+  const file = DumpFile.open(linuxDump);
+  const facts = (() => {
+    try {
+      return readMinidump(file);
+    } finally {
+      file.close();
+    }
+  })();
+  const stop = facts.stopReason;
+  const faultAddress = stop?.type === "signal" && stop.address ? BigInt(stop.address) : 0n;
+  const modules = facts.modules.map((module, index) => ({
+    index,
+    path: index === 0 ? `/Applications/${name}.app/Contents/MacOS/${name}` : (MAC_PATHS.find(([pattern]) => pattern.test(module.path))?.[1] ?? `/usr/lib/${path.basename(module.path)}.dylib`),
+    uuid: Buffer.from((module.buildId ?? "").padEnd(32, "0").slice(0, 32), "hex"),
+  }));
+  return { modules, faultAddress };
 }
 
 export interface MachException {

@@ -125,6 +125,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   // The debugger's questions are asked over the native frames, where its frame numbers hold; the JVM's are mixed in last.
   const java = await readJava(options.jvm, native.thread?.lwp ?? null);
   q.problems.push(...(java?.notes ?? []));
+  commands.push(...(java?.commands ?? []));
   const verdict = withJava(native, java);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java));
   return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages, thrown }), dotnet);

@@ -5,24 +5,17 @@
  * its culprit the first frame of the program's own in either language.
  */
 import type { Crash } from "../../report/schema.js";
-import { readJvm, javaFrames, type JstackFrame, type JvmCore, type JvmReading } from "../../runtimes/jvm/index.js";
+import { readJvm, javaFrames, type JstackFrame, type JvmCore, type JvmRead } from "../../runtimes/jvm/index.js";
 import { culpritIndex, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 
-export interface JavaSide {
-  reading: JvmReading | null;
-  notes: string[];
-}
-
 /** The JVM read for the crashing thread (`lwp`); null for a core of no JVM. */
-export async function readJava(jvm: JvmCore | null | undefined, lwp: number | null): Promise<JavaSide | null> {
-  if (!jvm) return null;
-  const read = await readJvm(jvm, lwp);
-  return { reading: read.reading, notes: read.notes };
+export async function readJava(jvm: JvmCore | null | undefined, lwp: number | null): Promise<JvmRead | null> {
+  return jvm ? readJvm(jvm, lwp) : null;
 }
 
 /** The runtime the crash object names: who read the Java frames. */
-export function runtimeOf(java: JavaSide | null): Crash["runtime"] {
+export function runtimeOf(java: JvmRead | null): Crash["runtime"] {
   return java?.reading ? { name: "jvm", version: java.reading.version, source: java.reading.source } : null;
 }
 
@@ -30,7 +23,7 @@ export function runtimeOf(java: JavaSide | null): Crash["runtime"] {
  * The verdict with the crashing thread's Java frames mixed in, and its culprit read again over the
  * mixed stack; unchanged where the thread has no Java frames or its stack no generated code for them.
  */
-export function withJava(verdict: Verdict, java: JavaSide | null): Verdict {
+export function withJava(verdict: Verdict, java: JvmRead | null): Verdict {
   const lwp = verdict.thread?.lwp ?? null;
   const thread = java?.reading?.threads.find((t) => t.lwp !== null && t.lwp === lwp);
   const frames = thread ? javaFrames(thread) : [];

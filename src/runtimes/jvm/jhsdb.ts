@@ -4,6 +4,8 @@
  */
 import { execFile } from "node:child_process";
 
+import { live } from "../../debuggers/live.js";
+
 /** Attaching to a core takes the SA a second or two; a VM it cannot read can make it spin. */
 const JSTACK_TIMEOUT_MS = 60_000;
 /** A core of thousands of threads prints a few megabytes; more is not a thread dump. */
@@ -16,7 +18,8 @@ export function runJstack(jhsdb: string, core: string, java: string, mixed: bool
   const args = ["jstack", ...(mixed ? ["--mixed"] : []), "--core", core, "--exe", java];
   const command = `jhsdb ${args.join(" ")}`;
   return new Promise((resolve) => {
-    execFile(jhsdb, args, { timeout: JSTACK_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } }, (error, stdout, stderr) => {
+    const child = execFile(jhsdb, args, { timeout: JSTACK_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } }, (error, stdout, stderr) => {
+      live.delete(running);
       if (!error) return resolve({ ok: true, output: stdout, command });
       const failure = error as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
       const why =
@@ -29,6 +32,9 @@ export function runJstack(jhsdb: string, core: string, java: string, mixed: bool
               : `it failed (${firstLine(stderr) ?? firstLine(stdout) ?? failure.message})`;
       resolve({ ok: false, error: why, command });
     });
+    // Tracked as a debugger is: Ctrl+C or dumpdbg's exit ends it too, never a JVM left reading a core.
+    const running = { kill: () => child.kill("SIGKILL") };
+    live.add(running);
   });
 }
 
