@@ -27,11 +27,11 @@ describe.skipIf(!hasJava)("a JVM that crashed in Unsafe.getLong called from the 
     expect(result.code, result.stderr).toBe(0);
     const crash = JSON.parse(result.stdout) as Crash;
     expect([crash.kind, crash.signal, crash.faultAddress, crash.access]).toEqual(["null-dereference", "SIGSEGV", "0x8", "read"]);
-    expect(crash.culprit).toMatchObject({ function: "HeaderReader.readHeader", line: CULPRIT_LINE, language: "java" });
+    expect(crash.culprit).toMatchObject({ function: "HeaderReader.readHeader", file: "HeaderReader.java", line: CULPRIT_LINE, language: "java" });
     expect(crash.signature).toBe("null-dereference | HeaderReader.readHeader | HeaderReader.handle | HeaderReader.main");
     expect(crash.runtime?.name).toBe("jvm");
     expect(crash.runtime?.version).toMatch(/^17\./);
-    expect(crash.runtime?.source).toMatch(/^jhsdb jstack( --mixed)? \(JVM 17\./);
+    expect(crash.runtime?.source).toMatch(/^jhsdb clhsdb \(JVM 17\./);
     expect(crash.origin?.evidence).toMatch(/\(JVM_handle_linux_signal in libjvm\.so\), which then aborted/);
   });
 
@@ -39,7 +39,7 @@ describe.skipIf(!hasJava)("a JVM that crashed in Unsafe.getLong called from the 
     const result = await runCli(["triage", core, "--exe", java]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Where: +HeaderReader\.readHeader\b/m);
-    expect(result.stdout).toMatch(/#\d+ HeaderReader\.readHeader\n +#\d+ HeaderReader\.handle\n +#\d+ HeaderReader\.main/);
+    expect(result.stdout).toMatch(new RegExp(`#\\d+ HeaderReader\\.readHeader at HeaderReader\\.java:${CULPRIT_LINE}\\n +#\\d+ HeaderReader\\.handle at HeaderReader\\.java:\\d+\\n +#\\d+ HeaderReader\\.main at HeaderReader\\.java:\\d+`));
   });
 
   it("without jhsdb keeps the native verdict, the fault it caught, and says what jhsdb would have shown", async () => {
@@ -50,6 +50,6 @@ describe.skipIf(!hasJava)("a JVM that crashed in Unsafe.getLong called from the 
     expect([crash.kind, crash.faultAddress, crash.culprit.function, crash.culprit.language, crash.runtime]).toEqual(["null-dereference", "0x8", "Unsafe_GetLong", null, null]);
     expect(crash.signature).toBe("null-dereference | Unsafe_GetLong");
     const text = await runCli(["triage", core, "--exe", java], { env });
-    expect(text.stdout).toMatch(/Note: +the JVM's Java frames were not read: jhsdb jstack --mixed .*: \/nonexistent\/jhsdb is not there; the JDK's jhsdb would show the Java methods and lines/);
+    expect(text.stdout).toMatch(/Note: +the JVM's Java frames were not read: jhsdb clhsdb --core .*: \/nonexistent\/jhsdb is not there; the JDK's jhsdb would show the Java methods and lines/);
   });
 });

@@ -4,6 +4,7 @@ import { toBigInt } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
 import { codeAt } from "../address-space.js";
 import { crashSignature, normalizeFunctionName } from "../culprit.js";
+import { languageOf } from "../language.js";
 import { FAULT_SIGNALS, SI_KERNEL, SIGSEGV, signalCodeName, signalName } from "../signals.js";
 import { machExceptionName } from "../mach.js";
 import { exceptionName } from "../windows.js";
@@ -56,7 +57,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       line: culpritFrame?.line ?? null,
       frame: culpritFrame?.level ?? null,
       module: culpritFrame?.module ?? null,
-      language: culpritFrame?.language ?? null,
+      language: culpritFrame ? languageOf(culpritFrame) : null,
     },
     runtime,
     // A deadlock is every thread of its cycle, in an order that does not depend on thread numbers. A Go

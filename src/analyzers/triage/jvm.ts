@@ -1,5 +1,5 @@
 /**
- * A HotSpot JVM's side of the crash: its Java frames, read by the JDK's own tool (runtimes/jvm),
+ * A HotSpot JVM's side of the crash: its Java frames, read by the JDK's own tool (runtimes/jvm) with their source files and lines,
  * take the place of the code the VM generated to run them (interpreter, JIT, stubs: frames in no
  * module and named by nothing), so the crashing thread's stack is one list, native and Java, and
  * its culprit the first frame of the program's own in either language.
@@ -28,9 +28,12 @@ export function withJava(verdict: Verdict, java: JvmRead | null): Verdict {
   const thread = java?.reading?.threads.find((t) => t.lwp !== null && t.lwp === lwp);
   const frames = thread ? javaFrames(thread) : [];
   if (frames.length === 0) return verdict;
-  // The Java frames ran on the first stretch of generated code below where the thread stopped (or the fault a handler caught).
+  // The Java frames ran on the first stretch of generated code below where the thread stopped (or the
+  // fault a handler caught): where the debugger unwound into it, at the pc of the innermost Java frame.
   const from = verdict.caught?.interrupted ?? 0;
-  const start = verdict.frames.findIndex((frame, index) => index >= from && generated(frame));
+  const at = (index: number, frame: PlacedFrame) => index >= from && generated(frame);
+  const matched = frames[0]?.pc ? verdict.frames.findIndex((frame, index) => at(index, frame) && sameAddress(frame.address, frames[0]?.pc ?? null)) : -1;
+  const start = matched >= 0 ? matched : verdict.frames.findIndex((frame, index) => at(index, frame));
   if (start < 0) return verdict;
   const length = verdict.frames.slice(start).findIndex((frame) => !generated(frame));
   const end = length < 0 ? verdict.frames.length : start + length;
@@ -45,5 +48,9 @@ function generated(frame: PlacedFrame): boolean {
 }
 
 function placed(frame: JstackFrame): PlacedFrame {
-  return { level: 0, address: frame.pc, function: frame.function, args: frame.parameters ?? "", file: null, line: frame.line, from: null, module: null, language: frame.language };
+  return { level: 0, address: frame.pc, function: frame.function, args: frame.parameters ?? "", file: frame.file ?? null, line: frame.line, from: null, module: null, language: frame.language };
+}
+
+function sameAddress(a: string | null, b: string | null): boolean {
+  return a !== null && b !== null && BigInt(a) === BigInt(b);
 }

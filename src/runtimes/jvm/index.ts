@@ -1,13 +1,16 @@
 /**
  * A HotSpot JVM in a core: recognised by its libjvm.so, read with the JDK that wrote the core (the
- * same build, by build id), through the Serviceability Agent's `jhsdb jstack`. What could not be read
+ * same build, by build id), through the Serviceability Agent's `jhsdb clhsdb`. What could not be read
  * is said with what it would have shown; the caller keeps the native frames then.
  */
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 
 import type { Module } from "../../debuggers/model.js";
-import { runJstack } from "./jhsdb.js";
-import { javaFrames, parseJstack, type JstackThread } from "./jstack.js";
+import { sourceFileOf } from "./class-file.js";
+import { openClhsdb, type Clhsdb } from "./clhsdb.js";
+import { javaFrames, parseJstack, type JstackFrame, type JstackThread } from "./jstack.js";
 
 export { javaFrames, parseJstack, type Jstack, type JstackFrame, type JstackThread } from "./jstack.js";
 
@@ -25,7 +28,7 @@ export interface JvmCore {
 export interface JvmReading {
   /** The VM's version as the SA printed it (`17.0.15+6-Debian-1deb12u1`). */
   version: string | null;
-  /** What read the frames, with the VM's version: `jhsdb jstack --mixed (JVM 17.0.15+6-Debian-1deb12u1)`. */
+  /** What read the frames, with the VM's version: `jhsdb clhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */
   source: string;
   threads: JstackThread[];
 }
@@ -45,10 +48,16 @@ export function hotspotOf(modules: Module[]): Module | null {
 
 const WOULD_SHOW = "the Java methods and lines the crashing thread ran, and the program's own among them as the culprit; the native frames are shown instead";
 
+/** Classes whose source file names are read, at most: the crashing thread's and the lock cycle's, a few frames each. */
+const MAX_CLASSES = 24;
+/** A class file the SA rebuilds is kilobytes; one larger than this is not read. */
+const MAX_CLASS_BYTES = 8 * 1024 * 1024;
+
 /**
- * The JVM's threads and Java frames from the core. `lwp` is the crashing thread: where `--mixed`
- * shows none of its Java frames (the SA's native unwind stops in a C library without frame
- * pointers, as in an abort), the plain `jstack`, which starts from the VM's last Java frame, is read.
+ * The JVM's threads, their Java frames (with each frame's pc and line) and locks, from the core,
+ * through one `jhsdb clhsdb` session: `jstack -v` for the threads, `sysprops` for the VM's version,
+ * and `dumpclass` for the source file names of the classes whose frames the report shows (`lwp`'s,
+ * the crashing thread's).
  */
 export async function readJvm(jvm: JvmCore, lwp: number | null): Promise<JvmRead> {
   const notes: string[] = [];
@@ -62,21 +71,65 @@ export async function readJvm(jvm: JvmCore, lwp: number | null): Promise<JvmRead
   if (jvm.java === null) return { reading: null, notes: [...notes, `the java launcher the JVM ran is not known (give it with --exe): jhsdb needs it to read the Java frames, which would show ${WOULD_SHOW}`], commands };
   // `DUMPDBG_JHSDB` names another jhsdb, as `DUMPDBG_GDB` another gdb; by default the JDK's whose libjvm.so the core maps.
   const jhsdb = process.env.DUMPDBG_JHSDB || path.join(path.dirname(jvm.libjvm.path), "..", "..", "bin", "jhsdb");
-  const mixed = await runJstack(jhsdb, jvm.core, jvm.java, true);
-  commands.push(mixed.command);
-  if (!mixed.ok) return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${mixed.command}: ${mixed.error}; the JDK's jhsdb would show ${WOULD_SHOW}`], commands };
-  const read = parseJstack(mixed.output);
-  const crashing = read.threads.find((thread) => thread.lwp === lwp);
-  if (lwp === null || (crashing && javaFrames(crashing).length > 0)) return { reading: { version: read.version, source: sourceOf(mixed.command, read.version), threads: read.threads }, notes, commands };
-  const plain = await runJstack(jhsdb, jvm.core, jvm.java, false);
-  commands.push(plain.command);
-  if (!plain.ok) return { reading: null, notes: [...notes, `the JVM's Java frames were not read: jhsdb's mixed stack of thread ${lwp} holds none, and ${plain.command}: ${plain.error}; it would show ${WOULD_SHOW}`], commands };
-  const java = parseJstack(plain.output);
-  notes.push(`jhsdb's mixed stack of thread ${lwp} stops in native code before its Java frames (the SA unwinds native frames by frame pointers); its Java frames were read with jhsdb jstack, which starts from the VM's last Java frame`);
-  return { reading: { version: java.version ?? read.version, source: sourceOf("jhsdb jstack", java.version ?? read.version), threads: java.threads }, notes, commands };
+  const sa = openClhsdb(jhsdb, jvm.core, jvm.java);
+  const asked = (command: string) => commands.push(`${sa.command}: ${command}`);
+  try {
+    asked("jstack -v");
+    const read = parseJstack(await sa.ask("jstack -v"));
+    if (read.threads.length === 0) return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command} printed no Java thread; it would show ${WOULD_SHOW}`], commands };
+    asked("sysprops");
+    const version = vmVersion(await sa.ask("sysprops"));
+    const crashing = read.threads.find((thread) => thread.lwp === lwp);
+    const files = await sourceFiles(sa, crashing ? javaFrames(crashing) : [], asked);
+    const threads = read.threads.map((thread) => ({ ...thread, frames: thread.frames.map((frame) => ({ ...frame, file: frame.function ? (files.get(classOf(frame.function)) ?? null) : null })) }));
+    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads }, notes, commands };
+  } catch (error) {
+    return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command}: ${(error as Error).message}; the JDK's jhsdb would show ${WOULD_SHOW}`], commands };
+  } finally {
+    sa.close();
+  }
 }
 
-function sourceOf(command: string, version: string | null): string {
-  const name = command.replace(/ --core .*$/, "");
-  return version === null ? name : `${name} (JVM ${version})`;
+/** `java.vm.version = 17.0.15+6-Debian-1deb12u1` among the VM's system properties. */
+function vmVersion(sysprops: string): string | null {
+  return /^java\.vm\.version = (\S{1,100})$/m.exec(sysprops)?.[1] ?? null;
+}
+
+/** `com.example.Outer$Inner` of `com.example.Outer$Inner.method`. */
+function classOf(method: string): string {
+  return method.slice(0, Math.max(0, method.lastIndexOf(".")));
+}
+
+/**
+ * The source file names of the frames' classes, as javac recorded them (`SourceFile`): each class
+ * rebuilt from the core by the SA's `dumpclass` into a private folder, removed after. A class the SA
+ * cannot rebuild, or that names no source, is left out: its frames name no file.
+ */
+async function sourceFiles(sa: Clhsdb, frames: JstackFrame[], asked: (command: string) => void): Promise<Map<string, string>> {
+  const classes = [...new Set(frames.map((frame) => (frame.function ? classOf(frame.function) : "")).filter((name) => /^[\w$.]{1,500}$/.test(name)))].slice(0, MAX_CLASSES);
+  const files = new Map<string, string>();
+  if (classes.length === 0) return files;
+  const dir = await mkdtemp(path.join(tmpdir(), "dumpdbg-classes-"));
+  try {
+    for (const name of classes) {
+      asked(`dumpclass ${name}`);
+      await sa.ask(`dumpclass ${name} ${dir}`);
+      const file = path.join(dir, ...name.split(".")) + ".class";
+      const bytes = await readBounded(file);
+      const source = bytes ? sourceFileOf(bytes) : null;
+      if (source) files.set(name, source);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return files;
+}
+
+async function readBounded(file: string): Promise<Uint8Array | null> {
+  try {
+    const info = await stat(file);
+    return info.isFile() && info.size <= MAX_CLASS_BYTES ? await readFile(file) : null;
+  } catch {
+    return null;
+  }
 }

@@ -6,13 +6,15 @@
 
 /** A frame the Serviceability Agent printed, in the shape triage's frames take. */
 export interface JstackFrame {
-  /** The frame's pc (`--mixed` prints one for every frame); null in plain output. */
+  /** The frame's pc (`--mixed` and clhsdb's `jstack -v` print one for every frame); null in plain output. */
   pc: string | null;
   /** `Class.method` for a Java frame, the native symbol (without its offset) for another; null where the SA names none. */
   function: string | null;
   /** The Java method's parameter types as printed (`sun.misc.Unsafe, long`); null for native frames. */
   parameters: string | null;
   line: number | null;
+  /** A Java frame's source file as its class records it (`Records.java`); null where not read, and for native frames. */
+  file?: string | null;
   /** "java" for a Java frame; null for a native one (its language is the debugger's to say). */
   language: "java" | null;
   /** How the VM ran a Java frame: "Interpreted frame", "Compiled frame"; a native frame's null. */
@@ -45,8 +47,11 @@ const THREAD_HEADER = /^"(.{0,500})" .*?\bnid=(0x[0-9a-f]{1,16}|\d{1,10})\b/;
 const MIXED_JAVA = /^(0x[0-9a-f]{1,16})\s+\* ([\w$.<>]+)\(([^()]*)\)(?: bci:\d+)?(?: line:(\d+))?(?: \(([^()]+)\))?$/;
 /** `0x00007f30fa0282d2	JavaCalls::call_helper(JavaValue*, …) + 0x302`, `0x00007f30f8400cc9	<StubRoutines>` */
 const MIXED_NATIVE = /^(0x[0-9a-f]{1,16})\s+(.*?)(?: \+ 0x[0-9a-f]+)?$/;
-/** ` - HeaderReader.readHeader(sun.misc.Unsafe, long) @bci=6, line=13 (Interpreted frame)` */
-const PLAIN_JAVA = /^ - ([\w$.<>]+)\(([^()]*)\)(?: @bci=\d+)?(?:, line=(-?\d+))?(?: \(([^()]+)\))?$/;
+/**
+ * ` - HeaderReader.readHeader(sun.misc.Unsafe, long) @bci=6, line=13 (Interpreted frame)`, and with
+ * clhsdb's `jstack -v` the frame's pc and method: `…, line=4, pc=0x00007ffff5609374, Method*=0x00007fffe2400408 (Interpreted frame)`.
+ */
+const PLAIN_JAVA = /^ - ([\w$.<>]+)\(([^()]*)\)(?: @bci=\d+)?(?:, line=(-?\d+))?(?:, pc=(0x[0-9a-f]{1,16}))?(?:, Method\*=0x[0-9a-f]{1,16})?(?: \(([^()]+)\))?$/;
 
 export function parseJstack(text: string): Jstack {
   const threads: JstackThread[] = [];
@@ -84,7 +89,7 @@ export function parseJstack(text: string): Jstack {
     }
     const java = mixed ? MIXED_JAVA.exec(line) : PLAIN_JAVA.exec(line);
     if (java) {
-      const [, pc, method, parameters, number, mode] = mixed ? java : [null, null, ...java.slice(1)];
+      const [, pc, method, parameters, number, mode] = mixed ? java : [null, java[4], java[1], java[2], java[3], java[5]];
       const lineNumber = number === undefined || number === null ? null : Number(number);
       add({ pc: pc ?? null, function: method ?? null, parameters: parameters ?? null, line: lineNumber !== null && lineNumber > 0 ? lineNumber : null, language: "java", mode: mode ?? null });
       continue;
