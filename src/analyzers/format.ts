@@ -16,6 +16,7 @@ const KIND_TEXT: Record<CrashKind, string> = {
   "assertion-failure": "assertion failure",
   abort: "abort",
   "uncaught-exception": "uncaught exception",
+  "out-of-memory": "out of memory",
   "pure-virtual-call": "pure virtual call",
   "division-by-zero": "division by zero",
   "illegal-instruction": "illegal instruction",

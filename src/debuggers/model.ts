@@ -44,12 +44,16 @@ export interface Frame {
   locals?: Variable[];
   /**
    * How the frame was found when not by the debugger's unwinder: "scan" for a return address found
-   * in the thread's stack memory (checked by the call instruction before it), as Breakpad does.
+   * in the thread's stack memory (checked by the call instruction before it), as Breakpad does;
+   * "runtime" for a frame a runtime's own tools read (a JVM's Java frame, by jhsdb), which the
+   * debugger cannot select.
    */
-  found?: "scan";
+  found?: "scan" | "runtime";
   /**
-   * For a frame found by a scan: the debugger's own frame number for the same pc, where its unwind
-   * reached that frame too; null where it did not (its numbering shows other frames or none there).
+   * The debugger's own frame number for the frame where `level` is not it: for a frame found by a
+   * scan, where the debugger's unwind reached the same pc too, else null (its numbering shows other
+   * frames or none there); null for a runtime's frame; for a debugger's frame renumbered in a stack a
+   * runtime's frames were read into, its number in the debugger's backtrace.
    */
   unwound?: number | null;
   /**
@@ -64,7 +68,7 @@ export interface Frame {
  * stack scan the debugger's frame with the same pc; null when the debugger's unwind has no such frame.
  */
 export function debuggerLevel(frame: Frame): number | null {
-  return frame.found === "scan" ? (frame.unwound ?? null) : frame.level;
+  return frame.found === "scan" || frame.found === "runtime" ? (frame.unwound ?? null) : (frame.unwound ?? frame.level);
 }
 
 export interface Backtrace {

@@ -113,6 +113,7 @@ const KIND_LABEL = {
   "assertion-failure": "Assertion failure",
   abort: "Abort",
   "uncaught-exception": "Uncaught exception",
+  "out-of-memory": "Out of memory",
   "pure-virtual-call": "Pure virtual call",
   "division-by-zero": "Division by zero",
   "illegal-instruction": "Illegal instruction",

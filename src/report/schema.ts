@@ -12,6 +12,7 @@ const CRASH_KINDS = [
   "assertion-failure",
   "abort",
   "uncaught-exception",
+  "out-of-memory",
   "pure-virtual-call",
   "division-by-zero",
   "illegal-instruction",

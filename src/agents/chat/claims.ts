@@ -51,6 +51,7 @@ const KIND_PHRASES: ReadonlyArray<[RegExp, CrashKind]> = [
   [/\billegal instruction\b/, "illegal-instruction"],
   [/\bbus error\b/, "bus-error"],
   [/\bpanic(s|ked)?\b/, "panic"],
+  [/\bout[- ]of[- ]memory\b|\boutofmemoryerror\b|\boom\b/, "out-of-memory"],
 ];
 
 /** A claimed kind that names the measured one in other words is no contradiction. */

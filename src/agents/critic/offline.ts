@@ -44,7 +44,8 @@ function mechanicalChecks(state: State, facts: Facts, evidence: Evidence): Issue
   if (confirmed.length === 0 && conclusion.confidence > 0.5) {
     issues.push({ text: `The confidence (${conclusion.confidence}) is high although no hypothesis was confirmed.`, commands: [], question: "What else do you know about the failure that could confirm a cause?" });
   }
-  if (facts.culprit) {
+  // A runtime's frame (a Java method) has no locals a debugger can print: its runtime's tools read it.
+  if (facts.culprit && facts.culprit.found !== "runtime") {
     const frame = [facts.inCulprit(probes.locals()), facts.inCulprit(probes.arguments())];
     const missing = frame.filter((probe) => evidence.find(probe) === null);
     if (missing.length > 0) {

@@ -3,7 +3,7 @@ import { fullRegister } from "../../analyzers/index.js";
 import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { Citations, confirmed, deeperProbes, FAULTING_INSTRUCTION, REGISTERS, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { Citations, confirmed, deeperProbes, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { concludeOn, conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { callPath, quoteLine, where } from "./prose.js";
@@ -29,22 +29,22 @@ export function divisionPlaybook(facts: Facts): Playbook {
   const printNumerator = numerator ? facts.inCulprit(probes.evaluate(numerator)) : null;
   const register = /^i?div\w*\s+%(\w+)/.exec(facts.triage.instruction ?? "")?.[1] ?? null;
   const divisorRegister = (evidence: Evidence) => {
-    const found = evidence.find(REGISTERS);
+    const found = evidence.find(facts.fault.registers);
     const value = register ? registersOf(found).get(fullRegister(register)) : undefined;
     return { found, value };
   };
   const zero: PlannedHypothesis = {
     rule: "zero-divisor",
     statement: `${expression ? `\`${expression}\`` : "the divisor"} was 0 when ${where(facts.culprit)} divided by it`,
-    plan: [[print, FAULTING_INSTRUCTION, REGISTERS].filter((p) => p !== null)],
+    plan: [[print, facts.fault.instruction, facts.fault.registers].filter((p) => p !== null)],
     judge(evidence) {
       const found = print ? evidence.find(print) : null;
       const value = integerOf(printed(found));
       const reg = divisorRegister(evidence);
       const c = new Citations();
-      const regText = reg.value !== undefined ? ` The instruction \`${facts.triage.instruction}\`${c.cite(evidence.find(FAULTING_INSTRUCTION))} divides by %${register}, which is ${reg.value}${c.cite(reg.found)}.` : "";
+      const regText = reg.value !== undefined ? ` The instruction \`${facts.triage.instruction}\`${c.cite(evidence.find(facts.fault.instruction))} divides by %${register}, which is ${reg.value}${c.cite(reg.found)}.` : "";
       if (value === 0n || (value === null && reg.value === 0n)) {
-        return verdict("confirmed", `${value === 0n ? `\`${expression}\` was 0${c.cite(found)}.` : ""}${regText}`.trim(), found, evidence.find(FAULTING_INSTRUCTION), reg.found);
+        return verdict("confirmed", `${value === 0n ? `\`${expression}\` was 0${c.cite(found)}.` : ""}${regText}`.trim(), found, evidence.find(facts.fault.instruction), reg.found);
       }
       if (value !== null) return verdict("rejected", `\`${expression}\` is ${value}${c.cite(found)}, not 0.`, found);
       return verdict("inconclusive", "Neither the divisor nor its register could be read.", found);
@@ -53,7 +53,7 @@ export function divisionPlaybook(facts: Facts): Playbook {
   const overflow: PlannedHypothesis = {
     rule: "int-min-overflow",
     statement: "the division overflowed (INT_MIN / -1), which x86 reports the same way",
-    plan: [[REGISTERS, print, printNumerator].filter((p) => p !== null)],
+    plan: [[facts.fault.registers, print, printNumerator].filter((p) => p !== null)],
     judge(evidence) {
       const reg = divisorRegister(evidence);
       const c = new Citations();
@@ -78,7 +78,7 @@ export function divisionPlaybook(facts: Facts): Playbook {
       if (overflowed) {
         const c = new Citations();
         return conclusion({ facts, evidence, hypotheses, hit: overflowed }, c, {
-          summary: `${where(facts.culprit)} divided the most negative integer by -1: ${quoteLine(facts.line) ?? "the division"} overflowed, and the CPU reports that as SIGFPE "integer divide by zero"${c.cite(evidence.find(SIGNAL_INFO))}; the divisor was not 0.`,
+          summary: `${where(facts.culprit)} divided the most negative integer by -1: ${quoteLine(facts.line) ?? "the division"} overflowed, and the CPU reports that as SIGFPE "integer divide by zero"${c.cite(evidence.find(facts.fault.record))}; the divisor was not 0.`,
           cause: [overflowed.finding ?? "", `Nothing on the path ${callPath(facts)} rules out a divisor of -1 with that dividend.`],
           withCaller: true,
           confidence: 0.85,
@@ -92,7 +92,7 @@ export function divisionPlaybook(facts: Facts): Playbook {
       if (!hit) return undetermined(facts, hypotheses, evidence, "what the divisor was");
       const c = new Citations();
       const record = owner ? evidence.find(facts.inCulprit(probes.evaluate(`*${owner}`))) : null;
-      const summary = `${where(facts.culprit)} divided by ${expression ? `\`${expression}\`` : "a value"}, which was 0${c.cite(print ? evidence.find(print) : null)}: ${quoteLine(facts.line) ?? "the division"} raised SIGFPE (integer divide by zero)${c.cite(evidence.find(SIGNAL_INFO))}.`;
+      const summary = `${where(facts.culprit)} divided by ${expression ? `\`${expression}\`` : "a value"}, which was 0${c.cite(print ? evidence.find(print) : null)}: ${quoteLine(facts.line) ?? "the division"} raised SIGFPE (integer divide by zero)${c.cite(evidence.find(facts.fault.record))}.`;
       return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,
         cause: [
@@ -121,9 +121,9 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
   const trap: PlannedHypothesis = {
     rule: "trap-reached",
     statement: `${where(facts.culprit)} reached a trap the compiler emitted for code marked unreachable (\`__builtin_trap\`/\`ud2\`)${switchExpr ? `: \`switch (${switchExpr})\` got a value it has no case for` : ""}`,
-    plan: [[FAULTING_INSTRUCTION, facts.culpritListing, print].filter((p) => p !== null)],
+    plan: [[facts.fault.instruction, facts.culpritListing, print].filter((p) => p !== null)],
     judge(evidence) {
-      const insn = evidence.find(FAULTING_INSTRUCTION);
+      const insn = evidence.find(facts.fault.instruction);
       const code = evidence.find(facts.culpritListing);
       const value = print ? evidence.find(print) : null;
       const c = new Citations();
@@ -138,9 +138,9 @@ export function illegalInstructionPlaybook(facts: Facts): Playbook {
   const corrupt: PlannedHypothesis = {
     rule: "bad-code",
     statement: "the pc landed in data or corrupted code",
-    plan: [[FAULTING_INSTRUCTION]],
+    plan: [[facts.fault.instruction]],
     judge(evidence) {
-      const insn = evidence.find(FAULTING_INSTRUCTION);
+      const insn = evidence.find(facts.fault.instruction);
       if (insn?.reading?.instructions.some((i) => i.location !== null && /\+\d+$/.test(i.location))) return verdict("rejected", `The pc is inside a function of the program${new Citations().cite(insn)}, at an instruction the compiler put there.`, insn);
       return verdict("inconclusive", "The pc is not inside a known function.", insn);
     },

@@ -3,7 +3,7 @@ import { probeKey, probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { Citations, FAULTING_INSTRUCTION, notYetRun, SIGNAL_INFO, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
+import { Citations, notYetRun, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
 import { listing, originsOf } from "./origins.js";
 import { NULL_PAGE } from "./pointers.js";
 import { where } from "./prose.js";
@@ -70,7 +70,7 @@ export function badJumpPlaybook(facts: Facts): Playbook {
     plan: [[disassemble]],
     judge(evidence) {
       if (generalProtection && /^call/.test(facts.triage.instruction ?? "")) {
-        return verdict("rejected", `The process stopped on the call itself (\`${facts.triage.instruction}\` in ${where(callSite)})${new Citations().cite(evidence.find(FAULTING_INSTRUCTION))}: no \`ret\` was involved.`, evidence.find(FAULTING_INSTRUCTION));
+        return verdict("rejected", `The process stopped on the call itself (\`${facts.triage.instruction}\` in ${where(callSite)})${new Citations().cite(evidence.find(facts.fault.instruction))}: no \`ret\` was involved.`, evidence.find(facts.fault.instruction));
       }
       const call = callThrough(evidence);
       if (call) return verdict("rejected", `The frame that led to the bad pc ends in \`${call.instruction}\`${new Citations().cite(call.found)}: the process arrived there by a call, not by returning through a smashed stack.`, call.found);
@@ -101,8 +101,8 @@ export function badJumpPlaybook(facts: Facts): Playbook {
       const shown = printed(targetValue);
       const heldValue = generalProtection && shown ? `which held ${pointerOf(shown) !== null ? hex(pointerOf(shown) ?? 0n) : shown}, not even a valid address` : held;
       const summary = jumpedToNull
-        ? `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(targetValue)}, so execution jumped to address 0 and faulted${c.cite(evidence.find(SIGNAL_INFO))}.`
-        : `${where(callSite)} called \`${target ?? "a function pointer"}\`, ${heldValue}${c.cite(targetValue)}, so ${generalProtection ? "the call" : "execution jumped there and"} faulted${c.cite(evidence.find(SIGNAL_INFO))}: the object ${calls[0] ? `behind \`${calls[0].pointer}\` ` : ""}was not a live, initialised one (freed and reused, never set up, or overwritten).`;
+        ? `${where(callSite)} called \`${target ?? "a function pointer"}\`, which was NULL${c.cite(targetValue)}, so execution jumped to address 0 and faulted${c.cite(evidence.find(facts.fault.record))}.`
+        : `${where(callSite)} called \`${target ?? "a function pointer"}\`, ${heldValue}${c.cite(targetValue)}, so ${generalProtection ? "the call" : "execution jumped there and"} faulted${c.cite(evidence.find(facts.fault.record))}: the object ${calls[0] ? `behind \`${calls[0].pointer}\` ` : ""}was not a live, initialised one (freed and reused, never set up, or overwritten).`;
       return {
         summary,
         cause: [hit.finding ?? "", ownerValue ? `The object it came from is ${ownerValue}${c.cite(owner)}.` : "", table],

@@ -4,7 +4,7 @@ import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { Citations, MAPPINGS, notYetRun, SIGNAL_INFO, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
+import { Citations, MAPPINGS, notYetRun, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
 import { listing, outerCallers } from "./origins.js";
 import { where } from "./prose.js";
 import { hex } from "./values.js";
@@ -22,7 +22,7 @@ export function busErrorPlaybook(facts: Facts): Playbook {
     plan: [[MAPPINGS, facts.inCulprit(probes.arguments())]],
     judge(evidence) {
       const { found, hit } = mapping(evidence);
-      const info = evidence.find(SIGNAL_INFO);
+      const info = evidence.find(facts.fault.record);
       const c = new Citations();
       if (hit?.objfile) {
         const deleted = /\(deleted\)$/.test(hit.objfile) ? " The file has since been deleted." : "";
@@ -35,9 +35,9 @@ export function busErrorPlaybook(facts: Facts): Playbook {
   const misaligned: PlannedHypothesis = {
     rule: "misaligned-access",
     statement: "an unaligned access on a strict-alignment path raised SIGBUS",
-    plan: [[SIGNAL_INFO]],
+    plan: [[facts.fault.record]],
     judge(evidence) {
-      const info = evidence.find(SIGNAL_INFO);
+      const info = evidence.find(facts.fault.record);
       if (facts.crash.signalCode === "BUS_ADRALN") return verdict("confirmed", `The signal code is BUS_ADRALN${new Citations().cite(info)}.`, info);
       return verdict("rejected", `The signal code is ${facts.crash.signalCode}${new Citations().cite(info)}, a nonexistent physical address, not BUS_ADRALN (misalignment).`, info);
     },
@@ -49,8 +49,8 @@ export function busErrorPlaybook(facts: Facts): Playbook {
       const { hit: region, found } = mapping(evidence);
       const args = evidence.find(facts.inCulprit(probes.arguments()));
       const summary = hit.rule === "truncated-mapping"
-        ? `${where(facts.culprit)} read ${hex(fault ?? 0n)} in the mapping of ${region?.objfile ?? "a file"}${c.cite(found)}; the file no longer had data there, so the kernel raised SIGBUS${c.cite(evidence.find(SIGNAL_INFO))}.`
-        : `${where(facts.culprit)} made an unaligned access${c.cite(evidence.find(SIGNAL_INFO))}.`;
+        ? `${where(facts.culprit)} read ${hex(fault ?? 0n)} in the mapping of ${region?.objfile ?? "a file"}${c.cite(found)}; the file no longer had data there, so the kernel raised SIGBUS${c.cite(evidence.find(facts.fault.record))}.`
+        : `${where(facts.culprit)} made an unaligned access${c.cite(evidence.find(facts.fault.record))}.`;
       return {
         summary,
         cause: [hit.finding ?? "", args?.reading?.length ? `Its arguments: ${args.reading.map((v) => `${v.name} = ${v.value}`).join(", ")}${c.cite(args)}.` : ""],

@@ -9,7 +9,7 @@ import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Hypothesis } from "../../state.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { BACKTRACE, Citations, confirmed, firstOk, SIGNAL_INFO, THREADS, type Draft, type OpenQuestion, type Playbook } from "./kit.js";
+import { BACKTRACE, Citations, confirmed, firstOk, THREADS, type Draft, type OpenQuestion, type Playbook } from "./kit.js";
 import { callPath, where } from "./prose.js";
 
 /** What a conclusion rests on. */
@@ -101,7 +101,7 @@ function variables(list: Variable[]): string {
 export function undetermined(facts: Facts, hypotheses: Hypothesis[], evidence: Evidence, open: string): Draft {
   const c = new Citations();
   const bt = evidence.find(BACKTRACE);
-  const info = evidence.find(SIGNAL_INFO);
+  const info = evidence.find(facts.fault.record);
   const summary = `The process died with ${facts.crash.signal ?? "no signal"}${facts.crash.signalCode ? ` (${facts.crash.signalCode})` : ""}${c.cite(info)} in ${where(facts.culprit)}${c.cite(bt)}; the analysis could not establish ${open}.`;
   const tested = alternativesText(hypotheses, null);
   return {

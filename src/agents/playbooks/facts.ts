@@ -46,6 +46,13 @@ export interface Facts {
   args: Map<string, string>;
   /** The crash site's source of a file of the crashing stack, by the name the debug info gives it. */
   sourceOf(file: string | null): SourceFile | null;
+  /**
+   * What shows the fault itself: the debugger's number of the frame it happened in, that frame's
+   * registers, the faulting instruction and the kernel's record of the signal. For a fault a crash
+   * handler caught, the frame the signal interrupted and the record on its signal frame, not the
+   * handler's abort where the thread stopped.
+   */
+  fault: { frame: number; registers: ProbeOf<"registers">; instruction: ProbeOf<"instructions">; record: Probe };
 }
 
 /** The facts of the analysis' crash site; a node of a graph started without them cannot go on. */
@@ -82,7 +89,8 @@ export function factsOf(triage: TriageResult, site: CrashSite): Facts {
     callerLine: lineOf(callerSource, caller?.line ?? null),
     at,
     inCulprit: <P extends Probe>(probe: P) => at(culprit?.level ?? 0, probe),
-    inCaller: <P extends Probe>(probe: P) => (caller ? at(caller.level, probe) : null),
+    // A runtime's frame (a Java method) is no frame the debugger can select: no probe is placed in it.
+    inCaller: <P extends Probe>(probe: P) => (caller && debuggerLevel(caller) !== null ? at(caller.level, probe) : null),
     list(from, to = from, file = culprit?.file ?? null) {
       return file === null ? null : { kind: "source", file, from, to };
     },
@@ -90,6 +98,20 @@ export function factsOf(triage: TriageResult, site: CrashSite): Facts {
     callerListing: lineListing(caller),
     args: parseArgs(culprit?.args ?? ""),
     sourceOf,
+    fault: faultProbes(triage),
+  };
+}
+
+/** The probes triage read the fault with, so that a playbook's finds its evidence. */
+function faultProbes(triage: TriageResult): Facts["fault"] {
+  const caught = triage.caught ?? null;
+  // kit.ts's REGISTERS, FAULTING_INSTRUCTION and SIGNAL_INFO: the selected frame's, where the thread stopped.
+  if (!caught) return { frame: 0, registers: probes.registers(), instruction: { kind: "instructions", count: 1 }, record: { kind: "signal-info" } };
+  return {
+    frame: caught.frame,
+    registers: probes.registers({ frame: caught.frame }),
+    instruction: { kind: "instructions", count: 1, address: caught.pc },
+    record: caught.recordAt === null ? { kind: "signal-info" } : probes.memory(caught.recordAt, 3),
   };
 }
 

@@ -24,7 +24,9 @@ import { doubleFreePlaybook, heapCorruptionPlaybook } from "./heap.js";
 import { invalidAccessPlaybook } from "./invalid-access.js";
 import type { Playbook } from "./kit.js";
 import { nullDereferencePlaybook } from "./null-dereference.js";
+import { outOfMemoryPlaybook } from "./out-of-memory.js";
 import { panicPlaybook } from "./panic.js";
+import { runtimeCallPlaybook } from "./runtime-call.js";
 import { stackOverflowPlaybook } from "./stack-overflow.js";
 import { unknownPlaybook } from "./unknown.js";
 
@@ -41,6 +43,7 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
   "assertion-failure": assertionPlaybook,
   abort: abortPlaybook,
   "uncaught-exception": uncaughtExceptionPlaybook,
+  "out-of-memory": outOfMemoryPlaybook,
   "pure-virtual-call": pureVirtualPlaybook,
   "division-by-zero": divisionPlaybook,
   "illegal-instruction": illegalInstructionPlaybook,
@@ -52,7 +55,18 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
 };
 
 export function playbookFor(facts: Facts): Playbook {
-  return goPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+  return goPlaybookFor(facts) ?? runtimeCallPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+}
+
+/** Faults in native code the program's own code on a runtime called. */
+const NATIVE_FAULTS = new Set<CrashKind>(["null-dereference", "invalid-memory-access", "bad-jump", "bus-error"]);
+
+/**
+ * A memory fault whose culprit is a runtime's frame (a Java method): no debugger can select that frame
+ * or print its variables, so the fault is read where it happened, in the native code it called.
+ */
+function runtimeCallPlaybookFor(facts: Facts): Playbook | null {
+  return facts.culprit?.found === "runtime" && NATIVE_FAULTS.has(facts.crash.kind) ? runtimeCallPlaybook(facts) : null;
 }
 
 /** A Go program is read through its runtime's words, not the crashing thread's signal machinery. */

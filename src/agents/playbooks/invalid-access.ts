@@ -8,7 +8,7 @@ import type { Hypothesis } from "../../state.js";
 import type { Evidence } from "../evidence.js";
 import { concurrencyQuestion, conclusion, undetermined, type Grounds } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { BACKTRACE, Citations, MAPPINGS, notYetRun, SECTIONS, SIGNAL_INFO, verdict, type Draft, type Playbook, type PlannedHypothesis, type Verdict } from "./kit.js";
+import { BACKTRACE, Citations, MAPPINGS, notYetRun, SECTIONS, verdict, type Draft, type Playbook, type PlannedHypothesis, type Verdict } from "./kit.js";
 import { listing, originsOf, originStory, outerCallers, quotedOrigins } from "./origins.js";
 import { suspects } from "./pointers.js";
 import { basename, callPath, location, where } from "./prose.js";
@@ -109,9 +109,9 @@ export function invalidAccessPlaybook(facts: Facts): Playbook {
   const freed: PlannedHypothesis = {
     rule: "use-after-free",
     statement: `the pointer referred to memory that had been freed and given back to the system`,
-    plan: [[SIGNAL_INFO, MAPPINGS]],
+    plan: [[facts.fault.record, MAPPINGS]],
     judge(evidence) {
-      const info = evidence.find(SIGNAL_INFO);
+      const info = evidence.find(facts.fault.record);
       const { found, mapping } = mappingOf(evidence);
       const c = new Citations();
       if (readOnly && mapping) return verdict("rejected", `The fault is SEGV_ACCERR${c.cite(info)}: the page at ${faultText} is mapped${c.cite(found)} but not writable; freed memory would be unmapped or still writable.`, info, found);
@@ -250,7 +250,7 @@ function outOfBoundsConclusion(grounds: Grounds & { hit: Hypothesis }, indexed: 
   const { facts, evidence, hit } = grounds;
   const c = new Citations();
   const index = integerOf(printed(evidence.find(facts.inCulprit(probes.evaluate(indexed.index)))));
-  const summary = `${where(facts.culprit)} ${write ? "wrote" : "read"} \`${indexed.base}[${indexed.index}]\` with \`${indexed.index}\` = ${index ?? "?"}${c.cite(evidence.find(facts.inCulprit(probes.evaluate(indexed.index))))}: an index far past the end of the block \`${indexed.base}\` points to, which landed on ${faultText}, unmapped memory${c.cite(evidence.find(MAPPINGS) ?? evidence.find(SIGNAL_INFO))}.`;
+  const summary = `${where(facts.culprit)} ${write ? "wrote" : "read"} \`${indexed.base}[${indexed.index}]\` with \`${indexed.index}\` = ${index ?? "?"}${c.cite(evidence.find(facts.inCulprit(probes.evaluate(indexed.index))))}: an index far past the end of the block \`${indexed.base}\` points to, which landed on ${faultText}, unmapped memory${c.cite(evidence.find(MAPPINGS) ?? evidence.find(facts.fault.record))}.`;
   return conclusion(grounds, c, {
     summary,
     cause: [hit.finding ?? "", `Nothing on the path ${callPath(facts)} checks \`${indexed.index}\` against the size of \`${indexed.base}\`.`],

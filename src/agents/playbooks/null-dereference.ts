@@ -4,7 +4,7 @@ import { probes } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import { concurrencyQuestion, conclusion, undetermined } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { Citations, confirmed, FAULTING_INSTRUCTION, notYetRun, REGISTERS, SIGNAL_INFO, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
+import { Citations, confirmed, notYetRun, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
 import { listing, originsOf, originStory, quotedOrigins } from "./origins.js";
 import { faultingBase, isRust, memberAddress, NULL_PAGE, suspects, type Suspect } from "./pointers.js";
 import { basename, callPath, location, quoteLine, where } from "./prose.js";
@@ -16,7 +16,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
   const verb = facts.crash.access === "write" ? "wrote" : "read";
   const at = location(facts.culprit);
   const list = suspects(facts);
-  const siginfo = (evidence: Evidence) => evidence.find(SIGNAL_INFO);
+  const siginfo = (evidence: Evidence) => evidence.find(facts.fault.record);
 
   const nullPointer = (suspect: Suspect): PlannedHypothesis => ({
     rule: `null:${suspect.pointer}`,
@@ -56,7 +56,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
   const stale: PlannedHypothesis = {
     rule: "stale-pointer",
     statement: `the pointer was not NULL but stale or garbage (freed memory or an uninitialised value)`,
-    plan: [[SIGNAL_INFO, REGISTERS]],
+    plan: [[facts.fault.record, facts.fault.registers]],
     judge(evidence) {
       const info = siginfo(evidence);
       if (fault === null || !info) return verdict("inconclusive", "The dump records no fault address to tell a NULL access from a wild one.", info);
@@ -201,10 +201,10 @@ function nullArgument(facts: Facts): PlannedHypothesis {
   return {
     rule: "null-argument",
     statement: `${where(facts.culprit)} passed NULL to \`${inside?.function ?? "a library function"}\`${library} as its first argument, and it read through it`,
-    plan: [[REGISTERS, SIGNAL_INFO]],
+    plan: [[facts.fault.registers, facts.fault.record]],
     judge(evidence) {
-      const registers = evidence.find(REGISTERS);
-      const info = evidence.find(SIGNAL_INFO);
+      const registers = evidence.find(facts.fault.registers);
+      const info = evidence.find(facts.fault.record);
       const name = argument?.register.replace(/^%/, "") ?? "";
       const value = registers?.reading?.find((r) => r.name === name)?.value ?? null;
       const c = new Citations();
@@ -246,10 +246,10 @@ function registerOnly(facts: Facts): PlannedHypothesis {
   return {
     rule: "null-register",
     statement: `the faulting instruction \`${facts.triage.instruction ?? "?"}\` in ${where(facts.culprit)} ${through} a NULL pointer held in ${register}`,
-    plan: [[FAULTING_INSTRUCTION, REGISTERS]],
+    plan: [[facts.fault.instruction, facts.fault.registers]],
     judge(evidence) {
       const base = faultingBase(facts, evidence);
-      if (!base) return verdict("inconclusive", "The faulting instruction has no memory operand with a base register to check.", evidence.find(FAULTING_INSTRUCTION));
+      if (!base) return verdict("inconclusive", "The faulting instruction has no memory operand with a base register to check.", evidence.find(facts.fault.instruction));
       if (base.value === 0n) {
         return verdict("confirmed", `${base.register} is 0${new Citations().cite(base.registers)} and the instruction ${facts.crash.access === "write" ? "writes" : "reads"} ${hex(base.displacement)}(${base.register})${new Citations().cite(base.instruction)}: NULL plus the offset of a field.`, base.instruction, base.registers);
       }

@@ -3,10 +3,10 @@
  * instruction's base register held: the suspects of a NULL or wild access.
  */
 import { fullRegister, memoryOperand } from "../../analyzers/index.js";
+import { debuggerLevel } from "../../debuggers/model.js";
 import { probes, type EvaluateProbe } from "../../debuggers/probe.js";
 import type { Evidence } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { FAULTING_INSTRUCTION, REGISTERS } from "./kit.js";
 import { dereferences, identifiers, passedPointers } from "./source.js";
 import { pointerOf, registersOf } from "./values.js";
 
@@ -63,10 +63,11 @@ export function memberAddress(facts: Facts, suspect: Suspect): EvaluateProbe | n
 
 /** The faulting instruction's base register and its value, from triage's faulting instruction and registers. */
 export function faultingBase(facts: Facts, evidence: Evidence) {
-  const instruction = evidence.find(FAULTING_INSTRUCTION);
-  const registers = evidence.find(REGISTERS);
+  const instruction = evidence.find(facts.fault.instruction);
+  const registers = evidence.find(facts.fault.registers);
   const operand = memoryOperand(facts.triage.instruction);
-  if (!operand?.base || facts.culprit?.level !== 0) return null;
+  // The culprit must be the frame that faulted: its registers are the ones the instruction used.
+  if (!operand?.base || !facts.culprit || debuggerLevel(facts.culprit) !== facts.fault.frame) return null;
   const value = registersOf(registers).get(fullRegister(operand.base));
   return value === undefined ? null : { register: `%${operand.base}`, value, displacement: operand.displacement, instruction, registers };
 }

@@ -6,7 +6,7 @@ import { toBigInt } from "../../debuggers/model.js";
 import { probes, type Probe } from "../../debuggers/probe.js";
 import type { Evidence, Found } from "../evidence.js";
 import type { Facts } from "./facts.js";
-import { BACKTRACE, Citations, confirmed, notYetRun, SIGNAL_INFO, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { BACKTRACE, Citations, confirmed, notYetRun, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { conclusion, undetermined } from "./conclusions.js";
 import { listedCode } from "./origins.js";
 import { basename, plural, where } from "./prose.js";
@@ -69,7 +69,7 @@ function hugeFrameConclusion(
   const sized = line ? /\balloca\s*\(([^;]*)\)\s*;|\[\s*([A-Za-z_][^\]]*)\]/.exec(line) : null;
   const by = sized ? (sized[1] ?? sized[2] ?? "").trim() : null;
   const args = evidence.find(facts.inCulprit(probes.arguments()));
-  const summary = `Stack overflow: ${where(frame)} set up a ${mebibytes(largest.bytes)} stack frame${by ? ` (\`${sized?.[1] !== undefined ? `alloca(${by})` : `[${by}]`}\`)` : ""}${c.cite(evidence.find(probes.frameInfo(largest.level)))}, more than the thread's stack, and faulted writing into it at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}.`;
+  const summary = `Stack overflow: ${where(frame)} set up a ${mebibytes(largest.bytes)} stack frame${by ? ` (\`${sized?.[1] !== undefined ? `alloca(${by})` : `[${by}]`}\`)` : ""}${c.cite(evidence.find(probes.frameInfo(largest.level)))}, more than the thread's stack, and faulted writing into it at ${facts.crash.faultAddress}${c.cite(evidence.find(facts.fault.record))}.`;
   return conclusion({ facts, evidence, hypotheses, hit }, c, {
     summary,
     cause: [
@@ -100,7 +100,7 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
     judge(evidence) {
       const bt = evidence.find(BACKTRACE);
       const size = frameBytes(evidence, inner);
-      const info = evidence.find(SIGNAL_INFO);
+      const info = evidence.find(facts.fault.record);
       const c = new Citations();
       if (recursion && size.bytes !== null && size.bytes > 0n) {
         return verdict(
@@ -156,7 +156,7 @@ export function stackOverflowPlaybook(facts: Facts): Playbook {
       const summary = `Stack overflow: ${cycle.length > 1 ? `${cycle.map((f) => `\`${f}\``).join(" → ")}, from ${where(facts.culprit)},` : where(facts.culprit)} recursed about ${plural(depth, "time")}${c.cite(evidence.find(BACKTRACE))} until the stack was exhausted; ${
         facts.crash.faultAddress === null
           ? `${facts.crash.message ?? "the next call ran into the stack's guard page"}${c.cite(evidence.find(BACKTRACE))}`
-          : `the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find(SIGNAL_INFO))}`
+          : `the next call's frame faulted at ${facts.crash.faultAddress}${c.cite(evidence.find(facts.fault.record))}`
       }.`;
       return conclusion({ facts, evidence, hypotheses, hit }, c, {
         summary,

@@ -217,6 +217,9 @@ export function abortKind(frames: PlacedFrame[], message: string | null, headerO
   if (says(/double free/)) return headerOverwritten && says(AMBIGUOUS_FREE_MESSAGE) ? "heap-corruption" : "double-free";
   if (has(/^malloc_printerr$/) || says(/^(malloc|free|realloc|calloc|munmap_chunk|malloc_consolidate|corrupted|tcache)\b|corrupted/))
     return "heap-corruption";
+  // A runtime's fatal out-of-memory: the JVM's (an OutOfMemoryError with -XX:+CrashOnOutOfMemoryError,
+  // or the VM's own allocation failing), V8's heap limit.
+  if (has(/^(report_java_out_of_memory|report_vm_out_of_memory|v8::internal::V8::FatalProcessOutOfMemory|v8::internal::Heap::FatalProcessOutOfMemory|node::OOMErrorHandler)$/) || says(/^(OutOfMemory encountered: |Out of Memory Error )/)) return "out-of-memory";
   if (has(/^__cxa_pure_virtual$/)) return "pure-virtual-call";
   if (has(/^(__cxa_throw|__cxa_rethrow|std::terminate|std::__terminate|__cxxabiv1::__terminate|__gxx_personality_v0|std::rethrow_exception)$/))
     return "uncaught-exception";

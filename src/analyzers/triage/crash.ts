@@ -98,8 +98,10 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     stackDepth: kind !== "deadlock" && !overwritten && !stack.returner && !stack.scanned && !frames.some((frame) => frame.language) ? stack.depth : frames.length,
     recursion: stack.recursion,
     registers: target.keyRegisters,
-    instruction: fault.instruction,
-    fault: fault.explanation,
+    // A fault a handler caught is read in the frame it interrupted, not where the handler stopped.
+    instruction: verdict.caught ? verdict.caught.instruction : fault.instruction,
+    fault: verdict.caught ? verdict.caught.explanation : fault.explanation,
+    caught: verdict.caught ? { frame: verdict.caught.frame, pc: verdict.caught.pc, recordAt: verdict.caught.recordAt } : null,
     faultPlace: await namedPlace(q, crash.faultAddress === null ? null : toBigInt(crash.faultAddress), target.files, target.sp),
     threads: { count: target.threads.length, groups: groupThreads(target.threads) },
     blocked: verdict.blocked,
@@ -114,6 +116,11 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     thrown: said.thrown,
     smashed,
     go: goReading(readings.go),
-    faultIn: MEMORY_FAULTS.has(kind) && culprit !== null ? libraryFault(frames.slice(0, culprit), target.registers, toBigInt(crash.faultAddress), target.os, target.pcForeign?.path ?? null) : null,
+    faultIn:
+      MEMORY_FAULTS.has(kind) && culprit !== null
+        ? verdict.caught
+          ? libraryFault(frames.slice(verdict.caught.interrupted, culprit), verdict.caught.registers, toBigInt(crash.faultAddress), target.os, null)
+          : libraryFault(frames.slice(0, culprit), target.registers, toBigInt(crash.faultAddress), target.os, target.pcForeign?.path ?? null)
+        : null,
   };
 }

@@ -60,6 +60,12 @@ export interface CaughtFault {
   then: "re-raised" | "aborted";
   /** The signal record the kernel handed the handler, read from the signal frame; null where the dump does not show it. */
   record: SignalRecord | null;
+  /** The debugger's number of the interrupted frame, whose registers are the fault's. */
+  frame: number;
+  /** Those registers, unwound from the signal frame. */
+  registers: Register[];
+  /** Where on the signal frame the record was read (its first three words); null where it could not be. */
+  recordAt: string | null;
   access: Crash["access"];
   explanation: FaultExplanation | null;
   instruction: string | null;
@@ -168,7 +174,7 @@ async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], 
   if (pc === null) return null;
   // The nearest named frame above the signal frame is the handler the kernel called.
   const handlerFrame = frames.slice(0, trampoline).findLast((frame) => frame.function !== null) ?? null;
-  const record = await signalFrameRecord(q, frames[trampoline]?.level ?? trampoline, target.os);
+  const { record, at: recordAt } = await signalFrameRecord(q, frames[trampoline]?.level ?? trampoline, target.os);
   const signal = record?.signo ?? reraisedSignal;
   if (signal === null) return null;
   const base = {
@@ -178,6 +184,9 @@ async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], 
     handlerModule: handlerFrame?.module ?? handlerFrame?.from ?? null,
     then,
     record,
+    frame: interrupted.level,
+    registers,
+    recordAt,
   };
   const code = (await q.instructions(1, hex(pc)))?.instructions[0] ?? null;
   const instruction = code ? `${code.mnemonic} ${code.operands.join(",")}`.trim() : null;
@@ -206,16 +215,17 @@ const SIGFRAME_SIGINFO_OFFSET = 8n + 8n + 24n + 256n + 8n;
  * The signal record on a signal frame (x86-64 Linux): si_signo and si_errno, si_code, then the
  * fault address. Believed only when it reads as a fault's record: a fault signal, a kernel code.
  */
-async function signalFrameRecord(q: Inspector, level: number, os: Platform["os"] | undefined): Promise<SignalRecord | null> {
-  if (os !== undefined && os !== "linux") return null;
+async function signalFrameRecord(q: Inspector, level: number, os: Platform["os"] | undefined): Promise<{ record: SignalRecord | null; at: string | null }> {
+  if (os !== undefined && os !== "linux") return { record: null, at: null };
   const sp = toBigInt((await q.registers({ frame: level })).find((r) => r.name === "rsp" || r.name === "sp")?.value ?? null);
-  if (sp === null) return null;
-  const [first, second, address] = await q.readMemory(hex(sp + SIGFRAME_SIGINFO_OFFSET), 3);
-  if (first === undefined || second === undefined || address === undefined) return null;
+  if (sp === null) return { record: null, at: null };
+  const at = hex(sp + SIGFRAME_SIGINFO_OFFSET);
+  const [first, second, address] = await q.readMemory(at, 3);
+  if (first === undefined || second === undefined || address === undefined) return { record: null, at: null };
   const signo = Number(first & 0xffffffffn);
   const code = Number(BigInt.asIntN(32, second & 0xffffffffn));
-  if (!FAULT_SIGNALS.has(signo) || !((code > 0 && code <= 9) || code === SI_KERNEL)) return null;
-  return { signo, errno: Number(first >> 32n), code, address: hex(address), pid: null };
+  if (!FAULT_SIGNALS.has(signo) || !((code > 0 && code <= 9) || code === SI_KERNEL)) return { record: null, at: null };
+  return { record: { signo, errno: Number(first >> 32n), code, address: hex(address), pid: null }, at };
 }
 
 /** What the report notes of a caught fault that is the crash. */

@@ -123,12 +123,13 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
   const packages = await debugPackages(q, culprit, native.frames, target.files.executable, options);
   // The debugger's questions are asked over the native frames, where its frame numbers hold; the JVM's are mixed in last.
-  const java = await readJava(options.jvm, native.thread?.lwp ?? null);
+  const java = await readJava(options.jvm, native);
   q.problems.push(...(java?.notes ?? []));
   commands.push(...(java?.commands ?? []));
   const verdict = withJava(native, java);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java));
-  return withManaged(await resultOf(q, readings, verdict, crash, { commands, packages, thrown }), dotnet);
+  const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
+  return withManaged(java?.reading ? { ...result, jvm: { version: java.reading.version, source: java.reading.source, heap: java.reading.heap } } : result, dotnet);
 }
 
 /**

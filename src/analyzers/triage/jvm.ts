@@ -4,14 +4,15 @@
  * module and named by nothing), so the crashing thread's stack is one list, native and Java, and
  * its culprit the first frame of the program's own in either language.
  */
+import { debuggerLevel } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
 import { readJvm, javaFrames, type JstackFrame, type JvmCore, type JvmRead } from "../../runtimes/jvm/index.js";
 import { culpritIndex, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 
 /** The JVM read for the crashing thread (`lwp`); null for a core of no JVM. */
-export async function readJava(jvm: JvmCore | null | undefined, lwp: number | null): Promise<JvmRead | null> {
-  return jvm ? readJvm(jvm, lwp) : null;
+export async function readJava(jvm: JvmCore | null | undefined, verdict: Verdict): Promise<JvmRead | null> {
+  return jvm ? readJvm(jvm, verdict.thread?.lwp ?? null, { heap: verdict.kind === "out-of-memory" }) : null;
 }
 
 /** The runtime the crash object names: who read the Java frames. */
@@ -37,7 +38,8 @@ export function withJava(verdict: Verdict, java: JvmRead | null): Verdict {
   if (start < 0) return verdict;
   const length = verdict.frames.slice(start).findIndex((frame) => !generated(frame));
   const end = length < 0 ? verdict.frames.length : start + length;
-  const mixed = [...verdict.frames.slice(0, start), ...frames.map(placed), ...verdict.frames.slice(end)].map((frame, level) => ({ ...frame, level }));
+  // Each frame is numbered in the one list; the debugger's frames keep their own number for its commands.
+  const mixed = [...verdict.frames.slice(0, start), ...frames.map(placed), ...verdict.frames.slice(end)].map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: debuggerLevel(frame) }));
   const own = culpritIndex(mixed.slice(from));
   return { ...verdict, frames: mixed, culprit: own === null ? null : own + from };
 }
@@ -48,7 +50,7 @@ function generated(frame: PlacedFrame): boolean {
 }
 
 function placed(frame: JstackFrame): PlacedFrame {
-  return { level: 0, address: frame.pc, function: frame.function, args: frame.parameters ?? "", file: frame.file ?? null, line: frame.line, from: null, module: null, language: frame.language };
+  return { level: 0, address: frame.pc, function: frame.function, args: frame.parameters ?? "", file: frame.file ?? null, line: frame.line, from: null, module: null, language: frame.language, found: "runtime", unwound: null };
 }
 
 function sameAddress(a: string | null, b: string | null): boolean {

@@ -41,15 +41,19 @@ export interface Said {
   assertion: RecordedAssertion | null;
   /** What the crash's annotations (Crashpad's) say of how it ended. */
   annotated: AnnotatedEnding | null;
-  /** glibc's abort message (`__abort_msg`), also found in memory without libc's symbols. */
+  /**
+   * glibc's abort message (`__abort_msg`), also found in memory without libc's symbols; or, in a JVM,
+   * the fatal error the VM's error handler reported before it aborted (`VMError::_detail_msg`).
+   */
   abortMessage: string | null;
   /** The block a failed free was given has a header holding no size malloc writes: "double free or corruption" was the corruption. */
   freedHeaderOverwritten: boolean;
 }
 
-export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, options: Pick<TriageOptions, "findAbortMessage" | "assertion" | "annotations">): Promise<Said> {
+export async function readMessages(q: Inspector, target: Target, stop: Stop, stack: Stack, options: Pick<TriageOptions, "findAbortMessage" | "assertion" | "annotations" | "jvm">): Promise<Said> {
   const { findAbortMessage } = options;
-  const abortMessage = stop.signal === SIGABRT ? ((await q.abortMessage()) ?? (target.foreign.length > 0 ? await abortMessageWithoutSymbols(q, findAbortMessage) : null)) : null;
+  const abortMessage =
+    stop.signal === SIGABRT ? ((await q.abortMessage()) ?? (target.foreign.length > 0 ? await abortMessageWithoutSymbols(q, findAbortMessage) : null) ?? (options.jvm ? await vmErrorMessage(q, stack.innermost) : null)) : null;
   const ambiguous = abortMessage !== null && AMBIGUOUS_FREE_MESSAGE.test(abortMessage);
   // Where the freed block's frame cannot be evaluated in (a core from another machine, a program without debug info), the heap is walked instead.
   const freedHeader = ambiguous ? ((await freedBlockHeader(q, stack.innermost)) ?? (await heapWalked(q, target.regions, abortMessage))) : null;
@@ -139,6 +143,9 @@ async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string 
       return null;
     case "assertion-failure":
       return abortMessage ?? windowsAssertion(frames);
+    case "out-of-memory":
+      // HotSpot reports an OutOfMemoryError it crashes on as "OutOfMemory encountered: <the error's message>".
+      return abortMessage?.replace(/^OutOfMemory encountered: /, "java.lang.OutOfMemoryError: ") ?? null;
     case "stack-overflow":
       return frames.some((frame) => RUST_STACK_OVERFLOW_HANDLER.test(normalizeFunctionName(frame.function ?? "")))
         ? "the thread ran into its stack's guard page and Rust's handler aborted the process (\"has overflowed its stack\")"
@@ -146,6 +153,18 @@ async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string 
     default:
       return abortMessage;
   }
+}
+
+/**
+ * What a HotSpot VM's fatal error handler reported (`fatal error: OutOfMemory encountered: Java heap
+ * space`, a failed `guarantee`) when it is what aborted: the text the VM keeps in `VMError::_detail_msg`
+ * (libjvm.so's symbol table names it) for its hs_err file.
+ */
+async function vmErrorMessage(q: Inspector, frames: PlacedFrame[]): Promise<string | null> {
+  if (!frames.some((frame) => /^VMError::report_and_die\b/.test(frame.function ?? ""))) return null;
+  const address = await q.symbolAddress("VMError::_detail_msg");
+  const text = address === null ? null : await q.readString(address);
+  return text ? text.slice(0, 1000) : null;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { PlacedFrame } from "../culprit.js";
 import type { FaultExplanation } from "../fault.js";
 import type { FaultPlace } from "../address-space.js";
 import type { Recursion } from "../recursion.js";
+import type { JavaHeap } from "../../runtimes/jvm/index.js";
 
 export interface ThreadGroup {
   /** The innermost function the threads are in. */
@@ -93,4 +94,20 @@ export interface TriageResult {
   packages?: { path: string; name: string; version: string }[];
   /** A Go program's runtime (null for any other program). */
   go?: GoReading | null;
+  /**
+   * A fault a crash handler caught: the debugger's number of the frame it interrupted (whose registers
+   * are the fault's), its pc, and where the kernel's record of it was read on the signal frame.
+   */
+  caught?: { frame: number; pc: string; recordAt: string | null } | null;
+  /** A HotSpot JVM as the JDK's jhsdb read it (null for another program, or a JVM it could not read). */
+  jvm?: JvmFacts | null;
+}
+
+/** The JVM's side of the crash, beyond the frames mixed into the stack. */
+export interface JvmFacts {
+  version: string | null;
+  /** What read it: `jhsdb clhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */
+  source: string;
+  /** The heap's spaces and what holds it, where the VM ran out of memory. */
+  heap: JavaHeap | null;
 }

@@ -10,8 +10,10 @@ import path from "node:path";
 import type { Module } from "../../debuggers/model.js";
 import { sourceFileOf } from "./class-file.js";
 import { openClhsdb, type Clhsdb } from "./clhsdb.js";
+import { parseHeap, type JavaHeap } from "./heap.js";
 import { javaFrames, parseJstack, type JstackFrame, type JstackThread } from "./jstack.js";
 
+export { parseHeap, type HeapSpace, type HistogramRow, type JavaHeap } from "./heap.js";
 export { javaFrames, parseJstack, type Jstack, type JstackFrame, type JstackThread } from "./jstack.js";
 
 /** A core of a JVM and what is needed to read it. */
@@ -31,6 +33,8 @@ export interface JvmReading {
   /** What read the frames, with the VM's version: `jhsdb clhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */
   source: string;
   threads: JstackThread[];
+  /** The heap's spaces and what holds it, read where the VM ran out of memory; null where not read. */
+  heap: JavaHeap | null;
 }
 
 export interface JvmRead {
@@ -59,7 +63,7 @@ const MAX_CLASS_BYTES = 8 * 1024 * 1024;
  * and `dumpclass` for the source file names of the classes whose frames the report shows (`lwp`'s,
  * the crashing thread's).
  */
-export async function readJvm(jvm: JvmCore, lwp: number | null): Promise<JvmRead> {
+export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: { heap: boolean } = { heap: false }): Promise<JvmRead> {
   const notes: string[] = [];
   const commands: string[] = [];
   const build = jvm.buildIdOf(jvm.libjvm.path);
@@ -82,12 +86,21 @@ export async function readJvm(jvm: JvmCore, lwp: number | null): Promise<JvmRead
     const crashing = read.threads.find((thread) => thread.lwp === lwp);
     const files = await sourceFiles(sa, crashing ? javaFrames(crashing) : [], asked);
     const threads = read.threads.map((thread) => ({ ...thread, frames: thread.frames.map((frame) => ({ ...frame, file: frame.function ? (files.get(classOf(frame.function)) ?? null) : null })) }));
-    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads }, notes, commands };
+    const heap = wanted.heap ? await readHeap(sa, asked) : null;
+    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads, heap }, notes, commands };
   } catch (error) {
     return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command}: ${(error as Error).message}; the JDK's jhsdb would show ${WOULD_SHOW}`], commands };
   } finally {
     sa.close();
   }
+}
+
+/** The heap's spaces (`universe`) and the object histogram (`jhisto`: a walk of the heap, which a VM out of memory kept small). */
+async function readHeap(sa: Clhsdb, asked: (command: string) => void): Promise<JavaHeap> {
+  asked("universe");
+  const universe = await sa.ask("universe");
+  asked("jhisto");
+  return parseHeap(universe, await sa.ask("jhisto"));
 }
 
 /** `java.vm.version = 17.0.15+6-Debian-1deb12u1` among the VM's system properties. */
