@@ -10,6 +10,7 @@ import { runJstack } from "./jhsdb.js";
 import { javaFrames, parseJstack, type JstackThread } from "./jstack.js";
 
 export { javaFrames, parseJstack, type Jstack, type JstackFrame, type JstackThread } from "./jstack.js";
+export { parseHsErr, readHsErr, type HsErr, type HsErrFrame, type HsErrFrameKind, type HsErrSignal, type HsErrThread } from "./hs-err.js";
 
 /** A core of a JVM and what is needed to read it. */
 export interface JvmCore {
