@@ -10,6 +10,7 @@ import { runJstack } from "./jhsdb.js";
 import { javaFrames, parseJstack, type JstackThread } from "./jstack.js";
 
 export { javaFrames, parseJstack, type Jstack, type JstackFrame, type JstackThread } from "./jstack.js";
+export { javaLockCycles, readJavaLocks, type JavaLockCycle, type JavaLocks, type JavaThreadLocks, type LockRef, type LockWait, type ReportedWait, type ThreadRef, type WaitKind } from "./locks.js";
 
 /** A core of a JVM and what is needed to read it. */
 export interface JvmCore {
