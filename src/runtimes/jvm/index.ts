@@ -16,6 +16,7 @@ import { javaFrames, parseJstack, type JstackFrame, type JstackThread } from "./
 export { parseHeap, type HeapSpace, type HistogramRow, type JavaHeap } from "./heap.js";
 export { javaFrames, parseJstack, type Jstack, type JstackFrame, type JstackThread } from "./jstack.js";
 export { parseHsErr, readHsErr, type HsErr, type HsErrFrame, type HsErrFrameKind, type HsErrSignal, type HsErrThread } from "./hs-err.js";
+export { javaLockCycles, readJavaLocks, type JavaLockCycle, type JavaLocks, type JavaThreadLocks, type LockRef, type LockWait, type ReportedWait, type ThreadRef, type WaitKind } from "./locks.js";
 
 /** A core of a JVM and what is needed to read it. */
 export interface JvmCore {

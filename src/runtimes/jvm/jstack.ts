@@ -53,6 +53,53 @@ const MIXED_NATIVE = /^(0x[0-9a-f]{1,16})\s+(.*?)(?: \+ 0x[0-9a-f]+)?$/;
  */
 const PLAIN_JAVA = /^ - ([\w$.<>]+)\(([^()]*)\)(?: @bci=\d+)?(?:, line=(-?\d+))?(?:, pc=(0x[0-9a-f]{1,16}))?(?:, Method\*=0x[0-9a-f]{1,16})?(?: \(([^()]+)\))?$/;
 
+/**
+ * One line of the output as a record: a thread's header, mixed output's section of an OS thread, a
+ * frame, or any other text (lock lines, states), which readers of their own take up. Lines longer
+ * than a jstack line are skipped.
+ */
+export type JstackLine =
+  | { kind: "version"; version: string }
+  | { kind: "section"; lwp: number }
+  | { kind: "thread"; lwp: number; name: string }
+  | { kind: "frame"; frame: JstackFrame }
+  | { kind: "text"; line: string };
+
+/** The output's lines as records, in order; frames are read as mixed once a mixed section has begun. */
+export function* jstackLines(text: string): Generator<JstackLine> {
+  let mixed = false;
+  for (const raw of text.split("\n")) {
+    if (raw.length > MAX_LINE) continue;
+    const line = raw.replace(/\r$/, "");
+    const versioned = VERSION.exec(line);
+    if (versioned) {
+      yield { kind: "version", version: versioned[1]! };
+      continue;
+    }
+    const section = MIXED_SECTION.exec(line);
+    if (section) {
+      mixed = true;
+      yield { kind: "section", lwp: Number(section[1]) };
+      continue;
+    }
+    const header = THREAD_HEADER.exec(line);
+    if (header) {
+      yield { kind: "thread", lwp: Number(header[2]), name: header[1]! };
+      continue;
+    }
+    const java = mixed ? MIXED_JAVA.exec(line) : PLAIN_JAVA.exec(line);
+    if (java) {
+      const [, pc, method, parameters, number, mode] = mixed ? java : [null, java[4], java[1], java[2], java[3], java[5]];
+      const lineNumber = number === undefined || number === null ? null : Number(number);
+      yield { kind: "frame", frame: { pc: pc ?? null, function: method ?? null, parameters: parameters ?? null, line: lineNumber !== null && lineNumber > 0 ? lineNumber : null, language: "java", mode: mode ?? null } };
+      continue;
+    }
+    const native = mixed ? MIXED_NATIVE.exec(line) : null;
+    if (native) yield { kind: "frame", frame: { pc: native[1] ?? null, function: native[2] ? native[2] : null, parameters: null, line: null, language: null, mode: null } };
+    else yield { kind: "text", line };
+  }
+}
+
 export function parseJstack(text: string): Jstack {
   const threads: JstackThread[] = [];
   let version: string | null = null;
@@ -62,40 +109,16 @@ export function parseJstack(text: string): Jstack {
     current = threads.length < MAX_THREADS ? thread : null;
     if (current) threads.push(current);
   };
-  const add = (frame: JstackFrame) => {
-    if (current && current.frames.length < MAX_FRAMES) current.frames.push(frame);
-  };
-  for (const raw of text.split("\n")) {
-    if (raw.length > MAX_LINE) continue;
-    const line = raw.replace(/\r$/, "");
-    const versioned = VERSION.exec(line);
-    if (versioned) {
-      version = versioned[1] ?? null;
-      continue;
-    }
-    const section = MIXED_SECTION.exec(line);
-    if (section) {
+  for (const record of jstackLines(text)) {
+    if (record.kind === "version") version = record.version;
+    else if (record.kind === "section") {
       mixed = true;
-      open({ lwp: Number(section[1]), name: null, frames: [] });
-      continue;
-    }
-    const header = THREAD_HEADER.exec(line);
-    if (header) {
-      const lwp = Number(header[2]);
+      open({ lwp: record.lwp, name: null, frames: [] });
+    } else if (record.kind === "thread") {
       // In mixed output the header names the Java thread of the section it opens.
-      if (mixed && current !== null && (current as JstackThread).frames.length === 0) (current as JstackThread).name = header[1] ?? null;
-      else open({ lwp, name: header[1] ?? null, frames: [] });
-      continue;
-    }
-    const java = mixed ? MIXED_JAVA.exec(line) : PLAIN_JAVA.exec(line);
-    if (java) {
-      const [, pc, method, parameters, number, mode] = mixed ? java : [null, java[4], java[1], java[2], java[3], java[5]];
-      const lineNumber = number === undefined || number === null ? null : Number(number);
-      add({ pc: pc ?? null, function: method ?? null, parameters: parameters ?? null, line: lineNumber !== null && lineNumber > 0 ? lineNumber : null, language: "java", mode: mode ?? null });
-      continue;
-    }
-    const native = mixed ? MIXED_NATIVE.exec(line) : null;
-    if (native) add({ pc: native[1] ?? null, function: native[2] ? native[2] : null, parameters: null, line: null, language: null, mode: null });
+      if (mixed && current !== null && (current as JstackThread).frames.length === 0) (current as JstackThread).name = record.name;
+      else open({ lwp: record.lwp, name: record.name, frames: [] });
+    } else if (record.kind === "frame" && current !== null && (current as JstackThread).frames.length < MAX_FRAMES) (current as JstackThread).frames.push(record.frame);
   }
   return { version, mixed, threads };
 }
