@@ -141,7 +141,7 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
  * the checkpoint keeps.
  */
 async function startingState(runtime: Runtime, issue: string | null): Promise<Update> {
-  const triage = await runTriage(runtime.executor.asker("triage"), runtime.triageOptions);
+  const triage = await runTriage(runtime.executor.asker("triage"), { ...runtime.triageOptions, record: runtime.executor.recorder("triage") });
   runtime.progress(`[triage] ${triage.crash.kind} in ${triage.crash.culprit.function ?? "?"} (${counted(triage.commands.length, "command")})`);
   const triageEvidence = runtime.executor.evidenceIdsOf(triage.commands);
   const crashSite = crashSiteOf(triage, runtime.homeThread);

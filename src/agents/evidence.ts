@@ -23,6 +23,8 @@ export interface Found<P extends Probe = Probe> {
 export interface Evidence {
   /** The latest evidence of `probe` in this analysis, or null when it never ran (or there is no probe). */
   find<P extends Probe>(probe: P | null): Found<P> | null;
+  /** The latest evidence of a command another tool ran (jhsdb's, for a JVM), by the command as recorded; null when it never ran. */
+  findCommand(command: string | null | undefined): Found | null;
   /** Whether the evidence id exists in the session's store. */
   exists(id: string): boolean;
   /** Whether the evidence id exists and its command succeeded. */
@@ -52,6 +54,13 @@ export function evidenceFrom(latest: ReadonlyMap<string, string>, store: Evidenc
         cache.set(key, record && { id, ok: record.ok, summary: record.summary, output, probe, command, reading: record.ok ? vocabulary.read(probe, output) : null });
       }
       return (cache.get(key) ?? null) as Found<P> | null;
+    },
+    findCommand(command) {
+      if (!command) return null;
+      const id = latest.get(commandKey(command));
+      const record = id === undefined ? null : store.get(id);
+      if (!record || id === undefined) return null;
+      return { id, ok: record.ok, summary: record.summary, output: record.ok ? store.output(id) : "", probe: { kind: "command", text: command }, command, reading: null };
     },
     exists: (id) => store.get(id) !== null,
     succeeded: (id) => store.get(id)?.ok === true,

@@ -100,6 +100,28 @@ export class CommandExecutor {
     };
   }
 
+  /**
+   * Stores what another post-mortem tool printed (the JDK's jhsdb over a JVM's core, which triage
+   * runs beside the debugger) as evidence like a debugger's output, citable by its command.
+   */
+  recorder(source: EvidenceSource): (command: string, output: string, ms: number) => void {
+    return (command, output, ms) => {
+      const record = this.options.store.add({
+        command,
+        backend: this.options.session.backend,
+        context: { thread: null, frame: null },
+        output,
+        ok: true,
+        summary: firstLine(output) ?? "(no output)",
+        findings: [],
+        ms,
+        source,
+      });
+      this.lastIds.set(commandKey(command), record.id);
+      this.options.transcript?.append({ type: "command", command, source, evidenceId: record.id, ok: true, ms });
+    };
+  }
+
   /** The evidence id of the most recent run or recall of a command, for citing triage's findings. */
   evidenceFor(command: string): string | null {
     return this.lastIds.get(commandKey(command)) ?? null;

@@ -56,6 +56,7 @@ function judged({ fixture, kind, message, culprit, line, faultAddress, blamed, w
       if (probe.kind === "source") return { id: "E2", ok: true, summary: "", output: source.lines[line - 1] ?? "", probe, command: "list", reading: [] } as unknown as Found<P>;
       return null;
     },
+    findCommand: () => null,
     exists: (id) => id === "E1" || id === "E2",
     succeeded: (id) => id === "E1" || id === "E2",
   };

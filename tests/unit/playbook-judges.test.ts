@@ -44,6 +44,10 @@ function recordedEvidence(recorded: Recording["evidence"]): Evidence {
       if (!entry) return null;
       return { id: entry.id, ok: entry.ok, summary: "", output: entry.output, probe, command, reading: entry.ok ? gdbVocabulary.read(probe, entry.output) : null };
     },
+    findCommand(command) {
+      const entry = command ? byCommand.get(commandKey(command)) : undefined;
+      return entry ? { id: entry.id, ok: entry.ok, summary: "", output: entry.output, probe: { kind: "command", text: entry.command }, command: entry.command, reading: null } : null;
+    },
     exists: (id) => recorded.some((entry) => entry.id === id),
     succeeded: (id) => recorded.some((entry) => entry.id === id && entry.ok),
   };

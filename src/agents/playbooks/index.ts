@@ -22,6 +22,7 @@ import { goWaitPlaybook } from "./go-waits.js";
 import { hangPlaybook } from "./hang.js";
 import { doubleFreePlaybook, heapCorruptionPlaybook } from "./heap.js";
 import { invalidAccessPlaybook } from "./invalid-access.js";
+import { javaWaitsPlaybook } from "./java-waits.js";
 import type { Playbook } from "./kit.js";
 import { nullDereferencePlaybook } from "./null-dereference.js";
 import { outOfMemoryPlaybook } from "./out-of-memory.js";
@@ -55,7 +56,12 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
 };
 
 export function playbookFor(facts: Facts): Playbook {
-  return goPlaybookFor(facts) ?? runtimeCallPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+  return goPlaybookFor(facts) ?? javaWaitsPlaybookFor(facts) ?? runtimeCallPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+}
+
+/** A hung JVM whose waits were read on its Java side: its threads are Java threads, its locks Java's. */
+function javaWaitsPlaybookFor(facts: Facts): Playbook | null {
+  return facts.triage.jvm && facts.culprit?.found === "runtime" && (facts.crash.kind === "deadlock" || facts.crash.kind === "hang") ? javaWaitsPlaybook(facts) : null;
 }
 
 /** Faults in native code the program's own code on a runtime called. */

@@ -9,6 +9,7 @@ import { NULL_PAGE_LIMIT } from "../address-space.js";
 import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
 import { AMBIGUOUS_FREE_MESSAGE } from "../glibc.js";
 import { blockedThreads } from "../hang.js";
+import type { DeadlockEdge } from "../deadlock.js";
 import { recursiveCallIndex } from "../recursion.js";
 import { SI_KERNEL, SI_QUEUE, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, TRAP_BRKPT, sentByProcess } from "../signals.js";
 import type { CaughtFault, Fault } from "./fault.js";
@@ -47,6 +48,8 @@ export interface Verdict {
   abortedIn: number | null;
   /** The fault a crash handler caught, when it is the crash (the stop in the dump is the handler's re-raise or abort). */
   caught: CaughtFault | null;
+  /** The lock cycles a runtime's own reading showed (a JVM's Java threads), which the crash's deadlock names instead of the native threads'. */
+  cycles?: DeadlockEdge[][];
 }
 
 export function classify(readings: Readings): Verdict {

@@ -30,7 +30,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
   const siginfo = caught ? caught.record : stop.siginfo;
   const culpritFrame = culprit === null ? null : (frames[culprit] ?? null);
   // A Go program's lock cycles are its goroutines', read from the runtime; the threads' are its OS threads, which wait for work.
-  const cycles = readings.go?.cycles.length ? readings.go.cycles : hang.cycles;
+  const cycles = verdict.cycles ?? (readings.go?.cycles.length ? readings.go.cycles : hang.cycles);
   const cycle = cycles[0];
   const origin = caught
     ? caughtOrigin(stop.origin, caught)

@@ -19,6 +19,7 @@ import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
 import { probeKey, type Probe } from "../../debuggers/probe.js";
 import type { DebuggerSession, RunOptions } from "../../debuggers/session.js";
 import { listed } from "../../report/numbers.js";
+import { hangMessage } from "../hang.js";
 import { readManaged, withManaged } from "../managed.js";
 import { CLR_EXCEPTION } from "../windows.js";
 import { classify, type Readings, type Verdict } from "./classify.js";
@@ -26,7 +27,7 @@ import { crashOf, resultOf } from "./crash.js";
 import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
-import { readJava, runtimeOf, withJava } from "./jvm.js";
+import { jvmFacts, readJava, runtimeOf, withJava, withJavaWaits } from "./jvm.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
 import type { TriageResult } from "./result.js";
@@ -38,7 +39,7 @@ import { readTarget } from "./target.js";
 
 export { ALL_STACKS } from "./hang.js";
 export { triageOptionsOf, type TriageOptions } from "./options.js";
-export type { GoReading, GoroutineSummary, ThreadGroup, TriageResult } from "./result.js";
+export type { GoReading, GoroutineSummary, JvmFacts, ThreadGroup, TriageResult } from "./result.js";
 
 /** Frames of the crashing thread's first backtrace. */
 const FRAME_LIMIT = 40;
@@ -109,9 +110,17 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
 
   const native = withoutGuessedCulprit(classify(readings), readings);
   if (native.caught) q.problems.push(caughtNote(native.caught));
+  // A JVM's side, read once the native verdict is known (an out-of-memory death has its heap read):
+  // its Java frames take the place of the code the VM generated, and a hung JVM's waits are read in Java.
+  const java = await readJava(options.jvm, native, options.record);
+  q.problems.push(...(java?.notes ?? []));
+  commands.push(...(java?.commands ?? []));
+  const verdict = withJavaWaits(withJava(native, java), java, readings.target.threads);
+  const javaWaits = verdict.kind !== native.kind;
+  // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
-  const message = await messageOf(q, readings, native, dotnet, thrown);
-  if (native.kind === "unknown" && stop.signal === null && stop.exception === null) {
+  const message = javaWaits ? (verdict.blocked ? hangMessage(verdict.blocked) : null) : await messageOf(q, readings, native, dotnet, thrown);
+  if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0
         ? `the dump has no signal, and ${hang.unreadOwners.length === 1 ? "thread" : "threads"} ${listed(hang.unreadOwners)} wait${hang.unreadOwners.length === 1 ? "s" : ""} for locks whose holders it does not show (neither read from the locks nor inferred from the waiting code): whether the process deadlocked cannot be told; the program's sources on this machine, or a dump that holds the locks' memory, would show it`
@@ -120,16 +129,12 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
           : "the dump has no signal and no lock cycle was found: a live process dumped while it was running or waiting",
     );
   }
+  // Which packages' debug symbols would name the code that crashed: none where the Java side decided a wait.
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
-  const packages = await debugPackages(q, culprit, native.frames, target.files.executable, options);
-  // The debugger's questions are asked over the native frames, where its frame numbers hold; the JVM's are mixed in last.
-  const java = await readJava(options.jvm, native);
-  q.problems.push(...(java?.notes ?? []));
-  commands.push(...(java?.commands ?? []));
-  const verdict = withJava(native, java);
+  const packages = javaWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  return withManaged(java?.reading ? { ...result, jvm: { version: java.reading.version, source: java.reading.source, heap: java.reading.heap } } : result, dotnet);
+  return withManaged(java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : result, dotnet);
 }
 
 /**

@@ -6,13 +6,27 @@
  */
 import { debuggerLevel } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
-import { readJvm, javaFrames, type JstackFrame, type JvmCore, type JvmRead } from "../../runtimes/jvm/index.js";
-import { culpritIndex, type PlacedFrame } from "../culprit.js";
+import type { ThreadSummary } from "../../debuggers/model.js";
+import { readJvm, javaFrames, type JstackFrame, type JstackThread, type JvmCore, type JvmRead, type JvmReading } from "../../runtimes/jvm/index.js";
+import { culpritIndex, isRuntimeFrame, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
+import type { JvmFacts } from "./result.js";
 
 /** The JVM read for the crashing thread (`lwp`); null for a core of no JVM. */
-export async function readJava(jvm: JvmCore | null | undefined, verdict: Verdict): Promise<JvmRead | null> {
-  return jvm ? readJvm(jvm, verdict.thread?.lwp ?? null, { heap: verdict.kind === "out-of-memory" }) : null;
+export async function readJava(jvm: JvmCore | null | undefined, verdict: Verdict, record?: (command: string, output: string, ms: number) => void): Promise<JvmRead | null> {
+  return jvm ? readJvm(jvm, verdict.thread?.lwp ?? null, { heap: verdict.kind === "out-of-memory", ...(record ? { record } : {}) }) : null;
+}
+
+/** What a report and the playbooks take of the JVM's reading beside its frames. */
+export function jvmFacts(reading: JvmReading, threads: ThreadSummary[]): JvmFacts {
+  const ref = (lock: { type: string; address: string }) => `a ${lock.type} (${lock.address})`;
+  return {
+    version: reading.version,
+    source: reading.source,
+    heap: reading.heap,
+    threadsCommand: reading.threadsCommand,
+    threads: reading.locks.threads.map((thread) => ({ id: threads.find((t) => t.lwp !== null && t.lwp === thread.lwp)?.id ?? null, lwp: thread.lwp, name: thread.name, state: thread.state, holds: thread.holds.map(ref), waitsFor: thread.waitsFor ? ref(thread.waitsFor) : null })),
+  };
 }
 
 /** The runtime the crash object names: who read the Java frames. */
@@ -55,4 +69,56 @@ function placed(frame: JstackFrame): PlacedFrame {
 
 function sameAddress(a: string | null, b: string | null): boolean {
   return a !== null && b !== null && BigInt(a) === BigInt(b);
+}
+
+/** A Java thread's state that is a wait: blocked on a monitor, waiting, parked (with or without a timeout). */
+const WAITING_STATE = /^(BLOCKED|WAITING|TIMED_WAITING)\b/;
+
+/**
+ * A dump of a JVM that was not crashing (no fault of its own: a gcore, a watchdog's signal), read on
+ * the Java side, where its threads wait: a cycle of Java threads each waiting for a lock another holds
+ * is a deadlock, the cycle's first thread the crash's and where it waits the culprit; every thread of
+ * the program's own waiting, with no cycle, is a hang. A crash's verdict stands as it is.
+ */
+export function withJavaWaits(verdict: Verdict, java: JvmRead | null, threads: ThreadSummary[]): Verdict {
+  const reading = java?.reading;
+  if (!reading || (verdict.kind !== "unknown" && verdict.kind !== "hang")) return verdict;
+  const threadOf = (lwp: number | null) => (lwp === null ? null : (threads.find((thread) => thread.lwp === lwp) ?? null));
+  const cycle = reading.cycles[0];
+  if (cycle) {
+    const first = cycle.waits[0];
+    const frames = framesOf(reading.threads.find((thread) => thread.lwp !== null && thread.lwp === first?.thread.lwp));
+    const waitsAt = first?.frame ? frames.findIndex((frame) => frame.function === first.frame?.function && frame.line === first.frame?.line) : -1;
+    const edges = reading.cycles.map((found) =>
+      found.waits.map((wait) => ({
+        thread: threadOf(wait.thread.lwp)?.id ?? -1,
+        function: wait.frame?.function ?? null,
+        file: wait.frame?.file ?? null,
+        line: wait.frame?.line ?? null,
+        lock: wait.lock.address,
+        lockName: `a ${wait.lock.type}`,
+        heldByThread: threadOf(wait.heldBy.lwp)?.id ?? null,
+      })),
+    );
+    return { ...verdict, kind: "deadlock", thread: threadOf(first?.thread.lwp ?? null), frames, culprit: waitsAt >= 0 ? waitsAt : culpritIndex(frames), blocked: null, cycles: edges };
+  }
+  // Threads running the program's own code: the VM's and the JDK's service threads wait by design.
+  const own = reading.threads.filter((thread) => javaFrames(thread).some((frame) => !isRuntimeFrame(placed(frame))));
+  const states = new Map(reading.locks.threads.map((thread) => [thread.lwp, thread]));
+  const waiting = own.filter((thread) => WAITING_STATE.test(states.get(thread.lwp)?.state ?? ""));
+  if (own.length === 0 || waiting.length < own.length) return verdict;
+  const blamed = waiting.find((thread) => thread.name === "main") ?? waiting[0]!;
+  const frames = framesOf(blamed);
+  const described = waiting.map((thread) => {
+    const locks = states.get(thread.lwp);
+    const where = frames.length ? framesOf(thread)[culpritIndex(framesOf(thread)) ?? 0] : null;
+    const on = locks?.waitsFor ? ` on a ${locks.waitsFor.type}` : "";
+    return `${thread.name ?? `thread ${thread.lwp}`} ${locks?.state ?? "waiting"}${on}${where?.function ? ` in ${where.function}${where.line !== null ? ` (${where.file ?? "line"}${where.file ? ":" : " "}${where.line})` : ""}` : ""}`;
+  });
+  return { ...verdict, kind: "hang", thread: threadOf(blamed.lwp), frames, culprit: culpritIndex(frames), blocked: `all ${waiting.length} Java threads of the program's own wait and no lock cycle joins them: ${described.join("; ")}` };
+}
+
+/** A Java thread's frames as the crash's: the Java frames jhsdb read, numbered from 0. */
+function framesOf(thread: JstackThread | undefined): PlacedFrame[] {
+  return (thread?.frames ?? []).filter((frame) => frame.language === "java").map((frame, level) => ({ ...placed(frame), level }));
 }

@@ -50,6 +50,8 @@ export interface TriageOptions {
   packageOf?: (path: string) => Promise<InstalledPackage | null>;
   /** A HotSpot JVM's core (libjvm.so among its modules), to read its Java frames with the JDK's jhsdb. */
   jvm?: JvmCore | null;
+  /** Keeps what another tool triage ran printed (jhsdb's answers) as evidence, by its command. */
+  record?: (command: string, output: string, ms: number) => void;
 }
 
 /** What the dump file says that triage takes as given: its stop reason, platform, regions and the program's imports. */

@@ -110,4 +110,8 @@ export interface JvmFacts {
   source: string;
   /** The heap's spaces and what holds it, where the VM ran out of memory. */
   heap: JavaHeap | null;
+  /** The command whose answer holds the Java threads, frames and locks, to cite it. */
+  threadsCommand: string;
+  /** Each Java thread: the debugger's number of its OS thread, its name and state, the locks it holds and the one it waits for. */
+  threads: { id: number | null; lwp: number | null; name: string | null; state: string | null; holds: string[]; waitsFor: string | null }[];
 }

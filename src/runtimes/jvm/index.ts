@@ -12,6 +12,7 @@ import { sourceFileOf } from "./class-file.js";
 import { openClhsdb, type Clhsdb } from "./clhsdb.js";
 import { parseHeap, type JavaHeap } from "./heap.js";
 import { javaFrames, parseJstack, type JstackFrame, type JstackThread } from "./jstack.js";
+import { javaLockCycles, readJavaLocks, type JavaLockCycle, type JavaLocks } from "./locks.js";
 
 export { parseHeap, type HeapSpace, type HistogramRow, type JavaHeap } from "./heap.js";
 export { javaFrames, parseJstack, type Jstack, type JstackFrame, type JstackThread } from "./jstack.js";
@@ -37,6 +38,11 @@ export interface JvmReading {
   threads: JstackThread[];
   /** The heap's spaces and what holds it, read where the VM ran out of memory; null where not read. */
   heap: JavaHeap | null;
+  /** Each Java thread's state and locks, and the cycles of threads waiting for each other's (a Java deadlock). */
+  locks: JavaLocks;
+  cycles: JavaLockCycle[];
+  /** The command whose answer holds the threads, their frames and locks (`jhsdb clhsdb --core … : jstack -v`), to cite it. */
+  threadsCommand: string;
 }
 
 export interface JvmRead {
@@ -65,7 +71,7 @@ const MAX_CLASS_BYTES = 8 * 1024 * 1024;
  * and `dumpclass` for the source file names of the classes whose frames the report shows (`lwp`'s,
  * the crashing thread's).
  */
-export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: { heap: boolean } = { heap: false }): Promise<JvmRead> {
+export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: { heap: boolean; record?: (command: string, output: string, ms: number) => void } = { heap: false }): Promise<JvmRead> {
   const notes: string[] = [];
   const commands: string[] = [];
   const build = jvm.buildIdOf(jvm.libjvm.path);
@@ -77,19 +83,37 @@ export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: { heap: 
   if (jvm.java === null) return { reading: null, notes: [...notes, `the java launcher the JVM ran is not known (give it with --exe): jhsdb needs it to read the Java frames, which would show ${WOULD_SHOW}`], commands };
   // `DUMPDBG_JHSDB` names another jhsdb, as `DUMPDBG_GDB` another gdb; by default the JDK's whose libjvm.so the core maps.
   const jhsdb = process.env.DUMPDBG_JHSDB || path.join(path.dirname(jvm.libjvm.path), "..", "..", "bin", "jhsdb");
-  const sa = openClhsdb(jhsdb, jvm.core, jvm.java);
+  const opened = openClhsdb(jhsdb, jvm.core, jvm.java);
+  // Each question is recorded by the command that asked it, and its answer kept as evidence where the caller keeps it.
+  const sa: Clhsdb = {
+    ...opened,
+    async ask(question) {
+      const started = performance.now();
+      const answer = await opened.ask(question);
+      wanted.record?.(`${opened.command}: ${question.replace(/ \/\S*$/, "")}`, answer, Math.round(performance.now() - started));
+      return answer;
+    },
+  };
   const asked = (command: string) => commands.push(`${sa.command}: ${command}`);
   try {
     asked("jstack -v");
-    const read = parseJstack(await sa.ask("jstack -v"));
+    const text = await sa.ask("jstack -v");
+    const read = parseJstack(text);
     if (read.threads.length === 0) return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command} printed no Java thread; it would show ${WOULD_SHOW}`], commands };
     asked("sysprops");
     const version = vmVersion(await sa.ask("sysprops"));
+    const locks = readJavaLocks(text);
+    const cycles = javaLockCycles(locks);
+    // The source files of the frames a report shows: the crashing thread's, where each deadlocked
+    // thread waits, or (a dump of a running process) every thread's.
     const crashing = read.threads.find((thread) => thread.lwp === lwp);
-    const files = await sourceFiles(sa, crashing ? javaFrames(crashing) : [], asked);
-    const threads = read.threads.map((thread) => ({ ...thread, frames: thread.frames.map((frame) => ({ ...frame, file: frame.function ? (files.get(classOf(frame.function)) ?? null) : null })) }));
+    const shown = crashing ? [...javaFrames(crashing), ...cycles.flatMap((cycle) => cycle.waits.flatMap((wait) => (wait.frame ? [wait.frame] : [])))] : read.threads.flatMap(javaFrames);
+    const files = await sourceFiles(sa, shown, asked);
+    const withFile = (frame: JstackFrame): JstackFrame => (frame.language === "java" && frame.function ? { ...frame, file: files.get(classOf(frame.function)) ?? null } : frame);
+    const threads = read.threads.map((thread) => ({ ...thread, frames: thread.frames.map(withFile) }));
+    const filed = cycles.map((cycle) => ({ ...cycle, waits: cycle.waits.map((wait) => ({ ...wait, frame: wait.frame ? withFile(wait.frame) : null })) }));
     const heap = wanted.heap ? await readHeap(sa, asked) : null;
-    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads, heap }, notes, commands };
+    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads, heap, locks, cycles: filed, threadsCommand: `${sa.command}: jstack -v` }, notes, commands };
   } catch (error) {
     return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command}: ${(error as Error).message}; the JDK's jhsdb would show ${WOULD_SHOW}`], commands };
   } finally {

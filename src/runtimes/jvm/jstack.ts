@@ -51,7 +51,7 @@ const MIXED_NATIVE = /^(0x[0-9a-f]{1,16})\s+(.*?)(?: \+ 0x[0-9a-f]+)?$/;
  * ` - HeaderReader.readHeader(sun.misc.Unsafe, long) @bci=6, line=13 (Interpreted frame)`, and with
  * clhsdb's `jstack -v` the frame's pc and method: `…, line=4, pc=0x00007ffff5609374, Method*=0x00007fffe2400408 (Interpreted frame)`.
  */
-const PLAIN_JAVA = /^ - ([\w$.<>]+)\(([^()]*)\)(?: @bci=\d+)?(?:, line=(-?\d+))?(?:, pc=(0x[0-9a-f]{1,16}))?(?:, Method\*=0x[0-9a-f]{1,16})?(?: \(([^()]+)\))?$/;
+const PLAIN_JAVA = /^ - ([\w$.<>+/]+)\(([^()]*)\)(?: @bci=\d+)?(?:, line=(-?\d+))?(?:, pc=(0x[0-9a-f]{1,16}))?(?:, Method\*=0x[0-9a-f]{1,16})?(?: \(([^()]+)\))?$/;
 
 /**
  * One line of the output as a record: a thread's header, mixed output's section of an OS thread, a
