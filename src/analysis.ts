@@ -88,7 +88,7 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   await using owned = new Resources();
   owned.defer(() => opened.session.close({ wait: !options.exiting }));
   // The debugger starts on triage's first questions while the session and its store are set up.
-  await readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable), executorRunOptions(options));
+  await readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable, opened.hsErr), executorRunOptions(options));
   for (const line of openingLines(opened)) options.progress(line);
   const session = createSession(options.sessionsDir, {
     dump: opened.dump.path,
@@ -215,7 +215,7 @@ async function run(
         startedAt: firstRun ? new Date(performance.timeOrigin + started).toISOString() : meta.createdAt,
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
-      triageOptions: { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger },
+      triageOptions: { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger },
       debuggerWarnings: opened.debuggerWarnings,
       symbols: (opened.symbols?.modules ?? []).map((m) => ({ module: m.module, status: m.status, detail: m.status === "found" || m.status === "fetched" ? `${m.file}${m.status === "fetched" ? ` (from ${m.from})` : ""}` : m.detail })),
       unclaimedMs: 0,

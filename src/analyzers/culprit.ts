@@ -77,6 +77,8 @@ const RUNTIME_FUNCTION = new RegExp(
     "^(__pthread_kill|_sigtramp|_pthread_start|thread_start|objc_exception_throw|_objc_terminate|__exceptionPreprocess|swift_\\w+)$",
     // Rust runtime: panics and the standard library
     "^(core::|alloc::|panic_abort::|panic_unwind::|__rust_|<core::|<alloc::)|^(rust_panic|rust_begin_unwind)$",
+    // HotSpot's fatal error path: its signal handler, its error report and its abort
+    "^(JVM_handle_linux_signal|javaSignalHandler|os::abort|os::die|VMError::\\w+|report_fatal|report_vm_error|report_java_out_of_memory|report_vm_out_of_memory)$",
   ].join("|"),
 );
 

@@ -29,7 +29,7 @@ export interface GroupAnalysis {
 export async function triageDump(dump: string, open: OpenSettings): Promise<Triaged> {
   const opened = await openDump({ ...open, dump });
   try {
-    const options = triageOptionsOf(opened.dump, opened.executable);
+    const options = triageOptionsOf(opened.dump, opened.executable, opened.hsErr);
     await readAheadTriage(opened.session, options);
     const result = await triage(askSession(opened.session), options);
     const { crash } = result;

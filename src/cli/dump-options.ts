@@ -25,6 +25,8 @@ export interface DumpFlags {
   dlv?: string;
   /** Seconds. */
   timeout: number;
+  /** A JVM's fatal error log, `hs_err_pid<pid>.log`, where it is not beside the dump. */
+  hsErr?: string;
 }
 
 /**
@@ -39,6 +41,7 @@ export function placesIn(value: string): string[] {
 export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   const options: OpenDumpOptions = { dump, timeoutMs: Math.round(flags.timeout * 1000) };
   if (flags.exe !== undefined) options.exe = flags.exe;
+  if (flags.hsErr !== undefined) options.hsErr = flags.hsErr;
   if (flags.sysroot !== undefined) options.sysroot = flags.sysroot;
   if (flags.solibSearchPath !== undefined) options.solibSearchPath = flags.solibSearchPath;
   if (flags.debugFileDirectory !== undefined) options.debugFileDirectory = flags.debugFileDirectory;

@@ -22,6 +22,7 @@ const seconds = numberFlag("--timeout", { whole: false, min: 0, aboveMin: true, 
 function dumpOptions(command: Command): Command {
   return command
     .option("--exe <path>", "the crashed program (default: the one the core names)")
+    .option("--hs-err <file>", "a JVM's fatal error log, hs_err_pid<pid>.log (default: found beside the dump or in the current folder)")
     .option("--sysroot <dir>", "where the target's system libraries are")
     .option("--solib-search-path <dirs>", "extra directories for shared libraries")
     .option("--debug-file-directory <dirs>", "where separate debug info is")

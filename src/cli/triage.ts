@@ -11,7 +11,7 @@ export interface TriageFlags extends DumpFlags {
 
 export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
   const opened = await openDump(openOptions(dumpPath, flags));
-  const options = { ...triageOptionsOf(opened.dump, opened.executable), debugger: opened.session.vocabulary.debugger };
+  const options = { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger };
   try {
     await readAheadTriage(opened.session, options);
     for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);

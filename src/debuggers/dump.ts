@@ -43,13 +43,17 @@ export class DumpError extends Error {
  * Checks a dump path (and `--exe`) before anything opens it, without blocking the main thread:
  * throws DumpError naming what the path is when it cannot be a dump ("is a FIFO (named pipe)").
  */
-export async function checkDumpPaths(dump: string, exe?: string): Promise<void> {
+export async function checkDumpPaths(dump: string, exe?: string, hsErr?: string): Promise<void> {
   const checked = await checkInputFile(dump, { minBytes: MIN_DUMP_BYTES });
   if (!checked.ok) {
     const shown = shownPath(dump);
     if (checked.reason === "does not exist") throw new DumpError(`dump not found: ${shown}`);
     if (/^cannot be read|crash dump|control character/.test(checked.reason)) throw new DumpError(`${shown} ${checked.reason}`);
     throw new DumpError(`${shown} ${checked.reason}, not a crash dump`);
+  }
+  if (hsErr !== undefined) {
+    const log = await checkInputFile(hsErr);
+    if (!log.ok) throw new DumpError(log.reason === "does not exist" ? `JVM error log not found: ${shownPath(hsErr)}` : `--hs-err ${shownPath(hsErr)} ${log.reason}`);
   }
   if (exe === undefined) return;
   const program = await checkInputFile(exe);

@@ -44,6 +44,8 @@ export interface OpenDumpOptions {
    * warns (a script may know what it does); an analysis refuses, rather than explain the wrong code.
    */
   onMismatch?: "warn" | "refuse";
+  /** A JVM's fatal error log (`--hs-err`), where it is not beside the dump. */
+  hsErr?: string;
 }
 
 export interface OpenedDump {
@@ -58,10 +60,12 @@ export interface OpenedDump {
   debuggerPath: string;
   /** Where each module's symbols came from, when the user named anywhere to look; else null. */
   symbols: SymbolPlan | null;
+  /** The JVM's fatal error log the user named (`--hs-err`); null when none was. */
+  hsErr: string | null;
 }
 
 export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
-  await checkDumpPaths(options.dump, options.exe);
+  await checkDumpPaths(options.dump, options.exe, options.hsErr);
   const dump = inspectDump(options.dump);
   const binaries = options.binaries ?? {};
   const go = dump.format === "elf-core" ? goProgram(dump, options.exe) : null;
@@ -126,7 +130,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     if (noise?.test(warning)) continue;
     debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
-  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols };
+  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols, hsErr: options.hsErr ?? null };
 }
 
 /** Whether the core's program was built by Go, and with DWARF; null for another program, or one that cannot be found (reported below). */

@@ -9,10 +9,17 @@ import path from "node:path";
 
 const GDB = ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "handle SIGSEGV nostop noprint pass"];
 
-/** Runs argv under gdb, its SIGSEGVs passed to its handlers, and writes `core` where it stops next (the handler's abort). */
+/**
+ * Runs argv under gdb, its SIGSEGVs passed to its handlers, and writes `core` where it stops next (the
+ * handler's abort). A JVM reserves far more than it uses: the core leaves out file-backed mappings (the
+ * readers take the JDK's files from disk) and one malloc arena stands for one per thread (the
+ * inferior inherits the shell's coredump filter, which gdb honours), and its zeros become holes.
+ */
 export function coreAtAbort(core: string, argv: string[]): string {
-  execFileSync("gdb", [...GDB, "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", ...argv], { stdio: "ignore", timeout: 180_000 });
+  const gdb = ["gdb", ...GDB, "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", ...argv].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`).join(" ");
+  execFileSync("sh", ["-c", `echo 0x33 > /proc/self/coredump_filter; exec ${gdb}`], { stdio: "ignore", timeout: 180_000, env: { ...process.env, MALLOC_ARENA_MAX: "1" } });
   if (!existsSync(core)) throw new Error(`gdb wrote no core of ${argv.join(" ")}`);
+  spawnSync("fallocate", ["--dig-holes", core], { stdio: "ignore" });
   return core;
 }
 

@@ -7,7 +7,7 @@
 import { debuggerLevel } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
 import type { ThreadSummary } from "../../debuggers/model.js";
-import { readJvm, javaFrames, type JstackFrame, type JstackThread, type JvmCore, type JvmRead, type JvmReading } from "../../runtimes/jvm/index.js";
+import { logSays, readJvm, javaFrames, type JstackFrame, type JstackThread, type JvmCore, type JvmRead, type JvmReading } from "../../runtimes/jvm/index.js";
 import { culpritIndex, isRuntimeFrame, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 import type { JvmFacts } from "./result.js";
@@ -25,6 +25,7 @@ export function jvmFacts(reading: JvmReading, threads: ThreadSummary[]): JvmFact
     source: reading.source,
     heap: reading.heap,
     threadsCommand: reading.threadsCommand,
+    errorLog: reading.errorLog ? { path: reading.errorLog.path, says: logSays(reading.errorLog.log), commandLine: reading.errorLog.log.commandLine, vmState: reading.errorLog.log.vmState } : null,
     threads: reading.locks.threads.map((thread) => ({ id: threads.find((t) => t.lwp !== null && t.lwp === thread.lwp)?.id ?? null, lwp: thread.lwp, name: thread.name, state: thread.state, holds: thread.holds.map(ref), waitsFor: thread.waitsFor ? ref(thread.waitsFor) : null })),
   };
 }

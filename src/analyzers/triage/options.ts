@@ -4,7 +4,7 @@ import type { GoLineTable, MinidumpFacts } from "../../debuggers/dumpfile/index.
 import type { Address, CrashpadInfo, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
 import { sourceLine } from "../../debuggers/source-files.js";
-import { hotspotOf, type JvmCore } from "../../runtimes/jvm/index.js";
+import { errorLogBeside, hotspotOf, type JvmCore } from "../../runtimes/jvm/index.js";
 import type { BuildIdReader } from "../libraries.js";
 
 export interface TriageOptions {
@@ -55,7 +55,7 @@ export interface TriageOptions {
 }
 
 /** What the dump file says that triage takes as given: its stop reason, platform, regions and the program's imports. */
-export function triageOptionsOf(dump: DumpInfo | null, executable: string | null): TriageOptions {
+export function triageOptionsOf(dump: DumpInfo | null, executable: string | null, hsErr: string | null = null): TriageOptions {
   if (!dump) return {};
   return {
     stopReason: dump.facts.stopReason,
@@ -66,15 +66,16 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
     ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad, missing: missingStreams(dump.facts) } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.threads[0] ? { signalledThreadRegisters: dump.facts.threads[0].registers } : {}),
-    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable), jvm: jvmOf(dump, executable) } : {}),
+    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable), jvm: jvmOf(dump, executable, hsErr) } : {}),
   };
 }
 
 /** A core of a HotSpot JVM, with the launcher it ran (`--exe`, else the one the core names); null for another program's. */
-function jvmOf(dump: DumpInfo, executable: string | null): JvmCore | null {
+function jvmOf(dump: DumpInfo, executable: string | null, hsErr: string | null): JvmCore | null {
   if (dump.facts.format !== "elf-core") return null;
   const libjvm = hotspotOf(dump.facts.modules);
-  return libjvm ? { core: dump.path, java: executable ?? dump.executableFromNotes, libjvm, buildIdOf: fileBuildId } : null;
+  const pid = dump.facts.pid;
+  return libjvm ? { core: dump.path, java: executable ?? dump.executableFromNotes, libjvm, buildIdOf: fileBuildId, pid, hsErr: hsErr ?? errorLogBeside(dump.path, pid) } : null;
 }
 
 /**

@@ -110,8 +110,10 @@ export interface JvmFacts {
   source: string;
   /** The heap's spaces and what holds it, where the VM ran out of memory. */
   heap: JavaHeap | null;
-  /** The command whose answer holds the Java threads, frames and locks, to cite it. */
-  threadsCommand: string;
+  /** The command whose answer holds the Java threads, frames and locks, to cite it; null where they came from the error log. */
+  threadsCommand: string | null;
+  /** The JVM's own error log of the crash and what it records, where it was found or named. */
+  errorLog: { path: string; says: string; commandLine: string | null; vmState: string | null } | null;
   /** Each Java thread: the debugger's number of its OS thread, its name and state, the locks it holds and the one it waits for. */
   threads: { id: number | null; lwp: number | null; name: string | null; state: string | null; holds: string[]; waitsFor: string | null }[];
 }

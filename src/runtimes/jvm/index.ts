@@ -3,6 +3,7 @@
  * same build, by build id), through the Serviceability Agent's `jhsdb clhsdb`. What could not be read
  * is said with what it would have shown; the caller keeps the native frames then.
  */
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,6 +12,7 @@ import type { Module } from "../../debuggers/model.js";
 import { sourceFileOf } from "./class-file.js";
 import { openClhsdb, type Clhsdb } from "./clhsdb.js";
 import { parseHeap, type JavaHeap } from "./heap.js";
+import { readHsErr, type HsErr } from "./hs-err.js";
 import { javaFrames, parseJstack, type JstackFrame, type JstackThread } from "./jstack.js";
 import { javaLockCycles, readJavaLocks, type JavaLockCycle, type JavaLocks } from "./locks.js";
 
@@ -28,6 +30,10 @@ export interface JvmCore {
   libjvm: Module;
   /** Reads a local file's build id. */
   buildIdOf: (file: string) => string | null;
+  /** The crashed process's id, as the core gives it. */
+  pid: number | null;
+  /** The JVM's error log of the crash (`hs_err_pid<pid>.log`), named or found; null where there is none. */
+  hsErr: string | null;
 }
 
 export interface JvmReading {
@@ -41,8 +47,10 @@ export interface JvmReading {
   /** Each Java thread's state and locks, and the cycles of threads waiting for each other's (a Java deadlock). */
   locks: JavaLocks;
   cycles: JavaLockCycle[];
-  /** The command whose answer holds the threads, their frames and locks (`jhsdb clhsdb --core … : jstack -v`), to cite it. */
-  threadsCommand: string;
+  /** The command whose answer holds the threads, their frames and locks (`jhsdb clhsdb --core … : jstack -v`), to cite it; null where the frames came from the error log. */
+  threadsCommand: string | null;
+  /** The JVM's own error log of the crash, where it was found or named. */
+  errorLog: { path: string; log: HsErr } | null;
 }
 
 export interface JvmRead {
@@ -71,13 +79,81 @@ const MAX_CLASS_BYTES = 8 * 1024 * 1024;
  * and `dumpclass` for the source file names of the classes whose frames the report shows (`lwp`'s,
  * the crashing thread's).
  */
-export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: { heap: boolean; record?: (command: string, output: string, ms: number) => void } = { heap: false }): Promise<JvmRead> {
+export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: Wanted = { heap: false }): Promise<JvmRead> {
   const notes: string[] = [];
   const commands: string[] = [];
+  const log = await errorLogOf(jvm, notes);
+  const read = await readWithJhsdb(jvm, lwp, wanted, notes, commands);
+  if (read.reading) {
+    if (log) notes.push(`the JVM's own error log was read with the core: ${log.path} records ${logSays(log.log)}`);
+    return { ...read, reading: { ...read.reading, errorLog: log } };
+  }
+  const fromLog = log ? readingOfLog(log) : null;
+  if (!fromLog || !log) return read;
+  read.notes.push(`the crashing thread's Java frames were read from the JVM's error log instead (${log.path}): it names their methods and bytecode indexes, not their lines`);
+  return { ...read, reading: fromLog };
+}
+
+interface Wanted {
+  heap: boolean;
+  /** Keeps each of jhsdb's answers as evidence, by the command that asked it. */
+  record?: (command: string, output: string, ms: number) => void;
+}
+
+/** The JVM's error log of the core's process: the one named, else one beside the core or in the current folder. */
+async function errorLogOf(jvm: JvmCore, notes: string[]): Promise<{ path: string; log: HsErr } | null> {
+  if (jvm.hsErr === null) return null;
+  const log = await readHsErr(jvm.hsErr);
+  if (!log) {
+    notes.push(`the JVM's error log ${jvm.hsErr} could not be read`);
+    return null;
+  }
+  if (jvm.pid !== null && log.pid !== null && log.pid !== jvm.pid) {
+    notes.push(`${jvm.hsErr} is the error log of another process (pid ${log.pid}; the core's is ${jvm.pid}): it was not read`);
+    return null;
+  }
+  if (log.truncated) notes.push(`the JVM's error log ${jvm.hsErr} is cut short or longer than what is read: what it lacks is unknown`);
+  return { path: jvm.hsErr, log };
+}
+
+/** "SIGSEGV at 0x8, in Unsafe_GetLong (libjvm.so)", "fatal error: OutOfMemory encountered: Java heap space". */
+export function logSays(log: HsErr): string {
+  const frame = log.problematicFrame;
+  const where = frame?.function ? `, in ${frame.function}${frame.module ? ` (${frame.module})` : ""}` : "";
+  if (log.signal) return `${log.signal.name}${log.signal.code ? ` ${log.signal.code}` : ""}${log.signal.address ? ` at ${log.signal.address}` : ""}${where}`;
+  return `${log.errorMessage ?? log.error ?? "an error of the VM's own"}${where}`;
+}
+
+/** A reading from the error log alone: the crashing thread's Java frames as the VM walked them when it died. */
+function readingOfLog({ path: file, log }: { path: string; log: HsErr }): JvmReading | null {
+  const java = (log.javaFrames.length > 0 ? log.javaFrames : log.nativeFrames).filter((frame) => frame.language === "java");
+  if (java.length === 0) return null;
+  const frames: JstackFrame[] = java.map((frame) => ({ pc: frame.pc, function: frame.function, parameters: frame.signature, line: null, language: "java", mode: frame.kind === "java-compiled" ? "Compiled frame" : "Interpreted frame" }));
+  const lwp = log.currentThread?.lwp ?? log.tid;
+  return {
+    version: log.version,
+    source: log.version === null ? path.basename(file) : `${path.basename(file)} (JVM ${log.version})`,
+    threads: [{ lwp, name: log.currentThread?.name ?? null, frames }],
+    heap: null,
+    locks: { threads: [], reported: null },
+    cycles: [],
+    threadsCommand: null,
+    errorLog: { path: file, log },
+  };
+}
+
+/** The error log HotSpot writes by default, `hs_err_pid<pid>.log`, beside the core or in the current folder; null where none is. */
+export function errorLogBeside(core: string, pid: number | null): string | null {
+  if (pid === null) return null;
+  const name = `hs_err_pid${pid}.log`;
+  return [path.join(path.dirname(core), name), path.resolve(name)].find((file) => existsSync(file)) ?? null;
+}
+
+async function readWithJhsdb(jvm: JvmCore, lwp: number | null, wanted: Wanted, notes: string[], commands: string[]): Promise<JvmRead> {
   const build = jvm.buildIdOf(jvm.libjvm.path);
-  if (build === null) return { reading: null, notes: [`the JDK that wrote the core is not on this machine (no ${jvm.libjvm.path}): jhsdb needs that build to read the Java frames, which would show ${WOULD_SHOW}`], commands };
+  if (build === null) return { reading: null, notes: [...notes, `the JDK that wrote the core is not on this machine (no ${jvm.libjvm.path}): jhsdb needs that build to read the Java frames, which would show ${WOULD_SHOW}`], commands };
   if (jvm.libjvm.buildId !== null && build !== jvm.libjvm.buildId) {
-    return { reading: null, notes: [`${jvm.libjvm.path} here is another build (build id ${build}) than the core's (${jvm.libjvm.buildId}): jhsdb reads a core only with the JDK build that wrote it, which would show ${WOULD_SHOW}`], commands };
+    return { reading: null, notes: [...notes, `${jvm.libjvm.path} here is another build (build id ${build}) than the core's (${jvm.libjvm.buildId}): jhsdb reads a core only with the JDK build that wrote it, which would show ${WOULD_SHOW}`], commands };
   }
   if (jvm.libjvm.buildId === null) notes.push(`the core holds no build id of ${jvm.libjvm.path}: the JDK here was taken as the one that wrote it`);
   if (jvm.java === null) return { reading: null, notes: [...notes, `the java launcher the JVM ran is not known (give it with --exe): jhsdb needs it to read the Java frames, which would show ${WOULD_SHOW}`], commands };
@@ -113,7 +189,7 @@ export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: { heap: 
     const threads = read.threads.map((thread) => ({ ...thread, frames: thread.frames.map(withFile) }));
     const filed = cycles.map((cycle) => ({ ...cycle, waits: cycle.waits.map((wait) => ({ ...wait, frame: wait.frame ? withFile(wait.frame) : null })) }));
     const heap = wanted.heap ? await readHeap(sa, asked) : null;
-    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads, heap, locks, cycles: filed, threadsCommand: `${sa.command}: jstack -v` }, notes, commands };
+    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads, heap, locks, cycles: filed, threadsCommand: `${sa.command}: jstack -v`, errorLog: null }, notes, commands };
   } catch (error) {
     return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command}: ${(error as Error).message}; the JDK's jhsdb would show ${WOULD_SHOW}`], commands };
   } finally {
