@@ -58,6 +58,11 @@ describe.skipIf(!hasJava)("a JVM that crashed in Unsafe.getLong called from the 
     expect(read.origin?.evidence).toMatch(/\(JVM_handle_linux_signal in libjvm\.so\), which then aborted/);
   });
 
+  it("reads the same through LLDB", async () => {
+    const read = await triage([crash.core, "--exe", crash.java, "--debugger", "lldb"]);
+    expect([read.kind, read.faultAddress, read.signature, read.culprit.line]).toEqual(["null-dereference", "0x8", "null-dereference | HeaderReader.readHeader | HeaderReader.handle | HeaderReader.main", CULPRIT_LINE]);
+  });
+
   it("shows the stack from the culprit out as the program's Java frames, and what the VM's error log named beside it says", async () => {
     const result = await runCli(["triage", crash.core, "--exe", crash.java, "--hs-err", crash.log]);
     expect(result.code, result.stderr).toBe(0);
@@ -147,6 +152,11 @@ describe.skipIf(!hasJava)("a JVM whose heap ran out under -XX:+CrashOnOutOfMemor
     expect([read.kind, read.message, read.exploitability?.rating]).toEqual(["out-of-memory", "java.lang.OutOfMemoryError: Java heap space", "not-exploitable"]);
     expect(read.culprit).toMatchObject({ function: "ChunkCache.fill", file: "ChunkCache.java", line: culpritLineOf(OOM_JAVA), language: "java" });
     expect(read.signature).toBe("out-of-memory | ChunkCache.fill | ChunkCache.warm | ChunkCache.main");
+  });
+
+  it("reads the same through LLDB, the VM's record of its error found at its loaded address", async () => {
+    const read = await triage([crash.core, "--exe", crash.java, "--debugger", "lldb"]);
+    expect([read.kind, read.message, read.signature]).toEqual(["out-of-memory", "java.lang.OutOfMemoryError: Java heap space", "out-of-memory | ChunkCache.fill | ChunkCache.warm | ChunkCache.main"]);
   });
 
   it("keeps the kind and the error's text with neither jhsdb nor the error log: the VM's own record of its fatal error", async () => {

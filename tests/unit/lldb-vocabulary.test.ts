@@ -1354,3 +1354,21 @@ describe("chars", () => {
     expect(lldbVocabulary.read(probes.evaluate("s"), '(const char *) $2 = 0x0000555555556004 "a"\n')).toBe('0x555555556004 "a"');
   });
 });
+
+describe("lldb reads a symbol's address", () => {
+  it("where it is loaded: a shared library's relocated range, not its file address", () => {
+    const probe = { kind: "symbol-address", name: "VMError::_detail_msg" } as const;
+    expect(render(probe)).toBe("image lookup --symbol VMError::_detail_msg --verbose");
+    const output = [
+      "1 symbols match 'VMError::_detail_msg' in /usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so:",
+      "        Address: libjvm.so[0x0000000001363840] (libjvm.so.PT_LOAD[3]..bss + 337216)",
+      "        Summary: libjvm.so`VMError::_detail_msg",
+      '         Module: file = "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so", arch = "x86_64"',
+      '         Symbol: id = {0x00005c08}, range = [0x00007ffff7d63840-0x00007ffff7d63c40), name="VMError::_detail_msg", mangled="_ZN7VMError11_detail_msgE"',
+      "",
+    ].join("\n");
+    expect(read(probe, output)).toBe("0x7ffff7d63840");
+    // A program not relocated, its summary alone: the file address is where it is.
+    expect(read(probe, "1 match found in /srv/svc:\n        Address: svc[0x00000000005364b0] (svc.PT_LOAD[2]..bss + 4272)\n")).toBe("0x5364b0");
+  });
+});

@@ -87,7 +87,8 @@ function render(probe: Probe, reading: LldbReading): string {
       // Verbose: a PE's first variable in a section is summarised as the section (`.bss`); its Variable line names it.
       return `image lookup --address ${probe.indirect ? argument(`*(void **)${probe.address}`) : probe.address} --verbose`;
     case "symbol-address":
-      return `image lookup --symbol ${argument(probe.name)}`;
+      // Verbose: its Symbol line gives the loaded range; the summary's Address is the file address.
+      return `image lookup --symbol ${argument(probe.name)} --verbose`;
     case "source-line":
       // Verbose: its LineEntry names the whole path, where the summary gives the file's name alone.
       return `image lookup --address ${probe.address} --verbose`;
@@ -155,9 +156,11 @@ const READERS: Readers = {
       ...(found.inlined ? { inlined: found.inlined.map((frame) => (sameFile(frame.file) ? { ...frame, file: entry.file } : frame)) } : {}),
     };
   },
-  // `Address: svc[0x00000000005364b0] (svc.PT_LOAD[2]..bss + 4272)`: the file address, the load address of a program not relocated.
+  // `Symbol: id = {0x00005c08}, range = [0x00007ffff7d63840-0x00007ffff7d63c40), name="VMError::_detail_msg"`: where
+  // it is loaded (a shared library's is relocated); else `Address: svc[0x00000000005364b0] (…)`, the file
+  // address, which is the load address of a program not relocated.
   "symbol-address": (output) => {
-    const address = /Address: \S*\[(0x[0-9a-fA-F]+)\]/.exec(output)?.[1];
+    const address = /Symbol: .*?range = \[(0x[0-9a-fA-F]+)-/.exec(output)?.[1] ?? /Address: \S*\[(0x[0-9a-fA-F]+)\]/.exec(output)?.[1];
     return address ? `0x${BigInt(address).toString(16)}` : null;
   },
   "source-line": (output) => {
