@@ -100,7 +100,9 @@ function whyLine(result: TriageResult): string | null {
 }
 
 function describeFrame(frame: PlacedFrame): string {
-  const where = frame.file !== null ? ` at ${frame.file}:${frame.line ?? "?"}` : frame.module !== null ? ` in ${frame.module}` : "";
+  // A runtime's frame the runtime names no line of (a Java native method) is at its file alone.
+  const line = frame.line !== null ? `:${frame.line}` : frame.found === "runtime" ? "" : ":?";
+  const where = frame.file !== null ? ` at ${frame.file}${line}` : frame.module !== null ? ` in ${frame.module}` : "";
   // Full C++/Rust names (parameter and template lists) make the list unreadable; the source line says the rest.
   return `#${frame.level} ${frame.function ? normalizeFunctionName(frame.function) : "??"}${where}`;
 }

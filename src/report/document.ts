@@ -58,6 +58,8 @@ export interface StackFrame {
   module: string | null;
   /** The functions this one was inlined into at this pc, innermost first, each at its call's line (from a Breakpad symbol file). */
   inlinedInto?: { function: string; file: string | null; line: number | null }[];
+  /** The language of a frame a runtime's own tools read (`java`: a Java method the JVM ran), which runs in no module. */
+  runtimeLanguage?: string;
 }
 
 /** A stretch of the address space around a fault, as a person names it. */

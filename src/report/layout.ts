@@ -270,6 +270,11 @@ function inlinedText(frame: StackFrame): Inline {
   return chain.flatMap((outer) => line(" (inlined into ", code(outer.function), outer.file ? line(" at ", code(location(outer.file, outer.line))) : null, ")"));
 }
 
+/** "Java code (run by the JVM)" for a runtime's frame. */
+function runtimeCode(language: string): string {
+  return language === "java" ? "Java code (run by the JVM)" : `${language} code`;
+}
+
 function stackBlock(culpritFrame: number | null, details: ReportDetails): Block[] {
   const frames = details.frames ?? [];
   const recursion = details.recursion ?? null;
@@ -280,7 +285,8 @@ function stackBlock(culpritFrame: number | null, details: ReportDetails): Block[
     f.level === culpritFrame ? [strong(`${f.level}`)] : line(`${f.level}`),
     f.function ? line(code(f.function), f.level === culpritFrame ? " ← culprit" : null, inlinedText(f)) : line("??"),
     f.file ? [code(location(f.file, f.line))] : dash(),
-    orDash(f.module && basename(f.module), (v) => [code(v)]),
+    // A runtime's frame (a Java method) runs in no module of its own: its language says where it ran.
+    f.module ? [code(basename(f.module))] : f.runtimeLanguage ? line(runtimeCode(f.runtimeLanguage)) : dash(),
   ]);
   const blocks = [heading(3, "Stack")];
   if (recursion) {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 
 import type { Crash, Report } from "../../src/report/schema.js";
 import { javaLockCycles, readJavaLocks } from "../../src/runtimes/jvm/index.js";
-import { runCli } from "../helpers/cli.js";
+import { pipeChat, runCli } from "../helpers/cli.js";
 import { hasJava } from "../helpers/jvm.js";
 import { latchHangCore, reentrantDeadlockCore, synchronizedDeadlockCore, type HungJvmCore } from "../helpers/jvm-hang.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
@@ -53,15 +53,23 @@ describe.skipIf(!hasJava)("cores of hung JVMs", () => {
     // Each holds the lock the other waits for: the debugger's thread numbers of the two tellers.
     expect([cycle[0]?.heldByThread, cycle[1]?.heldByThread]).toEqual([cycle[1]?.thread, cycle[0]?.thread]);
 
-    const out = tempDir("dumpdbg-jvm-bank-report-");
-    const analysed = await runCli(["analyze", hung.core, "--exe", hung.java, "--offline", "--out", out, "--json"]);
+    const dir = tempDir("dumpdbg-jvm-bank-report-");
+    const analysed = await runCli(["analyze", hung.core, "--exe", hung.java, "--offline", "--sessions-dir", "sessions", "--out", "reports", "--json"], { cwd: dir });
     expect(analysed.code, analysed.stderr).toBe(0);
     const report = JSON.parse(analysed.stdout) as Report;
     expect(report.hypotheses.map((h) => h.status)).toEqual(["confirmed", "rejected"]);
     expect(report.conclusion.summary).toMatch(/^A Java deadlock: 2 threads each wait for a lock another holds, in `Bank\.transfer` \(Bank\.java:\d+\) \(E\d+\)/);
     expect(report.conclusion.rootCause).toMatch(/thread \d+ "teller-1" waits in `Bank\.transfer` .* held by thread \d+ "teller-2"/);
     // The cited evidence is jhsdb's reading of the threads, kept in the session's store.
-    expect(report.evidence.some((e) => /^jhsdb clhsdb --core .*: jstack -v$/.test(e.command))).toBe(true);
+    const jstack = report.evidence.find((e) => /^jhsdb clhsdb --core .*: jstack -v$/.test(e.command));
+    expect(jstack).toBeDefined();
+
+    // The chat answers in Java: who holds what, and a teller's Java frames, citing jhsdb's reading.
+    const chat = await pipeChat(["chat", report.session.id, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], dir, "who holds the locks?\nwhat is teller-2 doing?\n");
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toMatch(new RegExp(`Java deadlock \\[${jstack?.id}\\]: thread \\d+ "teller-1" waits in Bank\\.transfer \\(Bank\\.java:\\d+\\) for a Bank\\$Account \\(0x[0-9a-f]+\\), held by thread \\d+ "teller-2"`));
+    expect(chat.stdout).toMatch(/Thread \d+ "teller-2", BLOCKED \(on object monitor\), its Java frames as jhsdb read them \[E\d+\]:\n  Bank\.transfer \(Bank\.java:\d+\)/);
+    expect(chat.stdout).toMatch(/It waits to lock a Bank\$Account \(0x[0-9a-f]+\), held by thread \d+ "teller-1"\./);
   });
 
   it("a ReentrantLock lock-order deadlock: the restocker and the order desk, each parked where it takes its second lock", async () => {

@@ -30,6 +30,7 @@ import { firstEvidence } from "./briefing.js";
 import { checkClaim, findClaims, kindPhrase, nullClaimFinding, type Measurements, type Finding } from "./claims.js";
 import { relevantEvidence } from "./evidence-search.js";
 import { QuestionProbes, type Measured, type ProbeDeps } from "./probes.js";
+import type { JvmFacts } from "../../analyzers/index.js";
 import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
 
 /** Frames listed for one thread: as many as triage's and the playbooks' backtrace, so the crashing thread's are usually stored. */
@@ -109,6 +110,12 @@ export class OfflineEngine {
    * isn't it?") and was `corrected` gets the crash's facts after its correction.
    */
   async answer(question: string, corrected: boolean): Promise<Finding> {
+    // A Java thread asked about by its name ("what is teller-2 doing?"): its Java frames and locks.
+    const named = this.javaThreadNamed(question);
+    if (named !== null) {
+      const java = this.javaStackAnswer(named);
+      if (java) return java;
+    }
     const classified = classifyQuestion(question);
     const intent: Intent = classified.kind === "unknown" && corrected ? { kind: "crash" } : classified;
     try {
@@ -156,8 +163,65 @@ export class OfflineEngine {
     }
   }
 
+  /** A JVM's Java side as triage read it (the JDK's jhsdb), with the evidence id of its reading of the threads; null for another program. */
+  private java(): { jvm: JvmFacts; id: string | null } | null {
+    const jvm = this.facts.triage.jvm ?? null;
+    if (!jvm) return null;
+    return { jvm, id: jvm.threadsCommand ? (this.deps.briefing.triageEvidence[jvm.threadsCommand] ?? null) : null };
+  }
+
+  /** A Java thread's frames and what it holds and waits for, as jhsdb read them; null for a thread the JVM does not run Java on. */
+  private javaStackAnswer(thread: number): Finding | null {
+    const java = this.java();
+    const read = java?.jvm.threads.find((t) => t.id === thread);
+    if (!java || !read || read.frames.length === 0) return null;
+    const cite = java.id ? ` [${java.id}]` : "";
+    const lines = [`Thread ${thread} "${read.name ?? "?"}", ${read.state ?? "state not shown"}, its Java frames as jhsdb read them${cite}:`];
+    for (const frame of read.frames) lines.push(`  ${frame.function ?? "??"}${frame.file ? ` (${frame.file}${frame.line !== null ? `:${frame.line}` : ""})` : frame.line !== null ? ` (line ${frame.line})` : ""}`);
+    if (read.holds.length > 0) lines.push(`It holds ${read.holds.join(", ")}.`);
+    if (read.waitsFor) lines.push(read.waitKind === "monitor" || read.waitKind === "ownable" ? `It waits to lock ${read.waitsFor}${this.holderOf(java.jvm, read.waitsFor)}.` : `It waits on ${read.waitsFor} (${read.waitKind === "wait" ? "Object.wait, for a notify" : "parked, for an unpark"}).`);
+    return { text: lines.join("\n"), evidenceIds: java.id ? [java.id] : [] };
+  }
+
+  /** The thread a question names by its Java name (`teller-2`, `"order-desk"`), where exactly one has it; "main" is the main thread's word. */
+  private javaThreadNamed(question: string): number | null {
+    const threads = this.java()?.jvm.threads ?? [];
+    const named = threads.filter((t) => t.id !== null && t.name && t.name !== "main" && new RegExp(`(^|[\\s"'\`(])${t.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s"'\`),.?!:;])`).test(question));
+    return named.length === 1 ? (named[0]?.id ?? null) : null;
+  }
+
+  /** ", held by thread 16 "teller-2"" for a lock a Java thread holds. */
+  private holderOf(jvm: JvmFacts, lock: string): string {
+    const holder = jvm.threads.find((t) => t.holds.includes(lock));
+    return holder ? `, held by thread ${holder.id ?? "?"} "${holder.name ?? "?"}"` : ", whose holder the reading does not show";
+  }
+
+  /** Which Java threads hold and wait for which locks (monitors, ReentrantLocks), and the cycle among them. */
+  private javaLocksAnswer(): Finding | null {
+    const java = this.java();
+    if (!java) return null;
+    const cite = java.id ? ` [${java.id}]` : "";
+    const waiting = java.jvm.threads.filter((t) => t.waitsFor !== null);
+    const lines: string[] = [];
+    const cycle = this.crash.deadlock?.cycle ?? [];
+    if (cycle.length > 1) {
+      const name = (id: number | null) => `thread ${id ?? "?"} "${java.jvm.threads.find((t) => t.id === id)?.name ?? "?"}"`;
+      lines.push(`Java deadlock${cite}: ${cycle.map((edge) => `${name(edge.thread)} waits in ${edge.function ?? "?"}${edge.line !== null ? ` (${edge.file ?? "line"}${edge.file ? ":" : " "}${edge.line})` : ""} for ${edge.lockName ?? "a lock"} (${edge.lock ?? "?"}), held by ${name(edge.heldByThread)}`).join("; ")}. None of them can go on.`);
+    }
+    for (const t of waiting.slice(0, MAX_LOCKS)) {
+      if (cycle.some((edge) => edge.thread === t.id)) continue;
+      // Object.wait and parking release what they wait on: they wait for a notify or an unpark, not for a holder.
+      const how = t.waitKind === "wait" ? `waits on ${t.waitsFor} (Object.wait) for a notify` : t.waitKind === "park" ? `is parked on ${t.waitsFor} until something releases it` : `waits to lock ${t.waitsFor}${this.holderOf(java.jvm, t.waitsFor as string)}`;
+      lines.push(`Thread ${t.id ?? "?"} "${t.name ?? "?"}" (${t.state ?? "?"}) ${how}${cite}.`);
+    }
+    if (lines.length === 0) lines.push(`No Java thread waits for a lock another holds${cite}.`);
+    return { text: lines.join("\n"), evidenceIds: java.id ? [java.id] : [] };
+  }
+
   private async stackAnswer(ref: ThreadRef): Promise<Finding> {
     const thread = await this.resolveThread(ref);
+    const java = this.javaStackAnswer(thread);
+    if (java) return java;
     const stack = await this.stack(thread);
     if (stack.frames.length === 0) return failed(`${this.deps.vocabulary.debugger} shows no stack for thread ${thread}`, stack);
     const culprit = thread === this.crash.thread.id ? this.crash.culprit.frame : null;
@@ -317,6 +381,8 @@ export class OfflineEngine {
   }
 
   private async locksAnswer(only: string | null): Promise<Finding> {
+    const java = only === null ? this.javaLocksAnswer() : null;
+    if (java) return java;
     const all = await this.probes.run(ALL_STACKS);
     const waits = (all.reading ?? [])
       .map((trace) => lockWait(trace.thread, trace.frames.map((frame) => ({ ...frame, module: frame.from }))))

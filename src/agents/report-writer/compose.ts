@@ -105,6 +105,7 @@ function detailsOf(state: State, runtime: Runtime, triage: TriageResult, conclud
       line: f.line,
       module: f.module,
       ...(f.inlinedInto?.length ? { inlinedInto: f.inlinedInto } : {}),
+      ...(f.found === "runtime" && f.language ? { runtimeLanguage: f.language } : {}),
     })),
     recursion: triage.recursion ? { frames: triage.recursion.depth, cycle: [...triage.recursion.cycle].reverse() } : null,
     faultPlace: triage.faultPlace ?? null,

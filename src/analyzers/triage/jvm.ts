@@ -17,8 +17,19 @@ export async function readJava(jvm: JvmCore | null | undefined, verdict: Verdict
   return jvm ? readJvm(jvm, verdict.thread?.lwp ?? null, { heap: verdict.kind === "out-of-memory", ...(record ? { record } : {}) }) : null;
 }
 
+/** The Java threads, and frames of each, that the analysis keeps for the chat: a server's few hundred threads, their innermost frames. */
+const MAX_THREADS_KEPT = 500;
+const MAX_FRAMES_KEPT = 24;
+
+/** `Bank$Account` of `Bank$Account.deposit`. */
+function classOf(method: string | null): string {
+  return method === null ? "" : method.slice(0, Math.max(0, method.lastIndexOf(".")));
+}
+
 /** What a report and the playbooks take of the JVM's reading beside its frames. */
 export function jvmFacts(reading: JvmReading, threads: ThreadSummary[]): JvmFacts {
+  // The source files read for some frames (the crashing thread's, the deadlock's) name their classes' in every thread.
+  const files = new Map(reading.threads.flatMap((thread) => thread.frames.flatMap((frame) => (frame.file ? [[classOf(frame.function), frame.file] as const] : []))));
   const ref = (lock: { type: string; address: string }) => `a ${lock.type} (${lock.address})`;
   return {
     version: reading.version,
@@ -26,7 +37,16 @@ export function jvmFacts(reading: JvmReading, threads: ThreadSummary[]): JvmFact
     heap: reading.heap,
     threadsCommand: reading.threadsCommand,
     errorLog: reading.errorLog ? { path: reading.errorLog.path, says: logSays(reading.errorLog.log), commandLine: reading.errorLog.log.commandLine, vmState: reading.errorLog.log.vmState } : null,
-    threads: reading.locks.threads.map((thread) => ({ id: threads.find((t) => t.lwp !== null && t.lwp === thread.lwp)?.id ?? null, lwp: thread.lwp, name: thread.name, state: thread.state, holds: thread.holds.map(ref), waitsFor: thread.waitsFor ? ref(thread.waitsFor) : null })),
+    threads: reading.locks.threads.slice(0, MAX_THREADS_KEPT).map((thread) => ({
+      id: threads.find((t) => t.lwp !== null && t.lwp === thread.lwp)?.id ?? null,
+      lwp: thread.lwp,
+      name: thread.name,
+      state: thread.state,
+      holds: thread.holds.map(ref),
+      waitsFor: thread.waitsFor ? ref(thread.waitsFor) : null,
+      waitKind: thread.waitKind,
+      frames: thread.frames.slice(0, MAX_FRAMES_KEPT).map((frame) => ({ function: frame.function, file: frame.file ?? files.get(classOf(frame.function)) ?? null, line: frame.line })),
+    })),
   };
 }
 

@@ -115,5 +115,5 @@ export interface JvmFacts {
   /** The JVM's own error log of the crash and what it records, where it was found or named. */
   errorLog: { path: string; says: string; commandLine: string | null; vmState: string | null } | null;
   /** Each Java thread: the debugger's number of its OS thread, its name and state, the locks it holds and the one it waits for. */
-  threads: { id: number | null; lwp: number | null; name: string | null; state: string | null; holds: string[]; waitsFor: string | null }[];
+  threads: { id: number | null; lwp: number | null; name: string | null; state: string | null; holds: string[]; waitsFor: string | null; waitKind: "monitor" | "ownable" | "wait" | "park" | null; frames: { function: string | null; file: string | null; line: number | null }[] }[];
 }
