@@ -78,6 +78,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       pointerBytes: readings.target.pointerBytes,
       regions: readings.target.regions,
       abortNamed: frames.some((frame) => ABORT_MACHINERY.test(normalizeFunctionName(frame.function ?? ""))) || readings.said.annotated !== null,
+      jit: readings.target.libraries.some((library) => /(^|\/)libjvm\.so$/.test(library.path)) ? "the JVM" : null,
     }),
     annotations,
   };
