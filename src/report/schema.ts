@@ -46,7 +46,7 @@ const RuntimeSchema = z.object({
   name: z.enum(["jvm", "node", "cpython", "go"]),
   /** As the runtime names its version (`17.0.15+6-Debian-1deb12u1`). */
   version: z.string().nullable(),
-  /** What read its frames, with its version: `jhsdb clhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */
+  /** What read its frames, with its version: `jhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */
   source: z.string(),
 });
 export type Runtime = z.infer<typeof RuntimeSchema>;

@@ -61,7 +61,7 @@ describe.skipIf(!hasJava)("cores of hung JVMs", () => {
     expect(report.conclusion.summary).toMatch(/^A Java deadlock: 2 threads each wait for a lock another holds, in `Bank\.transfer` \(Bank\.java:\d+\) \(E\d+\)/);
     expect(report.conclusion.rootCause).toMatch(/thread \d+ "teller-1" waits in `Bank\.transfer` .* held by thread \d+ "teller-2"/);
     // The cited evidence is jhsdb's reading of the threads, kept in the session's store.
-    const jstack = report.evidence.find((e) => /^jhsdb clhsdb --core .*: jstack -v$/.test(e.command));
+    const jstack = report.evidence.find((e) => /^jhsdb jstack --core \S+ --exe \S+$/.test(e.command));
     expect(jstack).toBeDefined();
 
     // The chat answers in Java: who holds what, and a teller's Java frames, citing jhsdb's reading.

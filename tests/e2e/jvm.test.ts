@@ -54,7 +54,7 @@ describe.skipIf(!hasJava)("a JVM that crashed in Unsafe.getLong called from the 
     expect(read.signature).toBe("null-dereference | HeaderReader.readHeader | HeaderReader.handle | HeaderReader.main");
     expect(read.runtime?.name).toBe("jvm");
     expect(read.runtime?.version).toMatch(/^17\./);
-    expect(read.runtime?.source).toMatch(/^jhsdb clhsdb \(JVM 17\./);
+    expect(read.runtime?.source).toMatch(/^jhsdb \(JVM 17\./);
     expect(read.origin?.evidence).toMatch(/\(JVM_handle_linux_signal in libjvm\.so\), which then aborted/);
   });
 
@@ -87,7 +87,7 @@ describe.skipIf(!hasJava)("a JVM that crashed in Unsafe.getLong called from the 
     expect([read.kind, read.faultAddress, read.culprit.function, read.culprit.language, read.runtime]).toEqual(["null-dereference", "0x8", "Unsafe_GetLong", null, null]);
     expect(read.signature).toBe("null-dereference | Unsafe_GetLong");
     const text = await runCli(["triage", crash.core, "--exe", crash.java], { env: NO_JHSDB });
-    expect(text.stdout).toMatch(/Note: +the JVM's Java frames were not read: jhsdb clhsdb --core .*: \/nonexistent\/jhsdb is not there; the JDK's jhsdb would show the Java methods and lines/);
+    expect(text.stdout).toMatch(/Note: +the JVM's Java frames were not read: jhsdb jstack --core .*: \/nonexistent\/jhsdb is not there; the JDK's jhsdb would show the Java methods and lines/);
   });
 
   it("is explained offline as the address the Java method passed to Unsafe, read where the VM faulted", async () => {

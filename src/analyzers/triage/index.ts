@@ -27,7 +27,8 @@ import { crashOf, resultOf } from "./crash.js";
 import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
-import { jvmFacts, readJava, runtimeOf, withJava, withJavaWaits } from "./jvm.js";
+import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
+import type { JvmStart } from "../../runtimes/jvm/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
 import type { TriageResult } from "./result.js";
@@ -94,7 +95,16 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     return answer;
   }) as Ask);
   q.problems.push(...(options.missing ?? []));
+  // A JVM's Java side is read by the JDK's jhsdb, which starts now and works beside the debugger.
+  const jvm = startJava(options.jvm, options.record);
+  try {
+    return await triageWith(q, options, limit, commands, jvm);
+  } finally {
+    jvm?.close();
+  }
+}
 
+async function triageWith(q: Inspector, options: TriageOptions, limit: number, commands: string[], jvm: JvmStart | null): Promise<TriageResult> {
   const target = await readTarget(q, options);
   const recorded = await readStop(q, target, options);
   const stack = await readStack(q, target, recorded, limit);
@@ -112,7 +122,7 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
   if (native.caught) q.problems.push(caughtNote(native.caught));
   // A JVM's side, read once the native verdict is known (an out-of-memory death has its heap read):
   // its Java frames take the place of the code the VM generated, and a hung JVM's waits are read in Java.
-  const java = await readJava(options.jvm, native, options.record);
+  const java = await readJava(jvm, native);
   q.problems.push(...(java?.notes ?? []));
   commands.push(...(java?.commands ?? []));
   const verdict = withJavaWaits(withJava(native, java), java, readings.target.threads);

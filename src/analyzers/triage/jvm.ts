@@ -7,14 +7,22 @@
 import { debuggerLevel } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
 import type { ThreadSummary } from "../../debuggers/model.js";
-import { logSays, readJvm, javaFrames, type JstackFrame, type JstackThread, type JvmCore, type JvmRead, type JvmReading } from "../../runtimes/jvm/index.js";
+import { logSays, startJvm, javaFrames, type JstackFrame, type JstackThread, type JvmCore, type JvmRead, type JvmReading, type JvmStart } from "../../runtimes/jvm/index.js";
 import { culpritIndex, isRuntimeFrame, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 import type { JvmFacts } from "./result.js";
 
-/** The JVM read for the crashing thread (`lwp`); null for a core of no JVM. */
-export async function readJava(jvm: JvmCore | null | undefined, verdict: Verdict, record?: (command: string, output: string, ms: number) => void): Promise<JvmRead | null> {
-  return jvm ? readJvm(jvm, verdict.thread?.lwp ?? null, { heap: verdict.kind === "out-of-memory", ...(record ? { record } : {}) }) : null;
+/**
+ * The JVM's reading begun as triage starts (jhsdb's own JVM starts up and reads the core while the
+ * debugger reads the native side); null for a core of no JVM.
+ */
+export function startJava(jvm: JvmCore | null | undefined, record?: (command: string, output: string, ms: number) => void): JvmStart | null {
+  return jvm ? startJvm(jvm, record) : null;
+}
+
+/** The JVM read for the native verdict's thread, with its heap where it ran out of memory; null for a core of no JVM. */
+export async function readJava(started: JvmStart | null, verdict: Verdict): Promise<JvmRead | null> {
+  return started ? started.finish(verdict.thread?.lwp ?? null, verdict.kind === "out-of-memory") : null;
 }
 
 /** The Java threads, and frames of each, that the analysis keeps for the chat: a server's few hundred threads, their innermost frames. */

@@ -17,8 +17,11 @@ const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 export interface Clhsdb {
   /** `jhsdb clhsdb --core CORE --exe JAVA`, for the report's record. */
   command: string;
-  /** What the command printed; rejects with one line saying what went wrong. */
-  ask(command: string): Promise<string>;
+  /**
+   * What the command printed; rejects with one line saying what went wrong. A question given
+   * `timeoutMs` that takes longer ends the session: the SA cannot be interrupted in a command.
+   */
+  ask(command: string, timeoutMs?: number): Promise<string>;
   close(): void;
 }
 
@@ -77,10 +80,22 @@ export function openClhsdb(jhsdb: string, core: string, java: string): Clhsdb {
   let asked = 0;
   let queue: Promise<unknown> = Promise.resolve();
 
-  const answer = async (question: string): Promise<string> => {
+  const answer = async (question: string, timeoutMs?: number): Promise<string> => {
     const marker = `Error: java.lang.NumberFormatException: end_${nonce}_${++asked}`;
     const from = stdout.length;
     child.stdin.write(`${question}\nprint end_${nonce}_${asked}\n`);
+    const limit = timeoutMs === undefined ? null : setTimeout(() => {
+      failure = `it did not answer \`${question.split(" ")[0]}\` in ${Math.round(timeoutMs / 1000)} s`;
+      child.kill("SIGKILL");
+      wake();
+    }, timeoutMs);
+    try {
+      return await answered(marker, from);
+    } finally {
+      if (limit) clearTimeout(limit);
+    }
+  };
+  const answered = async (marker: string, from: number): Promise<string> => {
     for (;;) {
       const at = stdout.indexOf(marker, from);
       if (at >= 0) {
@@ -95,8 +110,8 @@ export function openClhsdb(jhsdb: string, core: string, java: string): Clhsdb {
 
   return {
     command,
-    ask(question) {
-      const next = queue.then(() => answer(question));
+    ask(question, timeoutMs) {
+      const next = queue.then(() => answer(question, timeoutMs));
       queue = next.catch(() => undefined);
       return next;
     },

@@ -1,6 +1,7 @@
 /**
  * A HotSpot JVM in a core: recognised by its libjvm.so, read with the JDK that wrote the core (the
- * same build, by build id), through the Serviceability Agent's `jhsdb clhsdb`. What could not be read
+ * same build, by build id), through the Serviceability Agent: `jhsdb jstack` for the threads, a
+ * `jhsdb clhsdb` session for the classes' source files and the heap. What could not be read
  * is said with what it would have shown; the caller keeps the native frames then.
  */
 import { existsSync } from "node:fs";
@@ -11,6 +12,7 @@ import path from "node:path";
 import type { Module } from "../../debuggers/model.js";
 import { sourceFileOf } from "./class-file.js";
 import { openClhsdb, type Clhsdb } from "./clhsdb.js";
+import { jstackCommand, runJstack, type JstackRun } from "./jhsdb.js";
 import { parseHeap, type JavaHeap } from "./heap.js";
 import { readHsErr, type HsErr } from "./hs-err.js";
 import { javaFrames, parseJstack, type JstackFrame, type JstackThread } from "./jstack.js";
@@ -39,7 +41,7 @@ export interface JvmCore {
 export interface JvmReading {
   /** The VM's version as the SA printed it (`17.0.15+6-Debian-1deb12u1`). */
   version: string | null;
-  /** What read the frames, with the VM's version: `jhsdb clhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */
+  /** What read the frames, with the VM's version: `jhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */
   source: string;
   threads: JstackThread[];
   /** The heap's spaces and what holds it, read where the VM ran out of memory; null where not read. */
@@ -47,7 +49,7 @@ export interface JvmReading {
   /** Each Java thread's state and locks, and the cycles of threads waiting for each other's (a Java deadlock). */
   locks: JavaLocks;
   cycles: JavaLockCycle[];
-  /** The command whose answer holds the threads, their frames and locks (`jhsdb clhsdb --core … : jstack -v`), to cite it; null where the frames came from the error log. */
+  /** The command whose answer holds the threads, their frames and locks (`jhsdb jstack --core … --exe …`), to cite it; null where the frames came from the error log. */
   threadsCommand: string | null;
   /** The JVM's own error log of the crash, where it was found or named. */
   errorLog: { path: string; log: HsErr } | null;
@@ -74,24 +76,55 @@ const MAX_CLASSES = 24;
 const MAX_CLASS_BYTES = 8 * 1024 * 1024;
 
 /**
- * The JVM's threads, their Java frames (with each frame's pc and line) and locks, from the core,
- * through one `jhsdb clhsdb` session: `jstack -v` for the threads, `sysprops` for the VM's version,
- * and `dumpclass` for the source file names of the classes whose frames the report shows (`lwp`'s,
- * the crashing thread's).
+ * The JVM's threads, their Java frames (with their lines) and locks, from the core, through the SA's
+ * thread dump (`jhsdb jstack`: threads, frames, lines, monitors, the SA's deadlock detection) and a
+ * `jhsdb clhsdb` session: `dumpclass` for the source file names of the classes whose frames the
+ * report shows (`lwp`'s, the crashing thread's), the heap where it ran out. Where jhsdb cannot read
+ * them, the crashing thread's Java frames come from the VM's error log.
  */
 export async function readJvm(jvm: JvmCore, lwp: number | null, wanted: Wanted = { heap: false }): Promise<JvmRead> {
+  const started = startJvm(jvm, wanted.record);
+  try {
+    return await started.finish(lwp, wanted.heap);
+  } finally {
+    started.close();
+  }
+}
+
+/** A JVM's reading begun; `finish` completes it once the crashing thread, and whether its heap matters, are known. */
+export interface JvmStart {
+  finish(lwp: number | null, heap: boolean): Promise<JvmRead>;
+  /** Ends jhsdb, read or not. */
+  close(): void;
+}
+
+/**
+ * Starts reading a JVM's core: jhsdb opens it and is asked for the threads and the VM's version at
+ * once, so that the JVM it runs starts up, and reads the core, while the debugger reads the native side.
+ */
+export function startJvm(jvm: JvmCore, record?: Wanted["record"]): JvmStart {
   const notes: string[] = [];
   const commands: string[] = [];
-  const log = await errorLogOf(jvm, notes);
-  const read = await readWithJhsdb(jvm, lwp, wanted, notes, commands);
-  if (read.reading) {
-    if (log) notes.push(`the JVM's own error log was read with the core: ${log.path} records ${logSays(log.log)}`);
-    return { ...read, reading: { ...read.reading, errorLog: log } };
-  }
-  const fromLog = log ? readingOfLog(log) : null;
-  if (!fromLog || !log) return read;
-  read.notes.push(`the crashing thread's Java frames were read from the JVM's error log instead (${log.path}): it names their methods and bytecode indexes, not their lines`);
-  return { ...read, reading: fromLog };
+  const log = errorLogOf(jvm, notes);
+  const begun = beginJhsdb(jvm, record, notes, commands);
+  return {
+    async finish(lwp, heap) {
+      // The log's own notes (another process's, cut short) come first, as they are read first.
+      const found = await log;
+      const read = "failure" in begun ? { reading: null, notes: [...notes, begun.failure], commands } : await finishJhsdb(begun, lwp, heap, notes, commands);
+      if (read.reading) {
+        if (found) read.notes.push(`the JVM's own error log was read with the core: ${found.path} records ${logSays(found.log)}`);
+        return { ...read, reading: { ...read.reading, errorLog: found } };
+      }
+      const fromLog = found ? readingOfLog(found) : null;
+      if (!fromLog || !found) return read;
+      read.notes.push(`the crashing thread's Java frames were read from the JVM's error log instead (${found.path}): it names their methods and bytecode indexes, not their lines`);
+      return { ...read, reading: fromLog };
+    },
+    close() {
+      if (!("failure" in begun)) begun.sa.close();
+    },
+  };
 }
 
 interface Wanted {
@@ -149,66 +182,89 @@ export function errorLogBeside(core: string, pid: number | null): string | null 
   return [path.join(path.dirname(core), name), path.resolve(name)].find((file) => existsSync(file)) ?? null;
 }
 
-async function readWithJhsdb(jvm: JvmCore, lwp: number | null, wanted: Wanted, notes: string[], commands: string[]): Promise<JvmRead> {
+/**
+ * jhsdb started: its thread dump (`jhsdb jstack`, which reads no more than the threads) and a clhsdb
+ * session for what the dump lacks (the classes' source files, the heap), both attaching to the core at
+ * once; or why it was not run.
+ */
+type Begun = { sa: Clhsdb; threads: Promise<JstackRun>; threadsCommand: string } | { failure: string };
+
+function beginJhsdb(jvm: JvmCore, record: Wanted["record"], notes: string[], commands: string[]): Begun {
   const build = jvm.buildIdOf(jvm.libjvm.path);
-  if (build === null) return { reading: null, notes: [...notes, `the JDK that wrote the core is not on this machine (no ${jvm.libjvm.path}): jhsdb needs that build to read the Java frames, which would show ${WOULD_SHOW}`], commands };
+  const failure = (why: string): Begun => ({ failure: why });
+  if (build === null) return failure(`the JDK that wrote the core is not on this machine (no ${jvm.libjvm.path}): jhsdb needs that build to read the Java frames, which would show ${WOULD_SHOW}`);
   if (jvm.libjvm.buildId !== null && build !== jvm.libjvm.buildId) {
-    return { reading: null, notes: [...notes, `${jvm.libjvm.path} here is another build (build id ${build}) than the core's (${jvm.libjvm.buildId}): jhsdb reads a core only with the JDK build that wrote it, which would show ${WOULD_SHOW}`], commands };
+    return failure(`${jvm.libjvm.path} here is another build (build id ${build}) than the core's (${jvm.libjvm.buildId}): jhsdb reads a core only with the JDK build that wrote it, which would show ${WOULD_SHOW}`);
   }
   if (jvm.libjvm.buildId === null) notes.push(`the core holds no build id of ${jvm.libjvm.path}: the JDK here was taken as the one that wrote it`);
-  if (jvm.java === null) return { reading: null, notes: [...notes, `the java launcher the JVM ran is not known (give it with --exe): jhsdb needs it to read the Java frames, which would show ${WOULD_SHOW}`], commands };
+  if (jvm.java === null) return failure(`the java launcher the JVM ran is not known (give it with --exe): jhsdb needs it to read the Java frames, which would show ${WOULD_SHOW}`);
   // `DUMPDBG_JHSDB` names another jhsdb, as `DUMPDBG_GDB` another gdb; by default the JDK's whose libjvm.so the core maps.
   const jhsdb = process.env.DUMPDBG_JHSDB || path.join(path.dirname(jvm.libjvm.path), "..", "..", "bin", "jhsdb");
+  const started = performance.now();
+  const threads = runJstack(jhsdb, jvm.core, jvm.java).then((run) => {
+    if (run.ok) record?.(run.command, run.output, Math.round(performance.now() - started));
+    return run;
+  });
+  commands.push(jstackCommand(jvm.core, jvm.java));
   const opened = openClhsdb(jhsdb, jvm.core, jvm.java);
   // Each question is recorded by the command that asked it, and its answer kept as evidence where the caller keeps it.
   const sa: Clhsdb = {
     ...opened,
-    async ask(question) {
-      const started = performance.now();
-      const answer = await opened.ask(question);
-      wanted.record?.(`${opened.command}: ${question.replace(/ \/\S*$/, "")}`, answer, Math.round(performance.now() - started));
+    async ask(question, timeoutMs) {
+      const asked = performance.now();
+      const answer = await opened.ask(question, timeoutMs);
+      record?.(`${opened.command}: ${question.replace(/ \/\S*$/, "")}`, answer, Math.round(performance.now() - asked));
       return answer;
     },
   };
-  const asked = (command: string) => commands.push(`${sa.command}: ${command}`);
-  try {
-    asked("jstack -v");
-    const text = await sa.ask("jstack -v");
-    const read = parseJstack(text);
-    if (read.threads.length === 0) return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command} printed no Java thread; it would show ${WOULD_SHOW}`], commands };
-    asked("sysprops");
-    const version = vmVersion(await sa.ask("sysprops"));
-    const locks = readJavaLocks(text);
-    const cycles = javaLockCycles(locks);
-    // The source files of the frames a report shows: the crashing thread's, where each deadlocked
-    // thread waits, or (a dump of a running process) every thread's.
-    const crashing = read.threads.find((thread) => thread.lwp === lwp);
-    const shown = crashing ? [...javaFrames(crashing), ...cycles.flatMap((cycle) => cycle.waits.flatMap((wait) => (wait.frame ? [wait.frame] : [])))] : read.threads.flatMap(javaFrames);
-    const files = await sourceFiles(sa, shown, asked);
-    const withFile = (frame: JstackFrame): JstackFrame => (frame.language === "java" && frame.function ? { ...frame, file: files.get(classOf(frame.function)) ?? null } : frame);
-    const threads = read.threads.map((thread) => ({ ...thread, frames: thread.frames.map(withFile) }));
-    const filed = cycles.map((cycle) => ({ ...cycle, waits: cycle.waits.map((wait) => ({ ...wait, frame: wait.frame ? withFile(wait.frame) : null })) }));
-    const heap = wanted.heap ? await readHeap(sa, asked) : null;
-    return { reading: { version, source: version === null ? "jhsdb clhsdb" : `jhsdb clhsdb (JVM ${version})`, threads, heap, locks, cycles: filed, threadsCommand: `${sa.command}: jstack -v`, errorLog: null }, notes, commands };
-  } catch (error) {
-    return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${sa.command}: ${(error as Error).message}; the JDK's jhsdb would show ${WOULD_SHOW}`], commands };
-  } finally {
-    sa.close();
-  }
+  return { sa, threads, threadsCommand: jstackCommand(jvm.core, jvm.java) };
 }
 
-/** The heap's spaces (`universe`) and the object histogram (`jhisto`: a walk of the heap, which a VM out of memory kept small). */
-async function readHeap(sa: Clhsdb, asked: (command: string) => void): Promise<JavaHeap> {
+async function finishJhsdb(begun: Exclude<Begun, { failure: string }>, lwp: number | null, heapWanted: boolean, notes: string[], commands: string[]): Promise<JvmRead> {
+  const { sa } = begun;
+  const asked = (command: string) => commands.push(`${sa.command}: ${command}`);
+  const run = await begun.threads;
+  if (!run.ok) return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${run.command}: ${run.error}; the JDK's jhsdb would show ${WOULD_SHOW}`], commands };
+  const read = parseJstack(run.output);
+  if (read.threads.length === 0) return { reading: null, notes: [...notes, `the JVM's Java frames were not read: ${run.command} printed no Java thread; it would show ${WOULD_SHOW}`], commands };
+  const locks = readJavaLocks(run.output);
+  const cycles = javaLockCycles(locks);
+  // The source files of the frames a report shows: the crashing thread's, where each deadlocked
+  // thread waits, or (a dump of a running process) every thread's. What the SA cannot rebuild names none.
+  const crashing = read.threads.find((thread) => thread.lwp === lwp);
+  const shown = crashing ? [...javaFrames(crashing), ...cycles.flatMap((cycle) => cycle.waits.flatMap((wait) => (wait.frame ? [wait.frame] : [])))] : read.threads.flatMap(javaFrames);
+  const files = await sourceFiles(sa, shown, asked).catch((error: Error) => {
+    notes.push(`the Java frames' source files were not read: ${sa.command}: ${error.message}`);
+    return new Map<string, string>();
+  });
+  const withFile = (frame: JstackFrame): JstackFrame => (frame.language === "java" && frame.function ? { ...frame, file: files.get(classOf(frame.function)) ?? null } : frame);
+  const threads = read.threads.map((thread) => ({ ...thread, frames: thread.frames.map(withFile) }));
+  const filed = cycles.map((cycle) => ({ ...cycle, waits: cycle.waits.map((wait) => ({ ...wait, frame: wait.frame ? withFile(wait.frame) : null })) }));
+  const heap = heapWanted
+    ? await readHeap(sa, asked, notes).catch((error: Error) => {
+        notes.push(`the Java heap was not read: ${sa.command}: ${error.message}; it would show how full each space was and which types held it`);
+        return null;
+      })
+    : null;
+  const version = read.version;
+  return { reading: { version, source: version === null ? "jhsdb" : `jhsdb (JVM ${version})`, threads, heap, locks, cycles: filed, threadsCommand: begun.threadsCommand, errorLog: null }, notes, commands };
+}
+
+/** A walk of the whole heap takes seconds per hundred MB of objects: the histogram is given this long. */
+const HISTOGRAM_TIMEOUT_MS = 30_000;
+
+/** The heap's spaces (`universe`) and the object histogram (`jhisto`, a walk of the whole heap, bounded in time). */
+async function readHeap(sa: Clhsdb, asked: (command: string) => void, notes: string[]): Promise<JavaHeap> {
   asked("universe");
   const universe = await sa.ask("universe");
   asked("jhisto");
-  return parseHeap(universe, await sa.ask("jhisto"));
+  const histogram = await sa.ask("jhisto", HISTOGRAM_TIMEOUT_MS).catch((error: Error) => {
+    notes.push(`the Java heap's object histogram was not read: ${sa.command}: ${error.message}; it would show which types held the heap`);
+    return "";
+  });
+  return parseHeap(universe, histogram);
 }
 
-/** `java.vm.version = 17.0.15+6-Debian-1deb12u1` among the VM's system properties. */
-function vmVersion(sysprops: string): string | null {
-  return /^java\.vm\.version = (\S{1,100})$/m.exec(sysprops)?.[1] ?? null;
-}
 
 /** `com.example.Outer$Inner` of `com.example.Outer$Inner.method`. */
 function classOf(method: string): string {
