@@ -32,6 +32,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     provider("anthropic", process.env.ANTHROPIC_API_KEY ? "key set" : null, "set ANTHROPIC_API_KEY"),
     provider("ollama", process.env.OLLAMA_HOST ? `host ${process.env.OLLAMA_HOST}` : null, "set OLLAMA_HOST if Ollama is not at http://127.0.0.1:11434"),
     { name: "offline", ok: true, detail: "always available" },
+    await jhsdbFinding(),
   ];
   const debuggers = findings.filter((f) => f.name in BACKENDS);
   if (options.json) process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
@@ -76,6 +77,18 @@ async function probe(name: string, binary: string, args: string[]): Promise<Find
   const first = stdout.split("\n").map((line) => line.trim()).filter(Boolean).slice(0, name === "dlv" ? 2 : 1).join(" ");
   if (error && !first) return { name, ok: false, detail: `${binary}: not usable` };
   return { name, ok: true, detail: `${first} (${binary})` };
+}
+
+/**
+ * The JDK's jhsdb, which reads a Java program's core (its Java frames, locks and heap): `$DUMPDBG_JHSDB`
+ * or the one on PATH, with its JDK's version. A core is read with the JDK that wrote it, found from the
+ * core itself; this one says whether the machine has a JDK at all.
+ */
+async function jhsdbFinding(): Promise<Finding> {
+  const named = process.env.DUMPDBG_JHSDB || "jhsdb";
+  const error = await new Promise<ExecFileException | null>((resolve) => execFile(named, ["--help"], { timeout: 10_000, maxBuffer: 1 << 20 }, (failed) => resolve(failed)));
+  if (error?.code === "ENOENT" || error?.code === "EACCES") return { name: "jhsdb", ok: false, detail: `${named}: not found; Java cores are read without their Java frames (install the JDK that wrote them, such as Debian's openjdk-17-jdk-headless)` };
+  return { name: "jhsdb", ok: true, detail: `${named}: Java cores are read with the JDK build that wrote them (checked by build id)` };
 }
 
 function provider(name: string, detail: string | null, howTo: string): Finding {

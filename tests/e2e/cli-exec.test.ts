@@ -4,6 +4,7 @@ import { chmodSync, copyFileSync, mkdirSync, rmSync, readFileSync, statSync, wri
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildCore, buildProgram, type BuiltCore } from "../helpers/cores.js";
+import { hasJava } from "../helpers/jvm.js";
 import { runCli } from "../helpers/cli.js";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
@@ -366,6 +367,10 @@ describe("the program", () => {
     expect(byName.ollama!.detail).toMatch(/set OLLAMA_HOST/);
     expect(byName.lldb).toMatchObject({ ok: true, detail: expect.stringMatching(/^lldb version 16/) });
     expect(byName.dlv).toMatchObject({ ok: true, detail: expect.stringMatching(/^Delve Debugger Version: \d/) });
+    // The JDK's jhsdb reads a Java program's core; without it the Java frames are not read, and doctor says so.
+    if (hasJava) expect(byName.jhsdb).toMatchObject({ ok: true, detail: expect.stringMatching(/^jhsdb: Java cores are read with the JDK build that wrote them/) });
+    const noJdk = await runCli(["doctor", "--json"], { env: { DUMPDBG_JHSDB: "/nonexistent/jhsdb" } });
+    expect((JSON.parse(noJdk.stdout) as Array<{ name: string; ok: boolean; detail: string }>).find((f) => f.name === "jhsdb")).toMatchObject({ ok: false, detail: expect.stringMatching(/^\/nonexistent\/jhsdb: not found; Java cores are read without their Java frames/) });
     const missing = await runCli(["doctor", "--json", "--gdb", "/nonexistent/gdb"]);
     expect(missing.code).toBe(0);
     expect((JSON.parse(missing.stdout) as Array<{ name: string; ok: boolean }>).find((f) => f.name === "gdb")).toMatchObject({ ok: false });
