@@ -1,12 +1,12 @@
 /**
- * A HotSpot JVM's side of the crash: its Java frames, read by the JDK's own tool (runtimes/jvm) with their source files and lines,
- * take the place of the code the VM generated to run them (interpreter, JIT, stubs: frames in no
- * module and named by nothing), so the crashing thread's stack is one list, native and Java, and
- * its culprit the first frame of the program's own in either language.
+ * A HotSpot JVM's side of the crash: its Java frames, read by the JDK's own tools (runtimes/jvm)
+ * with their source files and lines, take the place of the code the VM generated to run them
+ * (interpreter, JIT, stubs: frames in no module and named by nothing), so the crashing thread's
+ * stack is one list, native and Java, and its culprit the first frame of the program's own in
+ * either language; a hung JVM's waits are read in Java.
  */
-import { debuggerLevel } from "../../debuggers/model.js";
+import { debuggerLevel, type ThreadSummary } from "../../debuggers/model.js";
 import type { Crash } from "../../report/schema.js";
-import type { ThreadSummary } from "../../debuggers/model.js";
 import { logSays, startJvm, javaFrames, type JstackFrame, type JstackThread, type JvmCore, type JvmRead, type JvmReading, type JvmStart } from "../../runtimes/jvm/index.js";
 import { culpritIndex, isRuntimeFrame, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
