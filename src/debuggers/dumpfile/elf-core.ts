@@ -381,8 +381,14 @@ export function findAbortMessage(file: DumpFile): Address | null {
   return null;
 }
 
+/** The process memory a core holds, read from its program headers alone. */
+export function coreMemory(file: DumpFile): CoreMemory {
+  const header = readElfHeader(file.read(0, Math.min(64, file.size), "the ELF header"));
+  return new CoreMemory(file, readProgramHeaders(file, header).filter((s) => s.type === PT_LOAD));
+}
+
 /** The process memory the core holds: the bytes of PT_LOAD segments that were dumped. */
-class CoreMemory {
+export class CoreMemory {
   private readonly dumped: SortedRanges<ProgramHeader>;
 
   constructor(

@@ -314,6 +314,53 @@ export function elfSections(file: DumpFile): ElfSection[] {
   return result;
 }
 
+/** A dynamic symbol table of a real program holds tens of thousands of symbols; past this many, the rest are not looked at. */
+const MAX_DYNAMIC_SYMBOLS = 1_000_000;
+const SHN_UNDEF = 0;
+
+/**
+ * The addresses, as the file names them (before any load bias), of those of `names` that the file
+ * defines in its dynamic symbol table (.dynsym, which `strip` keeps); a name it does not define is
+ * absent from the result. Bounded like the rest.
+ */
+export function dynamicSymbols(file: DumpFile, names: readonly string[]): Map<string, bigint> {
+  const found = new Map<string, bigint>();
+  const sections = elfSections(file);
+  const table = sections.find((section) => section.name === ".dynsym");
+  const strings = table ? sections[table.link] : undefined;
+  if (!table || !strings) return found;
+  const header = readElfHeader(file.read(0, Math.min(64, file.size), "the ELF header"));
+  const entrySize = header.is64 ? 24 : 16;
+  if (table.entrySize !== 0 && table.entrySize < entrySize) throw new DumpFileError(`its dynamic symbols are ${table.entrySize} bytes, too small`);
+  const step = table.entrySize || entrySize;
+  const count = checkedCount(Math.floor(table.size / step), MAX_DYNAMIC_SYMBOLS, "the dynamic symbol table");
+  const symbols = new Fields(file.read(table.offset, count * step, "the dynamic symbol table"), "the dynamic symbol table", header.little);
+  const text = file.read(strings.offset, strings.size, "the dynamic symbols' names");
+  const wanted = new Set(names);
+  for (let i = 0; i < count && found.size < wanted.size; i++) {
+    const at = i * step;
+    const nameAt = symbols.u32(at);
+    const shndx = symbols.u16(at + (header.is64 ? 6 : 14));
+    if (shndx === SHN_UNDEF || nameAt >= text.length) continue;
+    const name = cString(text.subarray(nameAt));
+    if (wanted.has(name) && !found.has(name)) found.set(name, header.is64 ? symbols.u64(at + 8) : BigInt(symbols.u32(at + 4)));
+  }
+  return found;
+}
+
+/**
+ * Where an ELF file on disk, mapped from its start at `base`, was moved from the addresses it
+ * names: `base` less the page its lowest PT_LOAD segment starts on. 0 for a program loaded where it
+ * was linked; null for a file without segments.
+ */
+export function mappedBias(file: DumpFile, base: bigint): bigint | null {
+  const header = readElfHeader(file.read(0, Math.min(64, file.size), "the ELF header"));
+  const loads = readProgramHeaders(file, header).filter((ph) => ph.type === PT_LOAD);
+  const lowest = loads.reduce<ProgramHeader | null>((min, ph) => (min === null || ph.vaddr < min.vaddr ? ph : min), null);
+  if (lowest === null) return null;
+  return base - ((lowest.vaddr - BigInt(lowest.offset)) & ~0xfffn);
+}
+
 /** The names of an ELF file's sections. */
 export function sectionNames(file: DumpFile): string[] {
   return elfSections(file).map((section) => section.name);

@@ -7,8 +7,8 @@ import type { MinidumpFacts } from "./minidump.js";
 
 export type DumpFileFacts = ElfCoreFacts | MinidumpFacts;
 
-export { findAbortMessage, readElfCore, type Auxv, type CoreThread, type ElfCoreFacts, type MappedFile } from "./elf-core.js";
-export { elfSections, ET_CORE, hasDwarf, isElf, isGoProgram, loadBias, programBuildId, readElfHeader, type ElfSection } from "./elf.js";
+export { coreMemory, findAbortMessage, readElfCore, type Auxv, type CoreMemory, type CoreThread, type ElfCoreFacts, type MappedFile } from "./elf-core.js";
+export { dynamicSymbols, elfSections, ET_CORE, hasDwarf, isElf, isGoProgram, loadBias, mappedBias, programBuildId, readElfHeader, type ElfSection } from "./elf.js";
 export { readGoLineTable, type GoLineTable, type GoPosition } from "./go-pclntab.js";
-export { DumpFile, DumpFileError, Fields, openRegularFile, specialFileKind } from "./file.js";
+export { DumpFile, DumpFileError, Fields, openRegularFile, SortedRanges, specialFileKind } from "./file.js";
 export { readMinidump, readMinidumpMemory, type DumpedMemory, type MinidumpFacts, type MinidumpThread } from "./minidump.js";
