@@ -88,6 +88,13 @@ const JDK_CLASS = /^(java|javax|jdk|sun|com\.sun)\./;
 /** The HotSpot VM's native code and its launcher's: the runtime, in a stack its Java frames were read into. */
 const JVM_MODULE = /^(libjvm\.so|libjli\.so|libjava\.so|java)$/;
 
+/** The CPython interpreter's native code and its own extension modules (ctypes' libffi among them): the runtime, in a stack its Python frames were read into. A program's own C extension is not. */
+const PYTHON_MODULE = /^(python3(\.\d+)?[a-z]*|libpython3\.\d+[a-z]*\.so(\.[\d.]+)?|libffi\.so(\.\d+)*)$/;
+const PYTHON_STDLIB_MODULE = /\/lib\/python3\.\d+\/lib-dynload\//;
+
+/** A Python frame of the standard library or the interpreter's frozen modules, not the program's (site-packages and dist-packages are the program's dependencies, read as its own). */
+const PYTHON_STDLIB_FILE = /(^|\/)lib\/python3\.\d+\/(?!site-packages\/|dist-packages\/)|^<frozen /;
+
 /** Source files of code that is not the program's own even when inlined into it. */
 const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|^\/rust\/deps\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
 
@@ -100,6 +107,7 @@ export function isRuntimeModule(path: string): boolean {
 export function isRuntimeFrame(frame: PlacedFrame): boolean {
   if (frame.function === "<signal handler called>") return true;
   if (frame.language === "java") return JDK_CLASS.test(frame.function ?? "");
+  if (frame.language === "python") return frame.file === null || PYTHON_STDLIB_FILE.test(frame.file);
   // No name and no file: a jump into memory that holds no code, or code nothing can be said of
   // (a stripped part of a module); a module stripped whole is judged by `culpritIndex`.
   if (frame.function === null && frame.file === null) return true;
@@ -125,9 +133,15 @@ export function culpritIndex(frames: PlacedFrame[]): number | null {
  */
 function ownCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
   const named = new Set(frames.filter((frame) => frame.function !== null && frame.module !== null).map((frame) => frame.module));
-  // Where a JVM's Java frames were read, the VM's own native frames are its runtime; without them, they are all there is to blame.
+  // Where a JVM's Java frames or the interpreter's Python frames were read, the runtime's own native
+  // frames are the runtime; without them, they are all there is to blame.
   const onJvm = frames.some((frame) => frame.language === "java");
-  const vm = (frame: PlacedFrame) => onJvm && frame.module !== null && JVM_MODULE.test(frame.module.split(/[\\/]/).at(-1) ?? "");
+  const onPython = frames.some((frame) => frame.language === "python");
+  const runtimeModule = (module: string) => {
+    const name = module.split(/[\\/]/).at(-1) ?? "";
+    return (onJvm && JVM_MODULE.test(name)) || (onPython && (PYTHON_MODULE.test(name) || PYTHON_STDLIB_MODULE.test(module)));
+  };
+  const vm = (frame: PlacedFrame) => frame.module !== null && runtimeModule(frame.module);
   return (frame) =>
     !vm(frame) &&
     (!isRuntimeFrame(frame) ||

@@ -28,6 +28,7 @@ import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
+import { pythonRuntime, readPython, withPython } from "./python.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
@@ -125,7 +126,10 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const java = await readJava(jvm, native);
   q.problems.push(...(java?.notes ?? []));
   commands.push(...(java?.commands ?? []));
-  const verdict = withJavaWaits(withJava(native, java), java, readings.target.threads);
+  // A CPython process's Python frames, read from the interpreter's structures in the core's memory.
+  const python = await readPython(options.python);
+  q.problems.push(...(python?.notes ?? []));
+  const verdict = withPython(withJavaWaits(withJava(native, java), java, readings.target.threads), python);
   const javaWaits = verdict.kind !== native.kind;
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
@@ -142,7 +146,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // Which packages' debug symbols would name the code that crashed: none where the Java side decided a wait.
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
   const packages = javaWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
-  const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java));
+  const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java) ?? pythonRuntime(python));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
   return withManaged(java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : result, dotnet);
 }

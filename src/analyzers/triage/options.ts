@@ -4,6 +4,7 @@ import type { GoLineTable, MinidumpFacts } from "../../debuggers/dumpfile/index.
 import type { Address, CrashpadInfo, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
 import { sourceLine } from "../../debuggers/source-files.js";
+import { isCPython } from "../../runtimes/cpython/index.js";
 import { errorLogBeside, hotspotOf, type JvmCore } from "../../runtimes/jvm/index.js";
 import type { BuildIdReader } from "../libraries.js";
 
@@ -50,6 +51,8 @@ export interface TriageOptions {
   packageOf?: (path: string) => Promise<InstalledPackage | null>;
   /** A HotSpot JVM's core (libjvm.so among its modules), to read its Java frames with the JDK's jhsdb. */
   jvm?: JvmCore | null;
+  /** The core of a CPython process (the interpreter among its files), whose Python frames are read from its memory. */
+  python?: string | null;
   /** Keeps what another tool triage ran printed (jhsdb's answers) as evidence, by its command. */
   record?: (command: string, output: string, ms: number) => void;
 }
@@ -66,7 +69,7 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
     ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad, missing: missingStreams(dump.facts) } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.threads[0] ? { signalledThreadRegisters: dump.facts.threads[0].registers } : {}),
-    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable), jvm: jvmOf(dump, executable, hsErr) } : {}),
+    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable), jvm: jvmOf(dump, executable, hsErr), python: dump.facts.format === "elf-core" && isCPython(dump.facts.modules) ? dump.path : null } : {}),
   };
 }
 
