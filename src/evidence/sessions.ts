@@ -31,6 +31,7 @@ import {
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { z } from "../zod.js";
 import type { Backend } from "../debuggers/session.js";
+import { writing } from "../storage-errors.js";
 
 export type SessionState = "created" | "running" | "done" | "failed" | "interrupted";
 
@@ -110,6 +111,8 @@ const sessionMetaSchema: z.ZodType<SessionMeta> = z.object({
 /** Ids are folder names that stay one path segment: no separators, no `..`, nothing hidden. */
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The way out of a full or read-only sessions folder, after the cause's own. */
+export const SESSIONS_ELSEWHERE = "or choose another --sessions-dir";
 
 /** The files of a session; the id is checked, the file system is not touched. */
 export function sessionPaths(root: string, id: string): SessionPaths {
@@ -127,13 +130,13 @@ export function sessionPaths(root: string, id: string): SessionPaths {
 
 /** Creates the folder and session.json of a new session, with an id that sorts by time and names the dump. */
 export function createSession(root: string, input: NewSession): { id: string; dir: string; meta: SessionMeta } {
-  mkdirSync(root, { recursive: true });
+  writing(root, () => mkdirSync(root, { recursive: true }), { verb: "create", elsewhere: SESSIONS_ELSEWHERE });
   const now = new Date();
   for (let attempt = 1; ; attempt++) {
     const id = sessionId(input.dump, now);
     const { dir, meta: metaPath } = sessionPaths(root, id);
     try {
-      mkdirSync(dir);
+      writing(dir, () => mkdirSync(dir), { verb: "create", elsewhere: SESSIONS_ELSEWHERE });
     } catch (error) {
       // The random suffix collided with a session started in the same second: draw again.
       if (isErrno(error, "EEXIST") && attempt < 20) continue;
@@ -270,20 +273,28 @@ export type TranscriptEvent = { type: "command" | "model" | "chat" } & Record<st
  * (a sync per event cost more than the commands it recorded).
  */
 export class Transcript {
-  private constructor(private readonly fd: number) {}
-
   static open(root: string, id: string): Transcript {
-    return new Transcript(openSync(join(sessionDir(root, id), "transcript.jsonl"), "a"));
+    const path = join(sessionDir(root, id), "transcript.jsonl");
+    return new Transcript(path, writing(path, () => openSync(path, "a"), { elsewhere: SESSIONS_ELSEWHERE }));
   }
+
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+  ) {}
 
   /** Writes the event with an `at` timestamp; it is in the file when this returns. */
   append(event: TranscriptEvent): void {
-    writeFileSync(this.fd, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+    writing(this.path, () => writeFileSync(this.fd, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`), { elsewhere: SESSIONS_ELSEWHERE });
   }
 
+  /** Closes the file whatever happens; a sync the disk refuses is said after it is closed. */
   close(): void {
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+    try {
+      writing(this.path, () => fsyncSync(this.fd), { elsewhere: SESSIONS_ELSEWHERE });
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }
 
@@ -352,17 +363,31 @@ function isInside(parent: string, child: string): boolean {
   return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** Writes JSON whole or not at all: a temp file beside it, synced, then renamed over it. */
+/**
+ * Writes JSON whole or not at all: a temp file beside it, synced, then renamed over it. A file
+ * that cannot be written (a full disk) leaves the old one as it was and no temp file behind.
+ */
 export function writeJsonAtomically(path: string, value: unknown): void {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(temp, "w");
-  try {
-    writeFileSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
+  writing(
+    path,
+    () => {
+      try {
+        const fd = openSync(temp, "w");
+        try {
+          writeFileSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(temp, path);
+      } catch (error) {
+        rmSync(temp, { force: true });
+        throw error;
+      }
+    },
+    { elsewhere: SESSIONS_ELSEWHERE },
+  );
 }
 
 /**
@@ -371,8 +396,8 @@ export function writeJsonAtomically(path: string, value: unknown): void {
  */
 function tryCreateLock(lock: string): boolean {
   const temp = `${lock}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(temp, `${process.pid}\n`);
   try {
+    writing(lock, () => writeFileSync(temp, `${process.pid}\n`), { elsewhere: SESSIONS_ELSEWHERE });
     linkSync(temp, lock);
     return true;
   } catch (error) {
