@@ -25,6 +25,8 @@ function classify(error: unknown): { code: number; message: string } {
   if (error instanceof QueueAddressError) return { code: ExitCode.usage, message: error.message };
   if (error instanceof QueueError) return { code: ExitCode.badInput, message: error.message };
   if (error instanceof StorageError) return { code: ExitCode.storage, message: error.message };
+  const damaged = damagedDatabase(error);
+  if (damaged) return { code: ExitCode.badInput, message: damaged };
   const storage = storageProblem(error);
   if (storage) return { code: ExitCode.storage, message: storage };
   const fsProblem = fileSystemProblem(error);
@@ -46,6 +48,13 @@ function storageProblem(error: unknown): string | null {
   if (reason === null) return null;
   const { path } = (error ?? {}) as NodeJS.ErrnoException;
   return `${path ? `cannot use ${path}` : "a file could not be written or read"}: ${reason}; free some space or fix the folder's permissions, then run the command again`;
+}
+
+/** SQLite's word that a session's evidence store is damaged where no check before named the session. */
+function damagedDatabase(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== "SQLITE_CORRUPT" && code !== "SQLITE_NOTADB") return null;
+  return `a session's evidence store is damaged (${oneLine((error as Error).message)}); "dumpdbg sessions list" shows which, "dumpdbg sessions rm ID" removes it`;
 }
 
 const FS_REASONS: Record<string, string> = {

@@ -31,7 +31,7 @@ import {
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { z } from "../zod.js";
 import type { Backend } from "../debuggers/session.js";
-import { writing } from "../storage-errors.js";
+import { asStorageError, StorageError, writing } from "../storage-errors.js";
 
 export type SessionState = "created" | "running" | "done" | "failed" | "interrupted";
 
@@ -95,6 +95,34 @@ export class SessionBusy extends SessionError {
   }
 }
 
+/**
+ * A session whose files were damaged (a crash while one was copied, a disk that filled up): what is
+ * wrong, and what still works with it. Other sessions are not touched.
+ */
+export class SessionDamaged extends SessionError {
+  constructor(
+    readonly id: string,
+    readonly file: string,
+    readonly damage: string,
+    stillWorks: string,
+  ) {
+    super(`session ${id} is damaged: ${file} ${damage}; ${stillWorks}`);
+  }
+}
+
+/** A session folder whose session.json cannot be read: listed as damaged, and removable. */
+export interface DamagedSession {
+  id: string;
+  dir: string;
+  /** What is wrong, e.g. "session.json is cut short (Unexpected end of JSON input)". */
+  damage: string;
+  /** When its session.json was last written: what `cleanup --days` goes by. */
+  updatedAt: string;
+}
+
+/** The report document a session keeps, from which `dumpdbg report` writes its reports. */
+const REPORT_DOCUMENT = "report.json";
+
 const sessionMetaSchema: z.ZodType<SessionMeta> = z.object({
   id: z.string(),
   dump: z.string(),
@@ -153,14 +181,44 @@ export function loadSession(root: string, id: string): SessionMeta {
   const dir = sessionDir(root, id);
   const file = join(dir, "session.json");
   let parsed: SessionMeta;
+  let text = "";
   try {
-    parsed = sessionMetaSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+    text = readFileSync(file, "utf8");
+    parsed = sessionMetaSchema.parse(JSON.parse(text));
   } catch (error) {
-    const reason = error instanceof z.ZodError ? "fields are missing or wrong" : (error as Error).message;
-    throw new SessionError(`${file} is unreadable (${reason}); remove the session with "dumpdbg sessions rm ${id}"`);
+    if (!(error instanceof SyntaxError || error instanceof z.ZodError)) throw asStorageError(error, file, { verb: "read" });
+    throw new SessionDamaged(id, file, metaDamage(error, text), stillWorks(root, id, null));
   }
   // The folder name is the id that every command uses, even if session.json says otherwise.
   return { ...parsed, id };
+}
+
+/** session.json is always written as one object and a newline: one that stops before its end was cut short. */
+function metaDamage(error: SyntaxError | z.ZodError, text: string): string {
+  if (error instanceof z.ZodError) return "has fields missing or wrong";
+  return text.trimEnd().endsWith("}") ? `is not JSON (${error.message})` : "is cut short";
+}
+
+/**
+ * What a damaged session still allows, said after its damage: its report re-rendered from the
+ * document it saved, the analysis run again on its dump (when session.json still names it), and
+ * its removal.
+ */
+export function stillWorks(root: string, id: string, dump: string | null): string {
+  const ways: string[] = [];
+  if (hasReportDocument(join(root, id, REPORT_DOCUMENT))) ways.push(`"dumpdbg report ${id}" still writes its report`);
+  if (dump !== null) ways.push(`"dumpdbg analyze ${dump}" runs the analysis again`);
+  ways.push(`"dumpdbg sessions rm ${id}" removes it`);
+  return ways.join("; ");
+}
+
+function hasReportDocument(file: string): boolean {
+  try {
+    const doc = JSON.parse(readFileSync(file, "utf8")) as { report?: unknown };
+    return typeof doc.report === "object" && doc.report !== null;
+  } catch {
+    return false;
+  }
 }
 
 /** Applies `patch` and rewrites session.json atomically (temp file, then rename), so a reader never sees half of it. */
@@ -171,8 +229,8 @@ export function updateSession(root: string, id: string, patch: SessionPatch): Se
 }
 
 /**
- * The sessions under `root`, oldest first. Folders without a readable session.json are not
- * sessions and are left out.
+ * The sessions under `root`, oldest first. Folders whose session.json cannot be read are left
+ * out here; `listDamagedSessions` lists them.
  */
 export function listSessions(root: string): SessionMeta[] {
   let entries: string[];
@@ -187,10 +245,33 @@ export function listSessions(root: string): SessionMeta[] {
     try {
       sessions.push(loadSession(root, id));
     } catch (error) {
-      if (!(error instanceof SessionError)) throw error;
+      if (!(error instanceof SessionError || error instanceof StorageError)) throw error;
     }
   }
   return sessions;
+}
+
+/** The session folders under `root` whose session.json is damaged, oldest first. */
+export function listDamagedSessions(root: string): DamagedSession[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(root);
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return [];
+    throw error;
+  }
+  const damaged: DamagedSession[] = [];
+  for (const id of entries.filter(isValidId).sort()) {
+    try {
+      loadSession(root, id);
+    } catch (error) {
+      const damage = error instanceof SessionDamaged ? error.damage : error instanceof StorageError ? `cannot be read: ${error.reason}` : null;
+      if (damage === null) continue;
+      const dir = join(root, id);
+      damaged.push({ id, dir, damage: `session.json ${damage}`, updatedAt: statSync(join(dir, "session.json")).mtime.toISOString() });
+    }
+  }
+  return damaged;
 }
 
 /**
@@ -206,6 +287,9 @@ export function removeSession(root: string, id: string): void {
   else rmSync(entry, { recursive: true });
 }
 
+/** What cleanup knows of a session, whole or damaged (one whose session.json is damaged has no reports to name). */
+export type CleanedSession = Pick<SessionMeta, "id" | "createdAt" | "updatedAt" | "reports">;
+
 export interface CleanupOptions {
   /** Remove sessions not updated for this many days. */
   days?: number;
@@ -220,7 +304,7 @@ export interface CleanupOptions {
 export function cleanupSessions(
   root: string,
   options: CleanupOptions,
-): { removed: SessionMeta[]; busy: SessionMeta[] } {
+): { removed: CleanedSession[]; busy: CleanedSession[] } {
   const { days, keep } = options;
   if (days === undefined && keep === undefined) throw new RangeError("cleanup needs days, keep, or both");
   if (days !== undefined && !(Number.isFinite(days) && days >= 0)) {
@@ -230,9 +314,11 @@ export function cleanupSessions(
     throw new RangeError(`keep must be a whole number of at least 0, got ${keep}`);
   }
   const cutoff = days === undefined ? Infinity : Date.now() - days * DAY_MS;
-  const newestFirst = listSessions(root).reverse();
-  const removed: SessionMeta[] = [];
-  const busy: SessionMeta[] = [];
+  // A damaged session counts by when its session.json was last written, as a whole one by its update.
+  const damaged = listDamagedSessions(root).map(({ id, updatedAt }): CleanedSession => ({ id, createdAt: updatedAt, updatedAt }));
+  const newestFirst = [...listSessions(root), ...damaged].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).reverse();
+  const removed: CleanedSession[] = [];
+  const busy: CleanedSession[] = [];
   for (const session of newestFirst.slice(keep ?? 0)) {
     if (!(Date.parse(session.updatedAt) < cutoff)) continue;
     try {

@@ -5,10 +5,10 @@
  */
 
 import Database from "better-sqlite3";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Backend, CommandErrorType } from "../debuggers/session.js";
-import { writing } from "../storage-errors.js";
+import { asStorageError, writing } from "../storage-errors.js";
 import { SESSIONS_ELSEWHERE } from "./sessions.js";
 import { headAndTail, MIN_CHUNK_BYTES, splitAtLines } from "./chunking.js";
 
@@ -495,6 +495,57 @@ function chunkOf(evidenceId: string, row: ChunkRow): Chunk {
     endLine: row.end_line,
     analysis: row.analysis === null ? null : (JSON.parse(row.analysis) as unknown),
   };
+}
+
+/**
+ * What is wrong with an evidence store SQLite cannot read whole (a copy cut short, a file of
+ * something else), or null when it is whole or not there yet. Read-only: checking changes nothing.
+ */
+export function evidenceDamage(dbPath: string): string | null {
+  const cut = evidenceCutShort(dbPath);
+  if (cut !== null || !existsSync(dbPath) || statSync(dbPath).size === 0) return cut;
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    const result = db.pragma("quick_check(1)", { simple: true });
+    return result === "ok" ? null : `is damaged (${String(result).split("\n")[0]})`;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "SQLITE_NOTADB") return "is not a database (the file holds something else)";
+    if (code === "SQLITE_CORRUPT") return `is damaged (${(error as Error).message})`;
+    throw asStorageError(error, dbPath, { verb: "read" });
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * The cheap half of `evidenceDamage`, from the file's first 100 bytes alone (for listing many
+ * sessions): not a SQLite file, or shorter than its header says it is (a copy cut short). The
+ * header's page count is trusted only when SQLite marked it current (offset 92 equals the change
+ * counter at 24).
+ */
+export function evidenceCutShort(dbPath: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(dbPath, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw asStorageError(error, dbPath, { verb: "read" });
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return null;
+    const header = Buffer.alloc(100);
+    const read = readSync(fd, header, 0, 100, 0);
+    if (read < 100 || header.toString("latin1", 0, 16) !== "SQLite format 3\0") return "is not a database (the file holds something else, or too little of one)";
+    const pageSize = header.readUInt16BE(16) === 1 ? 65536 : header.readUInt16BE(16);
+    const pages = header.readUInt32BE(28);
+    if (header.readUInt32BE(92) !== header.readUInt32BE(24)) return null;
+    return size < pages * pageSize ? `is cut short (${size} of its ${pages * pageSize} bytes)` : null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A file that could not be written whole is removed: no row will name it, and it holds the space. */
