@@ -26,7 +26,7 @@ beforeAll(async () => {
 /** The commands gdb is given while the dump is opened: -gdb-version, the executable, the core, the log file's four, the threads. */
 const OPENING = [1, 2, 3, 5, 8, 9];
 
-describe("a gdb killed while it opens the dump", () => {
+describe("a gdb killed while it opens the dump, or reads it", () => {
   it.each(OPENING)("once, at its command %i: started again, the same verdict, and a warning that says so", async (at) => {
     const once = join(dir, `once-${at}`);
     rmSync(once, { force: true });
@@ -35,6 +35,14 @@ describe("a gdb killed while it opens the dump", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).kind).toBe("null-dereference");
     expect(run.stderr).toMatch(/^dumpdbg: warning: gdb killed by SIGKILL while (starting|loading the executable|loading the core file|setting up its output|reading the dump's threads); it was started again$/m);
+  });
+
+  it("once, during triage, as it reads the registers: the verdict is the same, not a bad jump", async () => {
+    const once = join(dir, "once-registers");
+    const run = await runCli(["triage", built.core, "--exe", built.exe, "--json", "--gdb", FAULTY_GDB], { env: { FAULTY_GDB_ON: '"info registers"', FAULTY_GDB_DO: "kill", FAULTY_GDB_ONCE: once } });
+    expect(existsSync(once)).toBe(true);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).kind).toBe("null-dereference");
   });
 
   it("once, in an analysis: the analysis completes with its report", async () => {

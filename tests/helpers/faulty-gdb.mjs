@@ -3,6 +3,7 @@
 // arguments, passes every command line through, and at the Nth command does one thing to it:
 //
 //   FAULTY_GDB_AT=N            the command that sets it off (1-based, counted per gdb started)
+//   FAULTY_GDB_ON=TEXT         or the first command that holds TEXT
 //   FAULTY_GDB_DO=kill         kill the real gdb with SIGKILL (this wrapper then dies the same way)
 //   FAULTY_GDB_DO=fill:PATH    write zeros to PATH until the disk it is on is full, then go on
 //   FAULTY_GDB_ONCE=FILE       do it only if FILE does not exist, and create it (a fault that a
@@ -12,6 +13,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
 
 const at = Number(process.env.FAULTY_GDB_AT ?? "0");
+const on = process.env.FAULTY_GDB_ON;
 const action = process.env.FAULTY_GDB_DO ?? "";
 const once = process.env.FAULTY_GDB_ONCE;
 const log = process.env.FAULTY_GDB_LOG;
@@ -32,7 +34,7 @@ process.stdin.on("data", (chunk) => {
     pending = pending.slice(newline + 1);
     count++;
     if (log) appendFileSync(log, `${count}: ${line}`);
-    if (count === at && !(once && existsSync(once))) {
+    if ((count === at || (on !== undefined && line.includes(on))) && !(once && existsSync(once))) {
       if (once) writeFileSync(once, "");
       if (action === "kill") {
         gdb.kill("SIGKILL");
