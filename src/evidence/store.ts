@@ -523,9 +523,11 @@ export function evidenceDamage(dbPath: string): string | null {
  * The cheap half of `evidenceDamage`, from the file's first 100 bytes alone (for listing many
  * sessions): not a SQLite file, or shorter than its header says it is (a copy cut short). The
  * header's page count is trusted only when SQLite marked it current (offset 92 equals the change
- * counter at 24).
+ * counter at 24), and only without a write-ahead log: pages the log holds may not be in the file
+ * yet (a checkpoint a full disk stopped half-way), and SQLite reads them from the log.
  */
 export function evidenceCutShort(dbPath: string): string | null {
+  if (existsSync(`${dbPath}-wal`) && statSync(`${dbPath}-wal`).size > 0) return null;
   let fd: number;
   try {
     fd = openSync(dbPath, "r");
