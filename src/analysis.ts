@@ -15,14 +15,15 @@ import { followUpQuestions } from "./agents/report-writer/offline.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
 import { openingLines, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { checkpointSaver } from "./evidence/checkpoints.js";
-import { acquireSessionLock, createSession, loadSession, SessionError, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
-import { EvidenceStore } from "./evidence/store.js";
+import { acquireSessionLock, createSession, loadSession, SessionDamaged, SessionError, SESSIONS_ELSEWHERE, sessionPaths, stillWorks, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
+import { evidenceDamage, EvidenceStore } from "./evidence/store.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
 import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
 import { counted } from "./report/numbers.js";
 import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
 import { Resources } from "./resources.js";
+import { asStorageError, StorageError } from "./storage-errors.js";
 import { reopenDump } from "./session-dump.js";
 import { buildAnalysisGraph } from "./workflows.js";
 
@@ -117,6 +118,9 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   const started = performance.now();
   const meta = loadSession(options.sessionsDir, id);
   if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is ${join(options.outDir, `${id}.md`)}`);
+  const evidenceDb = sessionPaths(options.sessionsDir, id).evidenceDb;
+  const damage = evidenceDamage(evidenceDb);
+  if (damage) throw new SessionDamaged(id, evidenceDb, damage, stillWorks(options.sessionsDir, id, meta.dump));
   const models = await resolveModels(options.models);
   const opened = await reopenDump(meta, options.open);
   await using owned = new Resources();
@@ -182,6 +186,8 @@ async function run(
   await using resources = handed;
   // Released after the session folder's files below are closed, which it guards.
   resources.defer(acquireSessionLock(root, id));
+  // Once the session is done, a report that cannot be written leaves it done: `dumpdbg report` writes it.
+  let finished = false;
   try {
     const firstRun = loadSession(root, id).state === "created";
     updateSession(root, id, { state: "running" });
@@ -233,8 +239,12 @@ async function run(
     if (!document) throw new Error("the analysis graph ended without a report");
     // First, so that `dumpdbg report` can write the reports again should writing them fail here.
     writeJsonAtomically(join(paths.dir, REPORT_DOCUMENT), document);
-    const files = await writeReports(document, { outDir: options.outDir });
-    updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt, reports: files.map((f) => f.file) });
+    updateSession(root, id, { state: "done", finishedAt: document.report.session.finishedAt });
+    finished = true;
+    const files = await writeReports(document, { outDir: options.outDir }).catch((error: unknown) => {
+      throw error instanceof StorageError ? error.followedBy(`the analysis is saved: "dumpdbg report ${id} --out DIR" writes its report`) : error;
+    });
+    updateSession(root, id, { reports: files.map((f) => f.file) });
     // The report's usage, not this process's: a resumed run adds what earlier processes spent.
     const spent = Usage.of(document.report.usage, document.report.timings.llmMs);
     options.progress(`${models.cloud || models.local ? spent.format() : "offline (no model calls)"}; report: ${files.map((f) => f.file).join(", ")}`);
@@ -242,9 +252,33 @@ async function run(
     await options.afterReport?.({ sessionId: id, report: document.report, files, store, executor, transcript, models, redactor: runtime.redactor });
     return { sessionId: id, report: document.report, files, state };
   } catch (error) {
-    updateSession(root, id, { state: "failed" });
-    throw error;
+    if (!finished) markFailed(root, id);
+    throw finished ? error : sessionFault(error, id, paths.dir, paths.evidenceDb);
   }
+}
+
+/**
+ * The session is marked failed where that can be written; where it cannot (the disk that failed
+ * the run is full), it stays `running` with no process, which reads as interrupted and resumes.
+ */
+function markFailed(root: string, id: string): void {
+  try {
+    updateSession(root, id, { state: "failed" });
+  } catch {
+    // The error that ended the run is the one to tell.
+  }
+}
+
+/**
+ * A full or read-only sessions folder mid-run: the checkpoints before it are whole (SQLite rolled
+ * back the step that failed), so the run goes on with `resume` once there is room. SQLite's errors
+ * come from the two connections to the session's evidence.db: the store's and the checkpointer's.
+ */
+function sessionFault(error: unknown, id: string, dir: string, evidenceDb: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const fault = typeof code === "string" && code.startsWith("SQLITE_") ? asStorageError(error, evidenceDb, { elsewhere: SESSIONS_ELSEWHERE }) : error;
+  if (!(fault instanceof StorageError) || !fault.path.startsWith(`${dir}/`)) return fault;
+  return fault.followedBy(`then "dumpdbg resume ${id}" goes on from the last step saved`);
 }
 
 /**

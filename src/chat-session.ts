@@ -8,8 +8,8 @@ import { inspectDump, type DumpInfo } from "./debuggers/dump.js";
 import { debuggerWarningsLine, type OpenDumpOptions } from "./debuggers/open.js";
 import type { Vocabulary } from "./debuggers/probe.js";
 import { reopenDump } from "./session-dump.js";
-import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
-import { EvidenceStore } from "./evidence/store.js";
+import { acquireSessionLock, loadSession, SessionDamaged, sessionPaths, stillWorks, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
+import { evidenceDamage, EvidenceStore } from "./evidence/store.js";
 import type { ChatExchange } from "./report/index.js";
 import { CommandExecutor } from "./agents/executor.js";
 import { Resources } from "./resources.js";
@@ -44,6 +44,8 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
   const { root, id } = options;
   const meta = loadSession(root, id);
   const paths = sessionPaths(root, id);
+  const damage = evidenceDamage(paths.evidenceDb);
+  if (damage) throw new SessionDamaged(id, paths.evidenceDb, damage, stillWorks(root, id, meta.dump));
   // Until the session is returned, a failure closes what was opened; then its caller owns them.
   await using opening = new Resources();
   opening.defer(acquireSessionLock(root, id));

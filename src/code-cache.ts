@@ -141,13 +141,14 @@ function readCache(path: string): Cache | undefined {
 }
 
 function writeCache(path: string, script: Script, used: string[]): void {
+  const temp = `${path}.${process.pid}.tmp`;
   try {
-    const temp = `${path}.${process.pid}.tmp`;
     // A new file only ("wx"): never through a link someone left at that name.
     writeFileSync(temp, Buffer.concat([Buffer.from(`${JSON.stringify({ uses: used })}\n`), script.createCachedData()]), { mode: 0o600, flag: "wx" });
     renameSync(temp, path);
   } catch {
-    // A read-only home or a full disk: the next run compiles again.
+    // A read-only home or a full disk: the next run compiles again, and no half-written file holds the space.
+    rmSync(temp, { force: true });
   }
   forgetOldCaches(dirname(path));
 }

@@ -5,6 +5,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SESSIONS_ELSEWHERE } from "../evidence/sessions.js";
+import { writing } from "../storage-errors.js";
 import { findDumps, type SkippedFile } from "./dump-files.js";
 import { groupByBug, type Group, type Triaged } from "./grouping.js";
 import { NotStarted, RemoteWork } from "./queue.js";
@@ -84,9 +86,12 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
   const remember = (dump: string, result: Triaged) => {
     if (!cacheFile || !options.cacheDir) return;
     cache[keyOf(dump)] = result;
-    mkdirSync(options.cacheDir, { recursive: true });
-    writeFileSync(`${cacheFile}.tmp`, JSON.stringify(cache));
-    renameSync(`${cacheFile}.tmp`, cacheFile);
+    const cacheDir = options.cacheDir;
+    writing(cacheFile, () => {
+      mkdirSync(cacheDir, { recursive: true });
+      writeFileSync(`${cacheFile}.tmp`, JSON.stringify(cache));
+      renameSync(`${cacheFile}.tmp`, cacheFile);
+    }, { elsewhere: SESSIONS_ELSEWHERE });
   };
   const todo = dumps.filter((dump) => !cache[keyOf(dump)]);
   const workforce = options.queue ? await queueWorkforce(options.queue, options, todo.length) : localWorkforce(options, todo.length);
@@ -195,8 +200,10 @@ async function analyzeGroups(
         if (analysis) {
           done.set(group.id, analysis.report);
           cache[key] = analysis.report;
-          mkdirSync(settings.sessionsDir, { recursive: true });
-          writeFileSync(cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+          writing(cacheFile, () => {
+            mkdirSync(settings.sessionsDir, { recursive: true });
+            writeFileSync(cacheFile, `${JSON.stringify(cache, null, 2)}\n`);
+          }, { elsewhere: SESSIONS_ELSEWHERE });
         }
         progress(dumps, dumps, groups.length, `${group.id} analysed (${finished} of ${groups.length}): ${(analysis?.summary ?? "no report").slice(0, 160)}`);
       } catch (error) {

@@ -1,5 +1,6 @@
 /** The batch report: one row per bug, the biggest first, then the dumps that could not be read. */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { writing } from "../storage-errors.js";
 import { basename, join } from "node:path";
 import { escapeHtml } from "../report/escape-html.js";
 import type { BatchDocument } from "./batch.js";
@@ -95,15 +96,27 @@ for (const [index, header] of [...table.tHead.rows[0].cells].entries()) {
 
 /** Writes `batch-<id>.md`, `.html` and `.json` into `outDir`, each atomically; returns their paths. */
 export function writeBatchReports(doc: BatchDocument, id: string, outDir: string): string[] {
-  mkdirSync(outDir, { recursive: true });
+  const elsewhere = { elsewhere: "or choose another --out folder" };
+  writing(outDir, () => mkdirSync(outDir, { recursive: true }), { ...elsewhere, verb: "create" });
   const files = [
     [join(outDir, `batch-${id}.md`), batchMarkdown(doc, id)],
     [join(outDir, `batch-${id}.html`), batchHtml(doc, id)],
     [join(outDir, `batch-${id}.json`), `${JSON.stringify(doc, null, 2)}\n`],
   ] as const;
   for (const [file, text] of files) {
-    writeFileSync(`${file}.tmp`, text);
-    renameSync(`${file}.tmp`, file);
+    writing(
+      file,
+      () => {
+        try {
+          writeFileSync(`${file}.tmp`, text);
+          renameSync(`${file}.tmp`, file);
+        } catch (error) {
+          rmSync(`${file}.tmp`, { force: true });
+          throw error;
+        }
+      },
+      elsewhere,
+    );
   }
   return files.map(([file]) => file);
 }

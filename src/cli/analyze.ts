@@ -1,5 +1,4 @@
 /** `dumpdbg analyze`: the whole analysis of one dump, reports written, a short verdict printed. */
-import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AnalysisOptions, AnalysisResult } from "../analysis.js";
 import { openDump } from "../debuggers/open.js";
@@ -10,6 +9,7 @@ import { sessionsRoot } from "./sessions-root.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { onInterrupt } from "./signals.js";
 import { earlyLoadDecided } from "./early-load.js";
+import { NEEDS, usableFolder } from "./usable-folder.js";
 
 export interface AnalysisFlags extends DumpFlags, ModelFlags {
   sessionsDir?: string;
@@ -76,8 +76,8 @@ export function analysisOptions(dumpPath: string, flags: AnalysisFlags, progress
   if (flags.unsafe) {
     process.stderr.write("dumpdbg: WARNING: --unsafe lifts the command safety policy; commands a model proposes may run shells, write files or start processes\n");
   }
-  const sessionsDir = writableFolder(sessionsRoot(flags.sessionsDir), "--sessions-dir");
-  const outDir = writableFolder(resolve(flags.out), "--out");
+  const sessionsDir = usableFolder(sessionsRoot(flags.sessionsDir), "--sessions-dir", NEEDS.session);
+  const outDir = usableFolder(resolve(flags.out), "--out", NEEDS.reports);
   return {
     open: openOptions(dumpPath, flags),
     models: modelConfig(flags),
@@ -96,19 +96,6 @@ function sessionsFlag(flag: string | undefined): string {
   if (flag === undefined) return "";
   const dir = resolve(flag);
   return dir === sessionsRoot(undefined) ? "" : ` --sessions-dir ${/\s/.test(dir) ? JSON.stringify(dir) : dir}`;
-}
-
-/** Checked before the dump is opened, so a typo does not cost a whole analysis. */
-function writableFolder(path: string, flag: string): string {
-  try {
-    mkdirSync(path, { recursive: true });
-    accessSync(path, constants.W_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "EEXIST" || code === "ENOTDIR" ? "it is a file, not a folder" : code === "EACCES" || code === "EPERM" ? "permission denied" : (error as Error).message;
-    throw new ExitError(ExitCode.badInput, `${flag} ${path} cannot be used: ${why}`);
-  }
-  return path;
 }
 
 /**

@@ -8,6 +8,8 @@ export const ExitCode = {
   badInput: 3,
   debugger: 4,
   provider: 5,
+  /** A file could not be written or read for a reason of the machine's: disk full, quota, permission, read-only. */
+  storage: 6,
   interrupted: 130,
 } as const;
 

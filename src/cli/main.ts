@@ -40,6 +40,9 @@ function dumpOptions(command: Command): Command {
     .option("--timeout <seconds>", "per-command debugger timeout", seconds, 30);
 }
 
+/** Exit 6, as every command's --help says it. */
+const SIX = "6 a file could not be written or read (disk full, permission, read-only)";
+
 /** The end of a command's --help: examples, the environment it reads, its exit codes. */
 function footer(parts: { examples: string[]; env: string[]; exits: string }): string {
   return ["", "Examples:", ...parts.examples.map((e) => `  ${e}`), "", "Environment:", ...parts.env.map((e) => `  ${e}`), "", `Exit codes: ${parts.exits}`].join("\n");
@@ -104,7 +107,7 @@ export function buildProgram(): Command {
         footer({
           examples: ["dumpdbg exec core.1234 -ex bt -ex 'info registers'", "dumpdbg exec crash.dmp --json -ex 'thread backtrace all'"],
           env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
-          exits: "0 every command ran, 1 a command failed or was refused, 2 usage, 3 bad dump, 4 debugger failed, 130 interrupted",
+          exits: `0 every command ran, 1 a command failed or was refused, 2 usage, 3 bad dump, 4 debugger failed, ${SIX}, 130 interrupted`,
         }),
       ),
   ).action(async (dump: string, options) => {
@@ -123,7 +126,7 @@ export function buildProgram(): Command {
         footer({
           examples: ["dumpdbg triage core.1234", "dumpdbg triage crash.dmp --modules-path ./dlls --json"],
           env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
-          exits: "0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 130 interrupted",
+          exits: `0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, ${SIX}, 130 interrupted`,
         }),
       ),
   ).action(async (dump: string, options) => {
@@ -142,7 +145,7 @@ export function buildProgram(): Command {
         footer({
           examples: ["dumpdbg symbols crash.dmp --symbols ./symbols --symbols https://symbols.example.com", "dumpdbg symbols core.1234 --json"],
           env: ["DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
-          exits: "0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 130 interrupted",
+          exits: `0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, ${SIX}, 130 interrupted`,
         }),
       ),
   ).action(async (dump: string, options) => {
@@ -178,7 +181,7 @@ export function buildProgram(): Command {
             "DUMPDBG_SESSIONS_DIR                     where sessions live",
             "DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries",
           ],
-          exits: "0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 5 model provider failed, 130 interrupted (resume it)",
+          exits: `0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 5 model provider failed, ${SIX}, 130 interrupted (resume it)`,
         }),
       ),
   ).action(async (dump: string, options) => {
@@ -190,7 +193,15 @@ export function buildProgram(): Command {
     program
       .command("resume")
       .description("continue an interrupted analysis from its last checkpoint")
-      .argument("<session-id>", "the session (see dumpdbg sessions list)"),
+      .argument("<session-id>", "the session (see dumpdbg sessions list)")
+      .addHelpText(
+        "after",
+        footer({
+          examples: ["dumpdbg resume 20261126-1430", "dumpdbg resume 20261126-143012-core-a1b2 --sessions-dir /srv/sessions"],
+          env: ["DUMPDBG_SESSIONS_DIR                     where sessions live", "DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries"],
+          exits: `0 done, 2 usage, 3 unknown or damaged session, bad dump, 4 debugger failed, 5 model provider failed, ${SIX}, 130 interrupted (resume it again)`,
+        }),
+      ),
   ).action(async (id: string, options) => {
     const { resume } = await import("./resume.js");
     return resume(id, options);
@@ -208,7 +219,15 @@ export function buildProgram(): Command {
     )
       .option("--max-turns <n>", "questions to answer before the chat stops taking more (default: 50)", numberFlag("--max-turns", { whole: true, min: 1 }))
       .option("--max-seconds <s>", "time one answer may take (default: 120)", numberFlag("--max-seconds", { whole: false, min: 0, aboveMin: true }))
-      .option("--unsafe", "lift the command safety policy for /exec and the model's commands"),
+      .option("--unsafe", "lift the command safety policy for /exec and the model's commands")
+      .addHelpText(
+        "after",
+        footer({
+          examples: ["dumpdbg chat 20261126-1430", "echo 'which pointer was null?' | dumpdbg chat 20261126-1430 --provider offline"],
+          env: ["OPENAI_API_KEY, ANTHROPIC_API_KEY        cloud models (--provider auto picks the one set)", "DUMPDBG_SESSIONS_DIR                     where sessions live"],
+          exits: `0 done, 2 usage, 3 unknown or damaged session, 4 debugger failed, 5 model provider failed, ${SIX}, 130 interrupted`,
+        }),
+      ),
   ).action(async (id: string, options) => {
     const { chat } = await import("./chat.js");
     return chat(id, options);
@@ -221,6 +240,14 @@ export function buildProgram(): Command {
     .option("--format <list>", "formats, comma-separated", "md,html,json")
     .option("--out <dir>", "where the reports go", "reports")
     .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
+    .addHelpText(
+      "after",
+      footer({
+        examples: ["dumpdbg report 20261126-1430 --format html", "dumpdbg report 20261126-1430 --out /srv/reports"],
+        env: ["DUMPDBG_SESSIONS_DIR                     where sessions live"],
+        exits: `0 done, 2 usage, 3 unknown session or no saved report, a file of yours where a report would go, ${SIX}`,
+      }),
+    )
     .action(async (id: string, options) => {
       const { report } = await import("./report.js");
       return report(id, options);
@@ -244,7 +271,7 @@ export function buildProgram(): Command {
         footer({
           examples: ["dumpdbg batch ./crashes --jobs 4", "dumpdbg batch ./crashes --analyze --json > batch.json", "dumpdbg batch /srv/crashes --queue redis://queue.internal:6379"],
           env: ["DUMPDBG_SESSIONS_DIR                     where triage results and analyses are kept", "DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries"],
-          exits: "0 done (unreadable dumps are rows of the report), 2 usage, 3 nothing could be read or the queue is unreachable, 130 interrupted (run it again to go on)",
+          exits: `0 done (unreadable dumps are rows of the report), 2 usage, 3 nothing could be read or the queue is unreachable, ${SIX}, 130 interrupted (run it again to go on)`,
         }),
       ),
   ).action(async (paths: string[], options) => {
@@ -269,7 +296,7 @@ export function buildProgram(): Command {
     .option("--dlv <path>", "Delve, for a Go program's core (default: $DUMPDBG_DLV or dlv)")
     .addHelpText(
       "after",
-      "\nRuns until Ctrl+C or SIGTERM, then finishes the dumps in hand (a second Ctrl+C ends at once).\nA job whose worker dies is taken by another after --stall-seconds; a dump that kills two workers is an error row.\n\nExample:\n  dumpdbg worker --queue redis://queue.internal:6379 --jobs 4\n\nExit codes: 0 stopped, 2 usage error, 3 queue unreachable, 130 interrupted.",
+      `\nRuns until Ctrl+C or SIGTERM, then finishes the dumps in hand (a second Ctrl+C ends at once).\nA job whose worker dies is taken by another after --stall-seconds; a dump that kills two workers is an error row.\n\nExample:\n  dumpdbg worker --queue redis://queue.internal:6379 --jobs 4\n\nExit codes: 0 stopped, 2 usage error, 3 queue unreachable, ${SIX}, 130 interrupted.`,
     )
     .action(async (options) => {
       const { worker } = await import("./worker.js");

@@ -1,7 +1,7 @@
 /** `dumpdbg report <session-id>`: re-renders a finished analysis from its session, in any formats. */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadSession, resolveSessionId, sessionPaths, updateSession } from "../evidence/sessions.js";
+import { loadSession, resolveSessionId, SessionDamaged, sessionPaths, updateSession, type SessionMeta } from "../evidence/sessions.js";
 import { parseReportDocument, REPORT_DOCUMENT, REPORT_FORMATS, writeReports, type ReportDocument, type ReportFormat } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions-root.js";
@@ -16,12 +16,23 @@ export async function report(given: string, flags: ReportFlags): Promise<void> {
   const formats = parseFormats(flags.format);
   const root = sessionsRoot(flags.sessionsDir);
   const id = resolveSessionId(root, given);
-  const meta = loadSession(root, id);
-  const document = readDocument(join(sessionPaths(root, id).dir, REPORT_DOCUMENT), id, meta.state);
+  const documentPath = join(sessionPaths(root, id).dir, REPORT_DOCUMENT);
+  const meta = loadUnlessDamaged(root, id, documentPath);
+  const document = readDocument(documentPath, id, meta?.state ?? "damaged");
   const written = await writeReports(document, { outDir: flags.out, formats });
-  // Kept with the session, so removing it removes these too.
-  updateSession(root, id, { reports: [...new Set([...(meta.reports ?? []), ...written.map(({ file }) => resolve(file))])].slice(-64) });
+  // Kept with the session, so removing it removes these too; a damaged session.json is left as it is.
+  if (meta) updateSession(root, id, { reports: [...new Set([...(meta.reports ?? []), ...written.map(({ file }) => resolve(file))])].slice(-64) });
   for (const { file } of written) process.stdout.write(`${file}\n`);
+}
+
+/** The session, or null when its session.json is damaged but its report document can still be read. */
+function loadUnlessDamaged(root: string, id: string, documentPath: string): SessionMeta | null {
+  try {
+    return loadSession(root, id);
+  } catch (error) {
+    if (error instanceof SessionDamaged && existsSync(documentPath)) return null;
+    throw error;
+  }
 }
 
 function parseFormats(list: string): ReportFormat[] {

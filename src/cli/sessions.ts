@@ -1,8 +1,8 @@
 /** `dumpdbg sessions list | show | rm | cleanup`: the sessions under one folder, never outside it. */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { cleanupSessions, currentState, listSessions, loadSession, removeSession, resolveSessionId, sessionPaths, type SessionMeta } from "../evidence/sessions.js";
-import { EvidenceStore } from "../evidence/store.js";
+import { cleanupSessions, currentState, listDamagedSessions, listSessions, loadSession, removeSession, resolveSessionId, SessionDamaged, sessionPaths, type SessionMeta } from "../evidence/sessions.js";
+import { evidenceCutShort, evidenceDamage, EvidenceStore } from "../evidence/store.js";
 import { REPORT_DOCUMENT, removeReports } from "../report/index.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { sessionsRoot } from "./sessions-root.js";
@@ -12,9 +12,15 @@ export interface SessionsFlags {
   json?: boolean;
 }
 
+/** Whole sessions and damaged ones (state `damaged`, with what is wrong), oldest first. */
 export function list(flags: SessionsFlags): void {
   const root = sessionsRoot(flags.sessionsDir);
-  const sessions = listSessions(root).map((meta) => ({ ...meta, state: currentState(root, meta), verdict: verdictOf(root, meta) }));
+  const whole = listSessions(root).map((meta) => {
+    const damage = evidenceCutShort(sessionPaths(root, meta.id).evidenceDb);
+    return damage ? { ...meta, state: "damaged" as const, damage: `evidence.db ${damage}` } : { ...meta, state: currentState(root, meta), verdict: verdictOf(root, meta) };
+  });
+  const damaged = listDamagedSessions(root).map(({ id, damage, updatedAt }) => ({ id, state: "damaged" as const, damage, updatedAt }));
+  const sessions = [...whole, ...damaged].sort((a, b) => a.id.localeCompare(b.id));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
     return;
@@ -23,7 +29,10 @@ export function list(flags: SessionsFlags): void {
     process.stdout.write(`no sessions in ${root}\n`);
     return;
   }
-  const rows = [["SESSION", "STATE", "VERDICT", "UPDATED", "DUMP"], ...sessions.map((s) => [s.id, s.state, s.verdict ?? "-", s.updatedAt.slice(0, 16).replace("T", " "), s.dump])];
+  const rows = [
+    ["SESSION", "STATE", "VERDICT", "UPDATED", "DUMP"],
+    ...sessions.map((s) => [s.id, s.state, "damage" in s ? s.damage : (s.verdict ?? "-"), s.updatedAt.slice(0, 16).replace("T", " "), "dump" in s ? s.dump : "-"]),
+  ];
   process.stdout.write(table(rows));
 }
 
@@ -50,7 +59,8 @@ export function show(given: string, flags: SessionsFlags): void {
   const id = resolveSessionId(root, given);
   const meta = loadSession(root, id);
   const paths = sessionPaths(root, id);
-  const evidence = existsSync(paths.evidenceDb) ? countEvidence(paths.evidenceDb) : 0;
+  const damage = evidenceDamage(paths.evidenceDb);
+  const evidence = damage ? `evidence.db ${damage}` : existsSync(paths.evidenceDb) ? countEvidence(paths.evidenceDb) : 0;
   const transcriptLines = existsSync(paths.transcript) ? readFileSync(paths.transcript, "utf8").split("\n").filter(Boolean).length : 0;
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ ...meta, dir: paths.dir, evidence, transcriptEvents: transcriptLines }, null, 2)}\n`);
@@ -77,9 +87,10 @@ export async function rm(ids: string[], flags: SessionsFlags): Promise<void> {
   const root = sessionsRoot(flags.sessionsDir);
   for (const given of ids) {
     const id = resolveSessionId(root, given);
-    const meta = loadSession(root, id);
+    // A damaged session.json names no reports to remove with it; the session itself goes.
+    const meta = loadOrDamaged(root, id);
     removeSession(root, id);
-    const reports = removeReports(meta.reports ?? []);
+    const reports = removeReports(meta?.reports ?? []);
     process.stdout.write(`removed ${id}${reports.length ? ` and its ${reports.length} report ${reports.length === 1 ? "file" : "files"}` : ""}\n`);
   }
 }
@@ -97,7 +108,16 @@ export async function cleanup(flags: SessionsFlags & { days?: number; keep?: num
   for (const s of removed) process.stdout.write(`removed ${s.id}\n`);
   if (reports.length > 0) process.stdout.write(`removed ${reports.length} report ${reports.length === 1 ? "file" : "files"} of those sessions\n`);
   for (const s of busy) process.stdout.write(`kept ${s.id} (in use)\n`);
-  process.stdout.write(`${removed.length} removed, ${listSessions(root).length} left in ${root}\n`);
+  process.stdout.write(`${removed.length} removed, ${listSessions(root).length + listDamagedSessions(root).length} left in ${root}\n`);
+}
+
+function loadOrDamaged(root: string, id: string): SessionMeta | null {
+  try {
+    return loadSession(root, id);
+  } catch (error) {
+    if (error instanceof SessionDamaged) return null;
+    throw error;
+  }
 }
 
 function countEvidence(db: string): number {

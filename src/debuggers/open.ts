@@ -6,7 +6,7 @@
 import { BACKENDS, chooseBackend, isInstalled, startSession, type DebuggerChoice } from "./backends.js";
 import { binaryOf, isNamed, namedBinary } from "./binaries.js";
 import { endEarly } from "./early-start.js";
-import { DebuggerError } from "./errors.js";
+import { DebuggerError, SessionDead } from "./errors.js";
 import { homedir } from "node:os";
 
 import { hasDwarf, isGoProgram } from "./dumpfile/index.js";
@@ -108,7 +108,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   const debugDirectories = [...(options.debugFileDirectory ? [options.debugFileDirectory] : []), ...(symbols?.debugDirectories ?? [])];
   const modulesPath = [...(options.modulesPath ?? []), ...(symbols?.modulesPath ?? [])];
   const debuggerPath = binaryOf(choice.backend, binaries);
-  const session = await startSession(choice.backend, {
+  const session = await openRestartingOnce(choice.backend, dump.path, warnings, () => startSession(choice.backend, {
     dump: dump.path,
     executable,
     binary: debuggerPath,
@@ -120,8 +120,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
     ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles } : {}),
     ...(frameNames?.named.length ? { frameNames: frameNames.named } : {}),
-  });
-  await session.open();
+  }));
   const noise = BACKENDS[choice.backend].noise;
   const debuggerWarnings: string[] = [];
   for (const warning of session.loadWarnings) {
@@ -131,6 +130,34 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
   return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols, hsErr: options.hsErr ?? null };
+}
+
+/**
+ * The session, open. A debugger that dies while it opens the dump (killed, or crashed on it) is
+ * started once more, and the first death is a warning; one that dies again is named as crashing
+ * on this dump, with both deaths and what it was doing.
+ */
+async function openRestartingOnce(backend: Backend, dumpPath: string, warnings: string[], start: () => Promise<DebuggerSession>): Promise<DebuggerSession> {
+  let first: SessionDead | null = null;
+  for (;;) {
+    const session = await start();
+    try {
+      await session.open();
+      if (first) warnings.push(`${first.message}; it was started again`);
+      return session;
+    } catch (error) {
+      if (!(error instanceof SessionDead)) throw error;
+      if (first) throw new DebuggerError(`${backend} died twice opening ${dumpPath} (${first.message}; then ${error.message}): it may crash on this dump every time${otherBackend(backend)}`);
+      first = error;
+    }
+  }
+}
+
+/** Where another debugger reads the same dumps: said to the user, never switched to unasked. */
+function otherBackend(backend: Backend): string {
+  if (backend === "gdb") return "; --debugger lldb reads it too";
+  if (backend === "lldb") return "; --debugger gdb reads a Linux core too";
+  return "";
 }
 
 /** Whether the core's program was built by Go, and with DWARF; null for another program, or one that cannot be found (reported below). */

@@ -31,6 +31,7 @@ import {
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { z } from "../zod.js";
 import type { Backend } from "../debuggers/session.js";
+import { asStorageError, StorageError, writing } from "../storage-errors.js";
 
 export type SessionState = "created" | "running" | "done" | "failed" | "interrupted";
 
@@ -94,6 +95,34 @@ export class SessionBusy extends SessionError {
   }
 }
 
+/**
+ * A session whose files were damaged (a crash while one was copied, a disk that filled up): what is
+ * wrong, and what still works with it. Other sessions are not touched.
+ */
+export class SessionDamaged extends SessionError {
+  constructor(
+    readonly id: string,
+    readonly file: string,
+    readonly damage: string,
+    stillWorks: string,
+  ) {
+    super(`session ${id} is damaged: ${file} ${damage}; ${stillWorks}`);
+  }
+}
+
+/** A session folder whose session.json cannot be read: listed as damaged, and removable. */
+export interface DamagedSession {
+  id: string;
+  dir: string;
+  /** What is wrong, e.g. "session.json is cut short (Unexpected end of JSON input)". */
+  damage: string;
+  /** When its session.json was last written: what `cleanup --days` goes by. */
+  updatedAt: string;
+}
+
+/** The report document a session keeps, from which `dumpdbg report` writes its reports. */
+const REPORT_DOCUMENT = "report.json";
+
 const sessionMetaSchema: z.ZodType<SessionMeta> = z.object({
   id: z.string(),
   dump: z.string(),
@@ -110,6 +139,8 @@ const sessionMetaSchema: z.ZodType<SessionMeta> = z.object({
 /** Ids are folder names that stay one path segment: no separators, no `..`, nothing hidden. */
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The way out of a full or read-only sessions folder, after the cause's own. */
+export const SESSIONS_ELSEWHERE = "or choose another --sessions-dir";
 
 /** The files of a session; the id is checked, the file system is not touched. */
 export function sessionPaths(root: string, id: string): SessionPaths {
@@ -127,13 +158,13 @@ export function sessionPaths(root: string, id: string): SessionPaths {
 
 /** Creates the folder and session.json of a new session, with an id that sorts by time and names the dump. */
 export function createSession(root: string, input: NewSession): { id: string; dir: string; meta: SessionMeta } {
-  mkdirSync(root, { recursive: true });
+  writing(root, () => mkdirSync(root, { recursive: true }), { verb: "create", elsewhere: SESSIONS_ELSEWHERE });
   const now = new Date();
   for (let attempt = 1; ; attempt++) {
     const id = sessionId(input.dump, now);
     const { dir, meta: metaPath } = sessionPaths(root, id);
     try {
-      mkdirSync(dir);
+      writing(dir, () => mkdirSync(dir), { verb: "create", elsewhere: SESSIONS_ELSEWHERE });
     } catch (error) {
       // The random suffix collided with a session started in the same second: draw again.
       if (isErrno(error, "EEXIST") && attempt < 20) continue;
@@ -150,14 +181,44 @@ export function loadSession(root: string, id: string): SessionMeta {
   const dir = sessionDir(root, id);
   const file = join(dir, "session.json");
   let parsed: SessionMeta;
+  let text = "";
   try {
-    parsed = sessionMetaSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+    text = readFileSync(file, "utf8");
+    parsed = sessionMetaSchema.parse(JSON.parse(text));
   } catch (error) {
-    const reason = error instanceof z.ZodError ? "fields are missing or wrong" : (error as Error).message;
-    throw new SessionError(`${file} is unreadable (${reason}); remove the session with "dumpdbg sessions rm ${id}"`);
+    if (!(error instanceof SyntaxError || error instanceof z.ZodError)) throw asStorageError(error, file, { verb: "read" });
+    throw new SessionDamaged(id, file, metaDamage(error, text), stillWorks(root, id, null));
   }
   // The folder name is the id that every command uses, even if session.json says otherwise.
   return { ...parsed, id };
+}
+
+/** session.json is always written as one object and a newline: one that stops before its end was cut short. */
+function metaDamage(error: SyntaxError | z.ZodError, text: string): string {
+  if (error instanceof z.ZodError) return "has fields missing or wrong";
+  return text.trimEnd().endsWith("}") ? `is not JSON (${error.message})` : "is cut short";
+}
+
+/**
+ * What a damaged session still allows, said after its damage: its report re-rendered from the
+ * document it saved, the analysis run again on its dump (when session.json still names it), and
+ * its removal.
+ */
+export function stillWorks(root: string, id: string, dump: string | null): string {
+  const ways: string[] = [];
+  if (hasReportDocument(join(root, id, REPORT_DOCUMENT))) ways.push(`"dumpdbg report ${id}" still writes its report`);
+  if (dump !== null) ways.push(`"dumpdbg analyze ${dump}" runs the analysis again`);
+  ways.push(`"dumpdbg sessions rm ${id}" removes it`);
+  return ways.join("; ");
+}
+
+function hasReportDocument(file: string): boolean {
+  try {
+    const doc = JSON.parse(readFileSync(file, "utf8")) as { report?: unknown };
+    return typeof doc.report === "object" && doc.report !== null;
+  } catch {
+    return false;
+  }
 }
 
 /** Applies `patch` and rewrites session.json atomically (temp file, then rename), so a reader never sees half of it. */
@@ -168,8 +229,8 @@ export function updateSession(root: string, id: string, patch: SessionPatch): Se
 }
 
 /**
- * The sessions under `root`, oldest first. Folders without a readable session.json are not
- * sessions and are left out.
+ * The sessions under `root`, oldest first. Folders whose session.json cannot be read are left
+ * out here; `listDamagedSessions` lists them.
  */
 export function listSessions(root: string): SessionMeta[] {
   let entries: string[];
@@ -184,10 +245,33 @@ export function listSessions(root: string): SessionMeta[] {
     try {
       sessions.push(loadSession(root, id));
     } catch (error) {
-      if (!(error instanceof SessionError)) throw error;
+      if (!(error instanceof SessionError || error instanceof StorageError)) throw error;
     }
   }
   return sessions;
+}
+
+/** The session folders under `root` whose session.json is damaged, oldest first. */
+export function listDamagedSessions(root: string): DamagedSession[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(root);
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return [];
+    throw error;
+  }
+  const damaged: DamagedSession[] = [];
+  for (const id of entries.filter(isValidId).sort()) {
+    try {
+      loadSession(root, id);
+    } catch (error) {
+      const damage = error instanceof SessionDamaged ? error.damage : error instanceof StorageError ? `cannot be read: ${error.reason}` : null;
+      if (damage === null) continue;
+      const dir = join(root, id);
+      damaged.push({ id, dir, damage: `session.json ${damage}`, updatedAt: statSync(join(dir, "session.json")).mtime.toISOString() });
+    }
+  }
+  return damaged;
 }
 
 /**
@@ -203,6 +287,9 @@ export function removeSession(root: string, id: string): void {
   else rmSync(entry, { recursive: true });
 }
 
+/** What cleanup knows of a session, whole or damaged (one whose session.json is damaged has no reports to name). */
+export type CleanedSession = Pick<SessionMeta, "id" | "createdAt" | "updatedAt" | "reports">;
+
 export interface CleanupOptions {
   /** Remove sessions not updated for this many days. */
   days?: number;
@@ -217,7 +304,7 @@ export interface CleanupOptions {
 export function cleanupSessions(
   root: string,
   options: CleanupOptions,
-): { removed: SessionMeta[]; busy: SessionMeta[] } {
+): { removed: CleanedSession[]; busy: CleanedSession[] } {
   const { days, keep } = options;
   if (days === undefined && keep === undefined) throw new RangeError("cleanup needs days, keep, or both");
   if (days !== undefined && !(Number.isFinite(days) && days >= 0)) {
@@ -227,9 +314,11 @@ export function cleanupSessions(
     throw new RangeError(`keep must be a whole number of at least 0, got ${keep}`);
   }
   const cutoff = days === undefined ? Infinity : Date.now() - days * DAY_MS;
-  const newestFirst = listSessions(root).reverse();
-  const removed: SessionMeta[] = [];
-  const busy: SessionMeta[] = [];
+  // A damaged session counts by when its session.json was last written, as a whole one by its update.
+  const damaged = listDamagedSessions(root).map(({ id, updatedAt }): CleanedSession => ({ id, createdAt: updatedAt, updatedAt }));
+  const newestFirst = [...listSessions(root), ...damaged].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).reverse();
+  const removed: CleanedSession[] = [];
+  const busy: CleanedSession[] = [];
   for (const session of newestFirst.slice(keep ?? 0)) {
     if (!(Date.parse(session.updatedAt) < cutoff)) continue;
     try {
@@ -270,20 +359,28 @@ export type TranscriptEvent = { type: "command" | "model" | "chat" } & Record<st
  * (a sync per event cost more than the commands it recorded).
  */
 export class Transcript {
-  private constructor(private readonly fd: number) {}
-
   static open(root: string, id: string): Transcript {
-    return new Transcript(openSync(join(sessionDir(root, id), "transcript.jsonl"), "a"));
+    const path = join(sessionDir(root, id), "transcript.jsonl");
+    return new Transcript(path, writing(path, () => openSync(path, "a"), { elsewhere: SESSIONS_ELSEWHERE }));
   }
+
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+  ) {}
 
   /** Writes the event with an `at` timestamp; it is in the file when this returns. */
   append(event: TranscriptEvent): void {
-    writeFileSync(this.fd, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+    writing(this.path, () => writeFileSync(this.fd, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`), { elsewhere: SESSIONS_ELSEWHERE });
   }
 
+  /** Closes the file whatever happens; a sync the disk refuses is said after it is closed. */
   close(): void {
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+    try {
+      writing(this.path, () => fsyncSync(this.fd), { elsewhere: SESSIONS_ELSEWHERE });
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }
 
@@ -352,17 +449,31 @@ function isInside(parent: string, child: string): boolean {
   return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** Writes JSON whole or not at all: a temp file beside it, synced, then renamed over it. */
+/**
+ * Writes JSON whole or not at all: a temp file beside it, synced, then renamed over it. A file
+ * that cannot be written (a full disk) leaves the old one as it was and no temp file behind.
+ */
 export function writeJsonAtomically(path: string, value: unknown): void {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(temp, "w");
-  try {
-    writeFileSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
+  writing(
+    path,
+    () => {
+      try {
+        const fd = openSync(temp, "w");
+        try {
+          writeFileSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(temp, path);
+      } catch (error) {
+        rmSync(temp, { force: true });
+        throw error;
+      }
+    },
+    { elsewhere: SESSIONS_ELSEWHERE },
+  );
 }
 
 /**
@@ -371,8 +482,8 @@ export function writeJsonAtomically(path: string, value: unknown): void {
  */
 function tryCreateLock(lock: string): boolean {
   const temp = `${lock}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(temp, `${process.pid}\n`);
   try {
+    writing(lock, () => writeFileSync(temp, `${process.pid}\n`), { elsewhere: SESSIONS_ELSEWHERE });
     linkSync(temp, lock);
     return true;
   } catch (error) {

@@ -5,9 +5,11 @@
  */
 
 import Database from "better-sqlite3";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Backend, CommandErrorType } from "../debuggers/session.js";
+import { asStorageError, writing } from "../storage-errors.js";
+import { SESSIONS_ELSEWHERE } from "./sessions.js";
 import { headAndTail, MIN_CHUNK_BYTES, splitAtLines } from "./chunking.js";
 
 /** The debugger thread (its number, not the LWP) and frame a command ran in; null when unknown. */
@@ -212,6 +214,8 @@ export class EvidenceStore {
 
   private constructor(
     private readonly db: Database.Database,
+    /** Named in the error a full disk or a read-only folder gives. */
+    private readonly dbPath: string,
     /** Output files are named relative to it, so a session folder can be moved whole. */
     private readonly dbDir: string,
     private readonly inlineLimit: number,
@@ -252,6 +256,10 @@ export class EvidenceStore {
     if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_BYTES) {
       throw new RangeError(`chunkSize must be a whole number of at least ${MIN_CHUNK_BYTES} bytes, got ${chunkSize}`);
     }
+    return writing(dbPath, () => EvidenceStore.openAt(dbPath, inlineLimit, chunkSize, options), { elsewhere: SESSIONS_ELSEWHERE });
+  }
+
+  private static openAt(dbPath: string, inlineLimit: number, chunkSize: number, options: EvidenceStoreOptions): EvidenceStore {
     mkdirSync(dirname(dbPath), { recursive: true });
     const db = new Database(dbPath);
     try {
@@ -263,16 +271,19 @@ export class EvidenceStore {
       db.pragma("foreign_keys = ON");
       db.exec(SCHEMA);
       const evidenceDir = options.evidenceDir ?? join(dirname(dbPath), "evidence");
-      return new EvidenceStore(db, dirname(dbPath), inlineLimit, chunkSize, evidenceDir);
+      return new EvidenceStore(db, dbPath, dirname(dbPath), inlineLimit, chunkSize, evidenceDir);
     } catch (error) {
       db.close();
       throw error;
     }
   }
 
-  /** Stores one command output in one transaction; a big output is in its file (synced) before its row commits. */
+  /**
+   * Stores one command output in one transaction; a big output is in its file (synced) before its
+   * row commits. On a full disk the transaction is rolled back and the store stays usable.
+   */
   add(input: EvidenceInput): EvidenceRecord {
-    const seq = this.insert.immediate(input);
+    const seq = writing(this.dbPath, () => this.insert.immediate(input), { elsewhere: SESSIONS_ELSEWHERE });
     return this.recordOf(this.existing(`E${seq}`).row);
   }
 
@@ -310,7 +321,8 @@ export class EvidenceStore {
   }
 
   setChunkAnalysis(id: string, n: number, analysis: unknown): void {
-    const { changes } = this.updateAnalysis.run(JSON.stringify(analysis ?? null), this.existing(id).seq, n);
+    const seq = this.existing(id).seq;
+    const { changes } = writing(this.dbPath, () => this.updateAnalysis.run(JSON.stringify(analysis ?? null), seq, n), { elsewhere: SESSIONS_ELSEWHERE });
     if (changes === 0) throw new RangeError(`evidence ${id} has no chunk ${n}`);
   }
 
@@ -401,16 +413,22 @@ export class EvidenceStore {
 
   /** Writes and syncs the file, then its directory entry, so a committed row never names a missing file. */
   private writeOutputFile(seq: number, text: Buffer): string {
-    mkdirSync(this.evidenceDir, { recursive: true });
     const path = join(this.evidenceDir, `E${seq}.txt`);
-    syncWrite(path, text);
-    const dir = openSync(this.evidenceDir, "r");
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-    return path;
+    return writing(
+      path,
+      () => {
+        mkdirSync(this.evidenceDir, { recursive: true });
+        syncWrite(path, text);
+        const dir = openSync(this.evidenceDir, "r");
+        try {
+          fsyncSync(dir);
+        } finally {
+          closeSync(dir);
+        }
+        return path;
+      },
+      { elsewhere: SESSIONS_ELSEWHERE },
+    );
   }
 
   private existing(id: string): { seq: number; row: EvidenceRow } {
@@ -479,11 +497,68 @@ function chunkOf(evidenceId: string, row: ChunkRow): Chunk {
   };
 }
 
+/**
+ * What is wrong with an evidence store SQLite cannot read whole (a copy cut short, a file of
+ * something else), or null when it is whole or not there yet. Read-only: checking changes nothing.
+ */
+export function evidenceDamage(dbPath: string): string | null {
+  const cut = evidenceCutShort(dbPath);
+  if (cut !== null || !existsSync(dbPath) || statSync(dbPath).size === 0) return cut;
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    const result = db.pragma("quick_check(1)", { simple: true });
+    return result === "ok" ? null : `is damaged (${String(result).split("\n")[0]})`;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "SQLITE_NOTADB") return "is not a database (the file holds something else)";
+    if (code === "SQLITE_CORRUPT") return `is damaged (${(error as Error).message})`;
+    throw asStorageError(error, dbPath, { verb: "read" });
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * The cheap half of `evidenceDamage`, from the file's first 100 bytes alone (for listing many
+ * sessions): not a SQLite file, or shorter than its header says it is (a copy cut short). The
+ * header's page count is trusted only when SQLite marked it current (offset 92 equals the change
+ * counter at 24), and only without a write-ahead log: pages the log holds may not be in the file
+ * yet (a checkpoint a full disk stopped half-way), and SQLite reads them from the log.
+ */
+export function evidenceCutShort(dbPath: string): string | null {
+  if (existsSync(`${dbPath}-wal`) && statSync(`${dbPath}-wal`).size > 0) return null;
+  let fd: number;
+  try {
+    fd = openSync(dbPath, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw asStorageError(error, dbPath, { verb: "read" });
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return null;
+    const header = Buffer.alloc(100);
+    const read = readSync(fd, header, 0, 100, 0);
+    if (read < 100 || header.toString("latin1", 0, 16) !== "SQLite format 3\0") return "is not a database (the file holds something else, or too little of one)";
+    const pageSize = header.readUInt16BE(16) === 1 ? 65536 : header.readUInt16BE(16);
+    const pages = header.readUInt32BE(28);
+    if (header.readUInt32BE(92) !== header.readUInt32BE(24)) return null;
+    return size < pages * pageSize ? `is cut short (${size} of its ${pages * pageSize} bytes)` : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file that could not be written whole is removed: no row will name it, and it holds the space. */
 function syncWrite(path: string, data: Buffer): void {
   const fd = openSync(path, "w");
   try {
     writeFileSync(fd, data);
     fsyncSync(fd);
+  } catch (error) {
+    rmSync(path, { force: true });
+    throw error;
   } finally {
     closeSync(fd);
   }

@@ -8,6 +8,7 @@ import { renderJson } from "./json.js";
 import { ReportSchema } from "./schema.js";
 import type { ReportDocument } from "./document.js";
 import { MARKDOWN_MARKER, renderMarkdown } from "./markdown.js";
+import { writing } from "../storage-errors.js";
 
 export { renderHtml } from "./html.js";
 export { renderJson } from "./json.js";
@@ -64,8 +65,9 @@ export async function writeReports(
   for (const { format, file } of rendered) {
     if (!isOursOrAbsent(file, format)) throw new ReportConflictError(file);
   }
-  mkdirSync(options.outDir, { recursive: true });
-  for (const { file, content } of rendered) replaceFile(file, content);
+  const elsewhere = { elsewhere: "or choose another --out folder" };
+  writing(options.outDir, () => mkdirSync(options.outDir, { recursive: true }), { ...elsewhere, verb: "create" });
+  for (const { file, content } of rendered) writing(file, () => replaceFile(file, content), elsewhere);
   return rendered.map(({ format, file }) => ({ format, file }));
 }
 

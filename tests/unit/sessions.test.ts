@@ -162,9 +162,9 @@ describe("loadSession and updateSession", () => {
   it("reports a damaged session.json as such", () => {
     const id = newSession();
     writeFileSync(sessionPaths(root, id).meta, "{ not json");
-    expect(() => loadSession(root, id)).toThrow(/session\.json is unreadable .*dumpdbg sessions rm/);
+    expect(() => loadSession(root, id)).toThrow(/is damaged: .*session\.json is cut short; "dumpdbg sessions rm .*" removes it$/);
     writeFileSync(sessionPaths(root, id).meta, JSON.stringify({ id, dump: "core" }));
-    expect(() => loadSession(root, id)).toThrow(/fields are missing or wrong/);
+    expect(() => loadSession(root, id)).toThrow(/session\.json has fields missing or wrong/);
   });
 });
 

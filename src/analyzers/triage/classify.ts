@@ -194,7 +194,8 @@ function segfaultKind(symptoms: Symptoms): CrashKind {
   if (symptoms.poppedReturn || symptoms.overranStackTop) return "stack-buffer-overflow";
   const fault = symptoms.siginfo?.address != null ? BigInt(symptoms.siginfo.address) : null;
   const pc = symptoms.pc;
-  if (pc === null || pc < NULL_PAGE_LIMIT || (fault !== null && fault === pc) || symptoms.pcInCode === false) {
+  // An unknown pc (its registers unread: a debugger that died reading them) is no bad jump; the fault address decides.
+  if ((pc !== null && (pc < NULL_PAGE_LIMIT || (fault !== null && fault === pc))) || symptoms.pcInCode === false) {
     return "bad-jump";
   }
   if (symptoms.stackExhausted) return "stack-overflow";

@@ -134,20 +134,27 @@ export class GdbSession implements DebuggerSession {
     taken?.connect({ onLine }, onStderr);
     const step = (i: number) => preloaded[i] ?? this.mi(load[i]!, OPEN_TIMEOUT_MS);
 
+    // What gdb was doing, for the line that says it died.
+    let doing = "starting";
     try {
       const version = await step(0);
       this.gdbVersion = version.console.split("\n")[0]?.trim() || null;
       if (!this.gdbVersion?.includes("gdb")) {
         throw new DebuggerMissing(`${binary} does not look like gdb (it printed "${this.gdbVersion ?? ""}")`);
       }
+      doing = "loading the executable";
       if (this.options.executable) expectDone(await step(1), "load the executable");
+      doing = "loading the core file";
       const core = expectDone(await step(load.length - 1), "load the core file");
       this.loadOutput = core.console;
       this.loadWarnings = [...new Set(warningsIn(core.log))];
+      doing = "setting up its output";
       await this.streamThroughLogFile();
+      doing = "reading the dump's threads";
       await this.refreshContext(true);
     } catch (error) {
       await this.end();
+      if (error instanceof SessionDead) throw new SessionDead(`${error.message} while ${doing}`);
       if (error instanceof DebuggerError) throw error;
       throw new DebuggerError(`gdb failed while opening ${this.options.dump}: ${(error as Error).message}`);
     }

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// A gdb for fault-injection tests, given to dumpdbg as --gdb: it runs the real gdb with the same
+// arguments, passes every command line through, and at the Nth command does one thing to it:
+//
+//   FAULTY_GDB_AT=N            the command that sets it off (1-based, counted per gdb started)
+//   FAULTY_GDB_ON=TEXT         or the first command that holds TEXT
+//   FAULTY_GDB_DO=kill         kill the real gdb with SIGKILL (this wrapper then dies the same way)
+//   FAULTY_GDB_DO=fill:PATH    write zeros to PATH until the disk it is on is full, then go on
+//   FAULTY_GDB_ONCE=FILE       do it only if FILE does not exist, and create it (a fault that a
+//                              restarted gdb does not meet again); without it, every gdb meets it
+//   FAULTY_GDB_LOG=FILE        append each command, numbered, to FILE
+import { spawn } from "node:child_process";
+import { appendFileSync, closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
+
+const at = Number(process.env.FAULTY_GDB_AT ?? "0");
+const on = process.env.FAULTY_GDB_ON;
+const action = process.env.FAULTY_GDB_DO ?? "";
+const once = process.env.FAULTY_GDB_ONCE;
+const log = process.env.FAULTY_GDB_LOG;
+
+const gdb = spawn(process.env.FAULTY_GDB_REAL ?? "gdb", process.argv.slice(2), { stdio: ["pipe", "inherit", "inherit"] });
+gdb.on("exit", (code, signal) => {
+  if (signal) process.kill(process.pid, signal);
+  else process.exit(code ?? 0);
+});
+gdb.stdin.on("error", () => undefined);
+
+let count = 0;
+let pending = "";
+process.stdin.on("data", (chunk) => {
+  pending += chunk.toString("utf8");
+  for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
+    const line = pending.slice(0, newline + 1);
+    pending = pending.slice(newline + 1);
+    count++;
+    if (log) appendFileSync(log, `${count}: ${line}`);
+    if ((count === at || (on !== undefined && line.includes(on))) && !(once && existsSync(once))) {
+      if (once) writeFileSync(once, "");
+      if (action === "kill") {
+        gdb.kill("SIGKILL");
+        return;
+      }
+      if (action.startsWith("fill:")) fill(action.slice("fill:".length));
+    }
+    gdb.stdin.write(line);
+  }
+});
+process.stdin.on("end", () => gdb.stdin.end());
+
+/** Zeros into the file until the disk refuses one more byte. */
+function fill(path) {
+  const fd = openSync(path, "a");
+  const block = Buffer.alloc(64 * 1024);
+  try {
+    for (let size = block.length; size >= 1; ) {
+      try {
+        writeSync(fd, block, 0, size);
+      } catch {
+        size = Math.floor(size / 2);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
