@@ -152,7 +152,7 @@ const BASES: BaseCase[] = [
   base("go", "nil-pointer", "null-dereference", "main.charge", () => goCore("nil-pointer")),
   base("go", "nil-map", "panic", "main.(*Cache).Put", () => goCore("nil-map")),
   base("go", "lock-order", "deadlock", "main.transfer", () => goCore("lock-order")),
-  base("debian", "python-ctypes-null", "null-dereference", null, () => debianCore("python-ctypes-null", ["/usr/bin/python3", "-c", "import ctypes; ctypes.string_at(0)"])),
+  base("debian", "python-ctypes-null", "null-dereference", "<module>", () => debianCore("python-ctypes-null", ["/usr/bin/python3", "-c", "import ctypes; ctypes.string_at(0)"])),
   base("debian", "perl-posix-abort", "abort", null, () => debianCore("perl-posix-abort", ["/usr/bin/perl", "-MPOSIX", "-e", "POSIX::abort()"])),
   base("debian", "bash-kill-self", "unknown", "kill_builtin", () => debianCore("bash-kill-self", ["/bin/bash", "-c", "kill -SEGV $$"])),
 ];

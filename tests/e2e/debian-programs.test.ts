@@ -43,31 +43,28 @@ function packageOf(file: string): { name: string; version: string } {
 
 describe.skipIf(!existsSync(PYTHON) || !haveDpkg)("Debian's python3, stripped, passing NULL to strlen through ctypes", () => {
   let core: string;
-  let ctypes: { name: string; version: string };
   beforeAll(() => {
     core = crashUnderGdb("python", [PYTHON, "-c", "import ctypes; ctypes.string_at(0)"]);
-    const module = execFileSync(PYTHON, ["-c", "import _ctypes; print(_ctypes.__file__)"], { encoding: "utf8" }).trim();
-    ctypes = packageOf(realpathSync(module));
   }, 60_000);
 
-  it("names strlen in libc, the _ctypes module that called it with NULL, and the package whose symbols to get", async () => {
+  it("blames the program's Python line that handed strlen the NULL through ctypes, with strlen and its argument named", async () => {
     const run = await runCli(["triage", core]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Crash: +null pointer dereference \(SIGSEGV, SEGV_MAPERR\)$/m);
-    expect(run.stdout).toMatch(/^Where: +frame \d+ in \S*\/_ctypes\.cpython-\d+-x86_64-linux-gnu\.so, thread 1/m);
-    expect(run.stdout).toMatch(/^Why: +inside strlen \(libc\.so\.6\), called from _ctypes\.cpython-\d+-x86_64-linux-gnu\.so: .*%rdi is its first argument$/m);
-    expect(run.stdout).toContain(`is from ${ctypes.name} ${ctypes.version}`);
+    // The -c program's own line, read from the interpreter's frames: ctypes, _ctypes and libffi are the runtime.
+    expect(run.stdout).toMatch(/^Where: +<module> at <string>:1, thread 1/m);
+    expect(run.stdout).toMatch(/^Why: +inside strlen \(libc\.so\.6\), called by <module>: .*%rdi is its first argument$/m);
     const json = JSON.parse((await runCli(["triage", core, "--json"])).stdout);
-    expect(json).toMatchObject({ kind: "null-dereference", faultAddress: "0x0", culprit: { function: null, file: null, module: expect.stringMatching(/_ctypes\.cpython/) } });
+    expect(json).toMatchObject({ kind: "null-dereference", faultAddress: "0x0", culprit: { function: "<module>", file: "<string>", line: 1, language: "python" }, runtime: { name: "cpython" } });
   }, 60_000);
 
-  it("the offline analysis confirms the NULL argument from the registers and recommends that package's debug symbols, not -g", async () => {
+  it("the offline analysis confirms strlen was handed the NULL by the program's call, from the registers", async () => {
     const run = await runCli(["analyze", core, "--provider", "offline", "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report.conclusion.summary).toMatch(/^`strlen` \(libc\.so\.6\) was called with a NULL pointer by unnamed code in _ctypes\.cpython-\d+-x86_64-linux-gnu\.so, and faulted reading through it\. %rdi, the first argument of `strlen`, is 0x0 at the fault \(E\d+\)/);
     expect(report.hypotheses[0]).toMatchObject({ status: "confirmed" });
-    expect(report.conclusion.recommendations[0]).toContain(`Install the debug symbols of ${ctypes.name} ${ctypes.version}`);
+    expect(report.conclusion.summary).toMatch(/^`<module>` \(<string>:1\) called `strlen` \(libc\.so\.6\) with the address 0x0, which maps nothing: reading it faulted \(E\d+\) \(NULL\)\.$/);
+    expect(report.conclusion.recommendations.join(" ")).toMatch(/ctypes/);
     expect(report.conclusion.recommendations.join(" ")).not.toMatch(/-g\b/);
   }, 120_000);
 });

@@ -83,4 +83,13 @@ describe("ratingCrossedUnknown", () => {
     expect(ratingCrossedUnknown(base, changed({ rating: "unknown" }))).toBe(false);
     expect(ratingCrossedUnknown(changed({ rating: "unknown" }), changed({ rating: "not-exploitable" }))).toBe(false);
   });
+
+  it("a runtime's frames that could not be read leave the native stack's culprit: less specific, where the runtime was read before", () => {
+    const python: Verdict = { kind: "null-dereference", culprit: { function: "parse_record", module: null, line: 8 }, rating: "probably-not-exploitable", runtime: "cpython" };
+    const native: Verdict = { ...python, culprit: { function: null, module: "/usr/lib/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so", line: null }, runtime: null };
+    expect(classifyChange(python, native)).toMatchObject({ class: "less-specific", changes: ["culprit parse_record → unknown (cpython's frames not read)", "line 8 → unknown"] });
+    // With the runtime still read, a culprit that moves to another module is another verdict.
+    expect(classifyChange(python, { ...native, runtime: "cpython" }).class).toBe("changed-class");
+  });
 });
+

@@ -12,6 +12,8 @@ export interface Verdict {
   kind: CrashKind;
   culprit: { function: string | null; module: string | null; line: number | null };
   rating: Exploitability["rating"];
+  /** The runtime whose own frames were read into the stack (`jvm`, `cpython`); null where none was. */
+  runtime?: string | null;
 }
 
 export type ChangeClass = "same" | "less-specific" | "changed-class";
@@ -54,6 +56,7 @@ export function verdictOf(crash: Crash): Verdict {
     kind: crash.kind,
     culprit: { function: crash.culprit.function, module: crash.culprit.module, line: crash.culprit.line },
     rating: crash.exploitability?.rating ?? "unknown",
+    runtime: crash.runtime?.name ?? null,
   };
 }
 
@@ -89,7 +92,10 @@ export function classifyChange(before: Verdict, after: Verdict): VerdictChange {
   if (now.function !== was.function) {
     // A culprit that goes keeps its module, or loses it too; one that appears was inferred from less.
     const sameModule = moduleName(now.module) === null || moduleName(now.module) === moduleName(was.module);
-    note(`culprit ${was.function ?? "unknown"} → ${now.function ?? "unknown"}`, now.function === null && sameModule);
+    // A runtime's frames that could no longer be read (a Python line, a Java method) leave the native
+    // stack the runtime ran, whose culprit is the runtime's code: that stack, less specific, not another verdict.
+    const runtimeUnread = before.runtime != null && after.runtime == null && was.module === null;
+    note(`culprit ${was.function ?? "unknown"} → ${now.function ?? "unknown"}${runtimeUnread ? ` (${before.runtime}'s frames not read)` : ""}`, (now.function === null && sameModule) || runtimeUnread);
   } else if (now.function === null && moduleName(now.module) !== moduleName(was.module)) {
     // Without function names (stripped code) the module is what the culprit says.
     note(`culprit module ${moduleName(was.module) ?? "unknown"} → ${moduleName(now.module) ?? "unknown"}`, moduleName(now.module) === null);

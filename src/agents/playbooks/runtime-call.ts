@@ -1,6 +1,7 @@
 /**
  * A memory fault in native code that the program's own code on a runtime called: a Java method whose
- * `Unsafe` read or JNI call faulted in the VM or a library. The program's frame has no registers or
+ * `Unsafe` read or JNI call faulted in the VM or a library, a Python line whose ctypes call handed a C
+ * function a bad address. The program's frame has no registers or
  * variables a debugger can show (the runtime's tools read it); the fault's frame has, and its
  * instruction shows what address the call was given. The question is whether that address came from
  * the program (an API that reads what it is handed) or the native code went wrong on its own.
@@ -21,6 +22,7 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
   const fault = facts.crash.faultAddress;
   const verb = facts.crash.access === "write" ? "writing" : facts.crash.access === "execute" ? "jumping to" : "reading";
   const operand = memoryOperand(facts.triage.instruction);
+  const language = facts.culprit?.language === "python" ? "Python" : "Java";
   const handedDown: PlannedHypothesis = {
     rule: "address-from-caller",
     statement: `${where(facts.culprit)} handed ${native} an address that maps nothing, and it faulted ${verb} ${fault ?? "it"}`,
@@ -37,7 +39,9 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
       const address = BigInt.asUintN(64, value + BigInt(operand.displacement ?? 0));
       const text = `The faulting instruction \`${facts.triage.instruction}\`${c.cite(instruction)} in ${native} used ${operand.base ? `%${operand.base}` : "its base register"} = ${hex(value)}${c.cite(registers)}, ${verb} ${hex(address)}, the fault address${c.cite(record)}`;
       if (address !== BigInt(fault)) return verdict("inconclusive", `${text.replace(/, the fault address.*$/, "")}, not the fault address ${fault}${c.cite(record)}: the instruction's own operand does not explain it.`, instruction, registers, record);
-      const raw = inside !== null && RAW_ADDRESS_API.test(inside.function);
+      // The address came from the caller where the entry reads the raw address it is given, or where the
+      // library function was handed it as its first argument (ctypes' string_at passing it to strlen).
+      const raw = inside !== null && (RAW_ADDRESS_API.test(inside.function) || inside.argument !== null);
       return verdict(
         raw ? "confirmed" : "inconclusive",
         raw ? `${text}. ${native} ${verb === "writing" ? "writes" : "reads"} the raw address its caller passes: it came from the program's call.` : `${text}; whether the address was the caller's or ${native} computed it is not shown.`,
@@ -55,7 +59,10 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
       const bt = evidence.find(BACKTRACE);
       const c = new Citations();
       if (inside !== null && RAW_ADDRESS_API.test(inside.function)) {
-        return verdict("rejected", `${native} is the runtime's entry for a call that reads or writes the address it is given${c.cite(bt)}: it acts on what its Java caller passed, not on memory of its own.`, bt);
+        return verdict("rejected", `${native} is the runtime's entry for a call that reads or writes the address it is given${c.cite(bt)}: it acts on what its ${language} caller passed, not on memory of its own.`, bt);
+      }
+      if (inside?.argument) {
+        return verdict("rejected", `${native} was handed ${inside.argument.value} as its first argument (${inside.argument.register})${c.cite(bt)}: it faulted on what it was passed, not on memory of its own.`, bt);
       }
       return verdict("inconclusive", `${native} is called on the path ${callPath(facts)}${c.cite(bt)}; whether its own data was bad cannot be told without its debug information.`, bt);
     },
@@ -64,12 +71,14 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
     hypotheses: [handedDown, nativeBug],
     investigate: deeperProbes([]),
     conclude: concludeOn(facts, ["address-from-caller"], "what address the program's call passed", ({ hit, evidence }, c) => ({
-      summary: `${where(facts.culprit)} called ${native} with the address ${fault ?? "it faulted at"}, which maps nothing: ${verb} it faulted${c.cite(evidence.find(facts.fault.record))}${fault !== null && BigInt(fault) < 0x10000n ? " (NULL plus an offset)" : ""}, and the ${facts.triage.jvm ? "JVM" : "runtime"}'s handler caught the fault and ended the process.`,
+      summary: `${where(facts.culprit)} called ${native} with the address ${fault ?? "it faulted at"}, which maps nothing: ${verb} it faulted${c.cite(evidence.find(facts.fault.record))}${fault !== null && BigInt(fault) < 0x10000n ? (BigInt(fault) === 0n ? " (NULL)" : " (NULL plus an offset)") : ""}${facts.triage.caught ? `, and the ${facts.triage.jvm ? "JVM" : "runtime"}'s handler caught the fault and ended the process` : ""}.`,
       cause: [hit.finding ?? "", facts.line ? `The program's line: ${quoteLine(facts.line)}.` : "", `The call was made on the path ${callPath(facts)}.`],
       confidence: 0.8,
       recommendations: [
         `Check where ${where(facts.culprit)} gets the address it passes to ${native}${fault !== null && BigInt(fault) < 0x10000n ? ": it was computed from a base of 0 (an object or buffer that was never allocated, or a lookup that returned nothing)" : ""}, and validate it before the call.`,
-        "Prefer APIs the runtime bounds-checks (a ByteBuffer, a VarHandle, the Foreign Memory API's segments) over raw addresses: a bad index then throws in the program instead of crashing the process.",
+        language === "Python"
+          ? "Prefer objects that carry their length (bytes, a memoryview, a ctypes array or buffer) over raw addresses handed to ctypes: a bad one then raises in the program instead of crashing the process."
+          : "Prefer APIs the runtime bounds-checks (a ByteBuffer, a VarHandle, the Foreign Memory API's segments) over raw addresses: a bad index then throws in the program instead of crashing the process.",
       ],
     })),
     openQuestions: [{ text: "Where the address the program passed was computed, before the call, is not in the dump.", question: `Which object or buffer should ${where(facts.culprit)} have read from, and can it be absent?` }],

@@ -129,7 +129,10 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // A CPython process's Python frames, read from the interpreter's structures in the core's memory.
   const python = await readPython(options.python);
   q.problems.push(...(python?.notes ?? []));
-  const verdict = withPython(withJavaWaits(withJava(native, java), java, readings.target.threads), python);
+  const onJava = withJavaWaits(withJava(native, java), java, readings.target.threads);
+  const verdict = withPython(onJava, python);
+  // The Python frames were read into the stack only where the debugger's unwind reached the loops that ran them.
+  if (python?.reading && verdict === onJava) q.problems.push("the Python frames were read, but the crashing thread's stack as the debugger unwound it does not reach the interpreter's evaluation loop (_PyEval_EvalFrameDefault) they ran in: they are not shown in it");
   const javaWaits = verdict.kind !== native.kind;
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
@@ -146,7 +149,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // Which packages' debug symbols would name the code that crashed: none where the Java side decided a wait.
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
   const packages = javaWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
-  const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java) ?? pythonRuntime(python));
+  const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java) ?? (verdict === onJava ? null : pythonRuntime(python)));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
   return withManaged(java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : result, dotnet);
 }
