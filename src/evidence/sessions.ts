@@ -228,20 +228,23 @@ export function updateSession(root: string, id: string, patch: SessionPatch): Se
   return meta;
 }
 
+/** The ids of the session folders under `root`, oldest first (ids begin with their start time); none where there is no such folder. */
+function sessionIds(root: string): string[] {
+  try {
+    return readdirSync(root).filter(isValidId).sort();
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return [];
+    throw error;
+  }
+}
+
 /**
  * The sessions under `root`, oldest first. Folders whose session.json cannot be read are left
  * out here; `listDamagedSessions` lists them.
  */
 export function listSessions(root: string): SessionMeta[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(root);
-  } catch (error) {
-    if (isErrno(error, "ENOENT")) return [];
-    throw error;
-  }
   const sessions: SessionMeta[] = [];
-  for (const id of entries.filter(isValidId).sort()) {
+  for (const id of sessionIds(root)) {
     try {
       sessions.push(loadSession(root, id));
     } catch (error) {
@@ -253,15 +256,8 @@ export function listSessions(root: string): SessionMeta[] {
 
 /** The session folders under `root` whose session.json is damaged, oldest first. */
 export function listDamagedSessions(root: string): DamagedSession[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(root);
-  } catch (error) {
-    if (isErrno(error, "ENOENT")) return [];
-    throw error;
-  }
   const damaged: DamagedSession[] = [];
-  for (const id of entries.filter(isValidId).sort()) {
+  for (const id of sessionIds(root)) {
     try {
       loadSession(root, id);
     } catch (error) {
