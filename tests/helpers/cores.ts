@@ -18,6 +18,7 @@ import { link, mkdir, open, readFile, readdir, rename, rm, writeFile } from "nod
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { untilReady } from "./ready.js";
 
 export interface BuiltCore {
   /** program name, e.g. "null-deref" */
@@ -315,21 +316,7 @@ async function dumpHungProcess(exe: string, dir: string): Promise<{ core: string
     child.once("error", () => resolve());
   });
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`fixture ${exe} never printed "ready"`)), HANG_TIMEOUT_MS);
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes("ready")) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`fixture ${exe} exited (${code}) instead of hanging`));
-      });
-    });
+    await untilReady(child, `fixture ${exe}`, HANG_TIMEOUT_MS);
     const pid = child.pid;
     if (pid === undefined) throw new Error(`fixture ${exe} did not start`);
     await waitUntilAllThreadsSleep(pid, exe);

@@ -14,6 +14,7 @@ import { link, mkdir, open, readFile, readdir, rename, rm, writeFile } from "nod
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { untilReady } from "./ready.js";
 
 export interface BuiltGoCore {
   exe: string;
@@ -131,21 +132,7 @@ async function dumpHungService(exe: string, dir: string): Promise<{ core: string
   const child = spawn(exe, [], { cwd: dir, env: goEnv(dir), stdio: ["ignore", "pipe", "ignore"] });
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Go fixture ${exe} never printed "ready"`)), HANG_TIMEOUT_MS);
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes("ready")) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`Go fixture ${exe} exited (${code}) instead of hanging`));
-      });
-    });
+    await untilReady(child, `Go fixture ${exe}`, HANG_TIMEOUT_MS);
     // The goroutines park within microseconds of "ready"; the OS threads sleep in futex or epoll.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const result = await run("gdb", [...GDB_QUIET, "-p", String(child.pid), "-ex", `generate-core-file ${core}`], dir, RUN_TIMEOUT_MS);

@@ -13,6 +13,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 import { javaLauncher } from "./jvm.js";
+import { untilReady } from "./ready.js";
 
 const run = promisify(execFile);
 
@@ -240,7 +241,7 @@ async function hungJvmCore(dir: string, className: string, source: string, stuck
     child.once("error", () => resolve());
   });
   try {
-    await readyLine(child, className);
+    await untilReady(child, className, SETTLE_TIMEOUT_MS);
     const pid = child.pid!;
     await settled(jstack, pid, className, stuck);
     writeFileSync(`/proc/${pid}/coredump_filter`, COREDUMP_FILTER);
@@ -257,24 +258,6 @@ async function hungJvmCore(dir: string, className: string, source: string, stuck
     child.kill("SIGKILL");
     await exited;
   }
-}
-
-function readyLine(child: ReturnType<typeof spawn>, className: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`${className} never printed "ready"`)), SETTLE_TIMEOUT_MS);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("ready")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${className} exited (${code}) instead of hanging`));
-    });
-  });
 }
 
 /** Polls the JDK's `jstack <pid>` until the dump shows the threads stuck. */
