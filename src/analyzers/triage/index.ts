@@ -131,6 +131,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   q.problems.push(...(python?.notes ?? []));
   const onJava = withJavaWaits(withJava(native, java), java, readings.target.threads);
   const verdict = withPython(onJava, python);
+  // A runtime is named where its reading decided something: frames read into the stack, or its threads' waits.
   // The Python frames were read into the stack only where the debugger's unwind reached the loops that ran them.
   if (python?.reading && verdict === onJava) q.problems.push("the Python frames were read, but the crashing thread's stack as the debugger unwound it does not reach the interpreter's evaluation loop (_PyEval_EvalFrameDefault) they ran in: they are not shown in it");
   const javaWaits = verdict.kind !== native.kind;
@@ -149,7 +150,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // Which packages' debug symbols would name the code that crashed: none where the Java side decided a wait.
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
   const packages = javaWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
-  const crash = crashOf(readings, verdict, message, options.annotations ?? null, runtimeOf(java) ?? (verdict === onJava ? null : pythonRuntime(python)));
+  const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
   return withManaged(java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : result, dotnet);
 }
