@@ -12,7 +12,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
-import { coreAtAbort, hasJava, headerReaderCore } from "../helpers/jvm.js";
+import { coreAtAbort, hasJava } from "../helpers/jvm.js";
+import { headerReaderCrash } from "../helpers/jvm-programs.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
@@ -94,7 +95,9 @@ describe.skipIf(!hasJava)("the JVM's handler, which writes hs_err and aborts on 
   let core = "";
   let java = "";
   beforeAll(() => {
-    ({ core, java } = headerReaderCore(tempDir("dumpdbg-caught-jvm-")));
+    const crash = headerReaderCrash(tempDir("dumpdbg-caught-jvm-"), { core: true });
+    ({ java } = crash);
+    core = crash.core!;
   });
 
   it("is the SIGSEGV reading 0x8 in Unsafe_GetLong, caught by JVM_handle_linux_signal, not the VM's abort", async () => {

@@ -4,8 +4,7 @@
  * A small VM keeps the core small: a small heap, code cache and class space, the serial collector.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { existsSync } from "node:fs";
 
 const GDB = ["-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "handle SIGSEGV nostop noprint pass"];
 
@@ -54,13 +53,4 @@ public class HeaderReader {
 /** The `java` launcher on PATH, resolved to the JDK's own (`/usr/lib/jvm/…/bin/java`), as the core names it. */
 export function javaLauncher(): string {
   return execFileSync("readlink", ["-f", execFileSync("which", ["java"], { encoding: "utf8" }).trim()], { encoding: "utf8" }).trim();
-}
-
-/** HeaderReader compiled in `dir` and run to its crash; the core and the launcher it ran. */
-export function headerReaderCore(dir: string): { core: string; java: string } {
-  writeFileSync(path.join(dir, "HeaderReader.java"), HEADER_READER);
-  execFileSync("javac", ["-nowarn", "-d", dir, path.join(dir, "HeaderReader.java")], { stdio: "ignore" });
-  const java = javaLauncher();
-  const vm = ["-Xmx32m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:CompressedClassSpaceSize=16m", "-XX:+UseSerialGC", "-XX:-UsePerfData", `-XX:ErrorFile=${path.join(dir, "hs_err_pid%p.log")}`];
-  return { core: coreAtAbort(path.join(dir, "jvm.core"), [java, ...vm, "-cp", dir, "HeaderReader"]), java };
 }
