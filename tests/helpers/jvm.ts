@@ -1,7 +1,7 @@
 /**
- * Real JVM crashes for the tests: a Java program run on the machine's JDK under gdb with its SIGSEGVs
- * passed to the VM's handler, the core written where the process stops next (the handler's abort).
- * A small VM keeps the core small: a small heap, code cache and class space, the serial collector.
+ * What the JVM tests share: whether a JDK is here, the launcher as a core names it, HeaderReader's
+ * source, and a core taken where a program stops after its SIGSEGVs were passed to its handlers (the
+ * JVM's handler's abort). tests/helpers/jvm-programs.ts runs the programs.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
