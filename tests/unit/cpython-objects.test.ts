@@ -6,11 +6,25 @@
  */
 import { describe, expect, it } from "vitest";
 
-import { PYTHON_3_11, readString, walkThreads, type TypeAddresses } from "../../src/runtimes/cpython/index.js";
+import { PYTHON_3_11, readString, walkThreads, type ValueAddresses } from "../../src/runtimes/cpython/index.js";
 import { PagedMemory } from "../helpers/cpython.js";
 
 const L = PYTHON_3_11;
-const TYPES: TypeAddresses = { code: 0x9a0000n, str: 0x9a1000n, bytes: 0x9a2000n };
+const TYPES: ValueAddresses = {
+  code: 0x9a0000n,
+  str: 0x9a1000n,
+  bytes: 0x9a2000n,
+  tuple: 0x9a3000n,
+  list: 0x9a4000n,
+  dict: 0x9a5000n,
+  long: 0x9a6000n,
+  float: 0x9a7000n,
+  builtinMethod: 0x9a8000n,
+  boundMethod: 0x9a9000n,
+  none: 0x9aa000n,
+  true: 0x9ab000n,
+  false: 0x9ac000n,
+};
 const PAGE = 0x1000n;
 
 /** A process's memory with a bump allocator that gives each object a page of its own, so a test can take one away. */
@@ -188,7 +202,7 @@ const walk = (process: Process, runtime: bigint) => walkThreads(process.memory, 
 describe("the walk over threads and frames", () => {
   it("reads every thread's frames, innermost first, with their lines", () => {
     const { process, runtime } = twoThreads();
-    expect(walk(process, runtime)).toEqual({
+    expect(walk(process, runtime)).toMatchObject({
       threads: [
         {
           lwp: 101,
@@ -229,7 +243,7 @@ describe("the walk over threads and frames", () => {
     const { process, runtime, codes } = twoThreads();
     process.memory.takeAway(codes.handle.name);
     const [first] = walk(process, runtime).threads;
-    expect(first!.frames[1]).toEqual({ function: null, file: "/srv/app.py", line: 11, firstLine: 10, entry: false });
+    expect(first!.frames[1]).toMatchObject({ function: null, file: "/srv/app.py", line: 11, firstLine: 10, entry: false });
     expect(first!.frames).toHaveLength(3);
     expect(first!.complete).toBe(false);
     expect(first!.why).toBe(`the function's name (a str) at 0x${codes.handle.name.toString(16)} is not in the core`);
@@ -271,6 +285,6 @@ describe("the walk over threads and frames", () => {
   it("finds no thread where _PyRuntime is not in the core", () => {
     const { process, runtime } = twoThreads();
     process.memory.takeAway(runtime);
-    expect(walk(process, runtime)).toEqual({ threads: [], notes: [`_PyRuntime at 0x${runtime.toString(16)} is not in the core: no interpreter could be found`] });
+    expect(walk(process, runtime)).toEqual({ threads: [], gilHolder: null, notes: [`_PyRuntime at 0x${runtime.toString(16)} is not in the core: no interpreter could be found`] });
   });
 });

@@ -28,7 +28,8 @@ import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
-import { pythonRuntime, readPython, withPython } from "./python.js";
+import { pythonFacts, pythonHangMessage, withPythonWaits } from "./python-waits.js";
+import { pythonRuntime, pythonSource, readPython, withPython } from "./python.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
@@ -130,14 +131,16 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const python = await readPython(options.python);
   q.problems.push(...(python?.notes ?? []));
   const onJava = withJavaWaits(withJava(native, java), java, readings.target.threads);
-  const verdict = withPython(onJava, python);
+  const onPython = withPython(onJava, python);
+  const verdict = withPythonWaits(onPython, python, readings.target.threads, hang.framesOf);
   // A runtime is named where its reading decided something: frames read into the stack, or its threads' waits.
   // The Python frames were read into the stack only where the debugger's unwind reached the loops that ran them.
-  if (python?.reading && verdict === onJava) q.problems.push("the Python frames were read, but the crashing thread's stack as the debugger unwound it does not reach the interpreter's evaluation loop (_PyEval_EvalFrameDefault) they ran in: they are not shown in it");
-  const javaWaits = verdict.kind !== native.kind;
+  if (python?.reading && onPython === onJava && verdict === onPython) q.problems.push("the Python frames were read, but the crashing thread's stack as the debugger unwound it does not reach the interpreter's evaluation loop (_PyEval_EvalFrameDefault) they ran in: they are not shown in it");
+  // A runtime's reading of the waits decided the verdict: its kind, or what the threads wait for.
+  const runtimeWaits = verdict.kind !== native.kind || verdict.blocked !== native.blocked;
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
-  const message = javaWaits ? (verdict.blocked ? hangMessage(verdict.blocked) : null) : await messageOf(q, readings, native, dotnet, thrown);
+  const message = runtimeWaits ? (verdict.blocked ? (verdict === onPython ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : await messageOf(q, readings, native, dotnet, thrown);
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0
@@ -149,10 +152,11 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   }
   // Which packages' debug symbols would name the code that crashed: none where the Java side decided a wait.
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
-  const packages = javaWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
+  const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  return withManaged(java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : result, dotnet);
+  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: pythonFacts(python.reading, target.threads, pythonSource(python.reading), hang.framesOf) } : result;
+  return withManaged(withRuntime, dotnet);
 }
 
 /**

@@ -6,7 +6,7 @@
  * line for a crash in ctypes, the standard library or the interpreter that their call caused.
  */
 import type { Crash } from "../../report/schema.js";
-import { readPythonThreads, type PythonFrame, type PythonReading } from "../../runtimes/cpython/index.js";
+import { readPythonThreads, type PythonFrame, type PythonReading, type PythonThread } from "../../runtimes/cpython/index.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 
@@ -29,7 +29,12 @@ export async function readPython(core: string | null | undefined): Promise<{ rea
 }
 
 export function pythonRuntime(python: { reading: PythonReading | null } | null): Crash["runtime"] {
-  return python?.reading ? { name: "cpython", version: python.reading.version, source: python.reading.version ? `${SOURCE} (CPython ${python.reading.version})` : SOURCE } : null;
+  return python?.reading ? { name: "cpython", version: python.reading.version, source: pythonSource(python.reading) } : null;
+}
+
+/** What read the Python side, as the crash's runtime and the facts say it. */
+export function pythonSource(reading: PythonReading): string {
+  return reading.version ? `${SOURCE} (CPython ${reading.version})` : SOURCE;
 }
 
 /** The interpreter's evaluation loop, which runs one Python frame and those it calls until an entry frame. */
@@ -45,19 +50,29 @@ export function withPython(verdict: Verdict, python: { reading: PythonReading | 
   const lwp = verdict.thread?.lwp ?? null;
   const thread = python?.reading?.threads.find((t) => t.lwp !== null && t.lwp === lwp);
   if (!thread || thread.frames.length === 0) return verdict;
-  const groups = entryGroups(thread.frames);
   const from = verdict.caught?.interrupted ?? 0;
+  const numbered = mixedFrames(verdict.frames, thread, from);
+  if (numbered === verdict.frames) return verdict;
+  const own = culpritIndex(numbered.slice(from));
+  return { ...verdict, frames: numbered, culprit: own === null ? null : own + from };
+}
+
+/**
+ * A thread's native frames with its Python frames in place of the evaluation loops that ran them,
+ * from frame `from` on, numbered again (a native frame keeps the number the debugger gave it as
+ * `unwound`); the native frames themselves where no loop is among them.
+ */
+export function mixedFrames(native: PlacedFrame[], thread: PythonThread, from: number): PlacedFrame[] {
+  const groups = entryGroups(thread.frames);
   const mixed: PlacedFrame[] = [];
   let next = 0;
-  verdict.frames.forEach((frame, index) => {
+  native.forEach((frame, index) => {
     const group = index >= from && next < groups.length && EVAL_LOOP.test(normalizeFunctionName(frame.function ?? "")) ? groups[next++] : undefined;
     if (group) mixed.push(...group.map(placed));
     else mixed.push(frame);
   });
-  if (next === 0) return verdict;
-  const numbered = mixed.map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: frame.unwound ?? frame.level }));
-  const own = culpritIndex(numbered.slice(from));
-  return { ...verdict, frames: numbered, culprit: own === null ? null : own + from };
+  if (next === 0) return native;
+  return mixed.map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: frame.unwound ?? frame.level }));
 }
 
 /** The frames split where an evaluation loop was entered: each group ends with its entry frame. */
@@ -75,6 +90,6 @@ function entryGroups(frames: PythonFrame[]): PythonFrame[][] {
   return groups;
 }
 
-function placed(frame: PythonFrame): PlacedFrame {
+export function placed(frame: PythonFrame): PlacedFrame {
   return { level: 0, address: null, function: frame.function, args: "", file: frame.file, line: frame.line, from: null, module: null, language: "python", found: "runtime", unwound: null };
 }

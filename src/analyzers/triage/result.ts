@@ -101,9 +101,30 @@ export interface TriageResult {
   caught?: { frame: number; pc: string; recordAt: string | null } | null;
   /** A HotSpot JVM as the JDK's jhsdb read it (null for another program, or a JVM it could not read). */
   jvm?: JvmFacts | null;
+  /** A CPython process's side: its Python threads, the locks each holds and waits for, who held the GIL; absent for other programs. */
+  python?: PythonFacts | null;
 }
 
 /** The JVM's side of the crash, beyond the frames mixed into the stack. */
+export interface PythonFacts {
+  version: string | null;
+  /** What read the Python side: the interpreter's structures in the core's memory, or its gdb extension. */
+  source: string;
+  /** The thread that held the GIL (the debugger's number, the kernel's id, its Python name); null where none did or it was not read. */
+  gil: { thread: number | null; lwp: number; name: string | null } | null;
+  /** Each Python thread: its name, the locks it holds and the one it waits for (with the debugger's number of its holder), the exception being raised in it, its frames with their locals. */
+  threads: {
+    id: number | null;
+    lwp: number | null;
+    name: string | null;
+    holds: string[];
+    waitsFor: string | null;
+    waitsForHeldBy: number | null;
+    exception: { type: string; message: string | null } | null;
+    frames: { function: string | null; file: string | null; line: number | null; locals: { name: string; value: string }[] | null }[];
+  }[];
+}
+
 export interface JvmFacts {
   version: string | null;
   /** What read it: `jhsdb clhsdb (JVM 17.0.15+6-Debian-1deb12u1)`. */

@@ -16,20 +16,37 @@ export { lineAt, lineRanges, type LineRange } from "./line-table.js";
 export { PYTHON_3_11, layoutFor, versionText, type PythonLayout } from "./layouts.js";
 export { type ProcessMemory } from "./memory.js";
 export { readString, type Read, type TypeAddresses } from "./objects.js";
-export { walkThreads, type PythonFrame, type PythonThread, type PythonWalk } from "./walk.js";
+export { handlerRanges, liveDepthAt, type HandlerRange } from "./exception-table.js";
+export { PythonObjects, type PythonLock, type ValueAddresses } from "./values.js";
+export { MAX_LOCALS, walkThreads, type NamedLock, type PythonFrame, type PythonLocal, type PythonThread, type PythonWalk } from "./walk.js";
 
 export interface PythonReading {
   /** The interpreter's version (`3.11.2`), where `Py_Version` could be read. */
   version: string | null;
   /** Each thread the interpreter knows, with its Python frames; empty where they could not be read (`notes` say why). */
   threads: PythonThread[];
+  /** The kernel's id of the thread that held the GIL; null where none did or it was not read. */
+  gilHolder?: number | null;
   notes: string[];
 }
 
 /** The interpreter's program or library: `python3.11`, `libpython3.11.so.1.0`, `libpython3.12d.so`. */
 const INTERPRETER_FILE = /^(lib)?python\d+\.\d+[a-z]*(\.so(\.[\d.]+)?)?$/;
 
+/** The runtime, the version, and the interpreter's own objects each value is checked against. */
 const SYMBOLS = ["_PyRuntime", "Py_Version", "PyCode_Type", "PyUnicode_Type", "PyBytes_Type"] as const;
+const VALUE_SYMBOLS = {
+  tuple: "PyTuple_Type",
+  list: "PyList_Type",
+  dict: "PyDict_Type",
+  long: "PyLong_Type",
+  float: "PyFloat_Type",
+  builtinMethod: "PyCFunction_Type",
+  boundMethod: "PyMethod_Type",
+  none: "_Py_NoneStruct",
+  true: "_Py_TrueStruct",
+  false: "_Py_FalseStruct",
+} as const;
 
 /** Whether a process that mapped these files ran CPython: its interpreter or its library is among them. */
 export function isCPython(files: readonly { path: string }[]): boolean {
@@ -67,7 +84,7 @@ function readInterpreter(facts: ElfCoreFacts, memory: ProcessMemory): PythonRead
   const found = interpreterSymbols(facts);
   if ("why" in found) return refused(found.why);
   const { symbols, bias, file } = found;
-  const at = (name: (typeof SYMBOLS)[number]) => {
+  const at = (name: string) => {
     const value = symbols.get(name);
     return value === undefined ? null : value + bias;
   };
@@ -81,8 +98,11 @@ function readInterpreter(facts: ElfCoreFacts, memory: ProcessMemory): PythonRead
   if (layout === null) return refused(`CPython ${version}: its structures' layout is not known here (3.11 is), so its frames are not read`, version);
   const [runtime, code, str, bytes] = [at("_PyRuntime"), at("PyCode_Type"), at("PyUnicode_Type"), at("PyBytes_Type")];
   if (runtime === null || code === null || str === null || bytes === null) return refused(`${file} lacks one of ${SYMBOLS.join(", ")}`, version);
-  const walk = walkThreads(memory, layout, { code, str, bytes }, runtime);
-  return { version, threads: walk.threads, notes: walk.notes };
+  const values = Object.entries(VALUE_SYMBOLS).map(([key, name]) => [key, at(name)] as const);
+  const missing = values.filter(([, address]) => address === null).map(([key]) => VALUE_SYMBOLS[key as keyof typeof VALUE_SYMBOLS]);
+  if (missing.length > 0) return refused(`${file} lacks ${missing.join(", ")}`, version);
+  const walk = walkThreads(memory, layout, { code, str, bytes, ...(Object.fromEntries(values) as Record<keyof typeof VALUE_SYMBOLS, bigint>) }, runtime);
+  return { version, threads: walk.threads, gilHolder: walk.gilHolder ?? null, notes: walk.notes };
 }
 
 /** The interpreter's symbols, from the first of the core's interpreter files here that defines `_PyRuntime`, and how far it was moved. */
@@ -104,7 +124,7 @@ function interpreterSymbols(facts: ElfCoreFacts): { symbols: Map<string, bigint>
         problems.push(`${module.path} here is not the build the process ran (build id ${here ?? "none"} here, ${module.buildId ?? "unknown"} in the core)`);
         continue;
       }
-      const symbols = dynamicSymbols(file, SYMBOLS);
+      const symbols = dynamicSymbols(file, [...SYMBOLS, ...Object.values(VALUE_SYMBOLS)]);
       if (!symbols.has("_PyRuntime")) continue;
       const bias = mappedBias(file, start);
       if (bias === null) {

@@ -35,6 +35,13 @@ export interface CodeObject {
   /** Where the first instruction is. */
   instructions: bigint;
   lineTable: Read<Buffer>;
+  /** Where each handler's range is, and how deep the value stack is kept there. */
+  exceptionTable: Read<Buffer>;
+  /** How many locals, cells and free variables come before the value stack, and how deep that stack may grow. */
+  localsCount: number;
+  stackSize: number;
+  /** The tuple of those locals' names. */
+  localNames: bigint;
 }
 
 export function hexAddress(address: bigint): string {
@@ -116,6 +123,10 @@ export function readCode(memory: ProcessMemory, layout: PythonLayout, types: Typ
       firstTraceable: bytes.readInt32LE(code.firstTraceable),
       instructions: address + BigInt(code.codeAdaptive),
       lineTable: readBytes(memory, layout, types, pointerAt(bytes, code.lineTable), MAX_LINE_TABLE_BYTES, "the code's line table"),
+      exceptionTable: readBytes(memory, layout, types, pointerAt(bytes, code.exceptionTable), MAX_LINE_TABLE_BYTES, "the code's exception table"),
+      localsCount: bytes.readInt32LE(code.localsPlusCount),
+      stackSize: bytes.readInt32LE(code.stackSize),
+      localNames: pointerAt(bytes, code.localsPlusNames),
     },
   };
 }

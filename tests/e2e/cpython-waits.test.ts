@@ -1,0 +1,86 @@
+/**
+ * Hung CPython programs read on the Python side, from gcores of the live processes: which Python
+ * thread waits for which lock of `threading` and which thread holds it. A lock-order deadlock
+ * between two Python functions is a deadlock naming both, their lines and the locks by the
+ * variables holding them (a Lock's holder is the thread a `with` block of which holds it; an RLock
+ * records its own); a consumer waiting on a Condition is a hang that says each thread's wait; a
+ * thread holding the GIL while blocked in C is named as such. On Debian's interpreter and on a 3.11
+ * built from source.
+ */
+import { describe, expect, it } from "vitest";
+
+import type { Crash } from "../../src/report/schema.js";
+import { runCli } from "../helpers/cli.js";
+import { deadlockCore, hasGdb, pythonInterpreters } from "../helpers/cpython.js";
+import { GIL_HOLDER, hungCore, LEDGER, ORDER_QUEUE } from "../helpers/cpython-waits.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
+const interpreters = pythonInterpreters();
+
+async function triage(core: string, python: string): Promise<{ crash: Crash; text: string }> {
+  const json = await runCli(["triage", core, "--exe", python, "--json"]);
+  expect(json.code, json.stderr).toBe(0);
+  const text = await runCli(["triage", core, "--exe", python]);
+  expect(text.code, text.stderr).toBe(0);
+  return { crash: JSON.parse(json.stdout) as Crash, text: text.stdout };
+}
+
+describe.skipIf(!hasGdb() || interpreters.length === 0)("hung Python programs, read on the Python side", () => {
+  describe.each(interpreters)("on $name", ({ python }) => {
+    it("a restocker and an order desk each holding the Lock the other takes: a deadlock between the two functions", async () => {
+      const core = await deadlockCore(tempDir("dumpdbg-pywait-"), python);
+      const { crash, text } = await triage(core.core, python);
+      expect(crash.kind).toBe("deadlock");
+      expect(crash.signature).toBe("deadlock | place_order | restock");
+      const cycle = crash.deadlock!.cycle;
+      expect(cycle.map((edge) => [edge.function, edge.file, edge.line, edge.lockName]).sort()).toEqual([
+        ["place_order", core.program, core.sourceLines["WAITS place_order"], "threading.Lock inventory"],
+        ["restock", core.program, core.sourceLines["WAITS restock"], "threading.Lock orders"],
+      ]);
+      // Each waits for the lock the other holds.
+      const [a, b] = cycle;
+      expect([a!.heldByThread, b!.heldByThread]).toEqual([b!.thread, a!.thread]);
+      expect(crash.culprit).toMatchObject({ file: core.program, language: "python" });
+      expect(["restock", "place_order"]).toContain(crash.culprit.function);
+      expect(["restocker", "order-desk"]).toContain(crash.thread.name);
+      expect(crash.runtime).toMatchObject({ name: "cpython" });
+      expect(text).toMatch(/waits for lock threading\.Lock (orders|inventory) \(0x[0-9a-f]+\) held by thread \d+/);
+    });
+
+    it("two tellers each holding an account's RLock the other takes: the RLocks' own holders, named by attribute", async () => {
+      const core = await hungCore(tempDir("dumpdbg-pywait-"), python, "ledger", LEDGER);
+      const { crash } = await triage(core.core, python);
+      expect(crash.kind).toBe("deadlock");
+      expect(crash.signature).toBe("deadlock | Ledger.transfer | Ledger.transfer");
+      const cycle = crash.deadlock!.cycle;
+      expect(cycle.map((edge) => edge.line)).toEqual([core.sourceLines["WAITS transfer"], core.sourceLines["WAITS transfer"]]);
+      expect(cycle.map((edge) => edge.lockName).sort()).toEqual(["threading.RLock target.guard", "threading.RLock target.guard"]);
+      expect(new Set(cycle.map((edge) => edge.lock)).size).toBe(2);
+      expect(["teller-1", "teller-2"]).toContain(crash.thread.name);
+    });
+
+    it("a consumer waiting on a Condition nobody notifies, the main thread joining it: a hang that says each wait", async () => {
+      const core = await hungCore(tempDir("dumpdbg-pywait-"), python, "order_queue", ORDER_QUEUE);
+      const { crash, text } = await triage(core.core, python);
+      expect(crash.kind).toBe("hang");
+      expect(crash.deadlock).toBeNull();
+      expect(crash.thread.name).toBe("MainThread");
+      expect(crash.culprit).toMatchObject({ function: "<module>", line: core.sourceLines["WAITS main"], language: "python" });
+      expect(crash.message).toMatch(/consumer \(thread \d+\) waits .*in take_order \(order_queue\.py:\d+\)/);
+      expect(crash.message).toContain(`take_order (order_queue.py:${core.sourceLines["WAITS consumer"]})`);
+      expect(crash.message).toMatch(/MainThread \(thread 1\) waits .*in <module> \(order_queue\.py:\d+\)/);
+      expect(text).toContain("hang");
+    });
+
+    it("a worker holding the GIL while blocked in C: the hang is blamed on it, and the thread waiting for the GIL says so", async () => {
+      const core = await hungCore(tempDir("dumpdbg-pywait-"), python, "gil_holder", GIL_HOLDER);
+      const { crash } = await triage(core.core, python);
+      expect(crash.kind).toBe("hang");
+      expect(crash.thread.name).toBe("MainThread");
+      expect(crash.culprit).toMatchObject({ function: "wait_for_signal", line: core.sourceLines.BLOCKS, language: "python" });
+      expect(crash.message).toMatch(/MainThread \(thread 1\) holds the GIL and is blocked in \S*pause/);
+      expect(crash.message).toMatch(/ticker \(thread \d+\) waits for the GIL in count_ticks/);
+    });
+  });
+});
