@@ -133,19 +133,26 @@ export function culpritIndex(frames: PlacedFrame[]): number | null {
  */
 function ownCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
   const named = new Set(frames.filter((frame) => frame.function !== null && frame.module !== null).map((frame) => frame.module));
-  // Where a JVM's Java frames or the interpreter's Python frames were read, the runtime's own native
-  // frames are the runtime; without them, they are all there is to blame.
+  const vm = virtualMachineCode(frames);
+  return (frame) =>
+    !vm(frame) &&
+    (!isRuntimeFrame(frame) ||
+      (frame.function === null && frame.file === null && frame.module !== null && !named.has(frame.module) && !isRuntimeModule(frame.module)));
+}
+
+/**
+ * Which native frames are a language runtime's own code in a stack its frames were read into: where
+ * a JVM's Java frames or the interpreter's Python frames were read, the runtime's native frames are
+ * the runtime; without them, they are all there is to blame.
+ */
+function virtualMachineCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
   const onJvm = frames.some((frame) => frame.language === "java");
   const onPython = frames.some((frame) => frame.language === "python");
   const runtimeModule = (module: string) => {
     const name = module.split(/[\\/]/).at(-1) ?? "";
     return (onJvm && JVM_MODULE.test(name)) || (onPython && (PYTHON_MODULE.test(name) || PYTHON_STDLIB_MODULE.test(module)));
   };
-  const vm = (frame: PlacedFrame) => frame.module !== null && runtimeModule(frame.module);
-  return (frame) =>
-    !vm(frame) &&
-    (!isRuntimeFrame(frame) ||
-      (frame.function === null && frame.file === null && frame.module !== null && !named.has(frame.module) && !isRuntimeModule(frame.module)));
+  return (frame) => frame.module !== null && runtimeModule(frame.module);
 }
 
 /**
@@ -217,12 +224,15 @@ function stripTemplateArguments(text: string): string {
 /**
  * `kind | f1 | f2 | f3` over the first three own-code frames from the culprit outwards. An
  * unnamed frame past the culprit ends it: past a smashed return address a debugger unwinds garbage.
+ * An unnamed frame in the code of a runtime whose frames were read into the stack (a stripped
+ * interpreter's, between a C extension and its Python caller) is that runtime's code, not garbage.
  */
 export function crashSignature(kind: string, frames: PlacedFrame[], from: number | null): string {
   const names: string[] = [];
   const own = ownCode(frames);
+  const vm = virtualMachineCode(frames);
   for (const frame of from === null ? [] : frames.slice(from)) {
-    if (names.length === 3 || (names.length > 0 && frame.function === null)) break;
+    if (names.length === 3 || (names.length > 0 && frame.function === null && !vm(frame))) break;
     // A Rust program's own code ends where the standard library's start-up calls its main.
     if (/^std::rt::lang_start/.test(normalizeFunctionName(frame.function ?? ""))) break;
     if (own(frame)) names.push(frame.function ? normalizeFunctionName(frame.function) : `??@${frame.module?.split(/[\\/]/).at(-1) ?? ""}`);

@@ -18,7 +18,7 @@ import { EXCEPTION_ACCESS_VIOLATION, readException, type ExceptionVerdict } from
 import { argumentRegisters, memoryAccess } from "../x86-64.js";
 import type { Stack } from "./stack.js";
 import { raisedBySelf, type Stop } from "./stop.js";
-import type { Target } from "./target.js";
+import { stackOf, type Target } from "./target.js";
 
 /** Exceptions raised by an instruction (access violation, in-page error, illegal instruction, division). */
 const FAULTING_EXCEPTIONS = new Set([EXCEPTION_ACCESS_VIOLATION, "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc000008e"]);
@@ -199,7 +199,10 @@ async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], 
   const explanation = code && access ? explainFault({ instruction: code, access, faultAddress: recorded, registers, mapped: target.mapped }) : null;
   // The record's address where the kernel gave one (a general-protection fault gives 0), else the operand's.
   const address = record && record.code !== SI_KERNEL ? recorded : explanation ? operandAddress(explanation) : null;
-  const kind: CrashKind = signal === SIGBUS ? "bus-error" : address !== null && address < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access";
+  // Just below the stack the interrupted frame ran on (the handler ran on a stack of its own, as faulthandler's does): the stack ran out.
+  const sp = toBigInt(registers.find((r) => r.name === "rsp" || r.name === "sp")?.value ?? null);
+  const ranOut = address !== null && ranOffStack(stackOf(target.files, target.regions, sp), { signo: SIGSEGV, errno: 0, code: 1, address: hex(address), pid: null }, sp);
+  const kind: CrashKind = signal === SIGBUS ? "bus-error" : ranOut ? "stack-overflow" : address !== null && address < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access";
   return { ...base, kind, access, explanation, instruction };
 }
 

@@ -28,12 +28,13 @@ import { caughtNote, readFault } from "./fault.js";
 import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
-import { pythonFacts, pythonHangMessage, withPythonWaits } from "./python-waits.js";
+import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
 import { pythonRuntime, pythonSource, readPython, withPython } from "./python.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
+import type { PythonReading } from "../../runtimes/cpython/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
-import type { TriageResult } from "./result.js";
+import type { PythonFacts, TriageResult } from "./result.js";
 import { decideStop } from "./record.js";
 import { readStack } from "./stack.js";
 import { readStop } from "./stop.js";
@@ -42,7 +43,7 @@ import { readTarget } from "./target.js";
 
 export { ALL_STACKS } from "./hang.js";
 export { triageOptionsOf, type TriageOptions } from "./options.js";
-export type { GoReading, GoroutineSummary, JvmFacts, ThreadGroup, TriageResult } from "./result.js";
+export type { GoReading, GoroutineSummary, JvmFacts, PythonFacts, ThreadGroup, TriageResult } from "./result.js";
 
 /** Frames of the crashing thread's first backtrace. */
 const FRAME_LIMIT = 40;
@@ -155,8 +156,19 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: pythonFacts(python.reading, target.threads, pythonSource(python.reading), hang.framesOf) } : result;
+  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python.reading, options, readings, commands) } : result;
   return withManaged(withRuntime, dotnet);
+}
+
+/** The Python side's facts, its reading of the threads kept as evidence (cited by the chat and the playbooks) where triage records what it read. */
+function keptPython(reading: PythonReading, options: TriageOptions, { target, hang }: Readings, commands: string[]): PythonFacts {
+  const command = options.record && options.python ? pythonThreadsCommand(options.python) : null;
+  const facts = pythonFacts(reading, target.threads, pythonSource(reading), hang.framesOf, command);
+  if (command) {
+    options.record!(command, pythonThreadsText(facts), 0);
+    commands.push(command);
+  }
+  return facts;
 }
 
 /**

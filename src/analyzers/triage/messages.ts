@@ -17,6 +17,7 @@ import { annotatedEnding, type AnnotatedEnding } from "../annotations.js";
 import { hangMessage } from "../hang.js";
 import { exceptionText, type ManagedFindings } from "../managed.js";
 import { acceptPanicMessage, panicMessageCandidates } from "../panic-message.js";
+import { FATAL_ERROR_CALLS, fatalErrorFromArguments, fatalErrorText, onFatalErrorPath } from "../python-fatal.js";
 import { SIGABRT, SIGSEGV, signalCodeName, signalName } from "../signals.js";
 import { CLR_EXCEPTION, managedExceptionText } from "../windows.js";
 import { argumentRegisters, callArgumentAddress } from "../x86-64.js";
@@ -146,6 +147,8 @@ async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string 
     case "out-of-memory":
       // HotSpot reports an OutOfMemoryError it crashes on as "OutOfMemory encountered: <the error's message>".
       return abortMessage?.replace(/^OutOfMemory encountered: /, "java.lang.OutOfMemoryError: ") ?? null;
+    case "abort":
+      return abortMessage ?? (await pythonFatalError(q, frames));
     case "stack-overflow":
       return frames.some((frame) => RUST_STACK_OVERFLOW_HANDLER.test(normalizeFunctionName(frame.function ?? "")))
         ? "the thread ran into its stack's guard page and Rust's handler aborted the process (\"has overflowed its stack\")"
@@ -153,6 +156,36 @@ async function crashMessage(q: Inspector, kind: CrashKind, abortMessage: string 
     default:
       return abortMessage;
   }
+}
+
+/**
+ * CPython's fatal error ("Fatal Python error: …") where the abort came from it: the text from the
+ * arguments the debugger shows for the interpreter's frames, else from the code of the caller that
+ * passed it; where neither shows it, the message says so rather than guess. Null for another abort.
+ */
+async function pythonFatalError(q: Inspector, frames: PlacedFrame[]): Promise<string | null> {
+  if (!frames.some(onFatalErrorPath)) return null;
+  const shown = fatalErrorFromArguments(frames) ?? (await fatalErrorFromCaller(q, frames));
+  if (shown !== null) return shown;
+  q.problems.push("the interpreter aborted on a fatal error, but its message is not shown: the interpreter's frames have no arguments here (its debug information would show them) and the caller's code does not pass it from a constant");
+  return "Fatal Python error (its message could not be read from the dump)";
+}
+
+/** The fatal error's text from the code of the function that called `_Py_FatalErrorFunc` or `Py_FatalError`: the constants it loads into the argument registers just before the call. */
+async function fatalErrorFromCaller(q: Inspector, frames: PlacedFrame[]): Promise<string | null> {
+  const called = frames.findIndex((frame) => frame.function !== null && normalizeFunctionName(frame.function) in FATAL_ERROR_CALLS);
+  const registers = called < 0 ? undefined : FATAL_ERROR_CALLS[normalizeFunctionName(frames[called]?.function ?? "")];
+  const caller = called < 0 ? null : frames[called + 1];
+  if (!registers || !caller?.address) return null;
+  const returnAddress = caller.address;
+  const code = caller.function ? await q.disassemble(returnAddress) : await q.disassemble(returnAddress, 64);
+  const passed = async (register: string) => {
+    const argument = callArgumentAddress(code?.instructions ?? [], returnAddress, register);
+    return argument ? await q.readString(argument.address) : null;
+  };
+  const msg = await passed(registers.msg);
+  if (msg === null) return null;
+  return fatalErrorText(registers.prefix ? await passed(registers.prefix) : null, msg);
 }
 
 /**

@@ -160,8 +160,29 @@ export function pythonHangMessage(blocked: string): string {
   return `hung: ${blocked}`;
 }
 
+/** The name the Python side's reading is kept under as evidence: no debugger command read it, dumpdbg did, from the core. */
+export function pythonThreadsCommand(core: string): string {
+  return `cpython-threads ${core}`;
+}
+
+/** The Python side as evidence: each thread with its name, locks and frames (innermost first) with their locals, as py-bt and py-locals would print them. */
+export function pythonThreadsText(facts: PythonFacts): string {
+  const lines = [`CPython ${facts.version ?? "(version not read)"}: ${facts.threads.length} Python thread${facts.threads.length === 1 ? "" : "s"}${facts.gil ? `; the GIL held by LWP ${facts.gil.lwp}` : ""}`];
+  for (const thread of facts.threads) {
+    lines.push("", `Thread ${thread.id ?? "?"} (LWP ${thread.lwp ?? "?"})${thread.name ? ` "${thread.name}"` : ""}`);
+    if (thread.holds.length > 0) lines.push(`  holds ${thread.holds.join(", ")}`);
+    if (thread.waitsFor) lines.push(`  waits for ${thread.waitsFor}${thread.waitsForHeldBy !== null ? `, held by thread ${thread.waitsForHeldBy}` : ""}`);
+    if (thread.exception) lines.push(`  raising ${thread.exception.type}${thread.exception.message !== null ? `: ${thread.exception.message}` : ""}`);
+    for (const frame of thread.frames) {
+      lines.push(`  File "${frame.file ?? "?"}", line ${frame.line ?? "?"}, in ${frame.function ?? "?"}`);
+      for (const local of frame.locals ?? []) lines.push(`    ${local.name} = ${local.value}`);
+    }
+  }
+  return lines.join("\n");
+}
+
 /** What a report, the playbooks and the chat take of the Python side beside the crashing thread's frames. */
-export function pythonFacts(reading: PythonReading, threads: ThreadSummary[], source: string, framesOf: Map<number, PlacedFrame[]>): PythonFacts {
+export function pythonFacts(reading: PythonReading, threads: ThreadSummary[], source: string, framesOf: Map<number, PlacedFrame[]>, threadsCommand: string | null): PythonFacts {
   const summaryOf = (lwp: number | null) => (lwp === null ? null : (threads.find((t) => t.lwp === lwp) ?? null));
   const waits = lockWaits(reading, (lwp) => {
     const summary = summaryOf(lwp);
@@ -171,6 +192,7 @@ export function pythonFacts(reading: PythonReading, threads: ThreadSummary[], so
   return {
     version: reading.version,
     source,
+    threadsCommand,
     gil: reading.gilHolder == null ? null : { thread: gil?.id ?? null, lwp: reading.gilHolder, name: reading.threads.find((t) => t.lwp === reading.gilHolder)?.name ?? null },
     threads: reading.threads.slice(0, MAX_THREADS_KEPT).map((thread) => {
       const wait = waits.find((w) => w.thread === thread);

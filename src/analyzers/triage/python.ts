@@ -44,7 +44,9 @@ const EVAL_LOOP = /^_PyEval_EvalFrameDefault$/;
  * The verdict with the crashing thread's Python frames in place of the evaluation loops that ran them,
  * and its culprit read again over the mixed stack. In 3.11 one `_PyEval_EvalFrameDefault` runs the
  * Python frames from the innermost up to the frame it was entered with (`entry`): each loop, innermost
- * first, takes the next such group. Unchanged where the thread has no Python frames or no loop.
+ * first, takes the next such group. Where the frames skip levels (a deep recursion's outermost
+ * frames, fetched apart from its innermost), the loops past the gap are left as they are: which
+ * groups they ran is not known. Unchanged where the thread has no Python frames or no loop.
  */
 export function withPython(verdict: Verdict, python: { reading: PythonReading | null } | null): Verdict {
   const lwp = verdict.thread?.lwp ?? null;
@@ -66,8 +68,11 @@ export function mixedFrames(native: PlacedFrame[], thread: PythonThread, from: n
   const groups = entryGroups(thread.frames);
   const mixed: PlacedFrame[] = [];
   let next = 0;
+  let contiguous = true;
   native.forEach((frame, index) => {
-    const group = index >= from && next < groups.length && EVAL_LOOP.test(normalizeFunctionName(frame.function ?? "")) ? groups[next++] : undefined;
+    const previous = native[index - 1];
+    if (previous && frame.level > previous.level + 1) contiguous = false;
+    const group = contiguous && index >= from && next < groups.length && EVAL_LOOP.test(normalizeFunctionName(frame.function ?? "")) ? groups[next++] : undefined;
     if (group) mixed.push(...group.map(placed));
     else mixed.push(frame);
   });

@@ -176,7 +176,7 @@ function mappedRanges(files: TargetFiles, regions: MemoryRegion[]): Range[] {
  * The memory that holds the stack pointer: the core segment the debugger lists, else the region the
  * dump file records (LLDB lists no core segments).
  */
-function stackOf(files: TargetFiles, regions: MemoryRegion[], sp: bigint | null): Range | null {
+export function stackOf(files: TargetFiles, regions: MemoryRegion[], sp: bigint | null): Range | null {
   if (sp === null) return null;
   const segment = coreSegmentAt(files, sp);
   if (segment) return { start: BigInt(segment.start), end: BigInt(segment.end) };
