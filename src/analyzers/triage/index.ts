@@ -14,6 +14,7 @@
  *   go       a Go program's runtime: the goroutine that panicked, threw or waits, its value and frames
  *   classify the kind, the crash's thread and its culprit, pure
  *   jvm      a JVM's Java frames (the JDK's jhsdb) in place of the code the VM generated, the culprit read again
+ *   python   a CPython process's Python frames (from the core's memory, or CPython's gdb extension) in place of its evaluation loops
  */
 import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
 import { probeKey, type Probe } from "../../debuggers/probe.js";
@@ -126,10 +127,11 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const java = await readJava(jvm, native);
   q.problems.push(...(java?.notes ?? []));
   commands.push(...(java?.commands ?? []));
-  // A CPython process's Python frames, read from the interpreter's structures in the core's memory.
-  const python = await readPython(options.python);
-  q.problems.push(...(python?.notes ?? []));
   const onJava = withJavaWaits(withJava(native, java), java, readings.target.threads);
+  // A CPython process's Python frames: read from the interpreter's structures in the core's memory,
+  // or where that reads none for the crashing thread, by CPython's gdb extension in this session.
+  const python = await readPython(q, options, onJava.thread?.lwp ?? null);
+  q.problems.push(...(python?.notes ?? []));
   const verdict = withPython(onJava, python);
   // A runtime is named where its reading decided something: frames read into the stack, or its threads' waits.
   // The Python frames were read into the stack only where the debugger's unwind reached the loops that ran them.

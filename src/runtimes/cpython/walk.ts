@@ -20,6 +20,8 @@ export interface PythonFrame {
   firstLine: number | null;
   /** The first Python frame of a run of the interpreter loop, called from C: where the native stack holds an evaluation of its own. */
   entry: boolean;
+  /** The frame's local variables and their reprs, cut short, where the reader reads them (CPython's gdb extension); null where not read. */
+  locals?: { name: string; value: string }[] | null;
 }
 
 export interface PythonThread {
