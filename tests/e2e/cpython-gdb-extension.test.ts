@@ -113,7 +113,7 @@ describe.skipIf(!withExtension)("triage of a core that does not say which interp
 describe.skipIf(!hasGdb() || !pyenv)("an interpreter with no gdb extension here (pyenv's build)", () => {
   it("is read from memory where the core says its build, the extension not needed", async () => {
     const crash = await crashCore(tempDir("dumpdbg-pygdb-pyenv-"), pyenv!.python);
-    expect(extensionFor(modulesOf(crash.core))).toEqual({ why: expect.stringMatching(/^CPython's gdb extension for the interpreter is not here \(looked for .*\.pyenv\/versions\/3\.11\.\d+\/.*python3\.11.*-gdb\.py/) });
+    expect(extensionFor(modulesOf(crash.core))).toEqual({ why: expect.stringMatching(/^no CPython gdb extension for the interpreter is here \(looked for .*\.pyenv\/versions\/3\.11\.\d+\/.*python3\.11.*-gdb\.py/) });
     const result = await runCli(["triage", crash.core, "--exe", pyenv!.python, "--json"]);
     const read = JSON.parse(result.stdout) as Crash;
     expect(read.culprit).toMatchObject({ function: "parse_record", line: crash.sourceLines.CULPRIT, language: "python" });
@@ -129,6 +129,6 @@ describe.skipIf(!hasGdb() || !pyenv)("an interpreter with no gdb extension here 
     expect(read.culprit.language).not.toBe("python");
     const text = await runCli(["triage", crash.core, "--exe", pyenv!.python]);
     const notes = text.stdout.replace(/\n\s+/g, " ");
-    expect(notes).toMatch(/unknown in the core\).*CPython's gdb extension did not read them either: CPython's gdb extension for the interpreter is not here \(looked for .*\); the Python frames were not read, which would show the Python functions and lines/);
+    expect(notes).toMatch(/unknown in the core\).*the route through gdb did not read them either: no CPython gdb extension for the interpreter is here \(looked for .*\); the Python frames were not read, which would show the Python functions and lines/);
   });
 });

@@ -99,7 +99,7 @@ describe("extensionFor", () => {
 
   it("says where it looked when the extension is not there, and when no file is an interpreter", () => {
     expect(extensionFor(["/home/u/.pyenv/versions/3.11.7/bin/python3.11"], ["/usr/share/gdb/auto-load"], here([]))).toEqual({
-      why: "CPython's gdb extension for the interpreter is not here (looked for /usr/share/gdb/auto-load/home/u/.pyenv/versions/3.11.7/bin/python3.11-gdb.py; Debian's python3.X-dbg installs it with the interpreter's debug information)",
+      why: "no CPython gdb extension for the interpreter is here (looked for /usr/share/gdb/auto-load/home/u/.pyenv/versions/3.11.7/bin/python3.11-gdb.py; Debian's python3.X-dbg installs it with the interpreter's debug information)",
     });
     // libstdc++ has an auto-load script of its own: it is not CPython's.
     expect(extensionFor(["/usr/bin/redis-server", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30"], ["/usr/share/gdb/auto-load"], () => true)).toEqual({

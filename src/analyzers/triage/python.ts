@@ -43,7 +43,7 @@ export async function readPython(q: Inspector, options: Pick<TriageOptions, "pyt
   const unread = direct.notes.length > 0 ? direct.notes.join("; ") : "it found no Python frames for the crashing thread";
   if (options.debugger !== "gdb") return notRead(direct, [unread]);
   const through = await readThroughExtension(q, (options.modules ?? []).map((module) => module.path));
-  if ("why" in through) return notRead(direct, [unread, `CPython's gdb extension did not read them either: ${through.why}`]);
+  if ("why" in through) return notRead(direct, [unread, `the route through gdb did not read them either: ${through.why}`]);
   if (!readsThread(through.reading, lwp)) return notRead(direct, [unread, `CPython's gdb extension (${through.file}) read none for the crashing thread either${through.reading.notes.length > 0 ? ` (${through.reading.notes.join("; ")})` : ""}`]);
   return {
     reading: through.reading,

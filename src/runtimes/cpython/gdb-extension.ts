@@ -50,7 +50,7 @@ export function extensionFor(files: readonly string[], dirs: readonly string[] =
     }
   }
   if (looked.length === 0) return { why: "none of the process's files is a CPython interpreter whose gdb extension could be looked for" };
-  return { why: `CPython's gdb extension for the interpreter is not here (looked for ${looked.join(", ")}; Debian's python3.X-dbg installs it with the interpreter's debug information)` };
+  return { why: `no CPython gdb extension for the interpreter is here (looked for ${looked.join(", ")}; Debian's python3.X-dbg installs it with the interpreter's debug information)` };
 }
 
 function resolved(file: string): string {
