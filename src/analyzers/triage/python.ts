@@ -12,7 +12,7 @@
 import type { Crash } from "../../report/schema.js";
 import type { Inspector } from "../../debuggers/inspector.js";
 import { probes } from "../../debuggers/probe.js";
-import { extensionCommand, extensionFor, readExtensionOutput, readPythonThreads, type PythonFrame, type PythonReading } from "../../runtimes/cpython/index.js";
+import { extensionCommand, extensionFor, hasScript, readExtensionOutput, readPythonThreads, type PythonFrame, type PythonReading } from "../../runtimes/cpython/index.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 import type { TriageOptions } from "./options.js";
@@ -75,6 +75,7 @@ function notRead(direct: PythonReading, why: string[]): PythonSide {
 async function readThroughExtension(q: Inspector, files: string[]): Promise<{ reading: PythonReading; file: string } | { why: string }> {
   const extension = extensionFor(files);
   if ("why" in extension) return extension;
+  if (!hasScript()) return { why: "dumpdbg's script that runs the extension (gdb-python-threads.py) is not beside its code" };
   const answer = await q.ask(probes.command(extensionCommand(extension.file)));
   if (!answer.ok || answer.reading === null) return { why: `gdb could not run it (${answer.error ?? answer.errorType ?? "no output"})` };
   const reading = readExtensionOutput(answer.reading);

@@ -8,6 +8,7 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { versionText } from "./layouts.js";
 import type { PythonFrame, PythonThread } from "./walk.js";
@@ -64,145 +65,29 @@ function resolved(file: string): string {
 const BEGIN = "<<dumpdbg python threads>>";
 const END = "<</dumpdbg python threads>>";
 
-/** Bounds of what the script reads and this module takes: a core's garbage can claim any count or length. */
-const LIMITS = { threads: 1000, nativeFrames: 2000, frames: 1000, locals: 20, repr: 200, text: 1000, localsBudget: 262_144, seconds: 20 };
+/** Bounds of what this module takes from the script, which keeps the same ones: a core's garbage can claim any count or length. */
+const LIMITS = { threads: 1000, frames: 1000, locals: 20, repr: 200, text: 1000 };
 
 /**
- * The script, run by gdb's `python`: loads the extension unless gdb already has it, then for each
- * thread (the selection put back after) walks the native frames outward, and at each evaluation loop
- * its interpreter frames up to the one it was entered with. Frames not yet started are skipped, as
- * CPython's tracebacks (and the direct reader) skip them.
+ * The script gdb's `python` runs (gdb-python-threads.py, beside this module in the sources and
+ * beside the bundle in dist/): it loads the extension unless gdb already has it, then for each
+ * thread walks the native frames outward, and at each evaluation loop its interpreter frames up to
+ * the one it was entered with, printing what it read between the markers.
  */
-const SCRIPT = `
-import gdb, json, time
-
-def _dumpdbg_python_threads(extension, limits):
-    if "PyFramePtr" not in globals() or "Frame" not in globals():
-        gdb.execute("source " + extension, to_string=True)
-    try:
-        gdb.lookup_type("PyObject")
-    except gdb.error:
-        return {"refused": "gdb has no debug information for the interpreter (it knows no type PyObject)"}
-    out = {"version": None, "threads": [], "notes": []}
-    try:
-        out["version"] = int(gdb.parse_and_eval("Py_Version"))
-    except Exception:
-        pass
-    deadline = time.monotonic() + limits["seconds"]
-    budget = [limits["localsBudget"]]
-
-    def text(value):
-        return None if value is None else str(value)[:limits["text"]]
-
-    def started(frame):
-        try:
-            if int(frame._gdbval["owner"]) == 1:
-                return True
-            return frame.f_lasti >= int(frame.co.field("_co_firsttraceable"))
-        except Exception:
-            return True
-
-    def locals_of(frame):
-        if budget[0] <= 0:
-            return None
-        try:
-            found = []
-            for name, value in frame.iter_locals():
-                if len(found) == limits["locals"]:
-                    break
-                entry = {"name": text(name.proxyval(set()))[:limits["repr"]], "value": value.get_truncated_repr(limits["repr"])[:limits["repr"]]}
-                budget[0] -= len(entry["name"]) + len(entry["value"])
-                found.append(entry)
-            return found
-        except Exception:
-            return None
-
-    def python_frames(native, frames):
-        frame = Frame(native).get_pyop()
-        seen = set()
-        while True:
-            if frame is None or frame.is_optimized_out():
-                return "an evaluation loop's frame is optimized out"
-            address = frame.as_address()
-            if address == 0:
-                return "a chain of frames ends before the frame its evaluation loop was entered with"
-            if address in seen:
-                return "its frames loop back to 0x%x" % address
-            if len(frames) == limits["frames"]:
-                return "more than %d frames: the outer ones were not read" % limits["frames"]
-            seen.add(address)
-            entry = bool(frame.is_entry())
-            if started(frame):
-                frames.append({
-                    "function": text(frame.co.pyop_field("co_qualname").proxyval(set())),
-                    "file": text(frame.filename()),
-                    "line": frame.current_line_num(),
-                    "firstLine": int(frame.co.field("co_firstlineno")),
-                    "entry": entry,
-                    "locals": locals_of(frame),
-                })
-            if entry:
-                return None
-            frame = frame.previous()
-
-    def read_thread(thread):
-        thread.switch()
-        frames = []
-        problems = []
-        native = gdb.newest_frame()
-        count = 0
-        while native is not None:
-            if count == limits["nativeFrames"]:
-                problems.append("more than %d native frames: the outer ones were not read" % limits["nativeFrames"])
-                break
-            count += 1
-            if Frame(native).is_evalframe():
-                why = python_frames(native, frames)
-                if why is not None:
-                    problems.append(why)
-                    break
-            native = native.older()
-        return {"lwp": thread.ptid[1], "frames": frames, "complete": not problems, "why": "; ".join(problems) or None}
-
-    selected = gdb.selected_thread()
-    try:
-        selected_frame = gdb.selected_frame()
-    except gdb.error:
-        selected_frame = None
-    try:
-        for thread in gdb.selected_inferior().threads()[:limits["threads"]]:
-            if time.monotonic() > deadline:
-                out["notes"].append("reading took longer than %d s: the remaining threads were not read" % limits["seconds"])
-                break
-            try:
-                out["threads"].append(read_thread(thread))
-            except Exception as error:
-                out["threads"].append({"lwp": thread.ptid[1], "frames": [], "complete": False, "why": text(error)})
-    finally:
-        if selected is not None and selected.is_valid():
-            selected.switch()
-            if selected_frame is not None and selected_frame.is_valid():
-                selected_frame.select()
-    return out
-
-def _dumpdbg_print_python_threads(extension, limits):
-    try:
-        out = _dumpdbg_python_threads(extension, limits)
-    except Exception as error:
-        out = {"refused": "the extension failed: " + str(error)[:limits["text"]]}
-    print(${JSON.stringify(BEGIN)})
-    print(json.dumps(out))
-    print(${JSON.stringify(END)})
-`;
+const SCRIPT = fileURLToPath(new URL("gdb-python-threads.py", import.meta.url));
 
 /**
- * The gdb command that runs the script over the extension at `extension`: one line, the script as a
- * Python string literal (JSON's escapes are Python's), so that it goes through the session as any
- * other command and its evidence is the script itself.
+ * The gdb command that runs the script over the extension at `extension`: one short line of gdb's
+ * `python` (the paths as Python strings, JSON's escapes being Python's), sent through the session
+ * as any other command; the script is run in a namespace of its own, not gdb's `__main__`.
  */
-export function extensionCommand(extension: string): string {
-  const call = `${SCRIPT}\n_dumpdbg_print_python_threads(${JSON.stringify(extension)}, ${JSON.stringify(LIMITS)})\n`;
-  return `python exec(${JSON.stringify(call)})`;
+export function extensionCommand(extension: string, script: string = SCRIPT): string {
+  return `python import runpy; runpy.run_path(${JSON.stringify(script)}, {"extension": ${JSON.stringify(extension)}})`;
+}
+
+/** Whether dumpdbg's script is where the command will look for it. */
+export function hasScript(): boolean {
+  return existsSync(SCRIPT);
 }
 
 /** What the script printed, read and bounded again: the threads, or why there are none. */
