@@ -8,7 +8,7 @@
 // first (npm run build runs both).
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -142,6 +142,9 @@ if (missed.length > 0) throw new Error(`build: main.ts imports no ./${missed[0]}
 const heavy = Object.keys(lean.metafile.inputs).find((input) => /node_modules\/(@langchain|@modelcontextprotocol|@anthropic-ai|openai|ollama)\//.test(input));
 if (heavy) throw new Error(`build: the lean bundle (${LEAN_COMMANDS.join(", ")}) holds ${heavy}; the commands that run no agents must not import it`);
 writeFileSync("dist/meta.json", JSON.stringify({ inputs: { ...lean.metafile.inputs, ...result.metafile.inputs }, outputs: { ...lean.metafile.outputs, ...result.metafile.outputs } }));
+
+// The script gdb runs over CPython's gdb extension (src/runtimes/cpython/gdb-extension.ts), beside the bundles that name it.
+copyFileSync("src/runtimes/cpython/gdb-python-threads.py", "dist/gdb-python-threads.py");
 
 // Both bundles' last line names the build (their content), which the code caches' names carry (src/code-cache.ts).
 const bundles = ["dist/dumpdbg.cjs", "dist/dumpdbg-lean.cjs"];

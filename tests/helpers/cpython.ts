@@ -105,12 +105,27 @@ export function hasGdb(): boolean {
   return ["/usr/bin/gdb", "/usr/local/bin/gdb"].some((file) => existsSync(file));
 }
 
+/**
+ * How a core is written. `elfHeaders: false` leaves out the first page of each mapped ELF file
+ * (coredump_filter bit 4 clear, which gdb's gcore honours as the kernel does): the core then does not
+ * say which build of the interpreter ran, and the direct reader, which reads only that build, refuses.
+ */
+export interface CoreWriting {
+  elfHeaders?: boolean;
+}
+
+/** The command run under `sh`, with the dump filter its process and children inherit: 0x3, anonymous memory only, where ELF headers are left out. */
+function filtered(command: string[], { elfHeaders = true }: CoreWriting): [string, string[]] {
+  if (elfHeaders) return [command[0]!, command.slice(1)];
+  return ["sh", ["-c", 'echo 0x3 > /proc/self/coredump_filter && exec "$@"', "sh", ...command]];
+}
+
 /** RECORD_READER run under gdb, which dumps the process where ctypes reads address 8. */
-export async function crashCore(dir: string, python: string): Promise<PythonCore> {
+export async function crashCore(dir: string, python: string, writing: CoreWriting = {}): Promise<PythonCore> {
   const program = path.join(dir, "app.py");
   writeFileSync(program, RECORD_READER);
   const core = path.join(dir, "core");
-  const gdb = await run("gdb", ["-nx", "-batch", "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", python, program], { cwd: dir, timeout: 60_000, encoding: "utf8" });
+  const gdb = await run(...filtered(["gdb", "-nx", "-batch", "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", python, program], writing), { cwd: dir, timeout: 60_000, encoding: "utf8" });
   if (!existsSync(core)) throw new Error(`gdb wrote no core of ${program} on ${python}:\n${gdb.stdout}${gdb.stderr}`);
   return { core, python, program, sourceLines: markedLines(RECORD_READER) };
 }
@@ -119,11 +134,11 @@ export async function crashCore(dir: string, python: string): Promise<PythonCore
 const READY_TIMEOUT_MS = 30_000;
 const GCORE_TIMEOUT_MS = 60_000;
 
-/** WAREHOUSE run until both workers hold one lock and wait for the other, dumped by gcore and killed, whatever happens. */
-export async function deadlockCore(dir: string, python: string): Promise<DeadlockCore> {
+/** WAREHOUSE run until both workers hold one lock and wait for the other, dumped by gcore and killed, whatever happens (`sh` execs the program: same pid). */
+export async function deadlockCore(dir: string, python: string, writing: CoreWriting = {}): Promise<DeadlockCore> {
   const program = path.join(dir, "warehouse.py");
   writeFileSync(program, WAREHOUSE);
-  const child = spawn(python, [program], { cwd: dir, stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(...filtered([python, program], writing), { cwd: dir, stdio: ["ignore", "pipe", "ignore"] });
   const exited = new Promise<void>((resolve) => {
     child.once("close", () => resolve());
     child.once("error", () => resolve());

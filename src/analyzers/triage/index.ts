@@ -14,6 +14,7 @@
  *   go       a Go program's runtime: the goroutine that panicked, threw or waits, its value and frames
  *   classify the kind, the crash's thread and its culprit, pure
  *   jvm      a JVM's Java frames (the JDK's jhsdb) in place of the code the VM generated, the culprit read again
+ *   python   a CPython process's Python frames (from the core's memory, or CPython's gdb extension) in place of its evaluation loops
  */
 import { Inspector, type Answer, type Ask } from "../../debuggers/inspector.js";
 import { probeKey, type Probe } from "../../debuggers/probe.js";
@@ -29,7 +30,7 @@ import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
 import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
-import { pythonRuntime, pythonSource, readPython, withPython } from "./python.js";
+import { pythonRuntime, pythonSource, readPython, withPython, type PythonSide } from "./python.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
@@ -128,10 +129,11 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const java = await readJava(jvm, native);
   q.problems.push(...(java?.notes ?? []));
   commands.push(...(java?.commands ?? []));
-  // A CPython process's Python frames, read from the interpreter's structures in the core's memory.
-  const python = await readPython(options.python);
-  q.problems.push(...(python?.notes ?? []));
   const onJava = withJavaWaits(withJava(native, java), java, readings.target.threads);
+  // A CPython process's Python frames: read from the interpreter's structures in the core's memory,
+  // or where that reads none for the crashing thread, by CPython's gdb extension in this session.
+  const python = await readPython(q, options, onJava.thread?.lwp ?? null);
+  q.problems.push(...(python?.notes ?? []));
   const onPython = withPython(onJava, python);
   const verdict = withPythonWaits(onPython, python, readings.target.threads, hang.framesOf);
   // A runtime is named where its reading decided something: frames read into the stack, or its threads' waits.
@@ -156,14 +158,14 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python.reading, options, readings, commands) } : result;
+  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, options, readings, commands) } : result;
   return withManaged(withRuntime, dotnet);
 }
 
 /** The Python side's facts, its reading of the threads kept as evidence (cited by the chat and the playbooks) where triage records what it read. */
-function keptPython(reading: PythonReading, options: TriageOptions, { target, hang }: Readings, commands: string[]): PythonFacts {
+function keptPython(python: PythonSide, reading: PythonReading, options: TriageOptions, { target, hang }: Readings, commands: string[]): PythonFacts {
   const command = options.record && options.python ? pythonThreadsCommand(options.python) : null;
-  const facts = pythonFacts(reading, target.threads, pythonSource(reading), hang.framesOf, command);
+  const facts = pythonFacts(reading, target.threads, pythonSource(python), hang.framesOf, command);
   if (command) {
     options.record!(command, pythonThreadsText(facts), 0);
     commands.push(command);

@@ -12,6 +12,7 @@ import { layoutFor, versionText } from "./layouts.js";
 import { CoreProcessMemory, type ProcessMemory } from "./memory.js";
 import { walkThreads, type PythonThread } from "./walk.js";
 
+export { AUTO_LOAD_DIRS, extensionCommand, extensionFor, hasScript, readExtensionOutput, type ExtensionReading, type GdbExtension } from "./gdb-extension.js";
 export { lineAt, lineRanges, type LineRange } from "./line-table.js";
 export { PYTHON_3_11, layoutFor, versionText, type PythonLayout } from "./layouts.js";
 export { type ProcessMemory } from "./memory.js";
