@@ -23,6 +23,7 @@ import { hangPlaybook } from "./hang.js";
 import { doubleFreePlaybook, heapCorruptionPlaybook } from "./heap.js";
 import { invalidAccessPlaybook } from "./invalid-access.js";
 import { javaWaitsPlaybook } from "./java-waits.js";
+import { pythonWaitsPlaybook } from "./python-waits.js";
 import type { Playbook } from "./kit.js";
 import { nullDereferencePlaybook } from "./null-dereference.js";
 import { outOfMemoryPlaybook } from "./out-of-memory.js";
@@ -56,7 +57,12 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
 };
 
 export function playbookFor(facts: Facts): Playbook {
-  return goPlaybookFor(facts) ?? javaWaitsPlaybookFor(facts) ?? runtimeCallPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+  return goPlaybookFor(facts) ?? javaWaitsPlaybookFor(facts) ?? pythonWaitsPlaybookFor(facts) ?? runtimeCallPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+}
+
+/** A hung CPython process whose waits were read on its Python side: its threads' locks are threading's, or the GIL. */
+function pythonWaitsPlaybookFor(facts: Facts): Playbook | null {
+  return facts.triage.python?.waitsDecided && (facts.crash.kind === "deadlock" || facts.crash.kind === "hang") ? pythonWaitsPlaybook(facts) : null;
 }
 
 /** A hung JVM whose waits were read on its Java side: its threads are Java threads, its locks Java's. */

@@ -14,7 +14,7 @@ import { where } from "./prose.js";
 type Edge = NonNullable<Facts["crash"]["deadlock"]>["cycle"][number];
 
 /** `Bank.transfer` (Bank.java:23) */
-function at(edge: Pick<Edge, "function" | "file" | "line">): string {
+export function at(edge: Pick<Edge, "function" | "file" | "line">): string {
   const place = edge.line === null ? "" : ` (${edge.file ?? "line"}${edge.file ? ":" : " "}${edge.line})`;
   return `\`${edge.function ?? "?"}\`${place}`;
 }

@@ -158,14 +158,14 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)));
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, options, readings, commands) } : result;
+  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onPython, options, readings, commands) } : result;
   return withManaged(withRuntime, dotnet);
 }
 
 /** The Python side's facts, its reading of the threads kept as evidence (cited by the chat and the playbooks) where triage records what it read. */
-function keptPython(python: PythonSide, reading: PythonReading, options: TriageOptions, { target, hang }: Readings, commands: string[]): PythonFacts {
+function keptPython(python: PythonSide, reading: PythonReading, waitsDecided: boolean, options: TriageOptions, { target, hang }: Readings, commands: string[]): PythonFacts {
   const command = options.record && options.python ? pythonThreadsCommand(options.python) : null;
-  const facts = pythonFacts(reading, target.threads, pythonSource(python), hang.framesOf, command);
+  const facts = pythonFacts(reading, target.threads, pythonSource(python), hang.framesOf, { threadsCommand: command, waitsDecided });
   if (command) {
     options.record!(command, pythonThreadsText(facts), 0);
     commands.push(command);

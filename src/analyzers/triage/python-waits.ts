@@ -182,7 +182,7 @@ export function pythonThreadsText(facts: PythonFacts): string {
 }
 
 /** What a report, the playbooks and the chat take of the Python side beside the crashing thread's frames. */
-export function pythonFacts(reading: PythonReading, threads: ThreadSummary[], source: string, framesOf: Map<number, PlacedFrame[]>, threadsCommand: string | null): PythonFacts {
+export function pythonFacts(reading: PythonReading, threads: ThreadSummary[], source: string, framesOf: Map<number, PlacedFrame[]>, kept: { threadsCommand: string | null; waitsDecided: boolean }): PythonFacts {
   const summaryOf = (lwp: number | null) => (lwp === null ? null : (threads.find((t) => t.lwp === lwp) ?? null));
   const waits = lockWaits(reading, (lwp) => {
     const summary = summaryOf(lwp);
@@ -192,7 +192,7 @@ export function pythonFacts(reading: PythonReading, threads: ThreadSummary[], so
   return {
     version: reading.version,
     source,
-    threadsCommand,
+    ...kept,
     gil: reading.gilHolder == null ? null : { thread: gil?.id ?? null, lwp: reading.gilHolder, name: reading.threads.find((t) => t.lwp === reading.gilHolder)?.name ?? null },
     threads: reading.threads.slice(0, MAX_THREADS_KEPT).map((thread) => {
       const wait = waits.find((w) => w.thread === thread);

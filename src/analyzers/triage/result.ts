@@ -112,6 +112,8 @@ export interface PythonFacts {
   source: string;
   /** What its reading of the threads is kept as evidence under, to cite it; null where it was not kept. */
   threadsCommand: string | null;
+  /** Whether the Python threads' waits decided the verdict (a deadlock between Python functions, a hang said in Python). */
+  waitsDecided: boolean;
   /** The thread that held the GIL (the debugger's number, the kernel's id, its Python name); null where none did or it was not read. */
   gil: { thread: number | null; lwp: number; name: string | null } | null;
   /** Each Python thread: its name, the locks it holds and the one it waits for (with the debugger's number of its holder), the exception being raised in it, its frames with their locals. */
