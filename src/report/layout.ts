@@ -270,9 +270,12 @@ function inlinedText(frame: StackFrame): Inline {
   return chain.flatMap((outer) => line(" (inlined into ", code(outer.function), outer.file ? line(" at ", code(location(outer.file, outer.line))) : null, ")"));
 }
 
-/** "Java code (run by the JVM)" for a runtime's frame. */
+/** What ran a runtime's frame, by its language. */
+const RUNTIME_CODE: Record<string, string> = { java: "Java code (run by the JVM)", python: "Python code (run by CPython)" };
+
+/** "Java code (run by the JVM)", "Python code (run by CPython)" for a runtime's frame. */
 function runtimeCode(language: string): string {
-  return language === "java" ? "Java code (run by the JVM)" : `${language} code`;
+  return RUNTIME_CODE[language] ?? `${language} code`;
 }
 
 function stackBlock(culpritFrame: number | null, details: ReportDetails): Block[] {
@@ -285,7 +288,7 @@ function stackBlock(culpritFrame: number | null, details: ReportDetails): Block[
     f.level === culpritFrame ? [strong(`${f.level}`)] : line(`${f.level}`),
     f.function ? line(code(f.function), f.level === culpritFrame ? " ← culprit" : null, inlinedText(f)) : line("??"),
     f.file ? [code(location(f.file, f.line))] : dash(),
-    // A runtime's frame (a Java method) runs in no module of its own: its language says where it ran.
+    // A runtime's frame (a Java method, a Python function) runs in no module of its own: its language says where it ran.
     f.module ? [code(basename(f.module))] : f.runtimeLanguage ? line(runtimeCode(f.runtimeLanguage)) : dash(),
   ]);
   const blocks = [heading(3, "Stack")];
