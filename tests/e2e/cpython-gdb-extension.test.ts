@@ -63,7 +63,9 @@ describe.skipIf(!withExtension)("CPython's gdb extension, read by itself", () =>
     const [thread] = reading.threads;
     expect(reading.threads).toHaveLength(1);
     expect(thread).toMatchObject({ lwp: direct!.threads[0]!.lwp, complete: true, why: null });
-    expect(thread!.frames.map(({ locals: _, ...frame }) => frame)).toEqual(direct!.threads[0]!.frames);
+    expect(thread!.frames.map(({ locals: _, ...frame }) => frame)).toEqual(direct!.threads[0]!.frames.map(({ locals: _, holds: __, ...frame }) => frame));
+    // The two routes read the same values for the simple locals (the direct reader shows a dict by its size only).
+    expect(direct!.threads[0]!.frames.slice(0, 2).map((frame) => frame.locals)).toEqual(thread!.frames.slice(0, 2).map((frame) => frame.locals));
     expect(shown(thread!.frames.slice(1))).toEqual([`parse_record ${crash.program}:${crash.sourceLines.CULPRIT}`, `handle ${crash.program}:13`, `<module> ${crash.program}:16`]);
     const [stringAt, parseRecord, handle] = thread!.frames;
     expect(stringAt!.locals).toEqual([

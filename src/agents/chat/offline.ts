@@ -30,7 +30,7 @@ import { firstEvidence } from "./briefing.js";
 import { checkClaim, findClaims, kindPhrase, nullClaimFinding, type Measurements, type Finding } from "./claims.js";
 import { relevantEvidence } from "./evidence-search.js";
 import { QuestionProbes, type Measured, type ProbeDeps } from "./probes.js";
-import type { JvmFacts } from "../../analyzers/index.js";
+import type { JvmFacts, PythonFacts } from "../../analyzers/index.js";
 import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
 
 /** Frames listed for one thread: as many as triage's and the playbooks' backtrace, so the crashing thread's are usually stored. */
@@ -110,11 +110,11 @@ export class OfflineEngine {
    * isn't it?") and was `corrected` gets the crash's facts after its correction.
    */
   async answer(question: string, corrected: boolean): Promise<Finding> {
-    // A Java thread asked about by its name ("what is teller-2 doing?"): its Java frames and locks.
-    const named = this.javaThreadNamed(question);
+    // A Java or Python thread asked about by its name ("what is teller-2 doing?"): its frames and locks in that language.
+    const named = this.runtimeThreadNamed(question);
     if (named !== null) {
-      const java = this.javaStackAnswer(named);
-      if (java) return java;
+      const runtime = this.javaStackAnswer(named) ?? this.pythonStackAnswer(named);
+      if (runtime) return runtime;
     }
     const classified = classifyQuestion(question);
     const intent: Intent = classified.kind === "unknown" && corrected ? { kind: "crash" } : classified;
@@ -183,9 +183,9 @@ export class OfflineEngine {
     return { text: lines.join("\n"), evidenceIds: java.id ? [java.id] : [] };
   }
 
-  /** The thread a question names by its Java name (`teller-2`, `"order-desk"`), where exactly one has it; "main" is the main thread's word. */
-  private javaThreadNamed(question: string): number | null {
-    const threads = this.java()?.jvm.threads ?? [];
+  /** The thread a question names by its Java or Python name (`teller-2`, `"order-desk"`), where exactly one has it; "main" is the main thread's word. */
+  private runtimeThreadNamed(question: string): number | null {
+    const threads = [...(this.java()?.jvm.threads ?? []), ...(this.python()?.python.threads ?? [])];
     const named = threads.filter((t) => t.id !== null && t.name && t.name !== "main" && new RegExp(`(^|[\\s"'\`(])${t.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s"'\`),.?!:;])`).test(question));
     return named.length === 1 ? (named[0]?.id ?? null) : null;
   }
@@ -218,10 +218,85 @@ export class OfflineEngine {
     return { text: lines.join("\n"), evidenceIds: java.id ? [java.id] : [] };
   }
 
+  /** A CPython process's Python side as triage read it from the core, with the evidence id of that reading; null for another program. */
+  private python(): { python: PythonFacts; id: string | null } | null {
+    const python = this.facts.triage.python ?? null;
+    if (!python) return null;
+    return { python, id: python.threadsCommand ? (this.deps.briefing.triageEvidence[python.threadsCommand] ?? null) : null };
+  }
+
+  /** A Python thread's frames, the locks it holds and the one it waits for, as read from the interpreter's structures; null for a thread that runs no Python. */
+  private pythonStackAnswer(thread: number): Finding | null {
+    const python = this.python();
+    const read = python?.python.threads.find((t) => t.id === thread);
+    if (!python || !read || read.frames.length === 0) return null;
+    const cite = python.id ? ` [${python.id}]` : "";
+    const lines = [`Thread ${thread}${read.name ? ` "${read.name}"` : ""}, its Python frames as read from the interpreter in the core${cite}:`];
+    for (const frame of read.frames) lines.push(`  ${pythonFrameText(frame)}`);
+    if (read.holds.length > 0) lines.push(`It holds ${read.holds.join(", ")}.`);
+    if (read.waitsFor) lines.push(`It waits for ${read.waitsFor}${read.waitsForHeldBy !== null ? `, held by ${this.pythonThreadName(read.waitsForHeldBy)}` : ", held by no thread the dump shows"}.`);
+    if (python.python.gil?.thread === thread) lines.push("It held the GIL.");
+    if (read.exception) lines.push(`It was raising ${read.exception.type}${read.exception.message !== null ? `: ${read.exception.message}` : ""}.`);
+    return { text: lines.join("\n"), evidenceIds: python.id ? [python.id] : [] };
+  }
+
+  /** `thread 3 "order-desk"`. */
+  private pythonThreadName(id: number | null): string {
+    const name = this.python()?.python.threads.find((t) => t.id !== null && t.id === id)?.name;
+    return id === null ? "a thread" : name ? `thread ${id} "${name}"` : `thread ${id}`;
+  }
+
+  /** Which Python threads hold and wait for which locks of threading, the cycle among them, and who held the GIL; null for another program. */
+  private pythonLocksAnswer(): Finding | null {
+    const python = this.python();
+    if (!python) return null;
+    const cite = python.id ? ` [${python.id}]` : "";
+    const lines: string[] = [];
+    const cycle = this.crash.deadlock?.cycle ?? [];
+    if (cycle.length > 1 && python.python.waitsDecided) {
+      lines.push(`Python deadlock${cite}: ${cycle.map((edge) => `${this.pythonThreadName(edge.thread)} waits in ${edge.function ?? "?"}${edge.line !== null ? ` (${edge.file ?? "line"}${edge.file ? ":" : " "}${edge.line})` : ""} for ${edge.lockName ?? "a lock"} (${edge.lock ?? "?"}), held by ${this.pythonThreadName(edge.heldByThread)}`).join("; ")}. None of them can go on.`);
+    }
+    for (const t of python.python.threads.filter((thread) => thread.waitsFor !== null).slice(0, MAX_LOCKS)) {
+      if (cycle.some((edge) => edge.thread === t.id)) continue;
+      lines.push(`Thread ${t.id ?? "?"}${t.name ? ` "${t.name}"` : ""} waits for ${t.waitsFor}${t.waitsForHeldBy !== null ? `, held by ${this.pythonThreadName(t.waitsForHeldBy)}` : ", held by no thread the dump shows (a Lock records no holder, and no with block of another thread holds it)"}${cite}.`);
+    }
+    for (const t of python.python.threads.filter((thread) => thread.holds.length > 0 && thread.waitsFor === null).slice(0, MAX_LOCKS)) lines.push(`Thread ${t.id ?? "?"}${t.name ? ` "${t.name}"` : ""} holds ${t.holds.join(", ")}${cite}.`);
+    if (python.python.gil) lines.push(`The GIL was held by ${this.pythonThreadName(python.python.gil.thread)}${cite}.`);
+    if (lines.length === 0) return null;
+    return { text: lines.join("\n"), evidenceIds: python.id ? [python.id] : [] };
+  }
+
+  /**
+   * A Python frame's locals as read from the interpreter's frame in the core: the culprit's where it
+   * is a Python frame, or the frame of the Python function asked about; null where the question is
+   * about no Python frame (the debugger answers for native frames).
+   */
+  private pythonLocalsAnswer(thread: number, ref: FrameRef): Finding | null {
+    const python = this.python();
+    const read = python?.python.threads.find((t) => t.id === thread);
+    if (!python || !read) return null;
+    const culprit = this.crash.culprit;
+    const frame =
+      ref === "culprit"
+        ? thread === this.crash.thread.id && culprit.language === "python"
+          ? read.frames.find((f) => f.function === culprit.function && f.line === culprit.line)
+          : undefined
+        : typeof ref === "object"
+          ? read.frames.find((f) => f.function !== null && (f.function === ref.function || f.function.split(".").pop() === ref.function))
+          : undefined;
+    if (!frame) return null;
+    const cite = python.id ? ` [${python.id}]` : "";
+    const lines = [`Python frame ${pythonFrameText(frame)} of thread ${thread}, its locals as read from the interpreter's frame in the core${cite}:`];
+    if (frame.locals === null) lines.push("Locals: not read (only the innermost frames' are kept).");
+    else if (frame.locals.length === 0) lines.push("Locals: none bound.");
+    else lines.push("Locals:", ...frame.locals.map((local) => `  ${local.name} = ${clip(local.value)}`));
+    return { text: lines.join("\n"), evidenceIds: python.id ? [python.id] : [] };
+  }
+
   private async stackAnswer(ref: ThreadRef): Promise<Finding> {
     const thread = await this.resolveThread(ref);
-    const java = this.javaStackAnswer(thread);
-    if (java) return java;
+    const runtime = this.javaStackAnswer(thread) ?? this.pythonStackAnswer(thread);
+    if (runtime) return runtime;
     const stack = await this.stack(thread);
     if (stack.frames.length === 0) return failed(`${this.deps.vocabulary.debugger} shows no stack for thread ${thread}`, stack);
     const culprit = thread === this.crash.thread.id ? this.crash.culprit.frame : null;
@@ -264,6 +339,8 @@ export class OfflineEngine {
 
   private async localsAnswer(threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
     const thread = await this.resolveThread(threadRef);
+    const python = this.pythonLocalsAnswer(thread, frameRef);
+    if (python) return python;
     const level = await this.resolveFrame(thread, frameRef);
     // The locals are printed without their frame: the frame (its function, arguments, line) is the stack's.
     const frame = await this.frameOf(thread, level);
@@ -381,8 +458,8 @@ export class OfflineEngine {
   }
 
   private async locksAnswer(only: string | null): Promise<Finding> {
-    const java = only === null ? this.javaLocksAnswer() : null;
-    if (java) return java;
+    const runtime = only === null ? (this.javaLocksAnswer() ?? this.pythonLocksAnswer()) : null;
+    if (runtime) return runtime;
     const all = await this.probes.run(ALL_STACKS);
     const waits = (all.reading ?? [])
       .map((trace) => lockWait(trace.thread, trace.frames.map((frame) => ({ ...frame, module: frame.from }))))
@@ -791,4 +868,9 @@ function clip(text: string, max = MAX_VALUE_CHARS): string {
 
 function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
+}
+
+/** `parse_record (app.py:6)`. */
+function pythonFrameText(frame: { function: string | null; file: string | null; line: number | null }): string {
+  return `${frame.function ?? "??"}${frame.file ? ` (${frame.file}${frame.line !== null ? `:${frame.line}` : ""})` : frame.line !== null ? ` (line ${frame.line})` : ""}`;
 }
