@@ -9,9 +9,9 @@
  */
 import { describe, expect, it } from "vitest";
 
-import type { Crash } from "../../src/report/schema.js";
-import { runCli } from "../helpers/cli.js";
-import { deadlockCore, hasGdb, pythonInterpreters } from "../helpers/cpython.js";
+import type { Crash, Report } from "../../src/report/schema.js";
+import { pipeChat, runCli } from "../helpers/cli.js";
+import { crashCore, deadlockCore, hasGdb, pythonInterpreters } from "../helpers/cpython.js";
 import { GIL_HOLDER, hungCore, LEDGER, ORDER_QUEUE } from "../helpers/cpython-waits.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
@@ -82,5 +82,43 @@ describe.skipIf(!hasGdb() || interpreters.length === 0)("hung Python programs, r
       expect(crash.message).toMatch(/MainThread \(thread 1\) holds the GIL and is blocked in \S*pause/);
       expect(crash.message).toMatch(/ticker \(thread \d+\) waits for the GIL in count_ticks/);
     });
+  });
+});
+
+describe.skipIf(!hasGdb() || interpreters.length === 0)("a Python deadlock and a Python crash analysed and asked about", () => {
+  const { python } = interpreters[0]!;
+
+  it("the deadlock's analysis confirms the lock order on the Python threads' reading, and the chat answers in Python", async () => {
+    const dir = tempDir("dumpdbg-pywait-report-");
+    const core = await deadlockCore(dir, python);
+    const analysed = await runCli(["analyze", core.core, "--exe", python, "--offline", "--sessions-dir", "sessions", "--out", "reports", "--json"], { cwd: dir });
+    expect(analysed.code, analysed.stderr).toBe(0);
+    const report = JSON.parse(analysed.stdout) as Report;
+    expect(report.hypotheses.map((h) => h.status)).toEqual(["confirmed", "rejected"]);
+    expect(report.hypotheses[0]!.statement).toMatch(/^the threads take the same locks in opposite orders/);
+    // The cited evidence is the Python threads' reading, kept in the session's store.
+    const reading = report.evidence.find((e) => e.command === `cpython-threads ${core.core}`);
+    expect(reading).toBeDefined();
+    expect(report.conclusion.summary).toMatch(new RegExp(`^A Python deadlock: 2 threads each wait for a lock another holds, in .*\\(${reading!.id}\\)`));
+    expect(report.conclusion.rootCause).toMatch(/thread \d+ "(restocker|order-desk)" waits in `(restock|place_order)` \(.*warehouse\.py:\d+\) for threading\.Lock (orders|inventory) \(0x[0-9a-f]+\), held by thread \d+ "(order-desk|restocker)"/);
+
+    const chat = await pipeChat(["chat", report.session.id, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], dir, "who holds the locks?\nwhat is restocker doing?\n");
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toMatch(new RegExp(`Python deadlock \\[${reading!.id}\\]: thread \\d+ "(restocker|order-desk)" waits in (restock|place_order) \\(.*warehouse\\.py:\\d+\\) for threading\\.Lock (orders|inventory)`));
+    expect(chat.stdout).toMatch(new RegExp(`Thread \\d+ "restocker", its Python frames as read from the interpreter in the core \\[${reading!.id}\\]:\\n  restock \\(.*warehouse\\.py:${core.sourceLines["WAITS restock"]}\\)`));
+    expect(chat.stdout).toMatch(/It holds threading\.Lock inventory at 0x[0-9a-f]+\./);
+    expect(chat.stdout).toMatch(/It waits for threading\.Lock orders at 0x[0-9a-f]+, held by thread \d+ "order-desk"\./);
+  });
+
+  it("the crash's chat gives the Python culprit's locals as the core holds them", async () => {
+    const dir = tempDir("dumpdbg-pywait-locals-");
+    const crash = await crashCore(dir, python);
+    const analysed = await runCli(["analyze", crash.core, "--exe", python, "--offline", "--sessions-dir", "sessions", "--out", "reports", "--json"], { cwd: dir });
+    expect(analysed.code, analysed.stderr).toBe(0);
+    const report = JSON.parse(analysed.stdout) as Report;
+    expect(report.crash.culprit).toMatchObject({ function: "parse_record", language: "python" });
+    const chat = await pipeChat(["chat", report.session.id, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], dir, "what are the local variables?\n");
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toMatch(new RegExp(`Python frame parse_record \\(.*app\\.py:${crash.sourceLines.CULPRIT}\\) of thread 1, its locals as read from the interpreter's frame in the core \\[E\\d+\\]:\\nLocals:\\n  address = 8`));
   });
 });
