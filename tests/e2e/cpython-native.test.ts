@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
 import { runCli } from "../helpers/cli.js";
 import { hasGdb, pythonInterpreters, RECORD_READER } from "../helpers/cpython.js";
-import { CATEGORY_DEPTH, extensionCore, hasGcc, JOB_WORKER, LEDGER_CHECK, LEDGER_IMPORT, LEDGER_SETUP, pythonCore } from "../helpers/cpython-native.js";
+import { CATEGORY_DEPTH, extensionCore, hasGcc, JOB_WORKER, LEDGER_CHECK, LEDGER_DESCRIBE, LEDGER_IMPORT, LEDGER_SETUP, pythonCore } from "../helpers/cpython-native.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
@@ -43,6 +43,14 @@ describe.skipIf(!hasGdb() || !hasGcc() || interpreters.length === 0)("a C extens
         `#\\d+ record_width at ${ext}:${dumped.extensionLines["CULPRIT width"]}\\n +#\\d+ records_width at ${ext}:\\d+\\n(?: +#\\d+ .*\\n)*? +#\\d+ record_size at ${app}:${dumped.sourceLines["CULPRIT record_size"]}\\n +#\\d+ import_ledger at ${app}:${dumped.sourceLines["CULPRIT import_ledger"]}\\n +#\\d+ <module> at ${app}:\\d+`,
       ),
     );
+  });
+
+  it.each(interpreters)("on $name: a NULL read after the extension set an error says the Python exception it was raising", async ({ python }) => {
+    const dumped = await extensionCore(tempDir("dumpdbg-pynative-"), python, LEDGER_DESCRIBE);
+    const { crash } = await triaged(dumped.core, python);
+    expect(crash.kind).toBe("null-dereference");
+    expect(crash.culprit).toMatchObject({ function: "records_describe", file: dumped.extension, line: dumped.extensionLines["CULPRIT describe"], language: "c" });
+    expect(crash.message).toBe("while raising the Python exception LookupError: no layout for record kind 'refund'");
   });
 
   it.each(interpreters)("on $name: a failed assert is an assertion failure at the assert's line, its text the message, the Python callers in the stack", async ({ python }) => {

@@ -30,7 +30,7 @@ import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
 import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
-import { pythonRuntime, pythonSource, readPython, withPython, type PythonSide } from "./python.js";
+import { pythonRuntime, pythonSource, raisedMessage, readPython, withPython, type PythonSide } from "./python.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
@@ -143,7 +143,8 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const runtimeWaits = verdict.kind !== native.kind || verdict.blocked !== native.blocked;
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
-  const message = runtimeWaits ? (verdict.blocked ? (verdict === onPython ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : await messageOf(q, readings, native, dotnet, thrown);
+  // Where the dump says nothing of its own, a Python exception the crashing thread was raising is the message.
+  const message = runtimeWaits ? (verdict.blocked ? (verdict === onPython ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null));
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0

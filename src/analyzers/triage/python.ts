@@ -86,6 +86,12 @@ export function pythonRuntime(python: PythonSide | null): Crash["runtime"] {
   return python?.reading ? { name: "cpython", version: python.reading.version, source: pythonSource(python) } : null;
 }
 
+/** The Python exception the thread `lwp` was raising when the process died (`LookupError: no layout for …`); null where none was, or it was not read. */
+export function raisedMessage(python: PythonSide | null, lwp: number | null): string | null {
+  const raised = lwp === null ? null : python?.reading?.threads.find((thread) => thread.lwp === lwp)?.exception;
+  return raised ? `while raising the Python exception ${raised.type}${raised.message !== null ? `: ${raised.message}` : ""}` : null;
+}
+
 /** What read the Python side, by its route, as the crash's runtime and the facts say it. */
 export function pythonSource(python: PythonSide): string {
   return python.reading?.version ? `${python.source} (CPython ${python.reading.version})` : python.source;

@@ -18,7 +18,7 @@ export interface PythonLayout {
   /** PyInterpreterState. */
   interpreter: { next: number; threadsHead: number; size: number };
   /** PyThreadState: `native_thread_id` is the kernel's id of the thread (its LWP). */
-  thread: { next: number; cframe: number; currentException: number; threadId: number; nativeThreadId: number; size: number };
+  thread: { next: number; cframe: number; currentExceptionType: number; currentException: number; threadId: number; nativeThreadId: number; size: number };
   /** _PyCFrame: the frame the thread runs. */
   cframe: { currentFrame: number; size: number };
   /** _PyInterpreterFrame: its locals, then its value stack, start at `size` (`localsplus`). */
@@ -76,7 +76,7 @@ export const PYTHON_3_11: PythonLayout = {
   series: "3.11",
   runtime: { mainThread: 80, interpretersHead: 40, gilLastHolder: 368, gilLocked: 376 },
   interpreter: { next: 0, threadsHead: 16, size: 24 },
-  thread: { next: 8, cframe: 56, currentException: 104, threadId: 152, nativeThreadId: 160, size: 168 },
+  thread: { next: 8, cframe: 56, currentExceptionType: 96, currentException: 104, threadId: 152, nativeThreadId: 160, size: 168 },
   cframe: { currentFrame: 8, size: 16 },
   frame: { globals: 8, code: 32, previous: 48, prevInstr: 56, stackTop: 64, isEntry: 68, owner: 69, size: 72 },
   code: {

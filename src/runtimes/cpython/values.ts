@@ -72,6 +72,11 @@ export class PythonObjects {
     return this.typeNames.get(type) ?? null;
   }
 
+  /** A type object's own name (`ValueError`): its `tp_name`, where it is a type the core shows. */
+  typeObjectName(type: bigint): string | null {
+    return this.cString(this.pointer(type + BigInt(this.layout.type.name)));
+  }
+
   /** A C string of a type's name: printable ASCII, NUL-ended within MAX_TYPE_NAME. */
   private cString(address: bigint | null): string | null {
     if (address === null || address === 0n) return null;

@@ -142,7 +142,7 @@ function readThread(objects: PythonObjects, state: Buffer, main: bigint | null):
   const native = pointerAt(state, layout.thread.nativeThreadId);
   const lwp = native === 0n || native > 0x7fffffffn ? null : Number(native);
   const ident = pointerAt(state, layout.thread.threadId);
-  const known = { lwp, ident: ident === 0n ? null : ident.toString(), exception: exceptionOf(objects, pointerAt(state, layout.thread.currentException)) };
+  const known = { lwp, ident: ident === 0n ? null : ident.toString(), exception: exceptionOf(objects, pointerAt(state, layout.thread.currentExceptionType), pointerAt(state, layout.thread.currentException)) };
   const mainName = ident !== 0n && ident === main ? "MainThread" : null;
   const cframe = pointerAt(state, layout.thread.cframe);
   const current = cframe === 0n ? null : readPointer(memory, cframe + BigInt(layout.cframe.currentFrame));
@@ -152,14 +152,23 @@ function readThread(objects: PythonObjects, state: Buffer, main: bigint | null):
   return { ...known, name: name ?? mainName, frames, taking, complete: why === null, why };
 }
 
-/** The exception object being raised: its type's name and its first argument where that is a str. */
-function exceptionOf(objects: PythonObjects, value: bigint): PythonThread["exception"] {
-  if (value === 0n) return null;
-  const type = objects.typeName(value);
-  if (type === null) return null;
-  const args = objects.pointer(value + BigInt(objects.layout.exception.args));
-  const first = args === null ? null : (objects.tupleItems(args, 1)?.[0] ?? null);
-  return { type, message: first === null ? null : objects.text(first) };
+/**
+ * The exception being raised: its type's name and message. C code that sets an error leaves it
+ * unnormalized (the type, and a str or args as the value); raised from Python, the value is the
+ * exception itself, whose first argument is its message where it is a str.
+ */
+function exceptionOf(objects: PythonObjects, type: bigint, value: bigint): PythonThread["exception"] {
+  if (type === 0n && value === 0n) return null;
+  const named = type === 0n ? null : objects.typeObjectName(type);
+  const valueType = value === 0n ? null : objects.typeName(value);
+  if (value !== 0n && valueType !== null && valueType === named) {
+    const args = objects.pointer(value + BigInt(objects.layout.exception.args));
+    const first = args === null ? null : (objects.tupleItems(args, 1)?.[0] ?? null);
+    return { type: named, message: first === null ? null : objects.text(first) };
+  }
+  const name = named ?? valueType;
+  if (name === null) return null;
+  return { type: name, message: value === 0n ? null : (objects.text(value) ?? (named === null ? null : objects.repr(value))) };
 }
 
 /** The chain of frames from `first`, innermost first, skipping those not yet started (as CPython's own tracebacks do). */
