@@ -67,9 +67,9 @@ describe.skipIf(!hasGdb() || interpreters.length === 0)("hung Python programs, r
       expect(crash.deadlock).toBeNull();
       expect(crash.thread.name).toBe("MainThread");
       expect(crash.culprit).toMatchObject({ function: "<module>", line: core.sourceLines["WAITS main"], language: "python" });
-      expect(crash.message).toMatch(/consumer \(thread \d+\) waits .*in take_order \(order_queue\.py:\d+\)/);
-      expect(crash.message).toContain(`take_order (order_queue.py:${core.sourceLines["WAITS consumer"]})`);
-      expect(crash.message).toMatch(/MainThread \(thread 1\) waits .*in <module> \(order_queue\.py:\d+\)/);
+      expect(crash.message).toMatch(/^hung: all 2 Python threads of the program's own wait, and no lock cycle joins them: /);
+      expect(crash.message).toContain(`"consumer" waits in Condition.wait for a notify in take_order (order_queue.py:${core.sourceLines["WAITS consumer"]})`);
+      expect(crash.message).toContain(`thread 1 "MainThread" waits in Thread.join for the thread it joins to end in <module> (order_queue.py:${core.sourceLines["WAITS main"]})`);
       expect(text).toContain("hang");
     });
 
@@ -79,8 +79,8 @@ describe.skipIf(!hasGdb() || interpreters.length === 0)("hung Python programs, r
       expect(crash.kind).toBe("hang");
       expect(crash.thread.name).toBe("MainThread");
       expect(crash.culprit).toMatchObject({ function: "wait_for_signal", line: core.sourceLines.BLOCKS, language: "python" });
-      expect(crash.message).toMatch(/MainThread \(thread 1\) holds the GIL and is blocked in \S*pause/);
-      expect(crash.message).toMatch(/ticker \(thread \d+\) waits for the GIL in count_ticks/);
+      expect(crash.message).toMatch(/thread 1 "MainThread" holds the GIL and is blocked in \S*pause in wait_for_signal \(gil_holder\.py:\d+\)/);
+      expect(crash.message).toMatch(/thread \d+ "ticker" waits for the GIL in count_ticks \(gil_holder\.py:\d+\)/);
     });
   });
 });
@@ -110,13 +110,15 @@ describe.skipIf(!hasGdb() || interpreters.length === 0)("a Python deadlock and a
     expect(chat.stdout).toMatch(/It waits for threading\.Lock orders at 0x[0-9a-f]+, held by thread \d+ "order-desk"\./);
   });
 
-  it("the crash's chat gives the Python culprit's locals as the core holds them", async () => {
+  it("the crash's conclusion and chat give the Python culprit's locals as the core holds them", async () => {
     const dir = tempDir("dumpdbg-pywait-locals-");
     const crash = await crashCore(dir, python);
     const analysed = await runCli(["analyze", crash.core, "--exe", python, "--offline", "--sessions-dir", "sessions", "--out", "reports", "--json"], { cwd: dir });
     expect(analysed.code, analysed.stderr).toBe(0);
     const report = JSON.parse(analysed.stdout) as Report;
     expect(report.crash.culprit).toMatchObject({ function: "parse_record", language: "python" });
+    const reading = report.evidence.find((e) => e.command === `cpython-threads ${crash.core}`);
+    expect(report.conclusion.rootCause).toContain(`The locals of \`parse_record\` as the core holds them: \`address = 8\` (${reading!.id}).`);
     const chat = await pipeChat(["chat", report.session.id, "--sessions-dir", "sessions", "--out", "reports", "--provider", "offline"], dir, "what are the local variables?\n");
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toMatch(new RegExp(`Python frame parse_record \\(.*app\\.py:${crash.sourceLines.CULPRIT}\\) of thread 1, its locals as read from the interpreter's frame in the core \\[E\\d+\\]:\\nLocals:\\n  address = 8`));

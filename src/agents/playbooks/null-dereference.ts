@@ -7,7 +7,7 @@ import type { Facts } from "./facts.js";
 import { Citations, confirmed, notYetRun, verdict, type Playbook, type PlannedHypothesis } from "./kit.js";
 import { listing, originsOf, originStory, quotedOrigins } from "./origins.js";
 import { faultingBase, isRust, memberAddress, NULL_PAGE, suspects, type Suspect } from "./pointers.js";
-import { basename, callPath, location, quoteLine, where } from "./prose.js";
+import { argumentOrdinal, basename, callPath, location, quoteLine, where } from "./prose.js";
 import type { Hypothesis } from "../../state.js";
 import { hex, looksPoisoned, pointerOf, printed } from "./values.js";
 
@@ -200,7 +200,7 @@ function nullArgument(facts: Facts): PlannedHypothesis {
   const library = inside?.module ? ` (${basename(inside.module)})` : "";
   return {
     rule: "null-argument",
-    statement: `${where(facts.culprit)} passed NULL to \`${inside?.function ?? "a library function"}\`${library} as its first argument, and it read through it`,
+    statement: `${where(facts.culprit)} passed NULL to \`${inside?.function ?? "a library function"}\`${library} as its ${argumentOrdinal(argument?.position)} argument, and it read through it`,
     plan: [[facts.fault.registers, facts.fault.record]],
     judge(evidence) {
       const registers = evidence.find(facts.fault.registers);
@@ -210,7 +210,7 @@ function nullArgument(facts: Facts): PlannedHypothesis {
       const c = new Citations();
       if (value === null) return verdict("inconclusive", `The registers at the fault could not be read${c.cite(registers)}.`, registers);
       if (BigInt(value) >= NULL_PAGE) return verdict("rejected", `${argument?.register} is ${value}${c.cite(registers)}, not NULL.`, registers);
-      return verdict("confirmed", `${argument?.register}, the first argument of \`${inside?.function}\`, is ${hex(BigInt(value))} at the fault${c.cite(registers)}, and the fault address is ${facts.crash.faultAddress ?? "in the NULL page"}${c.cite(info)}.`, registers, info);
+      return verdict("confirmed", `${argument?.register}, the ${argumentOrdinal(argument?.position)} argument of \`${inside?.function}\`, is ${hex(BigInt(value))} at the fault${c.cite(registers)}, and the fault address is ${facts.crash.faultAddress ?? "in the NULL page"}${c.cite(info)}.`, registers, info);
     },
   };
 }

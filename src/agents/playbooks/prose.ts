@@ -42,3 +42,8 @@ export function quoteLine(line: string | null): string | null {
 export function plural(n: number, word: string): string {
   return counted(n, word);
 }
+
+/** `first`, `second`… for an argument's position (1-based); `first` where it is not recorded. */
+export function argumentOrdinal(position: number | undefined): string {
+  return ["first", "second", "third", "fourth", "fifth", "sixth"][(position ?? 1) - 1] ?? `${position}th`;
+}

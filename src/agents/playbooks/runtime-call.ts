@@ -10,7 +10,7 @@ import { fullRegister, memoryOperand } from "../../analyzers/index.js";
 import { BACKTRACE, Citations, verdict, deeperProbes, type PlannedHypothesis, type Playbook } from "./kit.js";
 import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { basename, callPath, quoteLine, where } from "./prose.js";
+import { argumentOrdinal, basename, callPath, quoteLine, where } from "./prose.js";
 import { hex, registersOf } from "./values.js";
 
 /** The VM's entry points that read or write the raw address their caller gives (`Unsafe_GetLong`, `Unsafe_CopyMemory0`). */
@@ -40,7 +40,7 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
       const text = `The faulting instruction \`${facts.triage.instruction}\`${c.cite(instruction)} in ${native} used ${operand.base ? `%${operand.base}` : "its base register"} = ${hex(value)}${c.cite(registers)}, ${verb} ${hex(address)}, the fault address${c.cite(record)}`;
       if (address !== BigInt(fault)) return verdict("inconclusive", `${text.replace(/, the fault address.*$/, "")}, not the fault address ${fault}${c.cite(record)}: the instruction's own operand does not explain it.`, instruction, registers, record);
       // The address came from the caller where the entry reads the raw address it is given, or where the
-      // library function was handed it as its first argument (ctypes' string_at passing it to strlen).
+      // library function was handed it as an argument (ctypes' string_at passing it to strlen, or on to memcpy).
       const raw = inside !== null && (RAW_ADDRESS_API.test(inside.function) || inside.argument !== null);
       return verdict(
         raw ? "confirmed" : "inconclusive",
@@ -62,7 +62,7 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
         return verdict("rejected", `${native} is the runtime's entry for a call that reads or writes the address it is given${c.cite(bt)}: it acts on what its ${language} caller passed, not on memory of its own.`, bt);
       }
       if (inside?.argument) {
-        return verdict("rejected", `${native} was handed ${inside.argument.value} as its first argument (${inside.argument.register})${c.cite(bt)}: it faulted on what it was passed, not on memory of its own.`, bt);
+        return verdict("rejected", `${native} was handed ${inside.argument.value} as its ${argumentOrdinal(inside.argument.position)} argument (${inside.argument.register})${c.cite(bt)}: it faulted on what it was passed, not on memory of its own.`, bt);
       }
       return verdict("inconclusive", `${native} is called on the path ${callPath(facts)}${c.cite(bt)}; whether its own data was bad cannot be told without its debug information.`, bt);
     },
@@ -72,7 +72,7 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
     investigate: deeperProbes([]),
     conclude: concludeOn(facts, ["address-from-caller"], "what address the program's call passed", ({ hit, evidence }, c) => ({
       summary: `${where(facts.culprit)} called ${native} with the address ${fault ?? "it faulted at"}, which maps nothing: ${verb} it faulted${c.cite(evidence.find(facts.fault.record))}${fault !== null && BigInt(fault) < 0x10000n ? (BigInt(fault) === 0n ? " (NULL)" : " (NULL plus an offset)") : ""}${facts.triage.caught ? `, and the ${facts.triage.jvm ? "JVM" : "runtime"}'s handler caught the fault and ended the process` : ""}.`,
-      cause: [hit.finding ?? "", facts.line ? `The program's line: ${quoteLine(facts.line)}.` : "", `The call was made on the path ${callPath(facts)}.`],
+      cause: [hit.finding ?? "", facts.line ? `The program's line: ${quoteLine(facts.line)}.` : "", pythonLocalsSaid(facts, c.cite(evidence.findCommand(facts.triage.python?.threadsCommand ?? null))), `The call was made on the path ${callPath(facts)}.`],
       confidence: 0.8,
       recommendations: [
         `Check where ${where(facts.culprit)} gets the address it passes to ${native}${fault !== null && BigInt(fault) < 0x10000n ? ": it was computed from a base of 0 (an object or buffer that was never allocated, or a lookup that returned nothing)" : ""}, and validate it before the call.`,
@@ -84,3 +84,15 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
     openQuestions: [{ text: "Where the address the program passed was computed, before the call, is not in the dump.", question: `Which object or buffer should ${where(facts.culprit)} have read from, and can it be absent?` }],
   };
 }
+
+/** The culprit's Python locals as the core holds them (`address = 8`), said where the Python side read them; "" otherwise. */
+function pythonLocalsSaid(facts: Facts, cite: string): string {
+  const { culprit } = facts.crash;
+  if (culprit.language !== "python") return "";
+  const frame = facts.triage.python?.threads.find((thread) => thread.id === facts.crash.thread.id)?.frames.find((f) => f.function === culprit.function && f.line === culprit.line);
+  if (!frame?.locals?.length) return "";
+  const shown = frame.locals.slice(0, MAX_LOCALS_SAID).map((local) => `\`${local.name} = ${local.value}\``);
+  return `The locals of \`${culprit.function}\` as the core holds them: ${shown.join(", ")}${frame.locals.length > MAX_LOCALS_SAID ? ", …" : ""}${cite}.`;
+}
+
+const MAX_LOCALS_SAID = 6;

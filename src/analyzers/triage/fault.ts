@@ -113,18 +113,27 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
 /**
  * The library function the thread faulted in, above the culprit: the innermost named frame of a
  * library (`__strlen_evex` is strlen), or the function the culprit called through its PLT when the
- * library's frames are unknown. Its first argument register is named when it holds the faulting
- * address (or, for a NULL-page fault, a pointer into the NULL page): the caller passed it.
+ * library's frames are unknown. The argument register that holds the faulting address is named
+ * (memcpy's source in its second), or the first where it holds a pointer into the NULL page for a
+ * NULL-page fault: the caller passed it.
  */
 export function libraryFault(above: PlacedFrame[], registers: Register[], fault: bigint | null, os: Platform["os"] | undefined, foreignModule: string | null) {
   const frame = above.find((f) => f.function !== null && f.function !== "<signal handler called>");
   if (!frame?.function) return null;
   const name = libraryFunctionName(frame.function);
-  const register = argumentRegisters(os)[0] ?? "rdi";
-  const value = toBigInt(registers.find((r) => r.name === register)?.value ?? null);
-  const passed = value !== null && fault !== null && (value === fault || (fault < NULL_PAGE_LIMIT && value < NULL_PAGE_LIMIT));
-  return { function: name, module: frame.module ?? frame.from ?? foreignModule, argument: passed ? { register: `%${register}`, value: hex(value) } : null };
+  const candidates = argumentRegisters(os).slice(0, ARGUMENTS_SEARCHED);
+  const valueOf = (register: string) => toBigInt(registers.find((r) => r.name === register)?.value ?? null);
+  const exact = fault === null ? -1 : candidates.findIndex((register) => valueOf(register) === fault);
+  const first = candidates[0] ?? "rdi";
+  const nullPage = fault !== null && fault < NULL_PAGE_LIMIT && (valueOf(first) ?? NULL_PAGE_LIMIT) < NULL_PAGE_LIMIT;
+  const position = exact >= 0 ? exact : nullPage ? 0 : -1;
+  const register = candidates[position] ?? first;
+  const value = valueOf(register);
+  return { function: name, module: frame.module ?? frame.from ?? foreignModule, argument: position >= 0 && value !== null ? { register: `%${register}`, value: hex(value), position: position + 1 } : null };
 }
+
+/** The argument registers searched for the faulting address: a library function's pointers come first. */
+const ARGUMENTS_SEARCHED = 4;
 
 /** glibc's internal and CPU-specific names as the program called them: `__strlen_evex` → strlen, `__GI___libc_free` → free. */
 export function libraryFunctionName(name: string): string {

@@ -70,7 +70,34 @@ export function lockLabel(lock: NamedLock): string {
 /** A Python thread as a person names it: `restocker (thread 2)`. */
 function threadLabel(thread: PythonThread, summary: ThreadSummary | null): string {
   const number = summary ? `thread ${summary.id}` : thread.lwp !== null ? `LWP ${thread.lwp}` : "a thread";
-  return thread.name ? `${thread.name} (${number})` : number;
+  return thread.name ? `${number} "${thread.name}"` : number;
+}
+
+/** What a thread waiting inside the standard library's synchronisation waits for, by the call the program made. */
+const WAITS_FOR: [RegExp, string][] = [
+  [/^(Condition\.wait|Condition\.wait_for)$/, "a notify"],
+  [/^(Semaphore|BoundedSemaphore)\.acquire$/, "a release"],
+  [/^Event\.wait$/, "the event to be set"],
+  [/^Thread\.join$/, "the thread it joins to end"],
+  [/^Barrier\.wait$/, "the barrier's other parties"],
+  [/^(Queue|LifoQueue|PriorityQueue|SimpleQueue)\.get$/, "an item"],
+  [/^(Queue|LifoQueue|PriorityQueue)\.(put|join)$/, "room in the queue, or its tasks to be done"],
+];
+
+/**
+ * The library call a thread waits in, where its innermost frames are the runtime's (threading.py,
+ * queue.py): the outermost of them, the one the program called (`Semaphore.acquire`, not the
+ * `Condition.wait` it runs), and what it waits for; null where the thread waits in its own code.
+ */
+function libraryWait(thread: PythonThread): { call: string; waitsFor: string | null } | null {
+  const frames = thread.frames.map(placed);
+  let call: string | null = null;
+  for (const frame of frames) {
+    if (!isRuntimeFrame(frame)) break;
+    call = frame.function;
+  }
+  if (call === null) return null;
+  return { call, waitsFor: WAITS_FOR.find(([pattern]) => pattern.test(call!))?.[1] ?? null };
 }
 
 /** Where a Python thread is: its innermost frame of the program's own, else its innermost. */
@@ -133,12 +160,13 @@ export function withPythonWaits(verdict: Verdict, python: { reading: PythonReadi
   const described = own.map((thread) => {
     const label = threadLabel(thread, summaryOf(thread));
     const wait = waitOf.get(thread);
+    if (thread === gil && gilBlockedIn) return `${label} holds the GIL${gilBlockedIn.function ? ` and is blocked in ${normalizeFunctionName(gilBlockedIn.function)}` : ""}${whereOf(thread)}`;
+    const library = libraryWait(thread);
+    if (library) return `${label} waits in ${library.call}${library.waitsFor ? ` for ${library.waitsFor}` : ""}${whereOf(thread)}`;
     if (wait) return `${label} waits for ${lockLabel(wait.lock)}${wait.holder ? ` held by ${threadLabel(wait.holder, summaryOf(wait.holder))}` : ", held by no thread the dump shows"}${whereOf(thread)}`;
-    if (thread === gil) return `${label} holds the GIL${gilBlockedIn?.function ? ` and is blocked in ${normalizeFunctionName(gilBlockedIn.function)}` : ""}${whereOf(thread)}`;
     const native = nativeOf(thread.lwp);
     if (gil && native?.some((frame) => GIL_WAIT.test(normalizeFunctionName(frame.function ?? "")))) return `${label} waits for the GIL${whereOf(thread)}`;
-    const runtime = thread.frames.map(placed).find((frame) => isRuntimeFrame(frame) && frame.function);
-    return `${label} waits${runtime?.function && thread.frames[0] && placed(thread.frames[0]).function === runtime.function ? ` in ${runtime.function}` : ""}${whereOf(thread)}`;
+    return `${label} waits${whereOf(thread)}`;
   });
   // The thread to blame: the one blocked in C holding the GIL every other waits for, else the main thread, else the first.
   const blamed = gil && gilBlockedIn ? gil : (own.find((thread) => thread.name === "MainThread") ?? own[0]!);
@@ -151,7 +179,7 @@ export function withPythonWaits(verdict: Verdict, python: { reading: PythonReadi
     thread: summary ? { ...summary, name: blamed.name ?? summary.name } : verdict.thread,
     frames,
     culprit: culpritIndex(frames),
-    blocked: `the ${own.length} Python thread${own.length === 1 ? "" : "s"} of the program's own wait and no lock cycle joins them: ${described.join("; ")}`,
+    blocked: `${own.length === 1 ? "the one Python thread" : `all ${own.length} Python threads`} of the program's own wait${own.length === 1 ? "s" : ""}, and no lock cycle joins them: ${described.join("; ")}`,
   };
 }
 

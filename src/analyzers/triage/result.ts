@@ -83,9 +83,10 @@ export interface TriageResult {
   smashed?: "faulting-ret" | "returned" | "returned-into-code" | "ran-off-top" | "ran-off-bottom" | null;
   /**
    * The library function a memory fault happened in, called by the culprit (`strlen` in libc), with
-   * its first argument's register when that holds the faulting address (or a NULL for a fault there).
+   * the argument register that holds the faulting address and which argument it is (1 for the
+   * first; a report written before it was recorded has none), or the first's holding a NULL for a fault there.
    */
-  faultIn?: { function: string; module: string | null; argument: { register: string; value: string } | null } | null;
+  faultIn?: { function: string; module: string | null; argument: { register: string; value: string; position?: number } | null } | null;
   /** Libraries of the dumped process that are not here as they were (a core from another machine). */
   foreignLibraries?: { path: string; status: "missing" | "different"; found: string | null }[];
   /** The type of the exception nothing caught, when it could be read (`std::runtime_error`, an NSException's name). */
