@@ -90,10 +90,16 @@ const JVM_MODULE = /^(libjvm\.so|libjli\.so|libjava\.so|java)$/;
 
 /** The CPython interpreter's native code and its own extension modules (ctypes' libffi among them): the runtime, in a stack its Python frames were read into. A program's own C extension is not. */
 const PYTHON_MODULE = /^(python3(\.\d+)?[a-z]*|libpython3\.\d+[a-z]*\.so(\.[\d.]+)?|libffi\.so(\.\d+)*)$/;
-const PYTHON_STDLIB_MODULE = /\/lib\/python3\.\d+\/lib-dynload\//;
+/** The interpreter's own extension modules, wherever its prefix is (`/usr/lib`, Fedora's `/usr/lib64`, pyenv's). */
+const PYTHON_STDLIB_MODULE = /\/python3\.\d+\/lib-dynload\//;
 
-/** A Python frame of the standard library or the interpreter's frozen modules, not the program's (site-packages and dist-packages are the program's dependencies, read as its own). */
-const PYTHON_STDLIB_FILE = /(^|\/)lib\/python3\.\d+\/(?!site-packages\/|dist-packages\/)|^<frozen /;
+/**
+ * A Python frame of the standard library or the interpreter's frozen modules, not the program's
+ * (site-packages and dist-packages are the program's dependencies, read as its own): a file under a
+ * folder named for the interpreter's version, wherever its prefix is (`/usr/lib/python3.11/`,
+ * `/usr/lib64/python3.11/`, `~/.pyenv/versions/3.11.7/lib/python3.11/`).
+ */
+const PYTHON_STDLIB_FILE = /(^|\/)python3\.\d+\/(?!site-packages\/|dist-packages\/)|^<frozen /;
 
 /** Source files of code that is not the program's own even when inlined into it. */
 const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|^\/rust\/deps\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;

@@ -386,6 +386,28 @@ describe("Windows modules, Rust and LLDB names", () => {
     expect(culpritIndex([libc, strlen, { ...ctypes, level: 2 }])).toBe(2);
   });
 
+  it("a Python frame of the standard library is the runtime wherever the interpreter's prefix is; site-packages are the program's", () => {
+    const python = (file: string) => ({ ...frame("parse", null, file), language: "python" as const, module: null });
+    for (const file of ["/usr/lib/python3.11/ctypes/__init__.py", "/usr/lib64/python3.11/threading.py", "/root/.pyenv/versions/3.11.7/lib/python3.11/queue.py", "/opt/tools/lib/python3.12/json/decoder.py", "<frozen importlib._bootstrap>"]) {
+      expect(isRuntimeFrame(python(file)), file).toBe(true);
+    }
+    for (const file of ["/srv/app/ledger.py", "/usr/lib/python3/dist-packages/requests/api.py", "/srv/venv/lib/python3.11/site-packages/flask/app.py", "/usr/lib64/python3.11/site-packages/yaml/loader.py", "<string>"]) {
+      expect(isRuntimeFrame(python(file)), file).toBe(false);
+    }
+  });
+
+  it("the interpreter's own extension modules are the runtime, wherever its prefix is, in a stack its Python frames were read into", () => {
+    const module = (fn: string | null, file: string) => frame(fn, file);
+    const own = { ...frame("handle", null, "/srv/app.py"), language: "python" as const, module: null };
+    for (const prefix of ["/usr/lib", "/usr/lib64", "/root/.pyenv/versions/3.11.7/lib"]) {
+      const stack = [module(null, `${prefix}/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so`), module("_PyObject_MakeTpCall", "/usr/bin/python3.11"), own].map((f, level) => ({ ...f, level }));
+      expect(culpritIndex(stack), prefix).toBe(2);
+    }
+    // The program's own C extension is not the interpreter's.
+    const extension = [module("record_width", "/srv/records.cpython-311-x86_64-linux-gnu.so"), own].map((f, level) => ({ ...f, level }));
+    expect(culpritIndex(extension)).toBe(0);
+  });
+
   it("the start-up code crt files link into the executable is no culprit (older glibc's __libc_csu_init, a stale return address a scan finds)", () => {
     const abort = frame("abort", "/lib/x86_64-linux-gnu/libc.so.6");
     const csu = frame("__libc_csu_init", "/srv/app");

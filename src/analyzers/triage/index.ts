@@ -30,7 +30,7 @@ import { goNotes, readGo } from "./go.js";
 import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
 import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
-import { pythonRuntime, pythonSource, raisedMessage, readPython, withPython, type PythonSide } from "./python.js";
+import { pythonRuntime, pythonSource, raisedMessage, reachesEvaluationLoop, readPython, withPython, type PythonSide } from "./python.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
@@ -138,7 +138,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const verdict = withPythonWaits(onPython, python, readings.target.threads, hang.framesOf);
   // A runtime is named where its reading decided something: frames read into the stack, or its threads' waits.
   // The Python frames were read into the stack only where the debugger's unwind reached the loops that ran them.
-  if (python?.reading && onPython === onJava && verdict === onPython) q.problems.push("the Python frames were read, but the crashing thread's stack as the debugger unwound it does not reach the interpreter's evaluation loop (_PyEval_EvalFrameDefault) they ran in: they are not shown in it");
+  if (python?.reading && onPython !== onJava && !reachesEvaluationLoop(onJava.frames)) q.problems.push("the crashing thread's stack as the debugger unwound it does not reach the interpreter's evaluation loop (_PyEval_EvalFrameDefault) that ran the Python frames: they follow the native frames it found, where the Python code called into them at a point the dump does not show");
   // A runtime's reading of the waits decided the verdict: its kind, or what the threads wait for.
   const runtimeWaits = verdict.kind !== native.kind || verdict.blocked !== native.blocked;
   // The debugger's questions are asked over the native frames, where its frame numbers hold.

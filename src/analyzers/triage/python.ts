@@ -106,15 +106,18 @@ const EVAL_LOOP = /^_PyEval_EvalFrameDefault$/;
  * Python frames from the innermost up to the frame it was entered with (`entry`): each loop, innermost
  * first, takes the next such group. Where the frames skip levels (a deep recursion's outermost
  * frames, fetched apart from its innermost), the loops past the gap are left as they are: which
- * groups they ran is not known. Unchanged where the thread has no Python frames or no loop.
+ * groups they ran is not known. Where the debugger's unwind reaches no loop at all (another build of
+ * a library it could not unwind through, a stack scanned for return addresses), the Python frames
+ * follow the native frames it found: every Python frame is outer to the native code it called.
+ * Unchanged where the thread has no Python frames.
  */
 export function withPython(verdict: Verdict, python: { reading: PythonReading | null } | null): Verdict {
   const lwp = verdict.thread?.lwp ?? null;
   const thread = python?.reading?.threads.find((t) => t.lwp !== null && t.lwp === lwp);
   if (!thread || thread.frames.length === 0) return verdict;
   const from = verdict.caught?.interrupted ?? 0;
-  const numbered = mixedFrames(verdict.frames, thread, from);
-  if (numbered === verdict.frames) return verdict;
+  const inLoops = mixedFrames(verdict.frames, thread, from);
+  const numbered = inLoops !== verdict.frames ? inLoops : renumbered([...verdict.frames, ...thread.frames.map(placed)]);
   const own = culpritIndex(numbered.slice(from));
   return { ...verdict, frames: numbered, culprit: own === null ? null : own + from };
 }
@@ -136,8 +139,17 @@ export function mixedFrames(native: PlacedFrame[], thread: PythonThread, from: n
     if (group) mixed.push(...group.map(placed));
     else mixed.push(frame);
   });
-  if (next === 0) return native;
-  return mixed.map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: frame.unwound ?? frame.level }));
+  return next === 0 ? native : renumbered(mixed);
+}
+
+/** Frames numbered from 0 in order; a native frame whose number changed keeps the debugger's as `unwound`. */
+function renumbered(frames: PlacedFrame[]): PlacedFrame[] {
+  return frames.map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: frame.unwound ?? frame.level }));
+}
+
+/** Whether a stack holds an evaluation loop the Python frames can take the place of. */
+export function reachesEvaluationLoop(frames: PlacedFrame[]): boolean {
+  return frames.some((frame) => EVAL_LOOP.test(normalizeFunctionName(frame.function ?? "")));
 }
 
 /** The frames split where an evaluation loop was entered: each group ends with its entry frame. */
