@@ -46,6 +46,8 @@ export interface Target {
    */
   isAbsentOwnCode: (address: bigint) => boolean;
   os: Platform["os"] | undefined;
+  /** The processor the dump is of, where its file says (an ELF core's e_machine, a minidump's system info). */
+  arch: Platform["arch"] | undefined;
   /** The size of a pointer (4 in a 32-bit process); null when the dump file does not say. */
   pointerBytes: Platform["pointerSize"] | null;
   /** Which DLL function a Windows program's import slot holds. */
@@ -83,6 +85,7 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
     isOwnCode: ownCode(files),
     isAbsentOwnCode: absentOwnCode(foreign, options.regions ?? []),
     os: options.platform?.os,
+    arch: options.platform?.arch,
     pointerBytes: options.platform?.pointerSize ?? null,
     imports: options.imports ?? null,
     readLine: options.readLine ?? null,
