@@ -140,13 +140,18 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     const chain = symbol?.inlined ?? [];
     const own = Math.max(0, chain.findIndex((f) => !isRuntimeFrame({ level: 0, address: hex(call.address), function: f.function, args: "", file: f.file, line: f.line, from: null, module })));
     const [inlined, ...outer] = chain.slice(own);
+    const name = inlined?.function ?? symbol?.symbol ?? null;
+    const place = { file: (own > 0 ? inlined?.file : symbol?.file) ?? line?.file ?? null, line: (own > 0 ? inlined?.line : symbol?.line) ?? line?.line ?? null };
+    // The program's function whose call's line is a system header's, inlined with no chain to say so
+    // (gdb names the function, and the line of the fortified strcpy in it): its own line is unknown.
+    const headerOnly = place.file !== null && isRuntimeFrame({ level: 0, address: hex(call.address), function: name, args: "", ...place, from: null, module }) && !isRuntimeFrame({ level: 0, address: hex(call.address), function: name, args: "", file: null, line: null, from: null, module });
     found.push({
       level: found.length + 1,
       address: hex(call.address),
-      function: inlined?.function ?? symbol?.symbol ?? null,
+      function: name,
       args: "",
-      file: (own > 0 ? inlined?.file : symbol?.file) ?? line?.file ?? null,
-      line: (own > 0 ? inlined?.line : symbol?.line) ?? line?.line ?? null,
+      file: headerOnly ? null : place.file,
+      line: headerOnly ? null : place.line,
       from: null,
       found: "scan",
       unwound,
