@@ -102,7 +102,8 @@ const PYTHON_STDLIB_MODULE = /\/python3\.\d+\/lib-dynload\//;
 const PYTHON_STDLIB_FILE = /(^|\/)python3\.\d+\/(?!site-packages\/|dist-packages\/)|^<frozen /;
 
 /** Source files of code that is not the program's own even when inlined into it. */
-const RUNTIME_FILE = /^\/usr\/include\/|^\/rustc\/|^\/rust\/deps\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
+// A cross toolchain's headers are the target's system headers (Debian's /usr/aarch64-linux-gnu/include/).
+const RUNTIME_FILE = /^\/usr\/include\/|^\/usr\/[a-z0-9_]+-linux-gnu[a-z]*\/include\/|^\/rustc\/|^\/rust\/deps\/|(^|\/)library\/(std|core|alloc|panic_abort|panic_unwind)\/src\//;
 
 /** Whether a module (a path in either system's spelling) is a system or language runtime library. */
 export function isRuntimeModule(path: string): boolean {

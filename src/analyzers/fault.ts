@@ -3,7 +3,8 @@
  * (read, write, execute), how many bytes, and what the address was made of: a base register and its
  * value, an index, a displacement (`mov 0x20(%rax),%eax` with %rax = 0: NULL plus 0x20, reading 4
  * bytes). When the bad pointer differs from mapped memory by a single bit, it may be a flipped bit
- * (failing RAM, a bad cosmic day): the candidate is named. Pure; x86-64, AT&T operands.
+ * (failing RAM, a bad cosmic day): the candidate is named. Pure; x86-64, AT&T operands (AArch64's
+ * instruction words are read in aarch64.ts into the same explanation).
  */
 import { toBigInt, type Address, type Instruction, type Register } from "../debuggers/model.js";
 import { NULL_PAGE_LIMIT } from "./address-space.js";
@@ -33,7 +34,7 @@ export interface FaultExplanation {
   text: string;
 }
 
-interface Operand {
+export interface Operand {
   base: { register: string; value: bigint } | null;
   index: { register: string; value: bigint; scale: number } | null;
   displacement: bigint;
@@ -98,7 +99,24 @@ export function explainFault(input: {
   const indexValue = indexName ? value(indexName) : null;
   const index = indexName && indexValue !== null ? { register: indexName, value: indexValue, scale: Number(parts?.[4] ?? 1) } : null;
   const size = access === "execute" ? null : accessSize(instruction, memoryIndex);
+  return explainOperand({ access, size, operand, base, index, displacement, faultAddress, mapped });
+}
 
+/**
+ * A memory access explained from its parts, however they were read (an AT&T operand, an AArch64
+ * instruction word): the address's terms with their values, a NULL base, a flipped bit.
+ */
+export function explainOperand(input: {
+  access: "read" | "write" | "execute";
+  size: number | null;
+  operand: string | null;
+  base: Operand["base"];
+  index: Operand["index"];
+  displacement: bigint;
+  faultAddress: bigint | null;
+  mapped: Range[];
+}): FaultExplanation {
+  const { access, size, operand, base, index, displacement, faultAddress, mapped } = input;
   const pointer = base?.value ?? faultAddress;
   const bitFlip = pointer !== null && pointer >= NULL_PAGE_LIMIT && !isMapped(pointer, mapped) ? oneBitAway(pointer, mapped) : null;
   return {

@@ -35,6 +35,7 @@ const ORIGIN_TEXT: Record<OriginType, string> = {
   raised: "raised by the program itself",
   requested: "dump taken on request, not at a crash",
   exception: "an unhandled software exception",
+  unreadable: "not known: the debugger could not read the stopped thread",
 };
 
 /** Frames of the crashing thread listed under the verdict. */

@@ -5,6 +5,7 @@
  * just after a call instruction, is taken for a return address, innermost first, as Breakpad's
  * stack walker does. Pure: the triage reads the memory and the code.
  */
+import type { Platform } from "../debuggers/model.js";
 
 /** Words of stack read above the stack pointer (32 KiB). */
 export const SCAN_WORDS = 4096;
@@ -36,12 +37,31 @@ export function returnCandidates(sp: bigint, words: bigint[], isOwnCode: (addres
   return found;
 }
 
+/** An AArch64 `bl imm26`, and the indirect calls `blr`, `blraa`, `blrab`, `blraaz`, `blrabz` (arm64e). */
+const A64_BL = { mask: 0xfc000000, value: 0x94000000 };
+const A64_BLR = [
+  { mask: 0xfffffc1f, value: 0xd63f0000 },
+  { mask: 0xfefff800, value: 0xd63f0800 },
+];
+
+/** The AArch64 instruction word that ends `before` (every instruction is 4 bytes, little-endian). */
+function lastWord(before: Uint8Array): number | null {
+  const n = before.length;
+  if (n < 4) return null;
+  return ((before[n - 4] ?? 0) | ((before[n - 3] ?? 0) << 8) | ((before[n - 2] ?? 0) << 16) | ((before[n - 1] ?? 0) << 24)) >>> 0;
+}
+
 /**
  * Whether the bytes just before a return address end with a call instruction that returns there:
  * `e8 rel32`, or `ff /2` (an indirect call through a register, memory, a rip-relative slot), with
- * an optional REX prefix. `before` holds the code bytes up to, not including, the return address.
+ * an optional REX prefix; on AArch64, a `bl` or `blr` word. `before` holds the code bytes up to,
+ * not including, the return address.
  */
-export function endsWithCall(before: Uint8Array): boolean {
+export function endsWithCall(before: Uint8Array, arch: Platform["arch"] = "x86_64"): boolean {
+  if (arch === "arm64") {
+    const word = lastWord(before);
+    return word !== null && (((word & A64_BL.mask) >>> 0) === A64_BL.value || A64_BLR.some((blr) => ((word & blr.mask) >>> 0) === blr.value));
+  }
   const at = (back: number) => before[before.length - back];
   if (at(5) === 0xe8) return true;
   // ff /2: the ModRM byte's reg field is 2; its mod and r/m say how many bytes follow it.
@@ -83,8 +103,15 @@ export type CallTarget = { direct: bigint } | { slot: bigint } | null;
  * `ff 15 disp32` calls through the pointer at `returnAddress + disp32` (an import's slot); any
  * other indirect call's target was in a register and is unknown.
  */
-export function callTarget(before: Uint8Array, returnAddress: bigint): CallTarget {
+export function callTarget(before: Uint8Array, returnAddress: bigint, arch: Platform["arch"] = "x86_64"): CallTarget {
   const n = before.length;
+  if (arch === "arm64") {
+    // `bl` goes imm26 words from itself; a `blr`'s target was in a register.
+    const word = lastWord(before);
+    if (word === null || ((word & A64_BL.mask) >>> 0) !== A64_BL.value) return null;
+    const imm26 = word & 0x3ffffff;
+    return { direct: returnAddress - 4n + BigInt(imm26 & 0x2000000 ? imm26 - 0x4000000 : imm26) * 4n };
+  }
   if (before[n - 5] === 0xe8) return { direct: returnAddress + signed32(before, n - 4) };
   if (before[n - 6] === 0xff && before[n - 5] === 0x15) return { slot: returnAddress + signed32(before, n - 4) };
   // `mov slot(%rip),%reg; call *%reg`: the pointer was loaded from a slot just before (an import, by

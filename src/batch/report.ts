@@ -8,6 +8,7 @@ import type { BatchDocument } from "./batch.js";
 /** A group's kind, and for one no rule classifies, where its stops came from when that says it was no crash (a kill from outside, a dump on request). */
 function kindText(group: BatchDocument["groups"][number]): string {
   if (group.kind !== "unknown") return group.kind;
+  if (group.origin === "unreadable") return `${group.kind} (stop not readable by the debugger)`;
   return group.origin === "sent" || group.origin === "requested" ? `${group.kind} (${group.origin === "sent" ? "signal sent by another process" : "dump on request"})` : group.kind;
 }
 

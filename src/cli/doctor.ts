@@ -2,6 +2,7 @@
 import { execFile, type ExecFileException } from "node:child_process";
 import { basename, dirname, join } from "node:path";
 
+import { MULTIARCH_GDB } from "../debuggers/architectures.js";
 import { BACKENDS } from "../debuggers/backends.js";
 import { binaryOf } from "../debuggers/binaries.js";
 import type { Backend } from "../debuggers/session.js";
@@ -28,6 +29,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
   const findings: Finding[] = [
     { name: "node", ok: Number(process.versions.node.split(".")[0]) >= 20, detail: process.version },
     ...(await Promise.all(Object.values(BACKENDS).map((backend) => debuggerFinding(backend.name, options)))),
+    await multiarchFinding(),
     provider("openai", process.env.OPENAI_API_KEY ? `key set${process.env.OPENAI_BASE_URL ? `, base URL ${process.env.OPENAI_BASE_URL}` : ""}` : null, "set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)"),
     provider("anthropic", process.env.ANTHROPIC_API_KEY ? "key set" : null, "set ANTHROPIC_API_KEY"),
     provider("ollama", process.env.OLLAMA_HOST ? `host ${process.env.OLLAMA_HOST}` : null, "set OLLAMA_HOST if Ollama is not at http://127.0.0.1:11434"),
@@ -66,6 +68,17 @@ async function debuggerFinding(backend: Backend, options: DoctorOptions): Promis
     return { ...finding, detail: `${finding.detail}; ${where}` };
   }
   return finding;
+}
+
+/**
+ * gdb-multiarch, the gdb built for every target: a core from another processor (an arm64 server's
+ * on this x86-64 machine) is read with it, or with LLDB, since the plain gdb reads only its host's.
+ */
+async function multiarchFinding(): Promise<Finding> {
+  const found = await probe(MULTIARCH_GDB, MULTIARCH_GDB, VERSION_ARGUMENTS.gdb);
+  return found.ok
+    ? { ...found, detail: `${found.detail}: reads cores of other processors (arm64 on x86-64)` }
+    : { ...found, detail: `${found.detail}; cores of other processors (arm64 on x86-64) are read with LLDB, or install gdb-multiarch` };
 }
 
 async function probe(name: string, binary: string, args: string[]): Promise<Finding> {

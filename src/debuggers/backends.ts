@@ -7,6 +7,7 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 
+import type { ArchitectureSupport } from "./architectures.js";
 import type { DumpFormat } from "./dump.js";
 import { DebuggerMissing } from "./errors.js";
 import { BINARIES, binaryOf, type BackendBinary } from "./binaries.js";
@@ -147,31 +148,59 @@ export interface ChoiceInput {
   named?(backend: Backend): boolean;
   /** The binary that would run for a backend, for messages. */
   binary?(backend: Backend): string;
+  /** The dump's processor as a person names it, and which backends read it here; absent: all do. */
+  architecture?: { name: string; support: ArchitectureSupport };
 }
 
-/** The backend to use, with a line saying so when `auto` fell back from the one it prefers; or why none can be. */
-export type Choice = { backend: Backend; fallback?: string } | { error: string };
+/**
+ * The backend to use, with the binary that reads the dump's architecture where it is not the
+ * backend's usual one (`gdb-multiarch`), and a line saying so when `auto` fell back from the one it
+ * prefers; or why none can be.
+ */
+export type Choice = { backend: Backend; binary?: string; fallback?: string } | { error: string };
 
 const FORMAT_NAMES: Record<DumpFormat, string> = { "elf-core": "an ELF core", minidump: "a minidump" };
 
 /**
  * Which backend reads this dump. `auto` takes, in order of preference for the format (an ELF core:
- * gdb, then lldb, with Delve first for a Go program's; a minidump: cdb on Windows, then lldb), the first that this build has and this
- * machine runs. An explicit choice is honoured or refused with the reason; never silently replaced.
+ * gdb, then lldb, with Delve first for a Go program's; a minidump: cdb on Windows, then lldb), the
+ * first that this build has, this machine runs and that reads the dump's architecture (a debugger
+ * that cannot read it would show no registers, and a crash would read as nothing). An explicit
+ * choice is honoured or refused with the reason; never silently replaced.
  */
 export function chooseBackend(input: ChoiceInput): Choice {
-  if (input.requested !== "auto") {
-    const definition = BACKENDS[input.requested];
-    if (!definition.reads.includes(input.format)) {
-      const readers = preference(input.format).filter((b) => BACKENDS[b].start).join(" or ");
-      return { error: `${input.requested} cannot read ${FORMAT_NAMES[input.format]}${readers ? `; use --debugger ${readers}` : ""}` };
-    }
-    if (!definition.start) return { error: notBuilt(input.requested) };
-    if (definition.hosts && !definition.hosts.includes(input.host) && !input.named?.(input.requested)) {
-      return { error: `${input.requested} runs only on ${definition.hosts.join(", ")}; name a binary that speaks its protocol with --${input.requested} to use it here` };
-    }
-    return { backend: input.requested };
+  const support = input.architecture?.support;
+  const reads = (backend: Backend) => support?.reads(backend) ?? true;
+  // gdb-multiarch runs where no plain gdb is installed.
+  const runs = (backend: Backend) => input.installed(backend) || support?.binary(backend) !== undefined;
+  const chosen = input.requested === "auto" ? chooseAuto({ ...input, installed: runs }, reads) : chooseRequested(input, input.requested);
+  if ("error" in chosen) return chosen;
+  if (!reads(chosen.backend)) {
+    // Only an explicit choice, or `auto` with nothing else installed, gets here.
+    const others = preference(input.format).filter((b) => b !== chosen.backend && BACKENDS[b].start && runs(b) && reads(b));
+    const install = chosen.backend === "gdb" ? "install gdb-multiarch" : "install gdb-multiarch or LLDB";
+    return { error: `${chosen.backend} as installed here cannot read ${input.architecture?.name ?? "the dump's architecture"}: ${others.length ? `use --debugger ${others.join(" or ")}, or ` : ""}${install}, or name a debugger built for it with --${chosen.backend}` };
   }
+  const binary = support?.binary(chosen.backend);
+  return binary === undefined ? chosen : { ...chosen, binary };
+}
+
+/** An explicit `--debugger`: honoured, or refused with the reason. */
+function chooseRequested(input: ChoiceInput, requested: Backend): Choice {
+  const definition = BACKENDS[requested];
+  if (!definition.reads.includes(input.format)) {
+    const readers = preference(input.format).filter((b) => BACKENDS[b].start).join(" or ");
+    return { error: `${requested} cannot read ${FORMAT_NAMES[input.format]}${readers ? `; use --debugger ${readers}` : ""}` };
+  }
+  if (!definition.start) return { error: notBuilt(requested) };
+  if (definition.hosts && !definition.hosts.includes(input.host) && !input.named?.(requested)) {
+    return { error: `${requested} runs only on ${definition.hosts.join(", ")}; name a binary that speaks its protocol with --${requested} to use it here` };
+  }
+  return { backend: requested };
+}
+
+/** `auto`: the first backend that this build has, this machine runs and `reads` the dump's architecture. */
+function chooseAuto(input: ChoiceInput, reads: (backend: Backend) => boolean): Choice {
   const candidates = preference(input.format, input.goProgram ?? false).filter((b) => !BACKENDS[b].hosts || BACKENDS[b].hosts?.includes(input.host));
   const built = candidates.filter((b) => BACKENDS[b].start);
   // A binary the user named is what they want run: one that cannot run is an error, not a reason to switch.
@@ -180,14 +209,17 @@ export function chooseBackend(input: ChoiceInput): Choice {
     const binary = input.binary?.(broken);
     return { error: `the ${broken} you named${binary ? ` (${binary})` : ""} cannot be run: no such file, or not executable` };
   }
-  const backend = built.find((b) => input.installed(b));
+  const backend = built.find((b) => input.installed(b) && reads(b)) ?? built.find((b) => input.installed(b));
   // None installed: the first built one, whose start then says which binary it could not run.
   // (Delve is only the first choice for a Go program's core: gdb reads one too, and says it is missing better.)
   const usual = built.find((b) => b !== "dlv");
   if (!backend) return usual ? { backend: usual } : { error: `reading ${FORMAT_NAMES[input.format]} needs ${candidates.join(" or ")}, and this version of dumpdbg has no ${candidates.join(" or ")} backend yet` };
   const preferred = built[0];
   const what = input.goProgram && input.format === "elf-core" ? "a Go program's core" : FORMAT_NAMES[input.format];
-  if (preferred && preferred !== backend) return { backend, fallback: `${preferred} is not installed; reading ${what} with ${backend}` };
+  if (preferred && preferred !== backend) {
+    const why = input.installed(preferred) ? `${preferred} as installed here cannot read ${input.architecture?.name ?? "its architecture"}` : `${preferred} is not installed`;
+    return { backend, fallback: `${why}; reading ${what} with ${backend}` };
+  }
   return { backend };
 }
 

@@ -134,9 +134,11 @@ export interface SignalStop {
   thread: number | null;
   /**
    * Who wrote the record: the kernel (an ELF core's NT_SIGINFO), or a crash handler that copied it
-   * into a minidump, where si_code is often left 0 and reads as "sent with kill" whatever happened.
+   * into a minidump, where si_code is often left 0 and reads as "sent with kill" whatever happened;
+   * "thread-status" where a core records only the thread's current signal (pr_cursig, no
+   * NT_SIGINFO: qemu-user's cores): `code` is then 0 and means nothing, the address and sender unknown.
    */
-  recordedBy?: "kernel" | "crash-handler";
+  recordedBy?: "kernel" | "crash-handler" | "thread-status";
 }
 
 export interface ExceptionStop {

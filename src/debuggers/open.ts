@@ -3,7 +3,8 @@
  * choose the backend, load it. Everything that can be wrong with the input is reported here,
  * before any analysis starts.
  */
-import { BACKENDS, chooseBackend, isInstalled, startSession, type DebuggerChoice } from "./backends.js";
+import { architectureName, architectureSupport } from "./architectures.js";
+import { BACKENDS, canRun, chooseBackend, isInstalled, startSession, type DebuggerChoice } from "./backends.js";
 import { binaryOf, isNamed, namedBinary } from "./binaries.js";
 import { endEarly } from "./early-start.js";
 import { DebuggerError, SessionDead } from "./errors.js";
@@ -78,6 +79,11 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     installed: (backend) => isInstalled(backend, binaries),
     named: (backend) => isNamed(backend, binaries),
     binary: (backend) => namedBinary(backend, binaries) ?? backend,
+    // A core from another processor needs a debugger built for it (gdb-multiarch, LLDB).
+    architecture: {
+      name: architectureName(dump.facts.platform.arch),
+      support: architectureSupport(dump.facts.platform.arch, { named: (backend) => isNamed(backend, binaries), canRun: (binary) => canRun(binary) }),
+    },
   });
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   // A debugger started early for this command is taken by a gdb or LLDB session; Delve's and cdb's
@@ -107,7 +113,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   if (frameNames) warnings.push(...frameNames.notes);
   const debugDirectories = [...(options.debugFileDirectory ? [options.debugFileDirectory] : []), ...(symbols?.debugDirectories ?? [])];
   const modulesPath = [...(options.modulesPath ?? []), ...(symbols?.modulesPath ?? [])];
-  const debuggerPath = binaryOf(choice.backend, binaries);
+  const debuggerPath = choice.binary ?? binaryOf(choice.backend, binaries);
   const session = await openRestartingOnce(choice.backend, dump.path, warnings, () => startSession(choice.backend, {
     dump: dump.path,
     executable,

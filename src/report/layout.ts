@@ -89,6 +89,7 @@ export function verdict(report: Report): Inline {
   // A hang without a lock cycle, or a signal a process sent: neither is a crash, and the title says so.
   if (crash.kind === "hang") return line("Hang: every thread is blocked waiting, with no lock cycle");
   if (crash.kind === "unknown" && crash.origin?.type === "requested") return line("Dump taken on request, not at a crash", where, place);
+  if (crash.kind === "unknown" && crash.origin?.type === "unreadable") return line("Stop not readable: the debugger read no registers of the dump", where, place);
   const origin = crash.origin?.type;
   if (crash.kind === "unknown" && crash.signal && crash.origin && (origin === "sent" || origin === "raised")) {
     return origin === "raised"

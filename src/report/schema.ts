@@ -65,13 +65,14 @@ const DeadlockEdgeSchema = z.object({
   heldByThread: z.number().int().nullable(),
 });
 
-const ORIGIN_TYPES = ["fault", "sent", "raised", "requested", "exception"] as const;
+const ORIGIN_TYPES = ["fault", "sent", "raised", "requested", "exception", "unreadable"] as const;
 export type OriginType = (typeof ORIGIN_TYPES)[number];
 
 /**
  * Where the stop came from, decided on evidence and never on one field alone: the CPU faulted, another
  * process sent a signal, the program raised it itself, someone asked for the dump, or a software
- * exception went unhandled.
+ * exception went unhandled; `unreadable` where neither the dump's file nor the debugger showed the
+ * stop (a debugger that read no registers: built for another processor than the dump's).
  */
 const OriginSchema = z.object({
   type: z.enum(ORIGIN_TYPES),

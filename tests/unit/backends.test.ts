@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 
 import { BACKENDS, canRun, chooseBackend, type ChoiceInput } from "../../src/debuggers/backends.js";
 import { binaryOf, isNamed } from "../../src/debuggers/binaries.js";
+import { architectureSupport } from "../../src/debuggers/architectures.js";
 import type { Backend } from "../../src/debuggers/session.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
@@ -147,5 +148,48 @@ describe("chooseBackend for a Go program's core", () => {
     expect(choose({ installed: installed("gdb", "dlv") })).toEqual({ backend: "gdb" });
     expect(choose({ requested: "dlv", installed: installed() })).toEqual({ backend: "dlv" });
     expect(choose({ requested: "dlv", format: "minidump" })).toMatchObject({ error: expect.stringMatching(/^dlv cannot read a minidump/) });
+  });
+});
+
+describe("chooseBackend for a core of another processor", () => {
+  const arm64 = (runs: string[], options: { gdbReads?: boolean; named?: Backend[] } = {}) => ({
+    name: "arm64 (AArch64)",
+    support: architectureSupport("arm64", {
+      host: "x86_64",
+      named: (backend) => options.named?.includes(backend) ?? false,
+      canRun: (binary) => runs.includes(binary),
+      gdbReads: () => options.gdbReads ?? false,
+    }),
+  });
+
+  it("reads an arm64 core with gdb-multiarch where it is installed", () => {
+    expect(choose({ architecture: arm64(["gdb", "gdb-multiarch"]) })).toEqual({ backend: "gdb", binary: "gdb-multiarch" });
+  });
+
+  it("takes the plain gdb when it was built for the dump's processor", () => {
+    expect(choose({ architecture: arm64(["gdb"], { gdbReads: true }) })).toEqual({ backend: "gdb", binary: "gdb" });
+  });
+
+  it("falls back to LLDB from a gdb that reads only its host's registers, saying why", () => {
+    expect(choose({ architecture: arm64(["gdb"]) })).toEqual({ backend: "lldb", fallback: "gdb as installed here cannot read arm64 (AArch64); reading an ELF core with lldb" });
+  });
+
+  it("says in one line when no installed debugger reads it, instead of reading nothing", () => {
+    const choice = choose({ installed: installed("gdb"), architecture: arm64(["gdb"]) });
+    expect(choice).toEqual({ error: "gdb as installed here cannot read arm64 (AArch64): install gdb-multiarch, or name a debugger built for it with --gdb" });
+  });
+
+  it("refuses an explicit gdb that cannot read it, naming the debugger that can", () => {
+    const choice = choose({ requested: "gdb", architecture: arm64(["gdb"]) });
+    expect(choice).toEqual({ error: "gdb as installed here cannot read arm64 (AArch64): use --debugger lldb, or install gdb-multiarch, or name a debugger built for it with --gdb" });
+  });
+
+  it("takes a gdb the user named at their word", () => {
+    expect(choose({ named: (b) => b === "gdb", architecture: arm64([], { named: ["gdb"] }) })).toEqual({ backend: "gdb" });
+  });
+
+  it("leaves the host's own architecture to the usual choice", () => {
+    const support = architectureSupport("x86_64", { host: "x86_64", named: () => false, canRun: () => false });
+    expect(choose({ architecture: { name: "x86-64", support } })).toEqual({ backend: "gdb" });
   });
 });

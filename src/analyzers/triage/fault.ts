@@ -16,6 +16,7 @@ import { FAULT_SIGNALS, SI_KERNEL, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV } fr
 import { machFaulted, readMachException } from "../mach.js";
 import { EXCEPTION_ACCESS_VIOLATION, readException, type ExceptionVerdict } from "../windows.js";
 import { argumentRegisters, memoryAccess } from "../x86-64.js";
+import { decodeMemoryAccess, decodeTrap, explainA64Access } from "../aarch64.js";
 import type { Stack } from "./stack.js";
 import { raisedBySelf, type Stop } from "./stop.js";
 import { stackOf, type Target } from "./target.js";
@@ -81,12 +82,12 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
   // The code of a library from elsewhere is not in the dump (or is another build's): no instruction to read.
   const mach = target.os === "macos";
   const cpuRaised = exception !== null && (mach ? machFaulted(exception.code) : FAULTING_EXCEPTIONS.has(exception.code));
+  let read: FaultingInstruction | null = null;
   if (!sent && target.pcForeign === null && ((signal !== null && FAULT_SIGNALS.has(signal)) || cpuRaised)) {
-    faulting = (await q.instructions(1))?.instructions[0] ?? null;
-    if (faulting) {
-      instruction = `${faulting.mnemonic} ${faulting.operands.join(",")}`.trim();
-      access = memoryAccess(faulting);
-    }
+    read = await faultingInstruction(q, target, { pc, registers: target.registers });
+    faulting = read?.instruction ?? null;
+    instruction = read?.text ?? null;
+    access = read?.access ?? null;
     const fault = toBigInt(siginfo?.address ?? null);
     if (fault !== null && pc !== null && fault === pc) access = "execute";
     // A general-protection fault (SI_KERNEL): the pointer was not even a canonical address; for
@@ -99,7 +100,7 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
   // The exception record says how memory was touched; the instruction is a guess.
   if (verdict) access = verdict.access;
   const address = verdict ? verdict.faultAddress : !sent && (signal === SIGSEGV || signal === SIGBUS) ? (siginfo?.code === SI_KERNEL ? null : (siginfo?.address ?? null)) : null;
-  const explanation = faulting && access ? explainFault({ instruction: faulting, access, faultAddress: toBigInt(address), registers: target.registers, mapped: target.mapped }) : null;
+  const explanation = read && access ? read.explain(access, toBigInt(address)) : null;
   const overran = access === "write" && overranStackTop(target.stack, address);
   const underran = access === "write" && stack.recursion === null && underranStack(target.stack, address, sp);
   if (overran || underran) q.problems.push("the frames above the one that wrote are not shown: the write overwrote their return addresses, so what a debugger unwinds past it is made of the data written");
@@ -108,6 +109,50 @@ export async function readFault(q: Inspector, target: Target, stop: Stop, stack:
   const then = handlerEnding(stop);
   const caught = then ? await caughtFault(q, target, stack.innermost, then, then === "re-raised" ? signal : null) : null;
   return { instruction, access, exception: verdict, address, explanation, stackExhausted, overran, underran, caught };
+}
+
+/** The instruction a thread stopped at, as the debugger printed it, and how it touches memory. */
+export interface FaultingInstruction {
+  /** As the debugger printed it (`mov 0x20(%rax),%eax`, `ldr w0,[x0, #32]`); null where it printed none. */
+  text: string | null;
+  instruction: Instruction | null;
+  /** How it touches data memory; null when it does not (or it could not be read). */
+  access: "read" | "write" | null;
+  /** The access explained, with the address the fault record gives (null: none). */
+  explain(access: "read" | "write" | "execute", faultAddress: bigint | null): FaultExplanation | null;
+  /** An AArch64 trap instruction at the pc (`brk #0x3e8`, `udf #0`). */
+  trap: { instruction: "brk" | "udf"; immediate: number } | null;
+}
+
+/**
+ * The instruction at `pc` read the way the dump's processor needs: x86-64's from the debugger's
+ * AT&T disassembly; AArch64's from its 32-bit word in the dump (its load/store encoding decoded,
+ * aarch64.ts), with the debugger's disassembly for the text. `at`: the address to disassemble,
+ * where it is not the selected frame's pc.
+ */
+export async function faultingInstruction(q: Inspector, target: Target, where: { pc: bigint | null; registers: Register[]; at?: string }): Promise<FaultingInstruction | null> {
+  const listed = (await q.instructions(1, where.at))?.instructions[0] ?? null;
+  const text = listed ? `${listed.mnemonic} ${listed.operands.join(",")}`.trim() : null;
+  if (target.arch !== "arm64") {
+    if (!listed) return null;
+    const explain = (access: "read" | "write" | "execute", faultAddress: bigint | null) => explainFault({ instruction: listed, access, faultAddress, registers: where.registers, mapped: target.mapped });
+    return { text, instruction: listed, access: memoryAccess(listed), explain, trap: null };
+  }
+  const word = where.pc === null ? null : await instructionWord(q, where.pc);
+  if (word === null && !listed) return null;
+  const decoded = word === null ? null : decodeMemoryAccess(word);
+  const explain = (access: "read" | "write" | "execute", faultAddress: bigint | null) =>
+    decoded && access !== "execute" ? explainA64Access(decoded, { access, faultAddress, registers: where.registers, mapped: target.mapped, pc: where.pc }) : null;
+  return { text, instruction: listed, access: decoded?.access ?? null, explain, trap: word === null ? null : decodeTrap(word) };
+}
+
+/** The 32-bit AArch64 instruction word at `pc`, from the dump's memory (or the program's file, where the debugger reads it). */
+async function instructionWord(q: Inspector, pc: bigint): Promise<number | null> {
+  const [word] = await q.readMemory(hex(pc), 1);
+  if (word !== undefined) return Number(word & 0xffffffffn);
+  // The word after may lie on a page the dump lacks: the one before it holds the instruction in its high half.
+  const [before] = await q.readMemory(hex(pc - 4n), 1);
+  return before === undefined ? null : Number(before >> 32n);
 }
 
 /**
@@ -197,15 +242,15 @@ async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], 
     registers,
     recordAt,
   };
-  const code = (await q.instructions(1, hex(pc)))?.instructions[0] ?? null;
-  const instruction = code ? `${code.mnemonic} ${code.operands.join(",")}`.trim() : null;
+  const read = await faultingInstruction(q, target, { pc, registers, at: hex(pc) });
+  const instruction = read?.text ?? null;
   const recorded = toBigInt(record?.address ?? null);
   if (signal === SIGILL) return { ...base, kind: "illegal-instruction", access: null, explanation: null, instruction };
-  if (signal === SIGFPE) return { ...base, kind: /^i?div/.test(code?.mnemonic ?? "") ? "division-by-zero" : "unknown", access: null, explanation: null, instruction };
+  if (signal === SIGFPE) return { ...base, kind: /^i?div/.test(read?.instruction?.mnemonic ?? "") ? "division-by-zero" : "unknown", access: null, explanation: null, instruction };
   if (signal !== SIGSEGV && signal !== SIGBUS) return null;
   if (recorded !== null && recorded === pc) return { ...base, kind: "bad-jump", access: "execute", explanation: null, instruction };
-  const access = code ? memoryAccess(code) : null;
-  const explanation = code && access ? explainFault({ instruction: code, access, faultAddress: recorded, registers, mapped: target.mapped }) : null;
+  const access = read?.access ?? null;
+  const explanation = read && access ? read.explain(access, recorded) : null;
   // The record's address where the kernel gave one (a general-protection fault gives 0), else the operand's.
   const address = record && record.code !== SI_KERNEL ? recorded : explanation ? operandAddress(explanation) : null;
   // Just below the stack the interrupted frame ran on (the handler ran on a stack of its own, as faulthandler's does): the stack ran out.

@@ -69,7 +69,7 @@ async function findDeadlocks(q: Inspector, target: Target): Promise<Hang> {
     }
     // A thread stopped in a module the debugger cannot unwind (a system DLL, a libc missing here or
     // in another build): its frames from its stack memory, and the lock it waits for from its stack too.
-    if (!unwindLost(frames, files, target.foreign)) continue;
+    if (!unwindLost(frames, files, target.foreign, target.libraries)) continue;
     const found = await waitOnStack(q, thread, frames, target, threadOfLwp);
     if (!found) {
       // No frame of the program's own on the stack (its module not here): a critical section another

@@ -11,35 +11,44 @@ import { toBigInt, type Instruction } from "../../debuggers/model.js";
 import type { SignalRecord } from "../../debuggers/probe.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import { explainFault } from "../fault.js";
-import { FAULT_SIGNALS, SI_KERNEL, SI_TKILL, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, signalName } from "../signals.js";
+import { FAULT_SIGNALS, SI_KERNEL, SI_TKILL, SI_USER, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP, signalName, TRAP_BRKPT } from "../signals.js";
 import { bytesOf } from "../stack-scan.js";
 import { memoryAccess, syscallNumberBefore, SYS_TGKILL } from "../x86-64.js";
-import { operandAddress } from "./fault.js";
+import { faultingInstruction, operandAddress, type FaultingInstruction } from "./fault.js";
 import type { Stack } from "./stack.js";
 import { raisedBySelf, type Self, type Stop } from "./stop.js";
 import { pcInCode, type Target } from "./target.js";
 
+const SEGV_MAPERR = 1;
+const SEGV_ACCERR = 2;
+const ILL_ILLOPC = 1;
 /** The highest pid Linux hands out (pid_max at most 2^22). */
 const PID_MAX = 1 << 22;
 /** What the stack of a program that aborted itself goes through. */
 const ABORT_MACHINERY = /^(abort|raise|__pthread_kill\w*|pthread_kill|__GI_raise|__GI_abort|__stack_chk_fail|__fortify_fail|__chk_fail|__assert_fail|__assert_perror_fail|__libc_message|malloc_printerr|std::terminate|__cxa_throw|__cxa_pure_virtual|rust_panic|__rust_start_panic)$/;
 
-/** What the evidence says where the record cannot: a fault (with the code it implies), the program itself, or no verdict. */
+/** What the evidence says where the record cannot: a fault (with the code it implies, and where no record gave it, the address), the program itself, or no verdict. */
 interface Decided {
   type: "fault" | "raised";
   code: number;
   evidence: string;
+  address?: bigint;
 }
 
 /** The stop as the evidence decides it, when the record is a crash handler's copy that left si_code 0; else the stop as it is. */
 export async function decideStop(q: Inspector, target: Target, stop: Stop, stack: Stack): Promise<Stop> {
   const { signal, siginfo } = stop;
-  if (!stop.undecided || signal === null || siginfo === null) return stop;
-  const said = `the signal record is a crash handler's copy whose si_code is 0 (it says "sent with kill" whether or not anything was sent)`;
+  if (!stop.undecided || signal === null) return stop;
+  // A core that records the signal alone: decided on the same evidence, or left to the signal's usual origin.
+  const bare = siginfo ?? { signo: signal, errno: 0, code: SI_USER, address: null, pid: null };
+  const said =
+    siginfo === null
+      ? "the core records the signal but no signal record (no NT_SIGINFO) to say what raised it"
+      : `the signal record is a crash handler's copy whose si_code is 0 (it says "sent with kill" whether or not anything was sent)`;
   // Where no frame is named (libc's symbols missing), the registers of the call that sent it can still show who did.
-  const decided = (await faultOrAbort(q, target, signal, siginfo, stack.innermost)) ?? (signal === SIGABRT ? await tgkillOfItself(q, target, stop.self) : null);
+  const decided = (await faultOrAbort(q, target, signal, bare, stack.innermost)) ?? (signal === SIGABRT ? await tgkillOfItself(q, target, stop.self) : null);
   if (decided) {
-    const record = { ...siginfo, code: decided.code, pid: null, uid: null };
+    const record = { ...bare, code: decided.code, address: decided.address === undefined ? bare.address : hex(decided.address), pid: null, uid: null };
     q.problems.push(`${said}; ${decided.evidence}, so it is read as ${decided.type === "fault" ? "a fault" : "raised by the program itself"}`);
     return {
       ...stop,
@@ -50,6 +59,11 @@ export async function decideStop(q: Inspector, target: Target, stop: Stop, stack
       codeInferred: true,
       origin: { type: decided.type, sender: null, evidence: `${decided.evidence}; ${said}` },
     };
+  }
+  // With no record, nothing says otherwise than the signal's usual origin (readStop's).
+  if (siginfo === null) {
+    q.problems.push(`${said} (qemu's cores and kernels before 3.7 write none), and the instruction at the pc and the stack do not show it: it is taken as ${stop.origin.type === "fault" ? "the fault the CPU raises it for" : stop.origin.type === "raised" ? "raised by the program itself" : "sent by a process"}`);
+    return { ...stop, undecided: false };
   }
   // No instruction or stack says otherwise: the word the record holds is read as the sender it names.
   const sender = siginfo.pid !== null && siginfo.pid > 0 && siginfo.pid < PID_MAX ? { pid: siginfo.pid, uid: siginfo.uid ?? null } : null;
@@ -78,9 +92,12 @@ async function faultOrAbort(q: Inspector, target: Target, signal: number, siginf
     }
     if (pc !== null && recorded === pc) return { type: "fault", code: 1, evidence: `the address the record holds is the pc ${hex(pc)} itself: the CPU faulted fetching the instruction` };
   }
-  const instruction = pc === null || target.pcForeign !== null ? null : ((await q.instructions(1))?.instructions[0] ?? null);
+  const read = pc === null || target.pcForeign !== null ? null : await faultingInstruction(q, target, { pc, registers: target.registers });
+  if (!read) return null;
+  const instruction = read.instruction;
+  const text = `\`${read.text ?? "the instruction"}\``;
+  if (target.arch === "arm64") return a64Fault(signal, read, text, recorded, target);
   if (!instruction) return null;
-  const text = `\`${`${instruction.mnemonic} ${instruction.operands.join(",")}`.trim()}\``;
   switch (signal) {
     case SIGFPE:
       return /^i?div/.test(instruction.mnemonic) ? { type: "fault", code: 1, evidence: `the instruction at the pc is ${text}, a division, the only instruction that raises ${name} for an integer` } : null;
@@ -93,6 +110,27 @@ async function faultOrAbort(q: Inspector, target: Target, signal: number, siginf
     default:
       return memoryFault(target, instruction, text, recorded);
   }
+}
+
+/**
+ * The same decision on AArch64, from the instruction word: `brk` traps (SIGTRAP, TRAP_BRKPT) and
+ * `udf` is undefined (SIGILL, ILL_ILLOPC) at the pc itself; a load or store faulted where the
+ * address it forms is the record's or, with no record of one, is memory the process did not have
+ * (SEGV_MAPERR) or had (SEGV_ACCERR). Integer division does not trap on arm64: no SIGFPE is decided.
+ */
+function a64Fault(signal: number, read: FaultingInstruction, text: string, recorded: bigint | null, target: Target): Decided | null {
+  if (signal === SIGTRAP) return read.trap?.instruction === "brk" ? { type: "fault", code: TRAP_BRKPT, evidence: `the instruction at the pc is ${text}, a breakpoint instruction the CPU trapped on` } : null;
+  if (signal === SIGILL) return read.trap?.instruction === "udf" ? { type: "fault", code: ILL_ILLOPC, evidence: `the instruction at the pc is ${text}, permanently undefined` } : null;
+  if (signal !== SIGSEGV && signal !== SIGBUS) return null;
+  const explanation = read.access ? read.explain(read.access, recorded) : null;
+  const touched = explanation ? operandAddress(explanation) : null;
+  if (touched === null || read.access === null) return null;
+  const verb = read.access === "write" ? "writes" : "reads";
+  if (recorded !== null) return touched === recorded ? { type: "fault", code: 1, evidence: `the instruction at the pc, ${text}, ${verb} ${hex(touched)}, the very address the record holds` } : null;
+  const mapped = target.mapped.some((range) => range.start <= touched && touched < range.end);
+  return mapped
+    ? { type: "fault", code: SEGV_ACCERR, address: touched, evidence: `the instruction at the pc, ${text}, ${verb} ${hex(touched)}, memory the process had: a fault of its protection` }
+    : { type: "fault", code: SEGV_MAPERR, address: touched, evidence: `the instruction at the pc, ${text}, ${verb} ${hex(touched)}, which no mapping of the process holds` };
 }
 
 /**

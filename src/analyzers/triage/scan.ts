@@ -6,7 +6,7 @@
 import type { ImportLookup } from "../../debuggers/dump.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
-import { toBigInt, type SymbolAt } from "../../debuggers/model.js";
+import { toBigInt, type Platform, type Register, type SymbolAt } from "../../debuggers/model.js";
 import { culpritIndex, isRuntimeFrame, normalizeFunctionName, type ModuleLocator, type PlacedFrame } from "../culprit.js";
 import { foreignAt, type ForeignLibrary } from "../libraries.js";
 import {
@@ -37,6 +37,10 @@ export interface CodeMap {
   moduleAt: ModuleLocator;
   imports: ImportLookup | null;
   readLine: LineReader | null;
+  /** The processor: how a call instruction is told before a return address. */
+  arch?: Platform["arch"] | undefined;
+  /** The thread's registers: on AArch64 the link register x30 holds a leaf function's return address, on no stack. */
+  registers?: Register[];
 }
 
 /** Frames past the culprit whose return addresses are checked on Windows. */
@@ -59,14 +63,18 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     if (piece.length < SCAN_PIECE_WORDS) break;
   }
   const calls: ScannedCall[] = [];
-  const candidates = returnCandidates(sp, words, (address) => isOwnCode(address) || isAbsentOwnCode(address)).slice(0, MAX_SCAN_CANDIDATES);
+  // A leaf function (frame 0, which calls nothing) keeps its return address in the link register only:
+  // it comes first, as if just below the stack pointer.
+  const link = program.arch === "arm64" ? toBigInt(program.registers?.find((r) => r.name === "x30" || r.name === "lr")?.value ?? null) : null;
+  const linked = link !== null && (isOwnCode(link) || isAbsentOwnCode(link)) && !words.includes(link) ? [{ address: link, slot: sp - 8n }] : [];
+  const candidates = [...linked, ...returnCandidates(sp, words, (address) => isOwnCode(address) || isAbsentOwnCode(address))].slice(0, MAX_SCAN_CANDIDATES);
   // The 16 bytes before each return address hold the call that returns there, if it is one. Asked
   // together: the session may hand the debugger the next read while it answers one.
   const codes = await Promise.all(candidates.map((candidate) => q.readMemory(hex(candidate.address - 16n), 2)));
   for (const [i, candidate] of candidates.entries()) {
     const code = bytesOf(codes[i] ?? []);
     if (code.length === 16) {
-      if (endsWithCall(code)) calls.push({ ...candidate, call: await classifyCall(q, callTarget(code, candidate.address), isOwnCode) });
+      if (endsWithCall(code, program.arch)) calls.push({ ...candidate, call: await classifyCall(q, callTarget(code, candidate.address, program.arch), isOwnCode) });
       continue;
     }
     // The module's code is neither in the dump nor here (a minidump read with its symbol files only):
@@ -132,13 +140,18 @@ export async function scanStack(q: Inspector, frames: PlacedFrame[], sp: bigint 
     const chain = symbol?.inlined ?? [];
     const own = Math.max(0, chain.findIndex((f) => !isRuntimeFrame({ level: 0, address: hex(call.address), function: f.function, args: "", file: f.file, line: f.line, from: null, module })));
     const [inlined, ...outer] = chain.slice(own);
+    const name = inlined?.function ?? symbol?.symbol ?? null;
+    const place = { file: (own > 0 ? inlined?.file : symbol?.file) ?? line?.file ?? null, line: (own > 0 ? inlined?.line : symbol?.line) ?? line?.line ?? null };
+    // The program's function whose call's line is a system header's, inlined with no chain to say so
+    // (gdb names the function, and the line of the fortified strcpy in it): its own line is unknown.
+    const headerOnly = place.file !== null && isRuntimeFrame({ level: 0, address: hex(call.address), function: name, args: "", ...place, from: null, module }) && !isRuntimeFrame({ level: 0, address: hex(call.address), function: name, args: "", file: null, line: null, from: null, module });
     found.push({
       level: found.length + 1,
       address: hex(call.address),
-      function: inlined?.function ?? symbol?.symbol ?? null,
+      function: name,
       args: "",
-      file: (own > 0 ? inlined?.file : symbol?.file) ?? line?.file ?? null,
-      line: (own > 0 ? inlined?.line : symbol?.line) ?? line?.line ?? null,
+      file: headerOnly ? null : place.file,
+      line: headerOnly ? null : place.line,
       from: null,
       found: "scan",
       unwound,

@@ -66,7 +66,7 @@ export async function readStack(q: Inspector, target: Target, stop: Stop, limit:
     }
   }
   const unwound = placeFrames(frames, target.moduleAt, target.keyRegisters.pc);
-  const scan = unwindLost(unwound, files, target.foreign) ? await scanStack(q, unwound, sp, target) : null;
+  const scan = unwindLost(unwound, files, target.foreign, target.libraries) ? await scanStack(q, unwound, sp, target) : null;
   // Windows code the debugger has no unwind tables for (mingw's SEH-only runtime under LLDB) sends
   // its unwind astray past the program's frames: checked there, and redone from the stack if so.
   const repaired = !scan && target.os === "windows" ? await repairUnwind(q, unwound, sp, target) : null;

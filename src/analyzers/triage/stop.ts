@@ -9,6 +9,7 @@ import type { ExceptionStop, SignalStop } from "../../debuggers/model.js";
 import type { SignalRecord } from "../../debuggers/probe.js";
 import type { Origin } from "../../report/schema.js";
 import { FAULT_SIGNALS, SI_KERNEL, SI_QUEUE, SI_TKILL, SI_USER, SIGABRT, SIGSTOP, SIGTRAP, sentByProcess, signalCodeName, signalName } from "../signals.js";
+import { architectureName } from "../../debuggers/architectures.js";
 import { machExceptionOrigin } from "../mach.js";
 import { exceptionOrigin } from "../windows.js";
 import type { TriageOptions } from "./options.js";
@@ -25,7 +26,10 @@ export interface Stop {
   sent: boolean;
   /** No fault stopped it: a live process dumped (gcore, a hang dump), or one killed from outside with kill(). */
   externallyStopped: boolean;
-  /** The record cannot say where the signal came from (a crash handler's copy with si_code 0): the dump's evidence decides (record.ts). */
+  /**
+   * The record cannot say where the signal came from (a crash handler's copy with si_code 0, or a
+   * core that records the signal alone, with `siginfo` null): the dump's evidence decides (record.ts).
+   */
   undecided: boolean;
   /** The si_code in `siginfo` was read from the evidence, not from the record, which had none. */
   codeInferred: boolean;
@@ -56,13 +60,21 @@ export async function readStop(q: Inspector, target: Target, options: TriageOpti
     notes.push(`the debugger selected LWP ${lwp}, but the dump's notes say LWP ${recorded.thread} received the signal`);
   }
   const read = signal !== null && exception === null ? await q.signalInfo() : null;
-  const siginfo = recorded ? signalRecordOf(recorded) : read;
-  if (recorded && read && (read.code !== recorded.code || (recorded.address !== null && read.address !== recorded.address))) {
+  // A core that records the signal alone (no NT_SIGINFO) gives no record to believe: the debugger's, if it read one.
+  const statusOnly = recorded?.recordedBy === "thread-status";
+  const siginfo = recorded && !statusOnly ? signalRecordOf(recorded) : read;
+  if (recorded && !statusOnly && read && (read.code !== recorded.code || (recorded.address !== null && read.address !== recorded.address))) {
     notes.push(`the debugger's signal record (code ${read.code}, address ${read.address ?? "none"}) differs from the dump's notes (code ${recorded.code}, address ${recorded.address ?? "none"}); the notes are used`);
   }
   const self = { pid: options.pid ?? null, lwps: target.threads.flatMap((thread) => (thread.lwp === null ? [] : [thread.lwp])) };
+  // A debugger that reads no registers (one built for another processor) shows no signal either: that is no evidence of none.
+  const unreadable = target.registers.length === 0;
+  if (unreadable) notes.push(unreadableNote(options));
+  if (unreadable && signal === null && exception === null) {
+    return { signal, exception, siginfo: null, sent: false, undecided: false, codeInferred: false, externallyStopped: false, origin: { type: "unreadable", sender: null, evidence: "the debugger read no registers of the stopped thread and the dump's file records no signal: whether a fault, a signal or a request stopped the process is not known" }, self };
+  }
   // Crash handlers that copy the signal into a minidump often leave si_code 0: "kill" is then no evidence.
-  const undecided = recorded?.recordedBy === "crash-handler" && recorded.code === SI_USER;
+  const undecided = (recorded?.recordedBy === "crash-handler" && recorded.code === SI_USER) || (statusOnly && siginfo === null);
   return {
     signal,
     exception,
@@ -74,6 +86,13 @@ export async function readStop(q: Inspector, target: Target, options: TriageOpti
     origin: exception && target.os === "macos" ? { ...machExceptionOrigin(exception), sender: null } : originOf({ signal, exception, siginfo, stopped: exitSignal === SIGSTOP }, self),
     self,
   };
+}
+
+/** What a debugger that read no registers cannot show, and why that may be. */
+function unreadableNote(options: TriageOptions): string {
+  const arch = options.platform?.arch;
+  const of = arch && arch !== "other" ? ` (the dump is of ${architectureName(arch)})` : "";
+  return `the debugger${options.debugger ? ` (${options.debugger})` : ""} read no registers of the stopped thread${of}: the instruction, the stack and the culprit are not known; a debugger built for the dump's processor (gdb-multiarch, LLDB) reads them`;
 }
 
 /** Where a stop came from, from its record; `stopped`: the threads show SIGSTOP (an attached or stopped process). Pure. */

@@ -12,6 +12,7 @@ import { isRuntimeModule, moduleLocator, normalizeFunctionName, type ModuleLocat
 import type { Range } from "../fault.js";
 import { foreignAt, foreignLibraries, foreignNote, type ForeignLibrary } from "../libraries.js";
 import { keyRegisters } from "../registers.js";
+import { isForeign } from "../../debuggers/architectures.js";
 import type { TriageOptions } from "./options.js";
 import type { LineReader } from "./scan.js";
 import type { ThreadGroup } from "./result.js";
@@ -46,6 +47,8 @@ export interface Target {
    */
   isAbsentOwnCode: (address: bigint) => boolean;
   os: Platform["os"] | undefined;
+  /** The processor the dump is of, where its file says (an ELF core's e_machine, a minidump's system info). */
+  arch: Platform["arch"] | undefined;
   /** The size of a pointer (4 in a 32-bit process); null when the dump file does not say. */
   pointerBytes: Platform["pointerSize"] | null;
   /** Which DLL function a Windows program's import slot holds. */
@@ -65,6 +68,8 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
   if (foreignSaid) q.problems.push(foreignSaid);
   const absentSaid = foreignSaid ? null : absentModuleNote(files, pc);
   if (absentSaid) q.problems.push(absentSaid);
+  const unloadedSaid = foreignSaid || absentSaid ? null : unloadedNote(libraries, options.platform?.arch);
+  if (unloadedSaid) q.problems.push(unloadedSaid);
   return {
     threads,
     selected: threads.find((thread) => thread.current) ?? threads[0] ?? null,
@@ -83,6 +88,7 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
     isOwnCode: ownCode(files),
     isAbsentOwnCode: absentOwnCode(foreign, options.regions ?? []),
     os: options.platform?.os,
+    arch: options.platform?.arch,
     pointerBytes: options.platform?.pointerSize ?? null,
     imports: options.imports ?? null,
     readLine: options.readLine ?? null,
@@ -94,12 +100,28 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
  * (no symbol, no line) in a module, typically a system DLL a minidump's machine had and this one
  * lacks. What it shows past such a frame is a guess.
  */
-export function unwindLost(frames: PlacedFrame[], files: TargetFiles, foreign: ForeignLibrary[] = []): boolean {
+export function unwindLost(frames: PlacedFrame[], files: TargetFiles, foreign: ForeignLibrary[] = [], libraries: SharedLibrary[] = []): boolean {
   const top = frames[0];
   const pc = toBigInt(top?.address ?? null);
   if (!top || pc === null || top.function !== null || top.file !== null) return false;
   if (foreignAt(foreign, pc) !== null) return true;
-  return files.sections.some((section) => section.loaded === false && holds(section, pc));
+  if (files.sections.some((section) => section.loaded === false && holds(section, pc))) return true;
+  // A core with no NT_FILE (qemu's) names no library's extent: the pc in none of the files the
+  // debugger loaded, while it could not load some library, is in one of those.
+  return libraries.some((library) => library.from === null) && !files.sections.some((section) => section.source !== "core" && holds(section, pc));
+}
+
+/**
+ * The libraries the debugger could not load (not on this machine, or not where the core says),
+ * said once when no reading of the dump's own module list said it already: their frames are
+ * unnamed and unwound by guess, and the program's own frames are then found by the stack scan.
+ */
+function unloadedNote(libraries: SharedLibrary[], arch: Platform["arch"] | undefined): string | null {
+  const unloaded = libraries.filter((library) => library.from === null).map((library) => library.path);
+  if (unloaded.length === 0) return null;
+  const shown = unloaded.slice(0, 4).join(", ") + (unloaded.length > 4 ? ` and ${unloaded.length - 4} more` : "");
+  const cross = arch !== undefined && isForeign(arch) ? ` (for an ${arch} core, its machine's root; Debian's cross libraries for ${arch === "arm64" ? "aarch64 are in /usr/aarch64-linux-gnu" : "it are under /usr/<triplet>"})` : "";
+  return `the debugger could not load ${unloaded.length === 1 ? "a library" : `${unloaded.length} libraries`} the process had: ${shown}. Their frames are unnamed; pass --sysroot DIR${cross} or --solib-search-path DIR to read them`;
 }
 
 /**

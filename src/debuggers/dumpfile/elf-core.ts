@@ -75,6 +75,8 @@ const SIGBUS = 7;
 const SIGFPE = 8;
 const SIGSEGV = 11;
 const FAULT_SIGNALS = new Set([SIGILL, SIGBUS, SIGFPE, SIGSEGV]);
+/** The signals whose default action dumps core (signal(7)): only these leave a core of a process they killed. */
+const CORE_SIGNALS = new Set([3, SIGILL, 5, 6, SIGBUS, SIGFPE, SIGSEGV, 24, 25, 31]);
 const SI_USER = 0;
 const SI_QUEUE = -1;
 const SI_TKILL = -6;
@@ -233,10 +235,16 @@ function readSiginfo(desc: Buffer, header: ElfHeader, thread: number | null): Si
 /**
  * The signal that ended the process: the first thread's pr_cursig, with NT_SIGINFO's details. A
  * dump of a live process (gcore) has no current signal, and its NT_SIGINFO only records how the
- * dumper stopped the process (SIGSTOP when attaching): that is no stop reason.
+ * dumper stopped the process (SIGSTOP when attaching): that is no stop reason. A core with a
+ * current signal that dumps core and no NT_SIGINFO (qemu-user's cores of its guest, kernels
+ * before 3.7) records the signal alone: its code, address and sender are not known.
  */
 function fatalSignal(siginfo: SignalStop | null, first: CoreThread | null, problems: string[]): SignalStop | null {
-  if (siginfo === null || first === null || first.signal === 0) return null;
+  if (first === null || first.signal === 0) return null;
+  if (siginfo === null) {
+    if (!CORE_SIGNALS.has(first.signal)) return null;
+    return { type: "signal", signo: first.signal, code: 0, errno: 0, address: null, senderPid: null, senderUid: null, thread: first.lwp, recordedBy: "thread-status" };
+  }
   if (siginfo.signo !== first.signal) {
     problems.push(`NT_SIGINFO records signal ${siginfo.signo} but the thread's current signal is ${first.signal}`);
     return null;

@@ -27,7 +27,9 @@ export function parseDisassembly(output: string): Disassembly {
     // `--bytes` puts the encoding before the instruction: `e8 89 fe ff ff  callq  0x1040`.
     const encoded = /^((?:[0-9a-f]{2} )+) +(\S.*)$/.exec(listed);
     const bytes = encoded ? (encoded[1] ?? "").trim().split(" ").map((byte) => parseInt(byte, 16)) : null;
-    const code = encoded ? (encoded[2] ?? "") : listed;
+    // An AArch64 encoding is one 32-bit word: `0xb9402000   ldr    w0, [x0, #0x20]`.
+    const word = encoded ? null : /^0x[0-9a-f]{8} +(\S.*)$/.exec(listed);
+    const code = encoded ? (encoded[2] ?? "") : word ? (word[1] ?? "") : listed;
     const words = code.trim().split(/\s+/);
     while (words.length > 1 && PREFIXES.has(words[0] ?? "")) words.shift();
     const [spelled = "", ...rest] = words;
@@ -47,7 +49,7 @@ export function parseDisassembly(output: string): Disassembly {
       reference: null,
       current: row[1] === "->",
     };
-    rows.push({ instruction, comment, end: bytes ? BigInt(address) + BigInt(bytes.length) : null });
+    rows.push({ instruction, comment, end: bytes ? BigInt(address) + BigInt(bytes.length) : word ? BigInt(address) + 4n : null });
   }
   // A pc-relative operand names the address after its instruction plus the displacement.
   for (const [index, { instruction, comment, end }] of rows.entries()) {

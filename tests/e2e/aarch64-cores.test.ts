@@ -1,0 +1,90 @@
+/**
+ * arm64 cores read on this x86-64 machine, as a user would: the fixture programs built for aarch64,
+ * crashed under qemu-user, and triaged by the CLI with the debugger it chooses (gdb-multiarch, as
+ * the plain gdb reads no aarch64 registers) and with LLDB. Kind, culprit and line are the x86-64
+ * tests' where the architecture does not change what happened; `__builtin_trap` is `brk #0x3e8` on
+ * arm64, a breakpoint trap, where x86-64's `ud2` is an illegal instruction. qemu's cores carry no
+ * NT_SIGINFO and no NT_FILE: the fault address comes from the decoded instruction, and without the
+ * target's libraries (`--sysroot`) the culprit from the stack scan.
+ */
+import { describe, expect, it } from "vitest";
+
+import type { Crash, CrashKind } from "../../src/report/schema.js";
+import { AARCH64_SYSROOT, buildAarch64Core, canBuildAarch64 } from "../helpers/aarch64-cores.js";
+import { runCli } from "../helpers/cli.js";
+import { culpritLine } from "../helpers/cores.js";
+
+interface Expected {
+  kind: CrashKind;
+  culprit: string;
+  /** Without the target's libraries the abort family reads as an abort: less specific, never different. */
+  bare?: CrashKind;
+  access?: "read" | "write" | "execute";
+  faultAddress?: string;
+  message?: RegExp;
+  /** The line where it is not the `// CULPRIT` marker's (the stack protector's check runs at the function's end). */
+  line?: number;
+}
+
+const EXPECTED: Record<string, Expected> = {
+  "null-deref": { kind: "null-dereference", culprit: "send_to_client", access: "read", faultAddress: "0x20" },
+  "null-write": { kind: "null-dereference", culprit: "cache_store", access: "write", faultAddress: "0x18" },
+  "wild-pointer": { kind: "invalid-memory-access", culprit: "buffer_length", access: "read" },
+  "bad-jump": { kind: "bad-jump", culprit: "dispatch_command" },
+  abort: { kind: "abort", culprit: "validate_config" },
+  assert: { kind: "assertion-failure", culprit: "ring_buffer_write", message: /Assertion `ring->write_index \+ length <= sizeof ring->data' failed/ },
+  "double-free": { kind: "double-free", bare: "abort", culprit: "connection_destroy", message: /double free detected/ },
+  "heap-corruption": { kind: "heap-corruption", bare: "abort", culprit: "copy_request_body", message: /^malloc\(\): corrupted top size$/ },
+  "stack-smash": { kind: "stack-buffer-overflow", bare: "abort", culprit: "parse_login", message: /stack smashing detected/, line: 19 },
+  fortify: { kind: "fortify-failure", bare: "abort", culprit: "set_greeting", message: /buffer overflow detected/ },
+  "uncaught-exception": { kind: "uncaught-exception", culprit: "read_field" },
+  // __builtin_trap: `brk #0x3e8` on arm64.
+  "illegal-instruction": { kind: "breakpoint", culprit: "decode_message" },
+};
+
+async function triageJson(args: string[]): Promise<{ crash: Crash; stderr: string }> {
+  const result = await runCli(["triage", ...args, "--json"]);
+  expect(result.code, result.stderr).toBe(0);
+  return { crash: JSON.parse(result.stdout) as Crash, stderr: result.stderr };
+}
+
+describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
+  for (const [name, expected] of Object.entries(EXPECTED)) {
+    const line = expected.line ?? culpritLine(name);
+    for (const debuggerChoice of ["auto", "lldb"] as const) {
+      it(`${name} with ${debuggerChoice === "auto" ? "the debugger chosen" : "LLDB"} and the target's libraries: ${expected.kind} in ${expected.culprit}:${line}`, async () => {
+        const { exe, core } = await buildAarch64Core(name);
+        const { crash } = await triageJson([core, "--exe", exe, "--sysroot", AARCH64_SYSROOT, "--debugger", debuggerChoice]);
+        expect(crash.kind).toBe(expected.kind);
+        expect(crash.culprit.function).toBe(expected.culprit);
+        expect(crash.culprit.line).toBe(line);
+        if (expected.access) expect(crash.access).toBe(expected.access);
+        if (expected.faultAddress) expect(crash.faultAddress).toBe(expected.faultAddress);
+        if (expected.message) expect(crash.message ?? "").toMatch(expected.message);
+      }, 120_000);
+    }
+    it(`${name} without the target's libraries: the culprit from the program's own frames`, async () => {
+      const { exe, core } = await buildAarch64Core(name);
+      const { crash } = await triageJson([core, "--exe", exe]);
+      expect(crash.kind).toBe(expected.bare ?? expected.kind);
+      expect(crash.culprit.function).toBe(expected.culprit);
+    }, 120_000);
+  }
+
+  it("chooses gdb-multiarch over the host's gdb, and the null struct read is a null dereference through x0", async () => {
+    const { exe, core } = await buildAarch64Core("null-deref");
+    const result = await runCli(["triage", core, "--exe", exe]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/null pointer dereference/);
+    expect(result.stdout).toMatch(/reading 4 bytes at 0x20 through `\[x0, #0x20\]` = x0 \(0x0\) \+ 0x20: x0 was NULL/);
+    expect(result.stdout).toMatch(/could not load 2 libraries the process had: \/lib\/libc\.so\.6/);
+  }, 120_000);
+
+  it("a gdb named by hand that reads no aarch64 registers gives an unreadable stop, never a dump on request", async () => {
+    const { exe, core } = await buildAarch64Core("abort");
+    // Only the signal the core records is known: no registers, so no stack and no culprit.
+    const { crash } = await triageJson([core, "--exe", exe, "--gdb", "/usr/bin/gdb"]);
+    expect(crash.origin?.type).not.toBe("requested");
+    expect(crash.signal).toBe("SIGABRT");
+  }, 120_000);
+});
