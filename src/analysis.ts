@@ -92,7 +92,8 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   await readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable, opened.hsErr), executorRunOptions(options));
   for (const line of openingLines(opened)) options.progress(line);
   const session = createSession(options.sessionsDir, {
-    dump: opened.dump.path,
+    // The user's file: a resumed or chatted session decompresses it again.
+    dump: opened.source.original,
     executable: opened.executable,
     debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
     issue,

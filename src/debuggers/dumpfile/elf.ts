@@ -110,6 +110,21 @@ export function readProgramHeaders(file: DumpFile, header: ElfHeader): ProgramHe
   return parseProgramHeaders(file.read(header.phoff, tableBytes, "the program header table"), header, count);
 }
 
+/**
+ * How many bytes a core's program headers describe (the end of its last segment), read from the
+ * file's first bytes alone; null when they are not an ELF core or its table lies beyond them.
+ * A compressed core is bounded by it while it is unpacked: the core says how big it may be.
+ */
+export function coreExtent(head: Buffer): number | null {
+  if (!isElf(head)) return null;
+  const header = readElfHeader(head);
+  if (header.type !== ET_CORE || header.phnum === PN_XNUM || header.phentsize < (header.is64 ? 56 : 32)) return null;
+  const tableEnd = header.phoff + header.phentsize * header.phnum;
+  if (tableEnd > head.length) return null;
+  const segments = parseProgramHeaders(head.subarray(header.phoff, tableEnd), header, header.phnum);
+  return segments.reduce((end, s) => Math.max(end, s.offset + s.filesz), tableEnd);
+}
+
 function realSegmentCount(file: DumpFile, header: ElfHeader): number {
   const entry = new Fields(file.read(header.shoff, header.is64 ? 64 : 40, "section header 0"), "section header 0", header.little);
   return entry.u32(header.is64 ? 44 : 28);
