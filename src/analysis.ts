@@ -224,6 +224,7 @@ async function run(
       homeThread: opened.session.context().selectedThread?.id ?? null,
       triageOptions: { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger },
       debuggerWarnings: opened.debuggerWarnings,
+      dumpSource: opened.notes,
       symbols: (opened.symbols?.modules ?? []).map((m) => ({ module: m.module, status: m.status, detail: m.status === "found" || m.status === "fetched" ? `${m.file}${m.status === "fetched" ? ` (from ${m.from})` : ""}` : m.detail })),
       unclaimedMs: 0,
       unclaimedUsage: null,

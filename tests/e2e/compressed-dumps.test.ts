@@ -71,6 +71,9 @@ describe("compressed cores", () => {
     const report = JSON.parse(analysis.stdout) as { session: { dump: string }; crash: { kind: string } };
     expect(report.session.dump).toBe(path.join(dir, "core.lz4"));
     expect(report.crash.kind).toBe("null-dereference");
+    const markdown = readFileSync(path.join(work, "reports", `${(report.session as { id?: string }).id}.md`), "utf8");
+    expect(markdown).toContain("### The dump as it was found");
+    expect(markdown).toMatch(/core\.lz4: lz4-compressed, decompressed \(.* to 440 KiB/);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
