@@ -37,6 +37,8 @@ const DEFAULT_LIMIT_BYTES = 64 * 2 ** 30;
 const SPACE_RESERVE_BYTES = 64 * 2 ** 20;
 /** The output's first bytes, kept to read the core's ELF headers from. */
 const HEAD_BYTES = 256 * 1024;
+/** Room past a core's described extent, for whatever a core writer appends that its headers do not place. */
+const EXTENT_SLACK_BYTES = 1024 * 1024;
 /** A dump this big shows a progress line on a terminal. */
 const PROGRESS_FROM_BYTES = 64 * 2 ** 20;
 const PROGRESS_EVERY_MS = 250;
@@ -240,7 +242,7 @@ class OutputBound extends Transform {
     } catch {
       // Headers that cannot be read are the dump reader's to report, on the whole file.
     }
-    if (extent !== null) this.bounds.push({ bytes: extent, why: `the ${sizeText(extent)} its ELF headers describe` });
+    if (extent !== null) this.bounds.push({ bytes: extent + EXTENT_SLACK_BYTES, why: `the ${sizeText(extent)} its ELF headers describe` });
   }
 
   private showProgress(): void {

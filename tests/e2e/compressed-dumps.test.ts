@@ -77,6 +77,17 @@ describe("compressed cores", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  it("reads a compressed core gdb wrote (its section headers after the segments)", async () => {
+    const hung = await buildCore("deadlock-3");
+    expect(hung.how).toBe("gdb");
+    const packed = path.join(tempDir("dumpdbg-gcore-"), "core.zst");
+    execSync(`zstd -q -c ${hung.core} > ${packed}`);
+    const result = await runCli(["triage", packed, "--exe", hung.exe, "--json"], { env: env() });
+    expect(result.stderr).not.toMatch(/bomb/);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { kind: string }).kind).toBe("deadlock");
+  });
+
   it("refuses a compression bomb in one line, by the limit and by the core's own headers", async () => {
     const bomb = path.join(tempDir("dumpdbg-bomb-"), "core.zst");
     // From a pipe, zstd declares no size: only dumpdbg's bounds stop it.
