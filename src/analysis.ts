@@ -92,7 +92,8 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
   await readAheadTriage(opened.session, triageOptionsOf(opened.dump, opened.executable, opened.hsErr), executorRunOptions(options));
   for (const line of openingLines(opened)) options.progress(line);
   const session = createSession(options.sessionsDir, {
-    dump: opened.dump.path,
+    // The user's file: a resumed or chatted session decompresses it again.
+    dump: opened.source.original,
     executable: opened.executable,
     debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
     issue,
@@ -223,6 +224,7 @@ async function run(
       homeThread: opened.session.context().selectedThread?.id ?? null,
       triageOptions: { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger },
       debuggerWarnings: opened.debuggerWarnings,
+      dumpSource: opened.notes,
       symbols: (opened.symbols?.modules ?? []).map((m) => ({ module: m.module, status: m.status, detail: m.status === "found" || m.status === "fetched" ? `${m.file}${m.status === "fetched" ? ` (from ${m.from})` : ""}` : m.detail })),
       unclaimedMs: 0,
       unclaimedUsage: null,

@@ -63,6 +63,8 @@ export interface Runtime {
   triageOptions: TriageOptions;
   /** What the debugger warned about while loading the dump: for the report, not the terminal. */
   debuggerWarnings: string[];
+  /** The dump as it was found (decompressed from, what systemd-coredump or apport recorded), for the report; optional for runtimes made before it. */
+  dumpSource?: string[];
   /** Where each module's symbols came from, for the report; empty when no place to look was named. */
   symbols: ModuleSymbolsRow[];
   /** Time this process spent before its first node (opening the dump, triage): the first step claims it. */

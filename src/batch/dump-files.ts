@@ -10,6 +10,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 import { DumpError, inspectDump } from "../debuggers/dump.js";
+import { isPackedDump } from "../debuggers/dump-source.js";
 import { checkInputFile, MIN_DUMP_BYTES } from "../debuggers/input-files.js";
 import { oneLine } from "./work.js";
 
@@ -81,8 +82,15 @@ function identity(stats: Stats): string {
   return `${stats.dev}:${stats.ino}`;
 }
 
-/** A regular file: a dump to triage, a file that is no dump (skipped), or a broken dump (an error row). */
+/**
+ * A regular file: a dump to triage, a file that is no dump (skipped), or a broken dump (an error row).
+ * A compressed dump or an apport report is taken by its first bytes, and unpacked when triaged.
+ */
 function classify(path: string, found: FoundDumps): void {
+  if (isPackedDump(path)) {
+    found.dumps.push(path);
+    return;
+  }
   try {
     inspectDump(path);
     found.dumps.push(path);

@@ -1,7 +1,9 @@
 /** `dumpdbg analyze`: the whole analysis of one dump, reports written, a short verdict printed. */
 import { resolve } from "node:path";
 import type { AnalysisOptions, AnalysisResult } from "../analysis.js";
+import { ReportWithoutCore } from "../debuggers/dump-source.js";
 import { openDump } from "../debuggers/open.js";
+import { printTextVerdict } from "./text-verdict.js";
 import { colours, startProgress, widthOf, wrap, type Progress, type Verbosity } from "./terminal.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 import { modelConfig, type ModelFlags } from "./model-options.js";
@@ -45,7 +47,8 @@ export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<vo
     throw error;
   });
   if (!flags.chat) {
-    const result = await runAnalysis(flags.issue ?? null, options).finally(() => progress.stop());
+    const result = await runAnalysis(flags.issue ?? null, options).finally(() => progress.stop()).catch((error: unknown) => textOnly(error, flags));
+    if (result === null) return;
     await printResult(result, flags);
     return;
   }
@@ -63,7 +66,14 @@ export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<vo
       unsafe: options.unsafe,
     });
   };
-  await runAnalysis(flags.issue ?? null, options).finally(() => progress.stop());
+  await runAnalysis(flags.issue ?? null, options).finally(() => progress.stop()).catch((error: unknown) => textOnly(error, flags));
+}
+
+/** An apport report with no core has no dump to analyse: what its text says is the answer. */
+function textOnly(error: unknown, flags: AnalyzeFlags): null {
+  if (!(error instanceof ReportWithoutCore)) throw error;
+  printTextVerdict(error, flags.json === true);
+  return null;
 }
 
 export function verbosityOf(flags: { quiet?: boolean; verbose?: boolean }): Verbosity {

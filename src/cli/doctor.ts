@@ -6,6 +6,7 @@ import { MULTIARCH_GDB } from "../debuggers/architectures.js";
 import { BACKENDS } from "../debuggers/backends.js";
 import { binaryOf } from "../debuggers/binaries.js";
 import type { Backend } from "../debuggers/session.js";
+import { SYSTEM_DECOMPRESSORS } from "../debuggers/unpack.js";
 import { ExitCode, ExitError } from "./exit.js";
 
 export interface DoctorOptions {
@@ -35,6 +36,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     provider("ollama", process.env.OLLAMA_HOST ? `host ${process.env.OLLAMA_HOST}` : null, "set OLLAMA_HOST if Ollama is not at http://127.0.0.1:11434"),
     { name: "offline", ok: true, detail: "always available" },
     await jhsdbFinding(),
+    ...(await Promise.all(DUMP_TOOLS.map(toolFinding))),
   ];
   const debuggers = findings.filter((f) => f.name in BACKENDS);
   if (options.json) process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
@@ -102,6 +104,18 @@ async function jhsdbFinding(): Promise<Finding> {
   const error = await new Promise<ExecFileException | null>((resolve) => execFile(named, ["--help"], { timeout: 10_000, maxBuffer: 1 << 20 }, (failed) => resolve(failed)));
   if (error?.code === "ENOENT" || error?.code === "EACCES") return { name: "jhsdb", ok: false, detail: `${named}: not found; Java cores are read without their Java frames (install the JDK that wrote them, such as Debian's openjdk-17-jdk-headless)` };
   return { name: "jhsdb", ok: true, detail: `${named}: Java cores are read with the JDK build that wrote them (checked by build id)` };
+}
+
+/** The system tools that read dumps as Linux keeps them: the decompressors, and getfattr for systemd-coredump's attributes. */
+const DUMP_TOOLS = [
+  ...SYSTEM_DECOMPRESSORS.map((d) => ({ name: d.binary, packageName: d.packageName, without: `${d.format}-compressed dumps cannot be read` })),
+  { name: "getfattr", packageName: "attr", without: "systemd-coredump's attributes (program, signal) are not read" },
+];
+
+/** Whether a tool answers `--version` (its first line), else which Debian package installs it. */
+async function toolFinding(tool: { name: string; packageName: string; without: string }): Promise<Finding> {
+  const found = await probe(tool.name, tool.name, ["--version"]);
+  return found.ok ? found : { name: tool.name, ok: false, detail: `not found: ${tool.without} (install Debian's ${tool.packageName} package)` };
 }
 
 function provider(name: string, detail: string | null, howTo: string): Finding {

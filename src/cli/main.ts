@@ -85,6 +85,20 @@ function looksLikeDump(value: string): boolean {
   }
 }
 
+/**
+ * The dump a command reads: the one named, or with `--coredump` the store's newest (of a pid or a
+ * program); one usage line when it names neither or both.
+ */
+async function dumpNamed(dump: string | undefined, coredump: string | boolean | undefined): Promise<string> {
+  if (coredump === undefined || coredump === false) {
+    if (dump === undefined) throw new ExitError(ExitCode.usage, "name the dump to read, or --coredump [pid|name] for systemd-coredump's newest core");
+    return dump;
+  }
+  if (dump !== undefined) throw new ExitError(ExitCode.usage, "name a dump or --coredump, not both");
+  const { pickStoredCore } = await import("../debuggers/coredump-store.js");
+  return pickStoredCore(coredump === true ? undefined : coredump);
+}
+
 export function buildProgram(): Command {
   const program = new Command("dumpdbg")
     .description("Explains why a program crashed or hung, from its crash dump.")
@@ -119,19 +133,20 @@ export function buildProgram(): Command {
     program
       .command("triage")
       .description("the crash verdict in a few lines: kind, where, why (no model, no session)")
-      .argument("<dump>", "core file or minidump")
+      .argument("[dump]", "core file or minidump, also compressed (zstd, lz4, xz, gzip) or an apport .crash report")
+      .option("--coredump [pid|name]", "the newest core in systemd-coredump's store (of that pid or program), as coredumpctl picks it")
       .option("--json", "print the crash object of the JSON report")
       .addHelpText(
         "after",
         footer({
-          examples: ["dumpdbg triage core.1234", "dumpdbg triage crash.dmp --modules-path ./dlls --json"],
+          examples: ["dumpdbg triage core.1234", "dumpdbg triage core.server.1000.<boot>.4242.<time>.zst", "dumpdbg triage --coredump server", "dumpdbg triage crash.dmp --modules-path ./dlls --json"],
           env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
           exits: `0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, ${SIX}, 130 interrupted`,
         }),
       ),
-  ).action(async (dump: string, options) => {
+  ).action(async (dump: string | undefined, options) => {
     const { triage } = await import("./triage.js");
-    return triage(dump, options);
+    return triage(await dumpNamed(dump, options.coredump), options);
   });
 
   dumpOptions(
@@ -168,7 +183,8 @@ export function buildProgram(): Command {
     program
       .command("analyze")
       .description("explain the crash or hang in a dump: hypotheses, tests, conclusion, critique, report")
-      .argument("<dump>", "core file or minidump")
+      .argument("[dump]", "core file or minidump, also compressed (zstd, lz4, xz, gzip) or an apport .crash report")
+      .option("--coredump [pid|name]", "the newest core in systemd-coredump's store (of that pid or program), as coredumpctl picks it")
       .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)")
       .option("--chat", "ask follow-up questions after the report, on the same session")
       .addHelpText(
@@ -184,9 +200,9 @@ export function buildProgram(): Command {
           exits: `0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 5 model provider failed, ${SIX}, 130 interrupted (resume it)`,
         }),
       ),
-  ).action(async (dump: string, options) => {
+  ).action(async (dump: string | undefined, options) => {
     const { analyze } = await import("./analyze.js");
-    return analyze(dump, options);
+    return analyze(await dumpNamed(dump, options.coredump), options);
   });
 
   analysisOptions(
@@ -258,7 +274,8 @@ export function buildProgram(): Command {
       program
         .command("batch")
       .description("triage many dumps in parallel and group them by bug: one report row per bug")
-      .argument("<paths...>", "dumps, or folders of them")
+      .argument("[paths...]", "dumps, or folders of them (compressed dumps and apport .crash reports too)")
+      .option("--coredump", "every core in systemd-coredump's store (/var/lib/systemd/coredump, or $DUMPDBG_COREDUMP_DIR)")
       .option("--jobs <n>", "debugger sessions at a time (default: the number of cores)", jobsFlag)
       .option("--queue <url>", "hand the dumps to `dumpdbg worker`s through this Redis queue (redis://HOST:PORT) instead of triaging them here")
       .option("--json", "print the batch document alone on stdout")
@@ -276,6 +293,8 @@ export function buildProgram(): Command {
       ),
   ).action(async (paths: string[], options) => {
     const { batch } = await import("./batch.js");
+    if (options.coredump) paths = [...paths, (await import("../debuggers/coredump-store.js")).coredumpFolder()];
+    if (paths.length === 0) throw new ExitError(ExitCode.usage, "name the dumps or folders to triage, or --coredump for systemd-coredump's store");
     return batch(paths, options);
   });
 

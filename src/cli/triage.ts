@@ -2,7 +2,9 @@
 import { formatTriage } from "../analyzers/format.js";
 import { readAheadTriage, triage as runTriage, triageOptionsOf } from "../analyzers/triage/index.js";
 import { askSession } from "../debuggers/inspector.js";
-import { openingLines, openDump } from "../debuggers/open.js";
+import { ReportWithoutCore } from "../debuggers/dump-source.js";
+import { openingLines, openDump, type OpenedDump } from "../debuggers/open.js";
+import { printTextVerdict } from "./text-verdict.js";
 import { openOptions, type DumpFlags } from "./dump-options.js";
 
 export interface TriageFlags extends DumpFlags {
@@ -10,7 +12,14 @@ export interface TriageFlags extends DumpFlags {
 }
 
 export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
-  const opened = await openDump(openOptions(dumpPath, flags));
+  let opened: OpenedDump;
+  try {
+    opened = await openDump(openOptions(dumpPath, flags));
+  } catch (error) {
+    if (!(error instanceof ReportWithoutCore)) throw error;
+    printTextVerdict(error, flags.json === true);
+    return;
+  }
   const options = { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger };
   try {
     await readAheadTriage(opened.session, options);

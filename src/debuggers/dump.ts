@@ -114,9 +114,10 @@ function recognise(path: string, full: string, file: DumpFile): DumpInfo {
 
 /**
  * The executable to load: `--exe` when given (checked to be an ELF program), else the one the core
- * names in its notes. Throws DumpError naming what was looked for when there is none.
+ * names in its notes, there or in `folder` (the dump's own, or the folder of the file it was
+ * decompressed from). Throws DumpError naming what was looked for when there is none.
  */
-export function resolveExecutable(dump: DumpInfo, exe: string | undefined): string | null {
+export function resolveExecutable(dump: DumpInfo, exe: string | undefined, folder = dirname(dump.path)): string | null {
   if (exe !== undefined) {
     const full = resolve(exe);
     const file = openChecked(full, "executable");
@@ -133,12 +134,12 @@ export function resolveExecutable(dump: DumpInfo, exe: string | undefined): stri
     }
     return full;
   }
-  if (dump.format === "minidump") return programBesideMinidump(dump);
+  if (dump.format === "minidump") return programBesideMinidump(dump, folder);
   const named = dump.executableFromNotes;
   if (!named) {
     throw new DumpError(`${dump.path} does not name its executable in its notes; pass it with --exe PATH`);
   }
-  const candidates = [named, resolve(dirname(dump.path), basename(named))];
+  const candidates = [named, resolve(folder, basename(named))];
   for (const candidate of candidates) {
     // The notes are the dump's word: a name with a control character is never given to a debugger.
     if (!CONTROL_CHARACTER.test(candidate) && isFile(candidate)) return candidate;
@@ -182,13 +183,13 @@ export function goLinesOf(dump: DumpInfo, executable: string | null): GoLineTabl
  * (`C:\\app\\server.exe`): the file of that name next to the dump, if there is one. Without it the
  * debugger still reads the dump, with the program's symbols only if it finds the file itself.
  */
-function programBesideMinidump(dump: DumpInfo): string | null {
+function programBesideMinidump(dump: DumpInfo, folder: string): string | null {
   if (dump.facts.format !== "minidump") return null;
   const program = dump.facts.modules[0]?.path;
   if (!program) return null;
   const name = program.split(/[\\/]/).at(-1) ?? "";
   // A Breakpad dump of a Linux process names the program by its path on that machine, maybe this one.
-  const candidates = [resolve(dirname(dump.path), name), ...(program.startsWith("/") ? [program] : [])];
+  const candidates = [resolve(folder, name), ...(program.startsWith("/") ? [program] : [])];
   return name === "" ? null : (candidates.find(isFile) ?? null);
 }
 

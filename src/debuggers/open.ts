@@ -15,6 +15,8 @@ import { hasDwarf, isGoProgram } from "./dumpfile/index.js";
 import type { SymbolPlan } from "./symbols/locate.js";
 import { symbolSources } from "./symbols/sources.js";
 import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
+import { executableOfSource, prepareDump, sourceLines, type DumpSource, type PreparedDump } from "./dump-source.js";
+import { dirname } from "node:path";
 import type { Backend, DebuggerSession } from "./session.js";
 
 export interface OpenDumpOptions {
@@ -63,13 +65,41 @@ export interface OpenedDump {
   symbols: SymbolPlan | null;
   /** The JVM's fatal error log the user named (`--hs-err`); null when none was. */
   hsErr: string | null;
+  /** The user's file and what was done to it (decompressed, taken out of an apport report), with what its source recorded. */
+  source: DumpSource;
+  /** The same, in lines for the user and the report (`sourceLines`). */
+  notes: string[];
 }
 
 export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   await checkDumpPaths(options.dump, options.exe, options.hsErr);
-  const dump = inspectDump(options.dump);
+  const prepared = await prepareDump(options.dump);
+  try {
+    const opened = await openPrepared(options, prepared);
+    // A decompressed copy lives as long as the debugger that reads it (which may reopen it).
+    const close = opened.session.close.bind(opened.session);
+    opened.session.close = async (how) => {
+      try {
+        await close(how);
+      } finally {
+        prepared.release();
+      }
+    };
+    return opened;
+  } catch (error) {
+    prepared.release();
+    throw error;
+  }
+}
+
+async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): Promise<OpenedDump> {
+  const { source } = prepared;
+  const dump = inspectUnpacked(prepared);
+  const folder = dirname(source.original);
+  // What systemd or apport recorded of the program, when the user names none and it is here.
+  const exe = options.exe ?? executableOfSource(source) ?? undefined;
   const binaries = options.binaries ?? {};
-  const go = dump.format === "elf-core" ? goProgram(dump, options.exe) : null;
+  const go = dump.format === "elf-core" ? goProgram(dump, exe, folder) : null;
   const choice = chooseBackend({
     format: dump.format,
     // Delve loads no program without DWARF: a stripped Go program's core is gdb's to read.
@@ -89,8 +119,9 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
   // A debugger started early for this command is taken by a gdb or LLDB session; Delve's and cdb's
   // never take it, so it is ended now rather than run (or load the dump) beside theirs.
   if (choice.backend === "dlv" || choice.backend === "cdb") void endEarly();
-  const executable = resolveExecutable(dump, options.exe);
+  const executable = resolveExecutable(dump, exe, folder);
   const warnings: string[] = choice.fallback ? [choice.fallback] : [];
+  const noted: string[] = sourceLines(source);
   if (go && !go.dwarf && (options.debugger ?? "auto") === "auto" && isInstalled("dlv", binaries)) {
     warnings.push(`the Go program has no DWARF debug information (built with -ldflags=-w, or stripped), which Delve needs: reading its core with ${choice.backend}`);
   }
@@ -103,7 +134,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
 
   // cdb reads its own symbol path (`--symbol-path`, `_NT_SYMBOL_PATH`), servers included.
   const sources = symbolSources({ symbols: options.symbols ?? [], cacheDir: options.symbolsCache, env: process.env, home: homedir() });
-  const symbols = choice.backend === "cdb" ? null : await planSymbols(options, dump, executable, sources);
+  const symbols = choice.backend === "cdb" ? null : await planSymbols(options, dump, source.original, executable, sources);
   if (symbols) warnings.push(...symbols.notes);
   if (symbols?.symbolFiles.length && choice.backend === "gdb") {
     warnings.push(`gdb cannot read Breakpad .sym files or PDBs: dumpdbg names frames from the .sym files itself, but gdb unwinds and reads variables without them; --debugger lldb reads them`);
@@ -135,7 +166,18 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     if (noise?.test(warning)) continue;
     debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
-  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols, hsErr: options.hsErr ?? null };
+  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols, hsErr: options.hsErr ?? null, source, notes: noted };
+}
+
+/** The plain dump recognised; what it says of itself is said of the user's file. */
+function inspectUnpacked(prepared: PreparedDump): DumpInfo {
+  try {
+    return inspectDump(prepared.path);
+  } catch (error) {
+    const { original, unpacked } = prepared.source;
+    if (!(error instanceof DumpError) || !unpacked) throw error;
+    throw new DumpError(error.message.replaceAll(prepared.path, `${original} (${unpacked.form === "apport" ? "its core" : `${unpacked.form}-decompressed`})`));
+  }
 }
 
 /**
@@ -167,9 +209,9 @@ function otherBackend(backend: Backend): string {
 }
 
 /** Whether the core's program was built by Go, and with DWARF; null for another program, or one that cannot be found (reported below). */
-function goProgram(dump: DumpInfo, exe: string | undefined): { dwarf: boolean } | null {
+function goProgram(dump: DumpInfo, exe: string | undefined, folder: string): { dwarf: boolean } | null {
   try {
-    const executable = resolveExecutable(dump, exe);
+    const executable = resolveExecutable(dump, exe, folder);
     return executable !== null && isGoProgram(executable) ? { dwarf: hasDwarf(executable) } : null;
   } catch {
     return null;
@@ -180,18 +222,18 @@ function goProgram(dump: DumpInfo, exe: string | undefined): { dwarf: boolean } 
  * Where each module's symbols are, when there is anywhere to look: a place the user named, or a
  * PDB beside a minidump or its program. Symbol finding is loaded only then.
  */
-async function planSymbols(options: OpenDumpOptions, dump: DumpInfo, executable: string | null, sources: ReturnType<typeof symbolSources>): Promise<SymbolPlan | null> {
+async function planSymbols(options: OpenDumpOptions, dump: DumpInfo, dumpPath: string, executable: string | null, sources: ReturnType<typeof symbolSources>): Promise<SymbolPlan | null> {
   const named = sources.sources.length > 0 || options.listSymbols === true;
   if (!named && dump.format !== "minidump") return null;
   const { hasPdbBeside, locateSymbols } = await import("./symbols/locate.js");
-  if (!named && !hasPdbBeside(dump.facts.modules, dump.path, executable)) return null;
-  return locateSymbols({ modules: dump.facts.modules, dumpPath: dump.path, executable, sources, offline: options.offline ?? false });
+  if (!named && !hasPdbBeside(dump.facts.modules, dumpPath, executable)) return null;
+  return locateSymbols({ modules: dump.facts.modules, dumpPath, executable, sources, offline: options.offline ?? false });
 }
 
 /** What a command tells the user once the dump is open: its warnings, where symbols came from, what the debugger warned about. */
 export function openingLines(opened: OpenedDump): string[] {
   const debuggerLine = debuggerWarningsLine(opened.session.backend, opened.debuggerWarnings);
-  return [...opened.warnings.map((w) => `warning: ${w}`), ...(opened.symbols?.summary ? [opened.symbols.summary] : []), ...(debuggerLine ? [`warning: ${debuggerLine}`] : [])];
+  return [...opened.notes, ...opened.warnings.map((w) => `warning: ${w}`), ...(opened.symbols?.summary ? [opened.symbols.summary] : []), ...(debuggerLine ? [`warning: ${debuggerLine}`] : [])];
 }
 
 /**

@@ -56,7 +56,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
     return {
       sessionId: session?.id ?? null,
       debugger: session?.opened.session.backend ?? null,
-      dump: session?.opened.dump.path ?? null,
+      dump: session?.opened.source.original ?? null,
       threadCount: ctx?.threadCount ?? null,
       selectedThread: ctx?.selectedThread ?? null,
       selectedFrame: ctx?.selectedFrame ?? null,
@@ -116,7 +116,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       }
       opening.defer(() => opened.session.close());
       const meta = createSession(options.sessionsDir, {
-        dump: opened.dump.path,
+        dump: opened.source.original,
         executable: opened.executable,
         debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
         issue: null,
@@ -131,7 +131,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       const warnings = openingLines(opened);
       const context = where(session);
       const frame = context.selectedFrame;
-      const text = `opened ${opened.dump.path} with ${opened.session.backend} as session ${meta.id}; thread ${context.selectedThread?.id ?? "?"} of ${context.threadCount ?? "?"}${frame?.function ? ` in ${frame.function}${frame.file ? ` at ${frame.file}:${frame.line ?? "?"}` : ""}` : ""}`;
+      const text = `opened ${opened.source.original} with ${opened.session.backend} as session ${meta.id}; thread ${context.selectedThread?.id ?? "?"} of ${context.threadCount ?? "?"}${frame?.function ? ` in ${frame.function}${frame.file ? ` at ${frame.file}:${frame.line ?? "?"}` : ""}` : ""}`;
       return result(text, { ok: true, sessionId: meta.id, format: opened.dump.format, executable: opened.executable, warnings, context });
     },
   );

@@ -37,6 +37,8 @@ export interface ReportDetails {
   redactions?: Redactions | null;
   /** What the debugger warned about while loading the dump, as it said it. */
   debuggerWarnings?: string[];
+  /** The dump as it was found: the file it was decompressed from, what systemd-coredump or apport recorded. */
+  dumpSource?: string[];
   /** Where each module's symbols came from, when the user named places to look (`--symbols`, symbol servers). */
   symbols?: ModuleSymbolsRow[];
   chat?: ChatExchange[];

@@ -410,6 +410,8 @@ function technicalSection(report: Report, details: ReportDetails): Block[] {
     const rows = symbols.map((s) => [[code(s.module)], line(s.status), s.detail ? [code(s.detail)] : dash()]);
     blocks.push(heading(3, `Symbols (${symbols.length} modules)`), table(["Module", "Symbols", "From / why"], rows));
   }
+  const source = details.dumpSource ?? [];
+  if (source.length) blocks.push(heading(3, "The dump as it was found"), list(false, source.map((s) => line(s))));
   const warnings = details.debuggerWarnings ?? [];
   if (warnings.length) {
     const shown = warnings.slice(0, MAX_DEBUGGER_WARNINGS);

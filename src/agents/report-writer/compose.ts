@@ -117,6 +117,7 @@ function detailsOf(state: State, runtime: Runtime, triage: TriageResult, conclud
     evidenceExcerpts: excerpts,
     redactions: { count: Object.values(kinds).reduce((a, b) => a + b, 0), kinds },
     debuggerWarnings: runtime.debuggerWarnings,
+    ...(runtime.dumpSource?.length ? { dumpSource: runtime.dumpSource } : {}),
     ...(runtime.symbols.length ? { symbols: runtime.symbols } : {}),
   };
 }

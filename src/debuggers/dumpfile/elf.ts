@@ -110,6 +110,27 @@ export function readProgramHeaders(file: DumpFile, header: ElfHeader): ProgramHe
   return parseProgramHeaders(file.read(header.phoff, tableBytes, "the program header table"), header, count);
 }
 
+/**
+ * How many bytes a core's headers describe (the end of its last segment, or of the section header
+ * table gdb's gcore writes after them), read from the file's first bytes alone; null when they are
+ * not an ELF core or its tables cannot be placed from them. A compressed core is bounded by it
+ * while it is unpacked: the core says how big it may be.
+ */
+export function coreExtent(head: Buffer): number | null {
+  if (!isElf(head)) return null;
+  const header = readElfHeader(head);
+  if (header.type !== ET_CORE || header.phnum === PN_XNUM || header.phentsize < (header.is64 ? 56 : 32)) return null;
+  const tableEnd = header.phoff + header.phentsize * header.phnum;
+  if (tableEnd > head.length) return null;
+  const fields = new Fields(head, "the ELF header", header.little);
+  const sectionSize = fields.u16(header.is64 ? 58 : 46);
+  const sections = fields.u16(header.is64 ? 60 : 48);
+  // More sections than the header can count are counted in section 0, which lies beyond the head.
+  if (header.shoff !== 0 && sections === 0) return null;
+  const segments = parseProgramHeaders(head.subarray(header.phoff, tableEnd), header, header.phnum);
+  return segments.reduce((end, s) => Math.max(end, s.offset + s.filesz), Math.max(tableEnd, header.shoff + sectionSize * sections));
+}
+
 function realSegmentCount(file: DumpFile, header: ElfHeader): number {
   const entry = new Fields(file.read(header.shoff, header.is64 ? 64 : 40, "section header 0"), "section header 0", header.little);
   return entry.u32(header.is64 ? 44 : 28);

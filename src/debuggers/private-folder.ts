@@ -1,0 +1,30 @@
+/**
+ * A private temporary folder (mkdtemp: mode 0700, a name no one else can guess) for files dumpdbg
+ * makes from the user's (a decompressed core), removed when its owner is done and, whatever way
+ * the process ends (exit, Ctrl+C, SIGTERM), by the same handlers that end the debuggers.
+ */
+import { rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { live } from "./live.js";
+
+export interface PrivateFolder {
+  path: string;
+  /** Removes the folder and all it holds; removing twice does nothing. */
+  remove(): void;
+}
+
+export async function privateFolder(prefix: string): Promise<PrivateFolder> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  const entry = { kill: () => rmSync(path, { recursive: true, force: true }) };
+  live.add(entry);
+  return {
+    path,
+    remove: () => {
+      live.delete(entry);
+      entry.kill();
+    },
+  };
+}

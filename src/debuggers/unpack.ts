@@ -1,0 +1,343 @@
+/**
+ * A compressed dump, or the core inside an apport report, decompressed as a stream into a private
+ * temporary file (mode 0600, in a private folder) that the debugger is given; the user's file and
+ * its folder are only read. The output is bounded: by the size the format's header declares, by
+ * the size the core's own ELF headers describe, by DUMPDBG_UNPACK_LIMIT and by the free space of the
+ * temporary folder; a file that decompresses past its bound (a damaged file, a compression bomb)
+ * is refused in one line and what was written is removed.
+ *
+ * gzip is Node's own zlib. zstd, lz4 and xz are the system's decompressors (Debian's zstd, lz4 and
+ * xz-utils), run as child processes reading the opened file on their stdin: they are the formats'
+ * reference implementations, native and fast (zstd and lz4 decompress at several GB/s, far beyond
+ * what a JavaScript port does), they read every frame variant their tools write (lz4's legacy
+ * frames, concatenated and multi-block xz streams), and nothing of them loads into this process.
+ */
+import { spawn } from "node:child_process";
+import { createReadStream, createWriteStream } from "node:fs";
+import { statfs } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { Transform, type Readable, type TransformCallback } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+
+import { ApportReader, type ApportReport } from "./dumpfile/apport.js";
+import { coreExtent } from "./dumpfile/elf.js";
+import { DumpFileError } from "./dumpfile/file.js";
+import type { Packing } from "./dumpfile/packed.js";
+import { DumpError } from "./dump.js";
+import { DebuggerError } from "./errors.js";
+import { live } from "./live.js";
+import { privateFolder, type PrivateFolder } from "./private-folder.js";
+
+/** The default most a dump may decompress to; DUMPDBG_UNPACK_LIMIT changes it. */
+const DEFAULT_LIMIT_BYTES = 64 * 2 ** 30;
+/** Room left free on the temporary folder's filesystem for everything else. */
+const SPACE_RESERVE_BYTES = 64 * 2 ** 20;
+/** The output's first bytes, kept to read the core's ELF headers from. */
+const HEAD_BYTES = 256 * 1024;
+/** Room past a core's described extent, for whatever a core writer appends that its headers do not place. */
+const EXTENT_SLACK_BYTES = 1024 * 1024;
+/** A dump this big shows a progress line on a terminal. */
+const PROGRESS_FROM_BYTES = 64 * 2 ** 20;
+const PROGRESS_EVERY_MS = 250;
+/** One line of an apport report: its core's lines are a megabyte of data's base64. */
+const MAX_LINE_BYTES = 64 * 2 ** 20;
+const MAX_STDERR_CHARS = 400;
+
+/** Which Debian package holds each system decompressor. */
+const DECOMPRESSORS: Record<Exclude<Packing, "gzip">, { binary: string; args: string[]; packageName: string }> = {
+  zstd: { binary: "zstd", args: ["-d", "-c", "-q", "--no-progress"], packageName: "zstd" },
+  lz4: { binary: "lz4", args: ["-d", "-c", "-q"], packageName: "lz4" },
+  xz: { binary: "xz", args: ["-d", "-c", "-q"], packageName: "xz-utils" },
+};
+
+/** The system decompressors, for `dumpdbg doctor`: name, binary and the package that installs it. */
+export const SYSTEM_DECOMPRESSORS = Object.entries(DECOMPRESSORS).map(([format, d]) => ({ format, binary: d.binary, packageName: d.packageName }));
+
+/** A decompressor the dump needs is not installed: exit 4, like a missing debugger, with the package to install. */
+export class DecompressorMissing extends DebuggerError {}
+
+/** A dump decompressed: the file the debugger reads, and how it was made. */
+export interface Unpacked {
+  /** The plain dump, in a private folder. */
+  path: string;
+  packedBytes: number;
+  plainBytes: number;
+  ms: number;
+  /** Removes the plain dump and its folder. */
+  remove(): void;
+}
+
+/** Decompresses `path` (opened as `fd`, compressed as `packing`), refusing more than `declared` bytes when the format says. */
+export async function unpackFile(path: string, fd: number, packing: Packing, packedBytes: number, declared: number | null): Promise<Unpacked> {
+  return unpacking(path, packedBytes, declared, packing, async (sink) => {
+    if (packing === "gzip") {
+      await pipeline(createReadStream("", { fd, autoClose: false }), createGunzip(), ...sink);
+      return;
+    }
+    await throughDecompressor(path, fd, packing, sink);
+  });
+}
+
+/**
+ * The core an apport report carries, decompressed; the report's text fields are read on the way
+ * (they come before the core, as apport writes them). `core` is null when the report has none.
+ */
+export async function unpackApport(path: string, packedBytes: number): Promise<{ report: ApportReport; core: Unpacked | null }> {
+  const reader = new ApportReader();
+  const lines = boundedLines(createReadStream(path));
+  const read = async (line: string) => {
+    try {
+      return reader.line(line);
+    } catch (error) {
+      if (error instanceof DumpFileError) throw new DumpError(`${path} is not a readable apport report: ${error.message}`);
+      throw error;
+    }
+  };
+  // The text fields, up to the core's first line.
+  let first: Buffer | null = null;
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) break;
+    first = await read(next.value);
+    if (first) break;
+  }
+  if (!first) {
+    await lines.return(undefined);
+    return { report: reader.report(), core: null };
+  }
+  const start: Buffer = first;
+  const core = await unpacking(path, packedBytes, null, "gzip", async (sink) => {
+    async function* coreBytes(): AsyncGenerator<Buffer> {
+      yield start;
+      for (;;) {
+        const next = await lines.next();
+        if (next.done) return;
+        const bytes = await read(next.value);
+        // The core's lines end at the next field.
+        if (!next.value.startsWith(" ")) return;
+        if (bytes) yield bytes;
+      }
+    }
+    await pipeline(coreBytes(), createGunzip(), ...sink);
+  });
+  await lines.return(undefined);
+  return { report: reader.report(), core };
+}
+
+type Sink = [Transform, NodeJS.WritableStream];
+
+/** Runs one decompression into a fresh private file, bounded, with progress; cleans up on any failure. */
+async function unpacking(path: string, packedBytes: number, declared: number | null, packing: Packing, run: (sink: Sink) => Promise<void>): Promise<Unpacked> {
+  const started = performance.now();
+  const folder = await privateFolder("dumpdbg-dump-");
+  try {
+    const target = join(folder.path, plainName(path));
+    const bound = new OutputBound(path, await limits(folder, declared), packedBytes);
+    try {
+      await run([bound, createWriteStream(target, { flags: "wx", mode: 0o600 })]);
+    } catch (error) {
+      throw bound.failure ?? unpackError(path, packing, error);
+    } finally {
+      bound.endProgress();
+    }
+    if (bound.failure) throw bound.failure;
+    if (bound.bytes === 0) throw new DumpError(`${path} decompresses to nothing, not a crash dump`);
+    return { path: target, packedBytes, plainBytes: bound.bytes, ms: Math.round(performance.now() - started), remove: folder.remove };
+  } catch (error) {
+    folder.remove();
+    throw error;
+  }
+}
+
+interface Limit {
+  bytes: number;
+  /** Why this is the bound, said when it is passed. */
+  why: string;
+}
+
+/** The bounds known before the first byte: the declared size, the configured limit, the free space. */
+async function limits(folder: PrivateFolder, declared: number | null): Promise<Limit[]> {
+  const configured = configuredLimit();
+  const found: Limit[] = [{ bytes: configured, why: `the limit of ${sizeText(configured)} (DUMPDBG_UNPACK_LIMIT)` }];
+  if (declared !== null) found.push({ bytes: declared, why: `the ${sizeText(declared)} its header declares` });
+  try {
+    const fs = await statfs(folder.path);
+    const free = Number(fs.bavail) * Number(fs.bsize) - SPACE_RESERVE_BYTES;
+    found.push({ bytes: Math.max(0, free), why: `the ${sizeText(Math.max(0, free))} free in ${tmpdir()} (set TMPDIR to a folder with room)` });
+  } catch {
+    // A filesystem that will not say its free space still fails the write when full.
+  }
+  return found;
+}
+
+/** DUMPDBG_UNPACK_LIMIT: bytes, or a number with K, M, G or T (powers of 1024). */
+function configuredLimit(): number {
+  const text = process.env.DUMPDBG_UNPACK_LIMIT?.trim();
+  if (!text) return DEFAULT_LIMIT_BYTES;
+  const match = /^(\d{1,15})\s*([KMGT]?)i?B?$/i.exec(text);
+  if (!match) throw new DumpError(`DUMPDBG_UNPACK_LIMIT must be a size such as 8G or 500M, not ${JSON.stringify(text.slice(0, 40))}`);
+  return Number(match[1]) * 1024 ** " KMGT".indexOf((match[2] || " ").toUpperCase());
+}
+
+/**
+ * Counts what passes, keeps its first bytes to read the core's extent from, fails the stream at the
+ * first byte past the smallest bound, and shows progress on a terminal.
+ */
+class OutputBound extends Transform {
+  bytes = 0;
+  failure: DumpError | null = null;
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private extentRead = false;
+  private lastProgress = 0;
+  private shown = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly bounds: Limit[],
+    private readonly packedBytes: number,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (!this.extentRead) this.keepHead(chunk);
+    const passed = this.bounds.find((b) => this.bytes > b.bytes);
+    if (passed) {
+      this.failure = new DumpError(`${this.path} decompresses to more than ${passed.why}: a damaged file or a compression bomb; it was not unpacked`);
+      done(this.failure);
+      return;
+    }
+    this.showProgress();
+    done(null, chunk);
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (!this.extentRead) this.readExtent();
+    done();
+  }
+
+  endProgress(): void {
+    if (this.shown) process.stderr.write("\r\u001b[K");
+  }
+
+  private keepHead(chunk: Buffer): void {
+    this.head.push(chunk);
+    this.headBytes += chunk.length;
+    if (this.headBytes >= HEAD_BYTES) this.readExtent();
+  }
+
+  /** A core's program headers say where its last segment ends: nothing past it belongs to the core. */
+  private readExtent(): void {
+    this.extentRead = true;
+    const head = Buffer.concat(this.head);
+    this.head = [];
+    let extent: number | null = null;
+    try {
+      extent = coreExtent(head);
+    } catch {
+      // Headers that cannot be read are the dump reader's to report, on the whole file.
+    }
+    if (extent !== null) this.bounds.push({ bytes: extent + EXTENT_SLACK_BYTES, why: `the ${sizeText(extent)} its ELF headers describe` });
+  }
+
+  private showProgress(): void {
+    if (!process.stderr.isTTY || this.packedBytes < PROGRESS_FROM_BYTES / 8 && this.bytes < PROGRESS_FROM_BYTES) return;
+    const now = performance.now();
+    if (now - this.lastProgress < PROGRESS_EVERY_MS) return;
+    this.lastProgress = now;
+    this.shown = true;
+    process.stderr.write(`\r\u001b[Kdumpdbg: decompressing ${basename(this.path)}: ${sizeText(this.bytes)}`);
+  }
+}
+
+/** A system decompressor reading the opened file on its stdin, its output through the sink. */
+async function throughDecompressor(path: string, fd: number, packing: Exclude<Packing, "gzip">, sink: Sink): Promise<void> {
+  const tool = DECOMPRESSORS[packing];
+  const binary = process.env[`DUMPDBG_${tool.binary.toUpperCase()}`] || tool.binary;
+  const child = spawn(binary, tool.args, { stdio: [fd, "pipe", "pipe"] });
+  const entry = { kill: () => child.kill("SIGKILL") };
+  live.add(entry);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString("utf8");
+  });
+  const exited = new Promise<{ code: number | null; error: NodeJS.ErrnoException | null }>((resolve) => {
+    child.once("error", (error: NodeJS.ErrnoException) => resolve({ code: null, error }));
+    child.once("close", (code) => resolve({ code, error: null }));
+  });
+  try {
+    await pipeline(child.stdout as Readable, ...sink);
+  } catch (error) {
+    child.kill("SIGKILL");
+    const ended = await exited;
+    if (ended.error) throw missingOr(path, packing, binary, ended.error);
+    throw error;
+  } finally {
+    live.delete(entry);
+  }
+  const ended = await exited;
+  if (ended.error) throw missingOr(path, packing, binary, ended.error);
+  if (ended.code !== 0) {
+    const said = stderr.split("\n").map((l) => l.trim()).find(Boolean) ?? `exit status ${ended.code}`;
+    throw new DumpError(`${path} is ${packing}-compressed but cannot be decompressed (${binary}: ${said.slice(0, 200)})`);
+  }
+}
+
+function missingOr(path: string, packing: Exclude<Packing, "gzip">, binary: string, error: NodeJS.ErrnoException): Error {
+  if (error.code !== "ENOENT" && error.code !== "EACCES") return error;
+  const { packageName } = DECOMPRESSORS[packing];
+  return new DecompressorMissing(`${path} is ${packing}-compressed and ${binary} is not installed: install Debian's ${packageName} package (apt-get install ${packageName}), or decompress it yourself`);
+}
+
+/** A decompressor's failure in one line: the data is damaged or cut short. */
+function unpackError(path: string, packing: Packing, error: unknown): Error {
+  if (error instanceof DumpError || error instanceof DebuggerError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOSPC" || code === "EDQUOT") return error as Error;
+  const why = (error as Error).message?.split("\n")[0] ?? String(error);
+  return new DumpError(`${path} is ${packing}-compressed but cannot be decompressed (${why.slice(0, 200)}): damaged or cut short`);
+}
+
+/** The plain file's name: the original's without its compression suffix, so a debugger's messages still name it. */
+function plainName(path: string): string {
+  const name = basename(path).replace(/\.(zst|zstd|lz4|xz|gz|crash)$/i, "");
+  return name === "" || name.startsWith(".") ? "core" : name;
+}
+
+/** Lines of a stream without their newline; a line longer than the bound is an error, not an allocation. */
+async function* boundedLines(stream: Readable): AsyncGenerator<string, void, undefined> {
+  const text = new StringDecoder("utf8");
+  let rest = "";
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      rest += text.write(chunk);
+      let at: number;
+      while ((at = rest.indexOf("\n")) >= 0) {
+        yield rest.slice(0, at);
+        rest = rest.slice(at + 1);
+      }
+      if (rest.length > MAX_LINE_BYTES) throw new DumpError(`a line of the report is longer than ${sizeText(MAX_LINE_BYTES)}, not an apport report dumpdbg reads`);
+    }
+    rest += text.end();
+    if (rest !== "") yield rest;
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** A size as people read it: 1.5 GiB, 640 KiB, 300 bytes. */
+export function sizeText(bytes: number): string {
+  const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -1,0 +1,157 @@
+/**
+ * Compressed cores as users hold them: a real core of a crashing C program compressed with the real
+ * zstd, lz4, xz and gzip tools, triaged, analysed and opened by exec through the CLI; recognised by
+ * content (a misleading name changes nothing); the user's file and folder never changed; nothing
+ * left in the temporary folder after a run, a refused bomb, or Ctrl+C mid-decompression.
+ */
+import { execFileSync, execSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { buildCore, type BuiltCore } from "../helpers/cores.js";
+import { tempDirs } from "../helpers/temp-dirs.js";
+
+const tempDir = tempDirs();
+
+let built: BuiltCore;
+let dir: string;
+/** The runs' own temporary folder: what dumpdbg leaves there is seen exactly. */
+let tmp: string;
+const env = () => ({ TMPDIR: tmp, DUMPDBG_CODE_CACHE: "off" });
+
+/** What a folder holds, with each file's hash and modification time: a change of any shows. */
+function snapshot(folder: string): string[] {
+  return readdirSync(folder)
+    .sort()
+    .map((name) => {
+      const file = path.join(folder, name);
+      const stats = statSync(file);
+      return `${name} ${stats.size} ${stats.mtimeMs} ${stats.mode} ${createHash("sha256").update(readFileSync(file)).digest("hex")}`;
+    });
+}
+
+beforeAll(async () => {
+  built = await buildCore("null-deref");
+  dir = tempDir("dumpdbg-packed-");
+  tmp = tempDir("dumpdbg-packed-tmp-");
+  const core = path.join(dir, "core");
+  copyFileSync(built.core, core);
+  execFileSync("zstd", ["-q", "-k", core, "-o", path.join(dir, "core.zst")]);
+  execFileSync("lz4", ["-q", "-k", core, path.join(dir, "core.lz4")]);
+  writeFileSync(path.join(dir, "core.xz"), execFileSync("xz", ["-c", core]));
+  writeFileSync(path.join(dir, "core.gz"), execFileSync("gzip", ["-c", core]));
+  // A name that says nothing: the content decides.
+  copyFileSync(path.join(dir, "core.zst"), path.join(dir, "crash-report.bin"));
+}, 300_000);
+
+describe("compressed cores", () => {
+  for (const name of ["core.zst", "core.lz4", "core.xz", "core.gz", "crash-report.bin"]) {
+    it(`triages ${name} as the plain core, naming the file it was decompressed from`, async () => {
+      const before = snapshot(dir);
+      const result = await runCli(["triage", path.join(dir, name), "--exe", built.exe, "--json"], { env: env() });
+      expect(result.stderr).toMatch(new RegExp(`${name.replace(".", "\\.")}: (zstd|lz4|xz|gzip)-compressed, decompressed \\(.* to 440 KiB`));
+      expect(result.code).toBe(0);
+      const crash = JSON.parse(result.stdout) as { kind: string; culprit: { function: string } };
+      expect(crash.kind).toBe("null-dereference");
+      expect(crash.culprit.function).toBe("send_to_client");
+      expect(snapshot(dir)).toEqual(before);
+      expect(readdirSync(tmp)).toEqual([]);
+    });
+  }
+
+  it("runs exec and an offline analysis on a compressed core; the session names the user's file", async () => {
+    const work = tempDir("dumpdbg-packed-run-");
+    const exec = await runCli(["exec", path.join(dir, "core.xz"), "--exe", built.exe, "-c", "bt 1"], { env: env(), cwd: work });
+    expect(exec.code).toBe(0);
+    expect(exec.stdout).toContain("send_to_client");
+    const analysis = await runCli(["analyze", path.join(dir, "core.lz4"), "--exe", built.exe, "--provider", "offline", "--json"], { env: env(), cwd: work });
+    expect(analysis.code).toBe(0);
+    const report = JSON.parse(analysis.stdout) as { session: { dump: string }; crash: { kind: string } };
+    expect(report.session.dump).toBe(path.join(dir, "core.lz4"));
+    expect(report.crash.kind).toBe("null-dereference");
+    const markdown = readFileSync(path.join(work, "reports", `${(report.session as { id?: string }).id}.md`), "utf8");
+    expect(markdown).toContain("### The dump as it was found");
+    expect(markdown).toMatch(/core\.lz4: lz4-compressed, decompressed \(.* to 440 KiB/);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("reads a compressed core gdb wrote (its section headers after the segments)", async () => {
+    const hung = await buildCore("deadlock-3");
+    expect(hung.how).toBe("gdb");
+    const packed = path.join(tempDir("dumpdbg-gcore-"), "core.zst");
+    execSync(`zstd -q -c ${hung.core} > ${packed}`);
+    const result = await runCli(["triage", packed, "--exe", hung.exe, "--json"], { env: env() });
+    expect(result.stderr).not.toMatch(/bomb/);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { kind: string }).kind).toBe("deadlock");
+  });
+
+  it("refuses a compression bomb in one line, by the limit and by the core's own headers", async () => {
+    const bomb = path.join(tempDir("dumpdbg-bomb-"), "core.zst");
+    // From a pipe, zstd declares no size: only dumpdbg's bounds stop it.
+    execSync(`head -c 64M /dev/zero | zstd -q -c > ${bomb}`);
+    const limited = await runCli(["triage", bomb], { env: { ...env(), DUMPDBG_UNPACK_LIMIT: "8M" } });
+    expect(limited.code).toBe(3);
+    expect(limited.stderr).toMatch(/^dumpdbg: .*core\.zst decompresses to more than the limit of 8\.0 MiB \(DUMPDBG_UNPACK_LIMIT\): a damaged file or a compression bomb; it was not unpacked\n$/);
+    // A real core followed by 16 MiB of zeros: more than its program headers describe.
+    const padded = path.join(path.dirname(bomb), "padded.zst");
+    execSync(`(cat ${built.core}; head -c 16M /dev/zero) | zstd -q -c > ${padded}`);
+    const beyond = await runCli(["triage", padded], { env: env() });
+    expect(beyond.code).toBe(3);
+    expect(beyond.stderr).toMatch(/decompresses to more than the 440 KiB its ELF headers describe/);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("says which package to install when a decompressor is missing, and refuses damaged data", async () => {
+    const missing = await runCli(["triage", path.join(dir, "core.zst")], { env: { ...env(), DUMPDBG_ZSTD: "/nonexistent/zstd" } });
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/core\.zst is zstd-compressed and \/nonexistent\/zstd is not installed: install Debian's zstd package \(apt-get install zstd\)/);
+    const cut = path.join(tempDir("dumpdbg-cut-"), "core.gz");
+    writeFileSync(cut, readFileSync(path.join(dir, "core.gz")).subarray(0, 4000));
+    const damaged = await runCli(["triage", cut], { env: env() });
+    expect(damaged.code).toBe(3);
+    expect(damaged.stderr.trim().split("\n")).toHaveLength(1);
+    expect(damaged.stderr).toMatch(/core\.gz is gzip-compressed but cannot be decompressed/);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("removes the half-written file when interrupted mid-decompression", async () => {
+    const slow = path.join(tempDir("dumpdbg-slow-"), "zstd");
+    writeFileSync(slow, "#!/bin/sh\nhead -c 1048576 /dev/zero\nexec sleep 60\n");
+    chmodSync(slow, 0o755);
+    let sawFile = false;
+    const result = await runCli(["triage", path.join(dir, "core.zst")], {
+      env: { ...env(), DUMPDBG_ZSTD: slow },
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          const folders = readdirSync(tmp).filter((n) => n.startsWith("dumpdbg-dump-"));
+          const written = folders.flatMap((f) => readdirSync(path.join(tmp, f)));
+          if (written.length === 0) return;
+          sawFile = true;
+          clearInterval(poll);
+          child.kill("SIGINT");
+        }, 20);
+      },
+    });
+    expect(sawFile).toBe(true);
+    expect(result.code).toBe(130);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("batch triages compressed cores in a folder with the plain one, one bug", async () => {
+    const folder = tempDir("dumpdbg-packed-batch-");
+    for (const name of ["core", "core.zst", "core.lz4", "core.xz", "core.gz"]) copyFileSync(path.join(dir, name), path.join(folder, name));
+    writeFileSync(path.join(folder, "notes.txt"), "not a dump\n");
+    mkdirSync(path.join(folder, "out"));
+    const before = snapshot(dir);
+    const result = await runCli(["batch", folder, "--jobs", "2", "--json", "--out", path.join(folder, "out"), "--sessions-dir", path.join(folder, "out", "sessions")], { env: env() });
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as { groups: { kind: string; count: number }[]; errors?: unknown[] };
+    expect(doc.groups).toHaveLength(1);
+    expect(doc.groups[0]).toMatchObject({ kind: "null-dereference", count: 5 });
+    expect(snapshot(dir)).toEqual(before);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
