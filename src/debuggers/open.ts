@@ -120,6 +120,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
     ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
     ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles } : {}),
     ...(frameNames?.named.length ? { frameNames: frameNames.named } : {}),
+    ...(dump.facts.format === "elf-core" && dump.facts.cut ? { unreadable: dump.facts.cut.unreadable } : {}),
   }));
   const noise = BACKENDS[choice.backend].noise;
   const debuggerWarnings: string[] = [];
