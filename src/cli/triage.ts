@@ -3,13 +3,24 @@ import { formatTriage } from "../analyzers/format.js";
 import { readAheadTriage, triage as runTriage, triageOptionsOf } from "../analyzers/triage/index.js";
 import { askSession } from "../debuggers/inspector.js";
 import { openingLines, openDump } from "../debuggers/open.js";
-import { openOptions, type DumpFlags } from "./dump-options.js";
+import { openOptions, type DumpFlags, type LiveFlags } from "./dump-options.js";
+import { dumpToRead } from "./live-dump.js";
 
-export interface TriageFlags extends DumpFlags {
+export interface TriageFlags extends DumpFlags, LiveFlags {
   json?: boolean;
 }
 
-export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
+/** Triage of the dump named, or of a live process `--pid` names, dumped for it. */
+export async function triage(dumpArgument: string | undefined, flags: TriageFlags): Promise<void> {
+  const dump = await dumpToRead(dumpArgument, flags);
+  try {
+    await triageDump(dump.path, flags);
+  } finally {
+    dump.live?.remove();
+  }
+}
+
+async function triageDump(dumpPath: string, flags: TriageFlags): Promise<void> {
   const opened = await openDump(openOptions(dumpPath, flags));
   const options = { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger };
   try {
