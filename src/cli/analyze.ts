@@ -5,7 +5,8 @@ import { ReportWithoutCore } from "../debuggers/dump-source.js";
 import { openDump } from "../debuggers/open.js";
 import { printTextVerdict } from "./text-verdict.js";
 import { colours, startProgress, widthOf, wrap, type Progress, type Verbosity } from "./terminal.js";
-import { openOptions, type DumpFlags } from "./dump-options.js";
+import { openOptions, type DumpFlags, type LiveFlags } from "./dump-options.js";
+import { dumpToRead } from "./live-dump.js";
 import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -24,16 +25,27 @@ export interface AnalysisFlags extends DumpFlags, ModelFlags {
   verbose?: boolean;
 }
 
-export interface AnalyzeFlags extends AnalysisFlags {
+export interface AnalyzeFlags extends AnalysisFlags, LiveFlags {
   issue?: string;
   /** Follow-up chat after the report, on the same open session. */
   chat?: boolean;
 }
 
-export async function analyze(dumpPath: string, flags: AnalyzeFlags): Promise<void> {
+/** The analysis of the dump named, or of a live process `--pid` names, dumped for it. */
+export async function analyze(dumpArgument: string | undefined, flags: AnalyzeFlags): Promise<void> {
   if (flags.issue !== undefined && flags.issue.trim() === "") {
     throw new ExitError(ExitCode.usage, '--issue is empty; say what went wrong, e.g. --issue "hangs after login", or leave it out');
   }
+  const dump = await dumpToRead(dumpArgument, flags);
+  try {
+    await analyzeDump(dump.path, flags);
+  } finally {
+    dump.live?.remove();
+    if (dump.live && !dump.live.kept) process.stderr.write(`dumpdbg: the dump of process ${dump.live.pid} is removed; --keep-dump PATH keeps it for a later chat or resume\n`);
+  }
+}
+
+async function analyzeDump(dumpPath: string, flags: AnalyzeFlags): Promise<void> {
   const progress = await startProgress(verbosityOf(flags));
   const options = analysisOptions(dumpPath, flags, progress);
   // The debugger starts reading the dump first; the graph, the agents and LangChain load meanwhile.

@@ -1,6 +1,8 @@
 /** The flags shared by every command that opens a dump, as openDump wants them. */
+import type { Command } from "commander";
 import type { DebuggerChoice } from "../debuggers/backends.js";
 import { delimiter } from "node:path";
+import { numberFlag } from "./numbers.js";
 import type { OpenDumpOptions } from "../debuggers/open.js";
 
 export interface DumpFlags {
@@ -55,4 +57,20 @@ export function openOptions(dump: string, flags: DumpFlags): OpenDumpOptions {
   const binaries = { ...(flags.gdb !== undefined ? { gdb: flags.gdb } : {}), ...(flags.lldb !== undefined ? { lldb: flags.lldb } : {}), ...(flags.cdb !== undefined ? { cdb: flags.cdb } : {}), ...(flags.dlv !== undefined ? { dlv: flags.dlv } : {}) };
   if (Object.keys(binaries).length > 0) options.binaries = binaries;
   return options;
+}
+
+/** `--pid` and `--keep-dump`: a live process dumped for `triage` and `analyze` (cli/live-dump.ts). */
+export interface LiveFlags {
+  pid?: number;
+  keepDump?: string;
+}
+
+/** Linux's largest pid (PID_MAX_LIMIT). */
+const PID_MAX = 4_194_304;
+
+/** Declares `--pid` and `--keep-dump` on a command that reads one dump. */
+export function liveOptions(command: Command): Command {
+  return command
+    .option("--pid <pid>", "dump this live process with gcore and read that (it goes on running; the dump is removed after unless --keep-dump)", numberFlag("--pid", { whole: true, min: 1, max: PID_MAX }))
+    .option("--keep-dump <path>", "with --pid: keep the process's dump at this new path (never overwritten)");
 }

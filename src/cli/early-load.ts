@@ -34,5 +34,5 @@ async function load(core: EarlyCore): Promise<void> {
   // A program of another build: an analysis refuses it, and exec loads it with a warning; either way not now.
   if (executable !== null && buildIdMismatch(info, executable)) return;
   if (core.auto && executable !== null && (await import("../debuggers/dumpfile/index.js")).isGoProgram(executable)) return;
-  await preloadEarly(gdbLoadCommands(info.path, executable));
+  await preloadEarly(gdbLoadCommands(info.path, executable, info.facts.format === "elf-core" ? (info.facts.cut?.unreadable ?? []) : []));
 }

@@ -8,6 +8,7 @@ import { packageVersion } from "../package-root.js";
 import { ExitCode, ExitError } from "./exit.js";
 import { jobsFlag } from "./jobs.js";
 import { modelOptions } from "./model-options.js";
+import { liveOptions } from "./dump-options.js";
 import { numberFlag } from "./numbers.js";
 import { earlyCore, endEarlyDebugger, startDebuggerEarly } from "./early-debugger.js";
 import { loadCoreEarly } from "./early-load.js";
@@ -89,12 +90,12 @@ function looksLikeDump(value: string): boolean {
  * The dump a command reads: the one named, or with `--coredump` the store's newest (of a pid or a
  * program); one usage line when it names neither or both.
  */
-async function dumpNamed(dump: string | undefined, coredump: string | boolean | undefined): Promise<string> {
+async function dumpNamed(dump: string | undefined, coredump: string | boolean | undefined, pid: number | undefined): Promise<string | undefined> {
   if (coredump === undefined || coredump === false) {
-    if (dump === undefined) throw new ExitError(ExitCode.usage, "name the dump to read, or --coredump [pid|name] for systemd-coredump's newest core");
+    if (dump === undefined && pid === undefined) throw new ExitError(ExitCode.usage, "name the dump to read, --coredump [pid|name] for systemd-coredump's newest core, or --pid PID to dump a live process");
     return dump;
   }
-  if (dump !== undefined) throw new ExitError(ExitCode.usage, "name a dump or --coredump, not both");
+  if (dump !== undefined || pid !== undefined) throw new ExitError(ExitCode.usage, "name one of a dump, --coredump or --pid, not two");
   const { pickStoredCore } = await import("../debuggers/coredump-store.js");
   return pickStoredCore(coredump === true ? undefined : coredump);
 }
@@ -130,23 +131,24 @@ export function buildProgram(): Command {
   });
 
   dumpOptions(
-    program
-      .command("triage")
-      .description("the crash verdict in a few lines: kind, where, why (no model, no session)")
-      .argument("[dump]", "core file or minidump, also compressed (zstd, lz4, xz, gzip) or an apport .crash report")
-      .option("--coredump [pid|name]", "the newest core in systemd-coredump's store (of that pid or program), as coredumpctl picks it")
-      .option("--json", "print the crash object of the JSON report")
-      .addHelpText(
-        "after",
-        footer({
-          examples: ["dumpdbg triage core.1234", "dumpdbg triage core.server.1000.<boot>.4242.<time>.zst", "dumpdbg triage --coredump server", "dumpdbg triage crash.dmp --modules-path ./dlls --json"],
-          env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
-          exits: `0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, ${SIX}, 130 interrupted`,
-        }),
-      ),
+    liveOptions(
+      program
+        .command("triage")
+        .description("the crash verdict in a few lines: kind, where, why (no model, no session)")
+        .argument("[dump]", "core file or minidump, also compressed (zstd, lz4, xz, gzip) or an apport .crash report (or --pid PID: a live process)")
+        .option("--coredump [pid|name]", "the newest core in systemd-coredump's store (of that pid or program), as coredumpctl picks it")
+        .option("--json", "print the crash object of the JSON report"),
+    ).addHelpText(
+      "after",
+      footer({
+        examples: ["dumpdbg triage core.1234", "dumpdbg triage core.server.1000.<boot>.4242.<time>.zst", "dumpdbg triage --coredump server", "dumpdbg triage --pid 4242 --keep-dump ./server-hung.core", "dumpdbg triage crash.dmp --modules-path ./dlls --json"],
+        env: ["DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries", "DUMPDBG_SYMBOLS                          more --symbols places", "_NT_SYMBOL_PATH, DEBUGINFOD_URLS         symbol servers (srv*CACHE*URL; debuginfod URLs)"],
+        exits: `0 done, 2 usage, 3 bad dump or executable, no such --pid, 4 debugger failed or not permitted to attach to --pid, ${SIX}, 130 interrupted`,
+      }),
+    ),
   ).action(async (dump: string | undefined, options) => {
     const { triage } = await import("./triage.js");
-    return triage(await dumpNamed(dump, options.coredump), options);
+    return triage(await dumpNamed(dump, options.coredump, options.pid), options);
   });
 
   dumpOptions(
@@ -180,29 +182,30 @@ export function buildProgram(): Command {
       .option("--verbose", "print every progress line, each debugger command too, also on a terminal");
 
   analysisOptions(
-    program
-      .command("analyze")
-      .description("explain the crash or hang in a dump: hypotheses, tests, conclusion, critique, report")
-      .argument("[dump]", "core file or minidump, also compressed (zstd, lz4, xz, gzip) or an apport .crash report")
-      .option("--coredump [pid|name]", "the newest core in systemd-coredump's store (of that pid or program), as coredumpctl picks it")
-      .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)")
-      .option("--chat", "ask follow-up questions after the report, on the same session")
-      .addHelpText(
+    liveOptions(
+      program
+        .command("analyze")
+        .description("explain the crash or hang in a dump: hypotheses, tests, conclusion, critique, report")
+        .argument("[dump]", "core file or minidump, also compressed (zstd, lz4, xz, gzip) or an apport .crash report (or --pid PID: a live process)")
+        .option("--coredump [pid|name]", "the newest core in systemd-coredump's store (of that pid or program), as coredumpctl picks it")
+        .option("--issue <text>", "what went wrong, in your words (the analysis starts from it)")
+        .option("--chat", "ask follow-up questions after the report, on the same session"),
+    ).addHelpText(
         "after",
         footer({
-          examples: ["dumpdbg analyze core.1234 --provider offline", 'dumpdbg analyze core.1234 --issue "hangs after login" --chat', "dumpdbg analyze crash.dmp --symbols ./symbols --json > report.json"],
+          examples: ["dumpdbg analyze core.1234 --provider offline", 'dumpdbg analyze core.1234 --issue "hangs after login" --chat', "dumpdbg analyze crash.dmp --symbols ./symbols --json > report.json", 'dumpdbg analyze --pid 4242 --issue "stopped answering" --keep-dump ./hung.core'],
           env: [
             "OPENAI_API_KEY, ANTHROPIC_API_KEY        cloud models (--provider auto picks the one set)",
             "OLLAMA_HOST                              a local Ollama (default http://127.0.0.1:11434)",
             "DUMPDBG_SESSIONS_DIR                     where sessions live",
             "DUMPDBG_GDB, DUMPDBG_LLDB, DUMPDBG_CDB   the debugger binaries",
           ],
-          exits: `0 done, 2 usage, 3 bad dump or executable, 4 debugger failed, 5 model provider failed, ${SIX}, 130 interrupted (resume it)`,
+          exits: `0 done, 2 usage, 3 bad dump or executable, no such --pid, 4 debugger failed or not permitted to attach to --pid, 5 model provider failed, ${SIX}, 130 interrupted (resume it)`,
         }),
       ),
   ).action(async (dump: string | undefined, options) => {
     const { analyze } = await import("./analyze.js");
-    return analyze(await dumpNamed(dump, options.coredump), options);
+    return analyze(await dumpNamed(dump, options.coredump, options.pid), options);
   });
 
   analysisOptions(

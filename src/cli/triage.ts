@@ -5,13 +5,24 @@ import { askSession } from "../debuggers/inspector.js";
 import { ReportWithoutCore } from "../debuggers/dump-source.js";
 import { openingLines, openDump, type OpenedDump } from "../debuggers/open.js";
 import { printTextVerdict } from "./text-verdict.js";
-import { openOptions, type DumpFlags } from "./dump-options.js";
+import { openOptions, type DumpFlags, type LiveFlags } from "./dump-options.js";
+import { dumpToRead } from "./live-dump.js";
 
-export interface TriageFlags extends DumpFlags {
+export interface TriageFlags extends DumpFlags, LiveFlags {
   json?: boolean;
 }
 
-export async function triage(dumpPath: string, flags: TriageFlags): Promise<void> {
+/** Triage of the dump named, or of a live process `--pid` names, dumped for it. */
+export async function triage(dumpArgument: string | undefined, flags: TriageFlags): Promise<void> {
+  const dump = await dumpToRead(dumpArgument, flags);
+  try {
+    await triageDump(dump.path, flags);
+  } finally {
+    dump.live?.remove();
+  }
+}
+
+async function triageDump(dumpPath: string, flags: TriageFlags): Promise<void> {
   let opened: OpenedDump;
   try {
     opened = await openDump(openOptions(dumpPath, flags));

@@ -35,6 +35,8 @@ export interface SessionOptions {
   symbolPath?: string;
   /** Modules whose Breakpad symbols dumpdbg read: frames the debugger leaves unnamed are named from them. */
   frameNames?: NamedModule[];
+  /** Memory a core cut short lost: a debugger that would read a mapped file's bytes in its place is told it is none. */
+  unreadable?: { start: bigint; end: bigint }[];
 }
 
 export interface BackendDefinition extends BackendBinary {
@@ -71,6 +73,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(searchPath(options) !== undefined ? { solibSearchPath: searchPath(options) } : {}),
         ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
         ...(options.frameNames ? { frameNames: options.frameNames } : {}),
+        ...(options.unreadable?.length ? { unreadable: options.unreadable } : {}),
       }),
     // The kernel's xstate note is larger than gdb 13 expects; the registers dumpdbg reads are intact.
     noise: /reg-xstate.*too small/,

@@ -105,8 +105,9 @@ function recognise(path: string, full: string, file: DumpFile): DumpInfo {
     throw new DumpError(`${path} is an ELF ${type === 2 || type === 3 ? "program" : "file"}, not a core dump; pass the core file (and this file with --exe)`);
   }
   const facts = readFacts(path, () => readElfCore(file));
-  if (facts.expectedBytes > size) {
-    throw new DumpError(`${path} is truncated: its headers describe ${facts.expectedBytes} bytes but the file has ${size}; copy the whole core again`);
+  // A core cut short is read as far as it goes (dumpfile/core-cut.ts); without its notes nothing of the crash is left.
+  if (facts.cut?.notesLost) {
+    throw new DumpError(`${path} is truncated inside its notes (the file ends at byte ${size}, its notes at ${facts.cut.notesEnd}): the threads' registers and the signal are lost; copy the whole core again`);
   }
   const { programName, commandLine, mappedFiles } = facts;
   return { path: full, format: "elf-core", bytes: size, programName, commandLine, mappedFiles, executableFromNotes: executableFromNotes(facts), facts };

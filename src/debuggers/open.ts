@@ -157,6 +157,7 @@ async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): P
     ...(options.symbolPath !== undefined ? { symbolPath: options.symbolPath } : {}),
     ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles } : {}),
     ...(frameNames?.named.length ? { frameNames: frameNames.named } : {}),
+    ...(dump.facts.format === "elf-core" && dump.facts.cut ? { unreadable: dump.facts.cut.unreadable } : {}),
   }));
   const noise = BACKENDS[choice.backend].noise;
   const debuggerWarnings: string[] = [];

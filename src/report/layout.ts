@@ -8,6 +8,7 @@ import { waiterWord, type ReportDetails, type ReportDocument, type SourceExcerpt
 import { anchorOf, clean, code, joined, line, link, paragraphsOf, strong, text, words, type Inline } from "./inline.js";
 import { listed, thousands } from "./numbers.js";
 import { annotationsText } from "./annotations.js";
+import { cutText } from "./cut.js";
 import { senderText } from "./origin.js";
 import type { CrashKind, Report } from "./schema.js";
 
@@ -167,6 +168,7 @@ function crashSection(report: Report, details: ReportDetails): Block[] {
     ["Signature", [code(crash.signature)]],
     ["Exploitability", crash.exploitability ? line(text(crash.exploitability.rating), ": ", text(crash.exploitability.reasons.join("; "))) : dash()],
     ...(crash.annotations ? [["Annotations", [text(annotationsText(crash.annotations))]] as [string, Inline]] : []),
+    ...(crash.cut ? [["Dump", [text(`core ${cutText(crash.cut)}; what that memory held is unknown`)]] as [string, Inline]] : []),
   ];
   return [
     heading(2, SECTION.crash),

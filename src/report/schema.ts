@@ -107,6 +107,32 @@ const AnnotationsSchema = z.object({
   ),
 });
 
+/** A core cut short (RLIMIT_CORE, systemd's ProcessSizeMax): where its file ends and the memory it lost, which is unknown, not zeros. */
+const CutSchema = z.object({
+  /** The bytes the file holds: where it was cut. */
+  at: z.number().int(),
+  /** The bytes its headers describe. */
+  expectedBytes: z.number().int(),
+  /** The bytes of memory lost, all segments counted. */
+  lostBytes: z.number().int(),
+  /** The segments lost, in the file's order, the first 32 of them. */
+  segments: z.array(
+    z.object({
+      start: z.string(),
+      end: z.string(),
+      permissions: z.string(),
+      lostBytes: z.number().int(),
+      /** None of it is in the file (else its first part is). */
+      whole: z.boolean(),
+      /** The file mapped there, or the stack of the thread whose stack pointer points into it; null for other anonymous memory. */
+      holds: z.string().nullable(),
+    }),
+  ),
+  /** Segments lost beyond those listed. */
+  moreSegments: z.number().int(),
+});
+export type Cut = z.infer<typeof CutSchema>;
+
 export const CrashSchema = z.object({
   kind: CrashKindSchema,
   signal: z.string().nullable(),
@@ -130,6 +156,8 @@ export const CrashSchema = z.object({
   exploitability: ExploitabilitySchema.nullable().default(null),
   /** Crashpad's annotations (report and client ids, the process's and each module's); null when the dump has none. */
   annotations: AnnotationsSchema.nullable().default(null),
+  /** A core cut short: where, and the memory it lost; null for a whole dump. Null only in a report written before cut cores were read. */
+  cut: CutSchema.nullable().default(null),
 });
 export type Crash = z.infer<typeof CrashSchema>;
 

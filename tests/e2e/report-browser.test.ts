@@ -130,6 +130,7 @@ function hostileReport(origin: string): ReportDocument {
         origin: { type: "fault", sender: null, evidence: "the signal record says SIGSEGV SEGV_MAPERR, the kernel's code for a fault of the instruction at the pc" },
         exploitability: { rating: "probably-not-exploitable", reasons: ["a read near NULL (0x8): the first page is never mapped"] },
         annotations: null,
+        cut: null,
         signature: "null-dereference | parse_request | handle_client | main",
         deadlock: null,
       },

@@ -1,6 +1,6 @@
 /**
  * A folder of real dumps for batch tests: five bugs (two null dereferences, two deadlocks), each
- * from two builds of its program, optionally with a truncated core and a file that is no dump; and
+ * from two builds of its program, optionally with a core cut inside its notes and a file that is no dump; and
  * the check that a batch document groups them exactly by bug.
  */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -26,7 +26,7 @@ export interface BugFolder {
 
 /**
  * Links two builds' cores of `bugs` into `dumps` (every second one in `nested/` with `nested`),
- * plus, with `strays`, `cut.core` (a truncated core) and a text file named `strays`.
+ * plus, with `strays`, `cut.core` (a core cut inside its notes, which nothing reads) and a text file named `strays`.
  */
 export async function bugFolder(dumps: string, options: { bugs?: readonly Bug[]; nested?: boolean; strays?: string } = {}): Promise<BugFolder> {
   const bugs = options.bugs ?? BUGS;
@@ -40,9 +40,20 @@ export async function bugFolder(dumps: string, options: { bugs?: readonly Bug[];
   });
   if (options.strays) {
     writeFileSync(path.join(dumps, options.strays), "crash dumps from the nightly run\n");
-    writeFileSync(path.join(dumps, "cut.core"), readFileSync(builds[0]?.core ?? "").subarray(0, 30_000));
+    writeFileSync(path.join(dumps, "cut.core"), cutInsideNotes(readFileSync(builds[0]?.core ?? "")));
   }
   return { dumps, placed };
+}
+
+/** The first bytes of a 64-bit core, up to a little way into its note segment: a copy cut short that early. */
+function cutInsideNotes(core: Buffer): Buffer {
+  const phoff = Number(core.readBigUInt64LE(32));
+  const [entrySize, count] = [core.readUInt16LE(54), core.readUInt16LE(56)];
+  for (let i = 0; i < count; i++) {
+    const at = phoff + i * entrySize;
+    if (core.readUInt32LE(at) === 4) return core.subarray(0, Number(core.readBigUInt64LE(at + 8)) + 64);
+  }
+  throw new Error("the core has no note segment");
 }
 
 interface BatchGroup {

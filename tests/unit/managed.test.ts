@@ -131,6 +131,7 @@ describe("triage's result with the managed side", () => {
     origin: { type: "exception", sender: null, evidence: "exception 0xe0434352 (CLR exception (.NET)): a software exception thrown by the program and not handled" },
     exploitability: { rating: "not-exploitable", reasons: ["the program stopped itself on a check it made (an assertion, abort, panic or terminate)"] },
     annotations: null,
+    cut: null,
     signature: "uncaught-exception",
     deadlock: null,
   };

@@ -58,6 +58,7 @@ function hostileDocument(): ReportDocument {
         origin: { type: "fault", sender: null, evidence: HOSTILE },
         exploitability: { rating: "unknown", reasons: [HOSTILE] },
         annotations: { reportId: null, clientId: null, simple: { prod: HOSTILE }, modules: [{ module: HOSTILE, list: [HOSTILE], simple: {}, objects: {} }] },
+        cut: { at: 4096, expectedBytes: 8192, lostBytes: 4096, segments: [{ start: "0x1000", end: "0x2000", permissions: "rw-", lostBytes: 4096, whole: true, holds: HOSTILE }], moreSegments: 0 },
         signature: HOSTILE,
         deadlock: {
           cycle: [

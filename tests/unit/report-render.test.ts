@@ -65,6 +65,7 @@ function baseReport(): Report {
       origin: { type: "fault", sender: null, evidence: "the signal record says SIGSEGV SEGV_MAPERR, the kernel's code for a fault of the instruction at the pc" },
       exploitability: { rating: "probably-not-exploitable", reasons: ["a read near NULL (0x4): the first page is never mapped"] },
       annotations: null,
+      cut: null,
       signature: "null-dereference | handle_client | main | __libc_start_call_main",
       deadlock: null,
     },

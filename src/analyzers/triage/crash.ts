@@ -21,7 +21,7 @@ const ABORT_MACHINERY = /^(abort|raise|__GI_abort|__GI_raise|pthread_kill|__pthr
 
 const MEMORY_FAULTS = new Set<Crash["kind"]>(["null-dereference", "invalid-memory-access", "bus-error"]);
 
-export function crashOf(readings: Readings, verdict: Verdict, message: string | null, annotations: Crash["annotations"], runtime: Crash["runtime"]): Crash {
+export function crashOf(readings: Readings, verdict: Verdict, message: string | null, annotations: Crash["annotations"], runtime: Crash["runtime"], cut: Crash["cut"]): Crash {
   const { stop, fault, hang } = readings;
   const { exception } = stop;
   const { kind, thread, frames, culprit, caught } = verdict;
@@ -81,6 +81,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       jit: readings.target.libraries.some((library) => /(^|\/)libjvm\.so$/.test(library.path)) ? "the JVM" : null,
     }),
     annotations,
+    cut,
   };
 }
 

@@ -157,7 +157,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // Which packages' debug symbols would name the code that crashed: none where the Java side decided a wait.
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
   const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
-  const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)));
+  const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)), options.cut ?? null);
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
   const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onPython, options, readings, commands) } : result;
   return withManaged(withRuntime, dotnet);

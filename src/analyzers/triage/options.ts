@@ -1,8 +1,10 @@
 /** What triage takes from the dump file as given, beside what it asks the debugger. */
 import { abortMessageAddress, fileBuildId, goLinesOf, importsOf, type DumpInfo, type ImportLookup } from "../../debuggers/dump.js";
-import type { GoLineTable, MinidumpFacts } from "../../debuggers/dumpfile/index.js";
+import { SortedRanges, type CoreCut, type GoLineTable, type MinidumpFacts } from "../../debuggers/dumpfile/index.js";
 import type { Address, CrashpadInfo, MemoryRegion, Module, Platform, RecordedAssertion, StopReason } from "../../debuggers/model.js";
 import { packageOf, type InstalledPackage } from "../../debuggers/packages.js";
+import { cutText } from "../../report/cut.js";
+import type { Cut } from "../../report/schema.js";
 import { sourceLine } from "../../debuggers/source-files.js";
 import { isCPython } from "../../runtimes/cpython/index.js";
 import { errorLogBeside, hotspotOf, type JvmCore } from "../../runtimes/jvm/index.js";
@@ -47,6 +49,10 @@ export interface TriageOptions {
   readLine?: (file: string, line: number) => string | null;
   /** What the dump file lacks that triage would have read, each said with what it would have shown. */
   missing?: string[];
+  /** A core cut short: where its file ends and the memory it lost. */
+  cut?: Cut | null;
+  /** Whether an address lies in memory a core cut short lost: what was there is unknown. */
+  lostMemory?: (address: bigint) => boolean;
   /** The installed package a file comes from, with its version (Debian's dpkg). */
   packageOf?: (path: string) => Promise<InstalledPackage | null>;
   /** A HotSpot JVM's core (libjvm.so among its modules), to read its Java frames with the JDK's jhsdb. */
@@ -69,6 +75,7 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     pid: dump.facts.format === "minidump" ? dump.facts.processId : dump.facts.pid,
     ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad, missing: missingStreams(dump.facts) } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.threads[0] ? { signalledThreadRegisters: dump.facts.threads[0].registers } : {}),
+    ...(dump.facts.format === "elf-core" && dump.facts.cut ? cutCore(dump.facts.cut) : {}),
     ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable), jvm: jvmOf(dump, executable, hsErr), python: dump.facts.format === "elf-core" && isCPython(dump.facts.modules) ? dump.path : null } : {}),
   };
 }
@@ -79,6 +86,25 @@ function jvmOf(dump: DumpInfo, executable: string | null, hsErr: string | null):
   const libjvm = hotspotOf(dump.facts.modules);
   const pid = dump.facts.pid;
   return libjvm ? { core: dump.path, java: executable ?? dump.executableFromNotes, libjvm, buildIdOf: fileBuildId, pid, hsErr: hsErr ?? errorLogBeside(dump.path, pid) } : null;
+}
+
+/** Segments of a cut core listed in the report; the rest are counted. */
+const LISTED_LOST_SEGMENTS = 32;
+
+/** A core cut short as the report holds it, and the note that says what its lost memory leaves unknown. */
+export function cutCore(facts: CoreCut): { cut: Cut; missing: string[]; lostMemory: (address: bigint) => boolean } {
+  const cut: Cut = {
+    at: facts.fileBytes,
+    expectedBytes: facts.expectedBytes,
+    lostBytes: facts.lost.reduce((sum, segment) => sum + segment.lostBytes, 0),
+    segments: facts.lost.slice(0, LISTED_LOST_SEGMENTS),
+    moreSegments: Math.max(0, facts.lost.length - LISTED_LOST_SEGMENTS),
+  };
+  const note =
+    `the core is ${cutText(cut)}, as RLIMIT_CORE or systemd-coredump's ProcessSizeMax cut it: the signal, the registers and the mappings come from its notes, ` +
+    "the code from the program's and libraries' files; what the lost memory held (frames past the registers, variables, data) is unknown, not zeros, and is not shown";
+  const lost = new SortedRanges(facts.unreadable, (range) => range.start, (range) => range.end);
+  return { cut, missing: [note], lostMemory: (address) => lost.at(address) !== null };
 }
 
 /**

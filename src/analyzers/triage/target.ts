@@ -63,9 +63,16 @@ export async function readTarget(q: Inspector, options: TriageOptions): Promise<
   const key = keyRegisters(registers);
   const pc = toBigInt(key.pc);
   const sp = toBigInt(key.sp);
-  const foreign = options.modules && options.buildIdOf ? foreignLibraries(options.modules, libraries, files.executable, options.buildIdOf) : [];
+  // A module whose first page a cut core lost has no build id to compare, and the debugger's list of
+  // libraries may have gone with the dynamic linker's memory: whether it is here is unknown, not "missing".
+  const lost = options.lostMemory;
+  const modules = lost && options.modules ? options.modules.filter((module) => module.start === null || !lost(BigInt(module.start))) : options.modules;
+  const foreign = modules && options.buildIdOf ? foreignLibraries(modules, libraries, files.executable, options.buildIdOf) : [];
   const foreignSaid = foreignNote(foreign);
   if (foreignSaid) q.problems.push(foreignSaid);
+  if (lost && libraries.length === 0 && (options.modules ?? []).some((module) => /\.so(\.|$)/.test(module.path))) {
+    q.problems.push("the dynamic linker's list of loaded libraries was in the memory the cut lost: the debugger loaded none of the libraries the core maps, so frames inside them are not named and the unwind may stop at them");
+  }
   const absentSaid = foreignSaid ? null : absentModuleNote(files, pc);
   if (absentSaid) q.problems.push(absentSaid);
   const unloadedSaid = foreignSaid || absentSaid ? null : unloadedNote(libraries, options.platform?.arch);

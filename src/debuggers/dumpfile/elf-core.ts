@@ -5,6 +5,7 @@
  */
 import type { Address, MemoryRegion, Module, Platform, SignalStop } from "../model.js";
 import { EM_386, EM_AARCH64, EM_ARM, EM_X86_64, forEachNote, imageBuildId, imageCodeRanges, PF_X, PT_LOAD, PT_NOTE, readElfHeader, readProgramHeaders, type ElfHeader, type Note, type ProgramHeader } from "./elf.js";
+import { coreCut, type CoreCut } from "./core-cut.js";
 import { checkedCount, cString, DumpFile, DumpFileError, Fields, hex, partial, SortedRanges } from "./file.js";
 
 /** A file mapped into the process, from NT_FILE. */
@@ -60,6 +61,8 @@ export interface ElfCoreFacts {
   uid: number | null;
   /** Bytes the program headers describe; a smaller file was cut short. */
   expectedBytes: number;
+  /** What a core cut short lost (and whether its notes went with it); null for a whole core. */
+  cut: CoreCut | null;
   /** What was malformed and skipped; the rest was still read. */
   problems: string[];
 }
@@ -144,6 +147,7 @@ export function readElfCore(file: DumpFile): ElfCoreFacts {
     pid: process?.pid ?? null,
     uid: process?.uid ?? null,
     expectedBytes: segments.reduce((max, s) => Math.max(max, s.offset + s.filesz), 0),
+    cut: coreCut(segments, file.size, mappedFiles, threads),
     problems,
   };
 }
@@ -406,13 +410,23 @@ export class CoreMemory {
     this.dumped = new SortedRanges(loads.filter((l) => l.filesz > 0), (l) => l.vaddr, (l) => l.vaddr + BigInt(l.filesz));
   }
 
-  /** Up to `length` bytes at `address`, as far as one dumped segment holds them; null when none does. */
+  /**
+   * Whether `address` lies in bytes the core held and lost past the end of its file (a core cut
+   * short): unknown, where the mapped file's bytes on disk must not stand in for them.
+   */
+  lost(address: bigint): boolean {
+    const load = this.dumped.at(address);
+    return load !== null && address < load.vaddr + BigInt(load.filesz) && load.offset + Number(address - load.vaddr) >= this.file.size;
+  }
+
+  /** Up to `length` bytes at `address`, as far as one dumped segment holds them in the file; null when none does. */
   bytes(address: bigint, length: number): Buffer | null {
     const load = this.dumped.at(address);
     if (!load) return null;
     const skip = Number(address - load.vaddr);
-    const size = Math.min(length, load.filesz - skip);
-    if (load.offset + skip + size > this.file.size) return null;
+    // A core cut short holds a segment only up to the end of its file.
+    const size = Math.min(length, load.filesz - skip, this.file.size - load.offset - skip);
+    if (size <= 0) return null;
     return this.file.read(load.offset + skip, size, "a dumped segment");
   }
 

@@ -7,6 +7,7 @@ import type { MinidumpFacts } from "./minidump.js";
 
 export type DumpFileFacts = ElfCoreFacts | MinidumpFacts;
 
+export type { CoreCut, LostSegment } from "./core-cut.js";
 export { coreMemory, findAbortMessage, readElfCore, type Auxv, type CoreMemory, type CoreThread, type ElfCoreFacts, type MappedFile } from "./elf-core.js";
 export { dynamicSymbols, elfSections, ET_CORE, hasDwarf, isElf, isGoProgram, loadBias, mappedBias, programBuildId, readElfHeader, type ElfSection } from "./elf.js";
 export { readGoLineTable, type GoLineTable, type GoPosition } from "./go-pclntab.js";

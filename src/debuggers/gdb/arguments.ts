@@ -37,16 +37,36 @@ export function gdbArguments(options: { sysroot?: string; solibSearchPath?: stri
 
 /**
  * The MI commands that load a dump, in order (tokens 1, 2, …): gdb's version first (the session
- * checks it is gdb), the program, then the core. An early start may write them before the session
+ * checks it is gdb), the program, the memory a core cut short lost, then the core. An early start may write them before the session
  * exists (`../early-start.ts`); the session then awaits their answers instead of sending them.
  */
-export function gdbLoadCommands(dump: string, executable: string | null): string[] {
+export function gdbLoadCommands(dump: string, executable: string | null, unreadable: readonly { start: bigint; end: bigint }[] = []): string[] {
   return [
     "-gdb-version",
     ...(executable ? [`-file-exec-and-symbols ${miQuote(executable)}`] : []),
+    // Before the core: gdb reads the libraries' list from its memory as it loads it.
+    ...gdbMemoryCommands(unreadable),
     // gdb 13's core-file takes the rest of the line as the name, quotes included.
     `-interpreter-exec console ${miQuote(`core-file ${dump}`)}`,
   ];
+}
+
+/**
+ * The MI commands that make gdb refuse to read `unreadable` memory (a core cut short lost it): gdb
+ * reads a core's lost bytes from the mapped program or library on disk, whose bytes a written page
+ * no longer held. Every other address is declared readable and, with inaccessible-by-default on,
+ * the lost ranges are none; none at all for a whole core. `mem … 0` runs to the top of memory.
+ */
+export function gdbMemoryCommands(unreadable: readonly { start: bigint; end: bigint }[]): string[] {
+  if (unreadable.length === 0) return [];
+  const readable: string[] = [];
+  let from = 0n;
+  for (const range of unreadable) {
+    if (range.start > from) readable.push(`mem 0x${from.toString(16)} 0x${range.start.toString(16)} rw`);
+    from = range.end;
+  }
+  if (from < 1n << 64n) readable.push(`mem 0x${from.toString(16)} 0 rw`);
+  return ["set mem inaccessible-by-default on", ...readable].map((command) => `-interpreter-exec console ${miQuote(command)}`);
 }
 
 /**

@@ -33,6 +33,8 @@ export interface GdbSessionOptions {
   sysroot?: string;
   solibSearchPath?: string;
   debugFileDirectory?: string;
+  /** Memory a core cut short lost, which gdb would otherwise read from the program's or a library's file. */
+  unreadable?: { start: bigint; end: bigint }[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -122,7 +124,7 @@ export class GdbSession implements DebuggerSession {
     const onStderr = (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-2000);
     };
-    const load = gdbLoadCommands(this.options.dump, this.options.executable);
+    const load = gdbLoadCommands(this.options.dump, this.options.executable, this.options.unreadable);
     const taken = await takeEarly(binary, args, load);
     this.proc = taken?.proc ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
     const proc = this.proc;
@@ -144,6 +146,8 @@ export class GdbSession implements DebuggerSession {
       }
       doing = "loading the executable";
       if (this.options.executable) expectDone(await step(1), "load the executable");
+      doing = "marking the memory the core lost";
+      for (let i = this.options.executable ? 2 : 1; i < load.length - 1; i++) expectDone(await step(i), "mark the memory the core lost");
       doing = "loading the core file";
       const core = expectDone(await step(load.length - 1), "load the core file");
       this.loadOutput = core.console;

@@ -61,6 +61,8 @@ export class CoreProcessMemory implements ProcessMemory {
   private readPiece(address: bigint, length: number): Buffer | null {
     const dumped = this.core.bytes(address, length);
     if (dumped !== null && dumped.length > 0) return dumped;
+    // Bytes the core held and lost when it was cut short were written: the file on disk is not them.
+    if (this.core.lost(address)) return null;
     const mapping = this.mappings.at(address);
     if (!mapping) return null;
     const file = this.backing(mapping.path);
