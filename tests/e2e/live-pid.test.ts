@@ -211,7 +211,8 @@ describe("--pid: a live process dumped and read", () => {
     expect(gone.code).toBe(3);
     expect(gone.stderr).toBe(`dumpdbg: no process ${ended.pid} is running here (or it is in another PID namespace): check the pid with ps\n`);
     const cases: [string[], RegExp][] = [
-      [["triage"], /^dumpdbg: missing dump: give a core file or minidump, or --pid PID to dump a live process\n$/],
+      [["triage"], /^dumpdbg: name the dump to read, --coredump \[pid\|name\] for systemd-coredump's newest core, or --pid PID to dump a live process\n$/],
+      [["triage", "--coredump", "--pid", String(thumbnailer)], /^dumpdbg: name one of a dump, --coredump or --pid, not two\n$/],
       [["triage", "core", "--pid", String(thumbnailer)], /^dumpdbg: give a dump or --pid \d+, not both\n$/],
       [["analyze", "core", "--keep-dump", "kept.core"], /^dumpdbg: --keep-dump keeps the dump --pid takes of a live process; give --pid PID with it\n$/],
       [["triage", "--pid", "0"], /^dumpdbg: --pid must be a whole number from 1 to 4194304, got "0"\n$/],
