@@ -74,6 +74,8 @@ const MAX_FRAMES = 1000;
 /** Locals read of a frame at most, and frames whose locals are read (the innermost of each thread). */
 export const MAX_LOCALS = 24;
 const FRAMES_WITH_LOCALS = 32;
+/** Locals read in all, over every thread: a server's thousand threads are read for their frames, not each one's variables. */
+const MAX_LOCALS_READ = 4000;
 /** Slots above a frame's known stack searched for the lock it is taking. */
 const TAKING_SLOTS = 4;
 
@@ -83,14 +85,14 @@ export function walkThreads(memory: ProcessMemory, layout: PythonLayout, types: 
   const objects = new PythonObjects(memory, layout, types);
   const states = new Map<bigint, number | null>();
   const main = memory.read(runtime + BigInt(layout.runtime.mainThread), 8);
-  const walk = walkStates(objects, runtime, notes, states, main === null ? null : pointerAt(main, 0));
+  const walk = walkStates(objects, runtime, notes, states, main === null ? null : pointerAt(main, 0), { locals: MAX_LOCALS_READ });
   const gil = memory.read(runtime + BigInt(layout.runtime.gilLastHolder), layout.runtime.gilLocked - layout.runtime.gilLastHolder + 4);
   const held = gil === null ? null : gil.readInt32LE(layout.runtime.gilLocked - layout.runtime.gilLastHolder) !== 0;
   const gilHolder = gil === null || !held ? null : (states.get(pointerAt(gil, 0)) ?? null);
   return { ...walk, gilHolder };
 }
 
-function walkStates(objects: PythonObjects, runtime: bigint, notes: string[], lwps: Map<bigint, number | null>, main: bigint | null): PythonWalk {
+function walkStates(objects: PythonObjects, runtime: bigint, notes: string[], lwps: Map<bigint, number | null>, main: bigint | null, budget: { locals: number }): PythonWalk {
   const { memory, layout } = objects;
   const threads: PythonThread[] = [];
   const head = readPointer(memory, runtime + BigInt(layout.runtime.interpretersHead));
@@ -127,7 +129,7 @@ function walkStates(objects: PythonObjects, runtime: bigint, notes: string[], lw
         notes.push(`the thread state at ${hexAddress(state)} is not in the core: it and the threads after it are unknown`);
         break;
       }
-      const read = readThread(objects, thread, main);
+      const read = readThread(objects, thread, main, budget);
       threads.push(read);
       lwps.set(state, read.lwp);
       state = pointerAt(thread, layout.thread.next);
@@ -137,7 +139,7 @@ function walkStates(objects: PythonObjects, runtime: bigint, notes: string[], lw
   return { threads, notes };
 }
 
-function readThread(objects: PythonObjects, state: Buffer, main: bigint | null): PythonThread {
+function readThread(objects: PythonObjects, state: Buffer, main: bigint | null, budget: { locals: number }): PythonThread {
   const { memory, layout } = objects;
   const native = pointerAt(state, layout.thread.nativeThreadId);
   const lwp = native === 0n || native > 0x7fffffffn ? null : Number(native);
@@ -147,7 +149,7 @@ function readThread(objects: PythonObjects, state: Buffer, main: bigint | null):
   const cframe = pointerAt(state, layout.thread.cframe);
   const current = cframe === 0n ? null : readPointer(memory, cframe + BigInt(layout.cframe.currentFrame));
   if (current === null) return { ...known, name: mainName, frames: [], taking: null, complete: false, why: cframe === 0n ? "its thread state has no C frame" : `its C frame at ${hexAddress(cframe)} is not in the core` };
-  const { frames, taking, thread, why } = readFrames(objects, current);
+  const { frames, taking, thread, why } = readFrames(objects, current, budget);
   const name = thread === null ? null : objects.text(objects.attribute(thread, "_name") ?? 0n);
   return { ...known, name: name ?? mainName, frames, taking, complete: why === null, why };
 }
@@ -172,7 +174,7 @@ function exceptionOf(objects: PythonObjects, type: bigint, value: bigint): Pytho
 }
 
 /** The chain of frames from `first`, innermost first, skipping those not yet started (as CPython's own tracebacks do). */
-function readFrames(objects: PythonObjects, first: bigint): { frames: PythonFrame[]; taking: NamedLock | null; thread: bigint | null; why: string | null } {
+function readFrames(objects: PythonObjects, first: bigint, budget: { locals: number }): { frames: PythonFrame[]; taking: NamedLock | null; thread: bigint | null; why: string | null } {
   const { memory, layout, types } = objects;
   let taking: NamedLock | null = null;
   // The threading.Thread the thread runs: `self` of threading's bootstrap, its outermost frame.
@@ -199,7 +201,7 @@ function readFrames(objects: PythonObjects, first: bigint): { frames: PythonFram
         line: lineOf(value.lineTable, value.firstLine, offset, problems),
         firstLine: value.firstLine,
         entry: bytes[layout.frame.isEntry] !== 0,
-        locals: frames.length < FRAMES_WITH_LOCALS ? stack.locals.slice(0, MAX_LOCALS).flatMap(({ name, value }) => repr(objects, name, value)) : null,
+        locals: frames.length < FRAMES_WITH_LOCALS && budget.locals > 0 ? readLocals(objects, stack.locals, budget) : null,
         holds: stack.live.flatMap((slot) => {
           const of = objects.methodOfLock(slot);
           return of?.method === "__exit__" ? [named(objects, of.lock, of.self, stack.locals, bytes)] : [];
@@ -267,6 +269,13 @@ function named(objects: PythonObjects, lock: PythonLock, holder: bigint, locals:
   const globals = pointerAt(frame, objects.layout.frame.globals);
   const global = objects.dictEntries(globals)?.find((entry) => targets.has(entry.value));
   return { ...lock, name: global?.key ?? null };
+}
+
+/** A frame's locals' reprs, at most MAX_LOCALS, taken from what the walk may still read. */
+function readLocals(objects: PythonObjects, locals: { name: string; value: bigint }[], budget: { locals: number }): PythonLocal[] {
+  const taken = locals.slice(0, Math.min(MAX_LOCALS, budget.locals));
+  budget.locals -= taken.length;
+  return taken.flatMap(({ name, value }) => repr(objects, name, value));
 }
 
 function repr(objects: PythonObjects, name: string, value: bigint): PythonLocal[] {
