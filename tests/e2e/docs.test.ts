@@ -3,15 +3,15 @@
  * (docs/*.md) runs here, against a real core of the demo's chat server, and its exit code and the
  * shape of its output are checked. The pages' placeholders (`core.1234`, `./server`, a session id)
  * stand for that core, its program and a session analysed from it. A line that needs what a test
- * machine does not have (a model's key, a minidump, Redis, a live process) is skipped, and the
+ * machine does not have (a model's key, a minidump, Redis, a Go or JVM core) is skipped, and the
  * skipped test's name says why. A chat gets the page's piped question, or none (its end of input
- * ends it, as Ctrl+D does).
+ * ends it, as Ctrl+D does); `--pid` dumps a sleeping process of the test's own.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
@@ -45,7 +45,6 @@ const SKIPS: { when: (c: Shown) => boolean; why: string }[] = [
   { when: (c) => /--provider (openai|anthropic|ollama)|_API_KEY=|--local-model/.test(c.line), why: "needs a model provider's key or a running Ollama" },
   { when: (c) => /\.dmp\b/.test(c.line), why: "needs a minidump (the minidump tests build them with mingw and wine)" },
   { when: (c) => /--queue/.test(c.line), why: "needs a Redis queue" },
-  { when: (c) => /--pid\b/.test(c.line), why: "needs a live process to dump" },
   { when: (c) => /--coredump|systemd\/coredump/.test(c.line), why: "needs systemd-coredump's store" },
   { when: (c) => /\/var\/crash\//.test(c.line), why: "needs an apport report" },
   { when: (c) => /https?:\/\//.test(c.line), why: "needs a symbol server" },
@@ -94,7 +93,13 @@ function run(args: string[], options: { cwd: string; env: Record<string, string 
 }
 
 /** The folder every command runs in, the demo's core and program in it, and a session of it. */
-let place: { dir: string; core: string; server: string; session: string; env: Record<string, string | undefined> };
+let place: { dir: string; core: string; server: string; session: string; pid: number; env: Record<string, string | undefined> };
+/** The live process `--pid` dumps: it sleeps until the tests are done. */
+const sleeper = spawn("sleep", ["600"], { stdio: "ignore" });
+afterAll(() => {
+  sleeper.kill();
+});
+let kept = 0;
 
 beforeAll(async () => {
   const dir = tempDir("dumpdbg-docs-");
@@ -108,10 +113,10 @@ beforeAll(async () => {
   const env = { DUMPDBG_SESSIONS_DIR: path.join(dir, ".sessions"), OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, OLLAMA_HOST: "http://127.0.0.1:9" };
   const analysed = await run(["analyze", core, "--exe", server, "--provider", "offline", "--json"], { cwd: dir, env, input: null });
   expect(analysed.code, analysed.stderr).toBe(0);
-  place = { dir, core, server, env, session: (JSON.parse(analysed.stdout) as { session: { id: string } }).session.id };
+  place = { dir, core, server, env, pid: sleeper.pid!, session: (JSON.parse(analysed.stdout) as { session: { id: string } }).session.id };
 }, 120_000);
 
-/** The pages' placeholders, as the words of this machine. */
+/** The pages' placeholders, as the words of this machine; a kept dump goes to a new file each time. */
 function placed(args: string[]): string[] {
   const words: Record<string, string> = {
     "core.1234": place.core,
@@ -125,8 +130,9 @@ function placed(args: string[]): string[] {
     "<session-id>": place.session,
     "/tmp/reports": path.join(place.dir, "other-reports"),
     "/srv/sessions": path.join(place.dir, ".sessions"),
+    "4242": String(place.pid),
   };
-  return args.map((arg) => words[arg] ?? arg);
+  return args.map((arg, i) => (args[i - 1] === "--keep-dump" ? path.join(place.dir, `kept-${++kept}.core`) : (words[arg] ?? arg)));
 }
 
 /** What each command's output looks like when it worked. */
@@ -145,7 +151,13 @@ function checkShape(args: string[], result: { code: number | null; stdout: strin
     if (command === "triage") expect(doc).toMatchObject({ kind: "null-dereference", culprit: { function: "queue_message" } });
     return;
   }
-  if (command === "triage") expect(result.stdout).toMatch(/^Crash: +null pointer dereference[\s\S]*^Where: +queue_message/m);
+  if (args.includes("--pid")) {
+    // A sleeping process: dumped on request, left running.
+    expect(result.stdout).toMatch(command === "triage" ? /^Origin: +dump taken on request/m : /^Reports:/m);
+    expect(process.kill(place.pid, 0)).toBe(true);
+    const keep = args.indexOf("--keep-dump");
+    if (keep >= 0) expect(existsSync(args[keep + 1]!)).toBe(true);
+  } else if (command === "triage") expect(result.stdout).toMatch(/^Crash: +null pointer dereference[\s\S]*^Where: +queue_message/m);
   else if (command === "analyze") expect(result.stdout).toMatch(/^Null dereference in queue_message[\s\S]*^Reports:/m);
   else if (command === "exec") expect(result.stdout).toMatch(/queue_message/);
   else if (command === "doctor") expect(result.stdout).toMatch(/^ok +gdb /m);
