@@ -7,15 +7,19 @@
  * skipped test's name says why. A chat gets the page's piped question, or none (its end of input
  * ends it, as Ctrl+D does); `--pid` dumps a sleeping process of the test's own.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
+import { crashCore, pythonInterpreters } from "../helpers/cpython.js";
+import { buildGoCore } from "../helpers/go.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+const hasGo = spawnSync("go", ["version"]).status === 0;
+const python = pythonInterpreters()[0]?.python;
 const tempDir = tempDirs();
 
 interface Shown {
@@ -48,9 +52,9 @@ const SKIPS: { when: (c: Shown) => boolean; why: string }[] = [
   { when: (c) => /--coredump|systemd\/coredump/.test(c.line), why: "needs systemd-coredump's store" },
   { when: (c) => /\/var\/crash\//.test(c.line), why: "needs an apport report" },
   { when: (c) => /https?:\/\//.test(c.line), why: "needs a symbol server" },
-  { when: (c) => c.page === "docs/go.md", why: "needs a Go program's core (the Go tests build them)" },
-  { when: (c) => c.page === "docs/java.md", why: "needs a JVM's core (the JVM tests make them)" },
-  { when: (c) => c.page === "docs/python.md", why: "needs a CPython 3.11 core (the CPython tests make them)" },
+  { when: (c) => c.page === "docs/go.md" && !hasGo, why: "needs go to build a Go program's core" },
+  { when: (c) => c.page === "docs/java.md", why: "needs a JVM's core and its hs_err log (the JVM tests make them)" },
+  { when: (c) => c.page === "docs/python.md" && !python, why: "needs python3.11 to make a CPython core" },
 ];
 
 /** Splits a shell line into words (quotes, `#` comments), its environment, its stdin from `echo … |`. */
@@ -116,6 +120,20 @@ beforeAll(async () => {
   place = { dir, core, server, env, pid: sleeper.pid!, session: (JSON.parse(analysed.stdout) as { session: { id: string } }).session.id };
 }, 120_000);
 
+/** The Go and Python pages' cores: a Go service's nil-map panic, a Python program's crash under ctypes. */
+const runtimeCores = new Map<string, Promise<{ core: string; exe: string | null; culprit: string }>>();
+function runtimeCore(page: string): Promise<{ core: string; exe: string | null; culprit: string }> {
+  if (!runtimeCores.has(page)) {
+    runtimeCores.set(
+      page,
+      page === "docs/go.md"
+        ? buildGoCore("nil-map").then((built) => ({ core: built.core, exe: built.exe, culprit: "main." }))
+        : crashCore(tempDir("dumpdbg-docs-python-"), python!).then((crash) => ({ core: crash.core, exe: null, culprit: "parse_record" })),
+    );
+  }
+  return runtimeCores.get(page)!;
+}
+
 /** The pages' placeholders, as the words of this machine; a kept dump goes to a new file each time. */
 function placed(args: string[]): string[] {
   const words: Record<string, string> = {
@@ -133,6 +151,14 @@ function placed(args: string[]): string[] {
     "4242": String(place.pid),
   };
   return args.map((arg, i) => (args[i - 1] === "--keep-dump" ? path.join(place.dir, `kept-${++kept}.core`) : (words[arg] ?? arg)));
+}
+
+/** What a Go or Python page's command prints: the runtime's culprit. */
+function checkRuntimeShape(args: string[], result: { code: number | null; stdout: string; stderr: string }, culprit: string): void {
+  expect(result.code, result.stderr).toBe(0);
+  if (args[0] === "triage") expect(result.stdout).toMatch(new RegExp(`^Where: +${culprit}`, "m"));
+  else if (args[0] === "analyze") expect(result.stdout).toMatch(/^Reports:/m);
+  else expect(result.stdout).toMatch(/goroutine|Goroutine/);
 }
 
 /** What each command's output looks like when it worked. */
@@ -182,6 +208,12 @@ describe("the commands the README and the manual show", () => {
     }
     it(name, async () => {
       const { env, args, input } = parse(shown.line);
+      if (shown.page === "docs/go.md" || shown.page === "docs/python.md") {
+        const subject = await runtimeCore(shown.page);
+        const argv = args.map((arg) => (arg === "core" ? subject.core : arg === "./svc" ? subject.exe! : arg));
+        checkRuntimeShape(argv, await run(argv, { cwd: place.dir, env: { ...place.env, ...env }, input }), subject.culprit);
+        return;
+      }
       const argv = placed(args);
       const result = await run(argv, { cwd: place.dir, env: { ...place.env, ...env }, input });
       checkShape(argv, result);
