@@ -36,7 +36,7 @@ interface Cache {
 }
 
 /** The commands, each with its own cache (main.ts' command table; a unit test keeps the two the same). */
-export const COMMANDS: readonly string[] = ["exec", "triage", "symbols", "analyze", "resume", "chat", "report", "batch", "worker", "mcp", "sessions", "config", "doctor"];
+export const COMMANDS: readonly string[] = ["exec", "triage", "symbols", "analyze", "resume", "chat", "report", "batch", "worker", "mcp", "sessions", "config", "doctor", "completion"];
 
 /**
  * The commands dist/dumpdbg-lean.cjs holds, which run no agents; it also answers `--help` and
@@ -44,7 +44,7 @@ export const COMMANDS: readonly string[] = ["exec", "triage", "symbols", "analyz
  * time, while the debugger, started just before it, needs the CPU to start. The other commands'
  * modules are not in it (build.mjs stands a module that throws in for each).
  */
-export const LEAN_COMMANDS: readonly string[] = ["exec", "triage", "symbols", "report", "sessions", "config", "doctor"];
+export const LEAN_COMMANDS: readonly string[] = ["exec", "triage", "symbols", "report", "sessions", "config", "doctor", "completion"];
 
 /** The bundle in dist/ that holds the command `argv` names. */
 export function cliBundle(argv: string[]): "dumpdbg-lean.cjs" | "dumpdbg.cjs" {

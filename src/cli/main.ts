@@ -2,7 +2,7 @@
  * The command line: parse flags, call one function per command, map every error to one line and
  * an exit code. Commands are loaded lazily so `--version` and `--help` stay fast.
  */
-import { Command, CommanderError, Option } from "commander";
+import { Argument, Command, CommanderError, Option } from "commander";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { packageVersion } from "../package-root.js";
 import { ExitCode, ExitError } from "./exit.js";
@@ -318,7 +318,7 @@ export function buildProgram(): Command {
     .option("--dlv <path>", "Delve, for a Go program's core (default: $DUMPDBG_DLV or dlv)")
     .addHelpText(
       "after",
-      `\nRuns until Ctrl+C or SIGTERM, then finishes the dumps in hand (a second Ctrl+C ends at once).\nA job whose worker dies is taken by another after --stall-seconds; a dump that kills two workers is an error row.\n\nExample:\n  dumpdbg worker --queue redis://queue.internal:6379 --jobs 4\n\nExit codes: 0 stopped, 2 usage error, 3 queue unreachable, ${SIX}, 130 interrupted.`,
+      `\nRuns until Ctrl+C or SIGTERM, then finishes the dumps in hand (a second Ctrl+C ends at once).\nA job whose worker dies is taken by another after --stall-seconds; a dump that kills two workers is an error row.\n\nExamples:\n  dumpdbg worker --queue redis://queue.internal:6379 --jobs 4\n  dumpdbg worker --queue redis://queue.internal:6379 --provider openai --out /srv/reports\n\nExit codes: 0 stopped, 2 usage error, 3 queue unreachable, ${SIX}, 130 interrupted.`,
     )
     .action(async (options) => {
       const { worker } = await import("./worker.js");
@@ -331,21 +331,37 @@ export function buildProgram(): Command {
     .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
     .option("--out <dir>", "where analysis reports are written", "reports")
     .option("--idle-minutes <n>", "close a session's debugger after this long unused", numberFlag("--idle-minutes", { whole: false, min: 0, aboveMin: true }), 30)
+    .addHelpText(
+      "after",
+      footer({
+        examples: ["dumpdbg mcp --sessions-dir ~/.dumpdbg-sessions", `{ "mcpServers": { "dumpdbg": { "command": "dumpdbg", "args": ["mcp"] } } }   (an MCP client's config)`],
+        env: ["OPENAI_API_KEY, ANTHROPIC_API_KEY        models for the analyze tool", "DUMPDBG_SESSIONS_DIR                     where sessions live"],
+        exits: `0 the client went away, 2 usage, ${SIX}, 130 interrupted`,
+      }),
+    )
     .action(async (options) => {
       const { mcp } = await import("./mcp.js");
       return mcp(options);
     });
 
-  const sessions = program.command("sessions").description("list, show and remove analysis sessions");
-  const sessionsDir = (command: Command) =>
-    command.option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)").option("--json", "JSON output");
-  sessionsDir(sessions.command("list").description("the sessions, oldest first")).action(async (options) => {
+  const sessionsFooter = (examples: string[]) =>
+    footer({ examples, env: ["DUMPDBG_SESSIONS_DIR                     where sessions live"], exits: `0 done, 2 usage, 3 unknown session, ${SIX}` });
+  const sessions = program
+    .command("sessions")
+    .description("list, show and remove analysis sessions")
+    .addHelpText("after", sessionsFooter(["dumpdbg sessions list", "dumpdbg sessions show 20261126-1430", "dumpdbg sessions cleanup --days 7 --keep 20"]));
+  const sessionsDir = (command: Command, examples: string[]) =>
+    command
+      .option("--sessions-dir <dir>", "where sessions live (default: $DUMPDBG_SESSIONS_DIR, the project's .sessions, or dumpdbg's home; see dumpdbg config)")
+      .option("--json", "JSON output")
+      .addHelpText("after", sessionsFooter(examples));
+  sessionsDir(sessions.command("list").description("the sessions, oldest first"), ["dumpdbg sessions list", "dumpdbg sessions list --json --sessions-dir /srv/sessions"]).action(async (options) => {
     (await import("./sessions.js")).list(options);
   });
-  sessionsDir(sessions.command("show").description("one session's details").argument("<id>")).action(async (id: string, options) => {
+  sessionsDir(sessions.command("show").description("one session's details").argument("<id>"), ["dumpdbg sessions show 20261126-1430", "dumpdbg sessions show 20261126-1430 --json"]).action(async (id: string, options) => {
     (await import("./sessions.js")).show(id, options);
   });
-  sessionsDir(sessions.command("rm").description("remove sessions").argument("<id...>")).action(async (ids: string[], options) => {
+  sessionsDir(sessions.command("rm").description("remove sessions").argument("<id...>"), ["dumpdbg sessions rm 20261126-1430", "dumpdbg sessions rm 20261126-1430 20261127-0915"]).action(async (ids: string[], options) => {
     await (await import("./sessions.js")).rm(ids, options);
   });
   sessionsDir(
@@ -354,6 +370,7 @@ export function buildProgram(): Command {
       .description("remove old sessions")
       .option("--days <n>", "remove sessions not updated for N days", numberFlag("--days", { whole: false, min: 0 }))
       .option("--keep <k>", "always keep the K newest", numberFlag("--keep", { whole: true, min: 0 })),
+    ["dumpdbg sessions cleanup --days 7", "dumpdbg sessions cleanup --days 30 --keep 20"],
   ).action(async (options) => {
     await (await import("./sessions.js")).cleanup(options);
   });
@@ -364,7 +381,7 @@ export function buildProgram(): Command {
     .option("--json", "print them as JSON")
     .addHelpText(
       "after",
-      '\nConfig files (JSON): dumpdbg.config.json or .dumpdbgrc in the project (searched from here upwards), or a\n"dumpdbg" key in package.json; the user\'s in $XDG_CONFIG_HOME/dumpdbg/config.json. Settings: provider, model,\nlocalModel, gdb, lldb, cdb, dlv, sessionsDir, reportsDir. Example: { "provider": "offline", "sessionsDir": ".sessions" }',
+      '\nConfig files (JSON): dumpdbg.config.json or .dumpdbgrc in the project (searched from here upwards), or a\n"dumpdbg" key in package.json; the user\'s in $XDG_CONFIG_HOME/dumpdbg/config.json. Settings: provider, model,\nlocalModel, gdb, lldb, cdb, dlv, sessionsDir, reportsDir, such as { "provider": "offline", "sessionsDir": ".sessions" }.\n\nExamples:\n  dumpdbg config\n  dumpdbg config --json',
     )
     .action(async (options) => {
       (await import("./config-command.js")).showConfig(options);
@@ -378,9 +395,20 @@ export function buildProgram(): Command {
     .option("--cdb <path>", "the cdb binary to check")
     .option("--dlv <path>", "the dlv binary to check")
     .option("--json", "print the findings as JSON")
+    .addHelpText("after", "\nExamples:\n  dumpdbg doctor\n  dumpdbg doctor --gdb /opt/gdb-14/bin/gdb --json\n\nExit codes: 0 a debugger is usable, 2 usage, 4 no debugger is usable")
     .action(async (options) => {
       const { doctor } = await import("./doctor.js");
       return doctor(options);
+    });
+
+  program
+    .command("completion")
+    .description("print a shell completion script for dumpdbg's commands and flags")
+    .addArgument(new Argument("<shell>", "the shell").choices(["bash", "zsh", "fish"]))
+    .addHelpText("after", '\nExamples:\n  source <(dumpdbg completion bash)                              # in ~/.bashrc\n  dumpdbg completion zsh > "${fpath[1]}/_dumpdbg"\n  dumpdbg completion fish > ~/.config/fish/completions/dumpdbg.fish\n\nExit codes: 0 done, 2 usage')
+    .action(async (shell: "bash" | "zsh" | "fish") => {
+      const { completionScript } = await import("./completion.js");
+      process.stdout.write(completionScript(program, shell));
     });
 
   program.hook("preAction", async (_program, action) => {

@@ -28,8 +28,13 @@ const CRASH_KINDS = [
 const CrashKindSchema = z.enum(CRASH_KINDS);
 export type CrashKind = z.infer<typeof CrashKindSchema>;
 
+/**
+ * The first frame in the program's own code responsible for the crash, in any language: libc,
+ * libstdc++, the loader, language runtimes and the abort/assert/terminate/panic machinery skipped.
+ */
 const CulpritSchema = z.object({
   function: z.string().nullable(),
+  /** Null without debug information, as is `line`. */
   file: z.string().nullable(),
   line: z.number().int().nullable(),
   /** Frame number in the crashing thread's backtrace. */
@@ -134,21 +139,32 @@ const CutSchema = z.object({
 export type Cut = z.infer<typeof CutSchema>;
 
 export const CrashSchema = z.object({
+  /** What kind of crash or hang it is. */
   kind: CrashKindSchema,
+  /** The signal's name (`SIGSEGV`), or a Windows exception's (`EXCEPTION_ACCESS_VIOLATION`). */
   signal: z.string().nullable(),
+  /** The signal's code (`SEGV_MAPERR`), or the exception's code. */
   signalCode: z.string().nullable(),
+  /** The address the faulting access was to, in hex. */
   faultAddress: z.string().nullable(),
+  /** Whether the faulting access read, wrote or executed. */
   access: z.enum(["read", "write", "execute"]).nullable(),
+  /** The abort or assertion message, the panic's value, or the exception's type and message. */
   message: z.string().nullable(),
+  /** The thread that crashed (a goroutine's id for a Go program). */
   thread: z.object({
+    /** The debugger's number of the thread. */
     id: z.number().int().nullable(),
+    /** The operating system's thread id. */
     lwp: z.number().int().nullable(),
     name: z.string().nullable(),
   }),
   culprit: CulpritSchema,
   /** The runtime whose own frames were read into the crash's stack (a JVM's, by jhsdb), and what read them; null for none. Null only in a report written before runtimes were read. */
   runtime: RuntimeSchema.nullable().default(null),
+  /** `kind | f1 | f2 | f3` over the first three culprit-side frames: stable across ASLR and rebuilds. */
   signature: z.string(),
+  /** The cycle of threads blocked on locks, for a deadlock; null otherwise. */
   deadlock: z.object({ cycle: z.array(DeadlockEdgeSchema) }).nullable(),
   /** Null only in a report written before origins were recorded. */
   origin: OriginSchema.nullable().default(null),
@@ -166,20 +182,28 @@ const HypothesisStatusSchema = z.enum(["confirmed", "rejected", "inconclusive"])
 export const ReportSchema = z.object({
   schemaVersion: z.literal(1),
   session: z.object({
+    /** The session's id: `dumpdbg chat`, `report` and `resume` take it. */
     id: z.string(),
+    /** The dump that was read. */
     dump: z.string(),
+    /** The program the dump came from, as given or as the dump names it. */
     executable: z.string().nullable(),
+    /** The debugger that read the dump (`gdb`, `lldb`, `cdb`, `dlv`). */
     debugger: z.string(),
+    /** ISO 8601 times. */
     startedAt: z.string(),
     finishedAt: z.string().nullable(),
   }),
+  /** What went wrong in the user's words (`--issue`). */
   issue: z.string().nullable(),
   crash: CrashSchema,
+  /** What the analysis supposed and how each test came out. */
   hypotheses: z.array(
     z.object({
       id: z.string(),
       statement: z.string(),
       status: HypothesisStatusSchema,
+      /** The evidence that decided it (`E3`). */
       evidenceIds: z.array(z.string()),
     }),
   ),
@@ -189,20 +213,28 @@ export const ReportSchema = z.object({
     confidence: z.number().min(0).max(1),
     recommendations: z.array(z.string()),
   }),
+  /** The critic's review, two rounds at most, and what it left unresolved. */
   critique: z.object({
     rounds: z.array(z.object({ round: z.number().int(), issues: z.array(z.string()) })),
     unresolved: z.array(z.string()),
   }),
+  /** Questions worth asking next, in the chat. */
   followUpQuestions: z.array(z.string()),
+  /** Every debugger output the analysis kept, cited by id in the report. */
   evidence: z.array(
     z.object({
+      /** `E1`, `E2`, … */
       id: z.string(),
+      /** The debugger command that printed it. */
       command: z.string(),
+      /** What the analyzers read in it. */
       summary: z.string(),
       bytes: z.number().int(),
+      /** The file in the session that holds the whole output. */
       path: z.string().nullable(),
     }),
   ),
+  /** Model calls and tokens, local and cloud (0 offline). */
   usage: z.object({
     llmCalls: z.number().int(),
     local: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
@@ -223,6 +255,7 @@ export const ReportSchema = z.object({
   }),
   /** What was masked before any model saw it, by kind (count 0 when nothing left the machine). Added in a later version. */
   redactions: z.object({ count: z.number().int(), kinds: z.record(z.string(), z.number().int()) }).optional(),
+  /** Where the run's time went, in milliseconds. */
   timings: z.object({
     totalMs: z.number(),
     debuggerMs: z.number(),
