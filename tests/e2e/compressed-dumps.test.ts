@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, type BuiltCore } from "../helpers/cores.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
+import { mountingAllowed, mountTmpfs, remountReadOnly, unmount } from "../helpers/tmpfs.js";
 
 const tempDir = tempDirs();
 
@@ -153,5 +154,51 @@ describe("compressed cores", () => {
     expect(doc.groups[0]).toMatchObject({ kind: "null-dereference", count: 5 });
     expect(snapshot(dir)).toEqual(before);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe.skipIf(!mountingAllowed())("a temporary folder without room for the decompressed core", () => {
+  /** A tmpfs of `size` as TMPDIR for `run`, unmounted after. */
+  async function onTmpfs<T>(size: string, run: (mount: string) => Promise<T>): Promise<T> {
+    const mount = mountTmpfs(path.join(tempDir("dumpdbg-packed-tmpfs-"), "tmp"), size);
+    try {
+      return await run(mount);
+    } finally {
+      unmount(mount);
+    }
+  }
+
+  it("a core larger than the free space: exit 6, one line naming the folder, nothing left, the original untouched", async () => {
+    await onTmpfs("256k", async (mount) => {
+      const before = snapshot(dir);
+      const result = await runCli(["triage", path.join(dir, "core.zst"), "--exe", built.exe], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off" } });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toMatch(
+        new RegExp(`^dumpdbg: cannot write ${mount}: no space left on device for the decompressed dump \\(256 KiB free, 64 MiB of it kept for everything else\\); free some space there or set TMPDIR to a folder with room that this user may write; ${path.join(dir, "core.zst")} was not unpacked\n$`),
+      );
+      expect(readdirSync(mount)).toEqual([]);
+      expect(snapshot(dir)).toEqual(before);
+    });
+  });
+
+  it("a read-only temporary folder: exit 6, read-only file system", async () => {
+    await onTmpfs("256k", async (mount) => {
+      remountReadOnly(mount);
+      const result = await runCli(["triage", path.join(dir, "core.gz"), "--exe", built.exe], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off" } });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toBe(`dumpdbg: cannot create ${mount}: read-only file system; use a folder on a writable file system or set TMPDIR to a folder with room that this user may write\n`);
+    });
+  });
+
+  it("a compression bomb past its declared size on a small disk is still a bomb: exit 3", async () => {
+    // Two frames: the first declares the core's size, the second adds 16 MiB the declaration does not cover.
+    const bomb = path.join(tempDir("dumpdbg-tight-bomb-"), "core.zst");
+    execSync(`(zstd -q -c ${built.core}; head -c 16M /dev/zero | zstd -q -c) > ${bomb}`);
+    await onTmpfs("66m", async (mount) => {
+      const result = await runCli(["triage", bomb], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off" } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^dumpdbg: .*core\.zst decompresses to more than the 440 KiB its header declares: a damaged file or a compression bomb; it was not unpacked\n$/);
+      expect(readdirSync(mount)).toEqual([]);
+    });
   });
 });
