@@ -198,6 +198,50 @@ export function decodeTrap(word: number): { instruction: "brk" | "udf"; immediat
   return null;
 }
 
+/**
+ * The address a call passed in `register` (`x1`), from the instruction words before it (`code`,
+ * the last one the `bl` at `pc`): the `adrp` that made its page, with the `add` of its low bits (the
+ * address itself) or the `ldr` from a slot on that page (a GOT slot holding it: `indirect`), through
+ * plain register moves. Null when something else set it, or a branch lies in between.
+ */
+export function callArgumentAddress(code: number[], pc: bigint, register: string): { address: bigint; indirect: boolean } | null {
+  const last = code.length - 1;
+  if (last < 0 || ((code[last]! & 0xfc000000) >>> 0) !== 0x94000000) return null;
+  let wanted = /^x(\d+)$/.exec(register) ? Number(register.slice(1)) : null;
+  if (wanted === null) return null;
+  let offset = 0n;
+  let indirect = false;
+  for (let i = last - 1; i >= 0; i--) {
+    const word = code[i]!;
+    const at = pc - BigInt(4 * (last - i));
+    // Any branch between: what follows it may not have run.
+    if (((word & 0x7c000000) >>> 0) === 0x14000000 || ((word & 0xfe000000) >>> 0) === 0xd6000000 || ((word & 0xfe000000) >>> 0) === 0x54000000) return null;
+    if (bits(word, 4, 0) !== wanted) continue;
+    if (((word & 0x9f000000) >>> 0) === 0x90000000) {
+      const page = BigInt(signed((bits(word, 23, 5) << 2) | bits(word, 30, 29), 21)) << 12n;
+      return { address: BigInt.asUintN(64, (at & ~0xfffn) + page + offset), indirect };
+    }
+    if (((word & 0xffe0ffe0) >>> 0) === 0xaa0003e0) {
+      wanted = bits(word, 20, 16);
+      continue;
+    }
+    // An ldr of a 64-bit slot, unsigned offset: the value is what the slot holds. Only the last step may load.
+    if (((word & 0xffc00000) >>> 0) === 0xf9400000 && !indirect && offset === 0n) {
+      indirect = true;
+      offset = BigInt(bits(word, 21, 10) * 8);
+      wanted = bits(word, 9, 5);
+      continue;
+    }
+    if (((word & 0xff800000) >>> 0) === 0x91000000 && !indirect && offset === 0n) {
+      offset = BigInt(bits(word, 21, 10));
+      wanted = bits(word, 9, 5);
+      continue;
+    }
+    return null;
+  }
+  return null;
+}
+
 /** What a `brk` immediate says, where a compiler or runtime gives it a meaning. */
 export function trapMeaning(immediate: number): string | null {
   // Clang's check of an authenticated pointer traps with 0xc470 plus the key (IA, IB, DA, DB).

@@ -8,6 +8,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import { asStorageError } from "../storage-errors.js";
 import { live } from "./live.js";
 
 export interface PrivateFolder {
@@ -16,8 +17,17 @@ export interface PrivateFolder {
   remove(): void;
 }
 
+/** Where temporary files go, and the way out when they cannot: the user moves them with TMPDIR. */
+export const TEMP_ELSEWHERE = "or set TMPDIR to a folder with room that this user may write";
+
+/** A new private folder under the temporary folder; a full, read-only or forbidden one is a StorageError naming it. */
 export async function privateFolder(prefix: string): Promise<PrivateFolder> {
-  const path = await mkdtemp(join(tmpdir(), prefix));
+  let path: string;
+  try {
+    path = await mkdtemp(join(tmpdir(), prefix));
+  } catch (error) {
+    throw asStorageError(error, tmpdir(), { verb: "create", elsewhere: TEMP_ELSEWHERE });
+  }
   const entry = { kill: () => rmSync(path, { recursive: true, force: true }) };
   live.add(entry);
   return {

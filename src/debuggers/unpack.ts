@@ -3,8 +3,10 @@
  * temporary file (mode 0600, in a private folder) that the debugger is given; the user's file and
  * its folder are only read. The output is bounded: by the size the format's header declares, by
  * the size the core's own ELF headers describe, by DUMPDBG_UNPACK_LIMIT and by the free space of the
- * temporary folder; a file that decompresses past its bound (a damaged file, a compression bomb)
- * is refused in one line and what was written is removed.
+ * temporary folder; a file that decompresses past its own bounds (a damaged file, a compression
+ * bomb) is refused in one line as bad input, a temporary folder without room for it (full, a quota,
+ * read-only, not writable) is the machine's fault (StorageError, naming the folder), and either way
+ * what was written is removed.
  *
  * gzip is Node's own zlib. zstd, lz4 and xz are the system's decompressors (Debian's zstd, lz4 and
  * xz-utils), run as child processes reading the opened file on their stdin: they are the formats'
@@ -29,7 +31,8 @@ import type { Packing } from "./dumpfile/packed.js";
 import { DumpError } from "./dump.js";
 import { DebuggerError } from "./errors.js";
 import { live } from "./live.js";
-import { privateFolder, type PrivateFolder } from "./private-folder.js";
+import { privateFolder, TEMP_ELSEWHERE, type PrivateFolder } from "./private-folder.js";
+import { asStorageError, StorageError } from "../storage-errors.js";
 
 /** The default most a dump may decompress to; DUMPDBG_UNPACK_LIMIT changes it. */
 const DEFAULT_LIMIT_BYTES = 64 * 2 ** 30;
@@ -45,6 +48,8 @@ const PROGRESS_EVERY_MS = 250;
 /** One line of an apport report: its core's lines are a megabyte of data's base64. */
 const MAX_LINE_BYTES = 64 * 2 ** 20;
 const MAX_STDERR_CHARS = 400;
+/** What a temporary folder says when the decompressed copy cannot be written there. */
+const WRITE_REFUSALS = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM"]);
 
 /** Which Debian package holds each system decompressor. */
 const DECOMPRESSORS: Record<Exclude<Packing, "gzip">, { binary: string; args: string[]; packageName: string }> = {
@@ -156,6 +161,8 @@ interface Limit {
   bytes: number;
   /** Why this is the bound, said when it is passed. */
   why: string;
+  /** The temporary folder's free space: passing it is the machine's fault, not the dump's. */
+  space?: { folder: string; free: number };
 }
 
 /** The bounds known before the first byte: the declared size, the configured limit, the free space. */
@@ -165,8 +172,9 @@ async function limits(folder: PrivateFolder, declared: number | null): Promise<L
   if (declared !== null) found.push({ bytes: declared, why: `the ${sizeText(declared)} its header declares` });
   try {
     const fs = await statfs(folder.path);
-    const free = Number(fs.bavail) * Number(fs.bsize) - SPACE_RESERVE_BYTES;
-    found.push({ bytes: Math.max(0, free), why: `the ${sizeText(Math.max(0, free))} free in ${tmpdir()} (set TMPDIR to a folder with room)` });
+    const free = Number(fs.bavail) * Number(fs.bsize);
+    const usable = Math.max(0, free - SPACE_RESERVE_BYTES);
+    found.push({ bytes: usable, why: `the ${sizeText(usable)} free in ${tmpdir()}`, space: { folder: tmpdir(), free } });
   } catch {
     // A filesystem that will not say its free space still fails the write when full.
   }
@@ -188,7 +196,7 @@ function configuredLimit(): number {
  */
 class OutputBound extends Transform {
   bytes = 0;
-  failure: DumpError | null = null;
+  failure: DumpError | StorageError | null = null;
   private head: Buffer[] = [];
   private headBytes = 0;
   private extentRead = false;
@@ -206,9 +214,16 @@ class OutputBound extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.bytes += chunk.length;
     if (!this.extentRead) this.keepHead(chunk);
-    const passed = this.bounds.find((b) => this.bytes > b.bytes);
+    // The smallest bound passed is the one passed first: a bomb past its declared size stays a bomb on a small disk.
+    const passed = this.bounds.filter((b) => this.bytes > b.bytes).sort((a, b) => a.bytes - b.bytes)[0];
     if (passed) {
-      this.failure = new DumpError(`${this.path} decompresses to more than ${passed.why}: a damaged file or a compression bomb; it was not unpacked`);
+      this.failure = passed.space
+        ? new StorageError(
+            passed.space.folder,
+            `no space left on device for the decompressed dump (${sizeText(passed.space.free)} free, ${sizeText(SPACE_RESERVE_BYTES)} of it kept for everything else)`,
+            `free some space there ${TEMP_ELSEWHERE}; ${this.path} was not unpacked`,
+          )
+        : new DumpError(`${this.path} decompresses to more than ${passed.why}: a damaged file or a compression bomb; it was not unpacked`);
       done(this.failure);
       return;
     }
@@ -294,11 +309,11 @@ function missingOr(path: string, packing: Exclude<Packing, "gzip">, binary: stri
   return new DecompressorMissing(`${path} is ${packing}-compressed and ${binary} is not installed: install Debian's ${packageName} package (apt-get install ${packageName}), or decompress it yourself`);
 }
 
-/** A decompressor's failure in one line: the data is damaged or cut short. */
+/** A decompressor's failure in one line: the machine refused the temporary file, or the data is damaged or cut short. */
 function unpackError(path: string, packing: Packing, error: unknown): Error {
   if (error instanceof DumpError || error instanceof DebuggerError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOSPC" || code === "EDQUOT") return error as Error;
+  // Only writing is refused this way: the dump itself is already open and read through its descriptor.
+  if (WRITE_REFUSALS.has((error as NodeJS.ErrnoException).code ?? "")) return asStorageError(error, tmpdir(), { elsewhere: `${TEMP_ELSEWHERE}; ${path} was not unpacked` }) as Error;
   const why = (error as Error).message?.split("\n")[0] ?? String(error);
   return new DumpError(`${path} is ${packing}-compressed but cannot be decompressed (${why.slice(0, 200)}): damaged or cut short`);
 }

@@ -80,6 +80,13 @@ describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
     expect(result.stdout).toMatch(/could not load 2 libraries the process had: \/lib\/libc\.so\.6/);
   }, 120_000);
 
+  it("an uncaught C++ exception names its thrown type, read from __cxa_throw's argument in its caller's code", async () => {
+    const { exe, core } = await buildAarch64Core("uncaught-exception");
+    const { crash } = await triageJson([core, "--exe", exe, "--sysroot", AARCH64_SYSROOT]);
+    expect(crash.kind).toBe("uncaught-exception");
+    expect(crash.message).toBe("terminate called after throwing an instance of 'std::runtime_error'");
+  }, 120_000);
+
   it("a gdb named by hand that reads no aarch64 registers gives an unreadable stop, never a dump on request", async () => {
     const { exe, core } = await buildAarch64Core("abort");
     // Only the signal the core records is known: no registers, so no stack and no culprit.

@@ -2,16 +2,21 @@
  * Compressed cores as users hold them: a real core of a crashing C program compressed with the real
  * zstd, lz4, xz and gzip tools, triaged, analysed and opened by exec through the CLI; recognised by
  * content (a misleading name changes nothing); the user's file and folder never changed; nothing
- * left in the temporary folder after a run, a refused bomb, or Ctrl+C mid-decompression.
+ * left in the temporary folder after a run, a refused bomb, or Ctrl+C mid-decompression. Breakpad
+ * and Windows minidumps compressed with zstd and gzip read as the plain ones; a temporary folder
+ * without room (a small tmpfs as TMPDIR) is the machine's fault, exit 6.
  */
 import { execFileSync, execSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { breakpadMinidumpFromCore } from "../helpers/breakpad.js";
 import { runCli } from "../helpers/cli.js";
 import { buildCore, type BuiltCore } from "../helpers/cores.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
+import { mountingAllowed, mountTmpfs, remountReadOnly, unmount } from "../helpers/tmpfs.js";
+import { buildMinidump, missingWindowsTools } from "../helpers/windows.js";
 
 const tempDir = tempDirs();
 
@@ -153,5 +158,95 @@ describe("compressed cores", () => {
     expect(doc.groups[0]).toMatchObject({ kind: "null-dereference", count: 5 });
     expect(snapshot(dir)).toEqual(before);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+/** What a triage says of a dump that does not depend on where the file lies. */
+function verdictOf(stdout: string): unknown {
+  const crash = JSON.parse(stdout) as { kind: string; signal: string; faultAddress: string | null; access: string | null; culprit: { function: string | null; line: number | null }; signature: string; message: string | null };
+  return { kind: crash.kind, signal: crash.signal, faultAddress: crash.faultAddress, access: crash.access, culprit: crash.culprit.function, line: crash.culprit.line, signature: crash.signature, message: crash.message };
+}
+
+/** The minidump triaged plain, then zstd- and gzip-compressed: the same verdict, from a decompressed copy left nowhere. */
+async function sameCompressed(dump: string, args: string[]): Promise<unknown> {
+  const folder = path.dirname(dump);
+  execFileSync("zstd", ["-q", "-k", dump, "-o", `${dump}.zst`]);
+  writeFileSync(`${dump}.gz`, execFileSync("gzip", ["-c", dump]));
+  const plain = await runCli(["triage", dump, ...args, "--json"], { env: env() });
+  expect(plain.code, plain.stderr).toBe(0);
+  const before = snapshot(folder);
+  for (const [file, format] of [[`${dump}.zst`, "zstd"], [`${dump}.gz`, "gzip"]] as const) {
+    const packed = await runCli(["triage", file, ...args, "--json"], { env: env() });
+    expect(packed.code, packed.stderr).toBe(0);
+    expect(packed.stderr).toContain(`${path.basename(file)}: ${format}-compressed, decompressed`);
+    expect(verdictOf(packed.stdout)).toEqual(verdictOf(plain.stdout));
+  }
+  expect(snapshot(folder)).toEqual(before);
+  expect(readdirSync(tmp)).toEqual([]);
+  return verdictOf(plain.stdout);
+}
+
+describe("compressed minidumps", () => {
+  it("a Breakpad minidump compressed with zstd and gzip is read as the plain one", async () => {
+    const dump = path.join(tempDir("dumpdbg-packed-breakpad-"), "crash.dmp");
+    await breakpadMinidumpFromCore(built.core, built.exe, dump);
+    const verdict = await sameCompressed(dump, ["--exe", built.exe]);
+    expect(verdict).toMatchObject({ kind: "null-dereference", culprit: "send_to_client" });
+  }, 120_000);
+
+  it.skipIf(missingWindowsTools().length > 0)("a Windows minidump compressed with zstd and gzip is read as the plain one", async () => {
+    const windows = await buildMinidump("null-method");
+    const dump = path.join(tempDir("dumpdbg-packed-windows-"), "crash.dmp");
+    copyFileSync(windows.dump, dump);
+    // LLDB finds the program beside the dump, as a user keeps them.
+    copyFileSync(windows.exe, path.join(path.dirname(dump), path.basename(windows.exe)));
+    const verdict = await sameCompressed(dump, ["--debugger", "lldb"]);
+    expect(verdict).toMatchObject({ kind: "null-dereference", culprit: "Connection::queued", faultAddress: "0x20" });
+  }, 300_000);
+});
+
+describe.skipIf(!mountingAllowed())("a temporary folder without room for the decompressed core", () => {
+  /** A tmpfs of `size` as TMPDIR for `run`, unmounted after. */
+  async function onTmpfs<T>(size: string, run: (mount: string) => Promise<T>): Promise<T> {
+    const mount = mountTmpfs(path.join(tempDir("dumpdbg-packed-tmpfs-"), "tmp"), size);
+    try {
+      return await run(mount);
+    } finally {
+      unmount(mount);
+    }
+  }
+
+  it("a core larger than the free space: exit 6, one line naming the folder, nothing left, the original untouched", async () => {
+    await onTmpfs("256k", async (mount) => {
+      const before = snapshot(dir);
+      const result = await runCli(["triage", path.join(dir, "core.zst"), "--exe", built.exe], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off" } });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toMatch(
+        new RegExp(`^dumpdbg: cannot write ${mount}: no space left on device for the decompressed dump \\(256 KiB free, 64 MiB of it kept for everything else\\); free some space there or set TMPDIR to a folder with room that this user may write; ${path.join(dir, "core.zst")} was not unpacked\n$`),
+      );
+      expect(readdirSync(mount)).toEqual([]);
+      expect(snapshot(dir)).toEqual(before);
+    });
+  });
+
+  it("a read-only temporary folder: exit 6, read-only file system", async () => {
+    await onTmpfs("256k", async (mount) => {
+      remountReadOnly(mount);
+      const result = await runCli(["triage", path.join(dir, "core.gz"), "--exe", built.exe], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off" } });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toBe(`dumpdbg: cannot create ${mount}: read-only file system; use a folder on a writable file system or set TMPDIR to a folder with room that this user may write\n`);
+    });
+  });
+
+  it("a compression bomb past its declared size on a small disk is still a bomb: exit 3", async () => {
+    // Two frames: the first declares the core's size, the second adds 16 MiB the declaration does not cover.
+    const bomb = path.join(tempDir("dumpdbg-tight-bomb-"), "core.zst");
+    execSync(`(zstd -q -c ${built.core}; head -c 16M /dev/zero | zstd -q -c) > ${bomb}`);
+    await onTmpfs("66m", async (mount) => {
+      const result = await runCli(["triage", bomb], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off" } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^dumpdbg: .*core\.zst decompresses to more than the 440 KiB its header declares: a damaged file or a compression bomb; it was not unpacked\n$/);
+      expect(readdirSync(mount)).toEqual([]);
+    });
   });
 });

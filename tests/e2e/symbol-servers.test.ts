@@ -20,7 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchSymbols, type FetchOptions, type SymbolQuery } from "../../src/debuggers/symbols/server.js";
 import type { SymbolSource } from "../../src/debuggers/symbols/sources.js";
 import { symbolsSummary } from "../../src/debuggers/symbols/summary.js";
+import { StorageError } from "../../src/storage-errors.js";
 import { pdbBytes } from "../helpers/pdb-file.js";
+import { fillToTheLastByte, mountingAllowed, mountTmpfs, unmount } from "../helpers/tmpfs.js";
 
 const exec = promisify(execFile);
 const dirs: string[] = [];
@@ -334,6 +336,21 @@ describe("a Microsoft store and a Breakpad store over HTTP", () => {
     const cache = await put(await tempDir(), "not-a-folder", "");
     const [result] = await fetchSymbols([pdb("crash.pdb")], [ms(`${store.url}/store`)], { ...(await options()), cache });
     expect(result?.outcome.status === "missing" && result.outcome.tried[0]?.outcome).toMatch(/^cache not writable \((ENOTDIR|EEXIST)\)$/);
+  });
+
+  it.skipIf(!mountingAllowed())("ends with a StorageError naming the file when the cache's disk is full, and leaves no part behind", async () => {
+    const cache = mountTmpfs(path.join(await tempDir(), "full-cache"), "64k");
+    try {
+      fillToTheLastByte(path.join(cache, "filler"));
+      const fetching = fetchSymbols([pdb("crash.pdb")], [ms(`${store.url}/store`)], { ...(await options()), cache });
+      const error = await fetching.then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(StorageError);
+      expect((error as StorageError).message).toMatch(new RegExp(`^cannot write ${cache}/crash\\.pdb/\\S+/crash\\.pdb: no space left on device; free some space there or choose another symbol cache \\(--symbols-cache DIR\\)$`));
+      const left = (await readdir(cache, { recursive: true })).filter((entry) => entry.endsWith(".part"));
+      expect(left).toEqual([]);
+    } finally {
+      unmount(cache);
+    }
   });
 
   it("asks no server when offline, and says so", async () => {

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-import { accessAddress, decodeMemoryAccess, decodeTrap, pacMangled, trapMeaning } from "../../src/analyzers/aarch64.js";
+import { accessAddress, callArgumentAddress, decodeMemoryAccess, decodeTrap, pacMangled, trapMeaning } from "../../src/analyzers/aarch64.js";
 
 /** Each line assembled, with what the reader must make of it (size in bytes, offset added to the base). */
 const CASES: { asm: string; word: number; access: "read" | "write" | null; size?: number | null; operand?: string; address?: bigint }[] = [
@@ -109,5 +109,39 @@ describe("pacMangled", () => {
     // Top-byte tags (MTE, HWASan) are ignored by the hardware, and are no authentication.
     expect(pacMangled(0x0b00aaaabbbbccccn)).toBe(false);
     expect(pacMangled(0x002d00010000abcdn)).toBe(true);
+  });
+});
+
+describe("the address a call passed in a register, from the words before its bl", () => {
+  // g++'s throw of std::runtime_error in a non-PIE program, as objdump reads it: the type_info from a GOT slot.
+  const THROW = [
+    0xb00000e2, // 40216c adrp x2, 0x41f000
+    0xf947d842, // 402170 ldr x2, [x2, #4016]
+    0xb00000e1, // 402174 adrp x1, 0x41f000
+    0xf947ec21, // 402178 ldr x1, [x1, #4056]
+    0xaa1303e0, // 40217c mov x0, x19
+    0x97ffff5c, // 402180 bl __cxa_throw@plt
+  ];
+
+  it("reads x1 as the GOT slot at page + offset, to be dereferenced", () => {
+    expect(callArgumentAddress(THROW, 0x402180n, "x1")).toEqual({ address: 0x41ffd8n, indirect: true });
+    expect(callArgumentAddress(THROW, 0x402180n, "x2")).toEqual({ address: 0x41ffb0n, indirect: true });
+  });
+
+  it("reads an adrp and add as the address itself, through register moves", () => {
+    const code = [
+      0x90000101, // 400000 adrp x1, 0x420000
+      0x91048c21, // 400004 add x1, x1, #0x123
+      0xaa1303e0, // 400008 mov x0, x19
+      0xaa0103e3, // 40000c mov x3, x1
+      0xaa0303e1, // 400010 mov x1, x3
+      0x94008043, // 400014 bl
+    ];
+    expect(callArgumentAddress(code, 0x400014n, "x1")).toEqual({ address: 0x420123n, indirect: false });
+  });
+
+  it("gives nothing where the register was set otherwise, or the last word is no bl", () => {
+    expect(callArgumentAddress(THROW, 0x402180n, "x0")).toBeNull();
+    expect(callArgumentAddress(THROW.slice(0, -1), 0x40217cn, "x1")).toBeNull();
   });
 });

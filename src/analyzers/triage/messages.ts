@@ -6,7 +6,7 @@
 import { unquoteCString } from "../../debuggers/c-text.js";
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { Inspector } from "../../debuggers/inspector.js";
-import { normalizeAddress, toBigInt, type Address, type MemoryRegion, type Platform, type RecordedAssertion } from "../../debuggers/model.js";
+import { normalizeAddress, toBigInt, type Address, type MemoryRegion, type RecordedAssertion } from "../../debuggers/model.js";
 import { signalStory, type SignalStoryFacts } from "../../report/origin.js";
 import type { CrashKind } from "../../report/schema.js";
 import { culpritIndex, normalizeFunctionName, RUST_STACK_OVERFLOW_HANDLER, type PlacedFrame } from "../culprit.js";
@@ -21,6 +21,7 @@ import { FATAL_ERROR_CALLS, fatalErrorFromArguments, fatalErrorText, onFatalErro
 import { SIGABRT, SIGSEGV, signalCodeName, signalName } from "../signals.js";
 import { CLR_EXCEPTION, managedExceptionText } from "../windows.js";
 import { argumentRegisters, callArgumentAddress } from "../x86-64.js";
+import { callArgumentAddress as a64CallArgument } from "../aarch64.js";
 import { caughtMessage, overrunMessage, returnedIntoCodeMessage, sentMessage, smashedReturnMessage, underrunMessage } from "./explain.js";
 import { STACK_NEAR_SP, type CaughtFault, type Fault } from "./fault.js";
 import type { GoFindings } from "./go.js";
@@ -75,7 +76,7 @@ interface Told {
 export async function readThrownType(q: Inspector, readings: Told["readings"], verdict: Told["verdict"]): Promise<string | null> {
   if (verdict.kind !== "uncaught-exception") return null;
   if (readings.said.annotated?.thrown) return readings.said.annotated.thrown;
-  return thrownType(q, verdict.abortedIn !== null ? verdict.frames : readings.stack.innermost, readings.target.os);
+  return thrownType(q, verdict.abortedIn !== null ? verdict.frames : readings.stack.innermost, readings.target);
 }
 
 /** The crash's message: what the program or its runtime said, else what happened in dumpdbg's words. */
@@ -298,21 +299,41 @@ function windowsAssertion(frames: PlacedFrame[]): string | null {
  * The thrown type: libstdc++ has no debug info, so __cxa_throw's `tinfo` argument (its second) is
  * read from the code of its caller, which loads the type_info's address just before the call.
  */
-async function thrownType(q: Inspector, frames: PlacedFrame[], os: Platform["os"] | undefined): Promise<string | null> {
+async function thrownType(q: Inspector, frames: PlacedFrame[], target: Target): Promise<string | null> {
   const throwing = frames.findIndex((frame) => /^(__cxa_throw|__cxa_rethrow)$/.test(normalizeFunctionName(frame.function ?? "")));
   const caller = throwing < 0 ? null : frames[throwing + 1];
   if (!caller?.address) return null;
+  // gdb names the symbol demangled; LLDB leaves a versioned one (`_ZTISt13runtime_error@GLIBCXX_3.4`) mangled.
+  const typeinfo = (symbol: string | null | undefined) => /^typeinfo for (.*?)(?:@\S+)?$/.exec(demangleTypeinfo(symbol ?? "") ?? symbol ?? "")?.[1] ?? null;
+  if (target.arch === "arm64") {
+    const tinfo = await a64TypeinfoArgument(q, caller.address);
+    return tinfo === null ? null : typeinfo((await q.symbolAt(hex(tinfo.address), tinfo.indirect))?.symbol);
+  }
   // libstdc++'s own throwers (std::__throw_out_of_range_fmt, ...) sit in cold sections with no
   // symbol, where a function cannot be disassembled: disassemble the bytes before the call instead.
   const code = caller.function ? await q.disassemble(caller.address) : await q.disassemble(caller.address, 64);
-  const tinfo = callArgumentAddress(code?.instructions ?? [], caller.address, argumentRegisters(os)[1] ?? "rsi");
+  const tinfo = callArgumentAddress(code?.instructions ?? [], caller.address, argumentRegisters(target.os)[1] ?? "rsi");
   if (!tinfo) return null;
-  // gdb names the symbol demangled; LLDB leaves a versioned one (`_ZTISt13runtime_error@GLIBCXX_3.4`) mangled.
-  const typeinfo = (symbol: string | null | undefined) => /^typeinfo for (.*?)(?:@\S+)?$/.exec(demangleTypeinfo(symbol ?? "") ?? symbol ?? "")?.[1] ?? null;
   const named = typeinfo(tinfo.symbol);
   if (named) return named;
   // The address is the type_info itself (lea), or a GOT slot holding it (mov from memory).
   return typeinfo((await q.symbolAt(tinfo.address))?.symbol) ?? typeinfo((await q.symbolAt(tinfo.address, true))?.symbol);
+}
+
+/** Instructions read before a call on arm64 for the argument it was passed: an adrp and its add or ldr sit within a few. */
+const A64_ARGUMENT_WORDS = 16;
+
+/**
+ * `__cxa_throw`'s second argument (x1, the type_info) on arm64, from the instruction words of the
+ * caller up to its `bl`, decoded here (aarch64.ts), as the fault's instruction is: the same for every debugger.
+ */
+async function a64TypeinfoArgument(q: Inspector, returnAddress: string): Promise<{ address: bigint; indirect: boolean } | null> {
+  const call = BigInt(returnAddress) - 4n;
+  const start = call - BigInt(4 * (A64_ARGUMENT_WORDS - 1));
+  const words = await q.readMemory(hex(start), A64_ARGUMENT_WORDS / 2);
+  if (words.length < A64_ARGUMENT_WORDS / 2) return null;
+  const code = words.flatMap((word) => [Number(word & 0xffffffffn), Number(word >> 32n)]);
+  return a64CallArgument(code, call, "x1");
 }
 
 /** The panic payload, from the stack between the innermost frame and the panicking frame. */

@@ -1,11 +1,18 @@
 /**
  * One bounded HTTP GET against a symbol server: a timeout for the whole request (connect, first
  * byte and body), the fetch's deadline, a size cap, and a bounded number of redirects. A failure
- * is a short word the user can read in a summary (`404`, `timeout`, `too large`), never a throw.
+ * is a short word the user can read in a summary (`404`, `timeout`, `too large`), never a throw;
+ * only the machine refusing the cache's file (a full disk, a quota, a read-only or forbidden folder)
+ * ends the run, as a StorageError naming the file.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, open, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+
+import { asStorageError, StorageError } from "../../storage-errors.js";
+
+/** The way out when the symbol cache cannot be written. */
+const CACHE_ELSEWHERE = "or choose another symbol cache (--symbols-cache DIR)";
 
 export interface RequestLimits {
   /** Connect, first byte and body together. */
@@ -34,14 +41,14 @@ export async function downloadBeside(url: string, destination: string, limits: R
   try {
     const result = await withResponse(url, limits, async (body, declared) => {
       // Folders and the temporary file appear only once a server has the file: a miss leaves no trace.
-      await mkdir(dirname(destination), { recursive: true });
-      const file = await open(temp, "wx");
+      await intoCache(destination, () => mkdir(dirname(destination), { recursive: true }));
+      const file = await intoCache(destination, () => open(temp, "wx"));
       try {
         let bytes = 0;
         for await (const chunk of body) {
           bytes += chunk.length;
           if (bytes > limits.maxBytes) return { ok: false as const, failure: "too large" };
-          await file.write(chunk);
+          await intoCache(destination, () => file.write(chunk));
         }
         if (declared !== null && bytes !== declared) return { ok: false as const, failure: "truncated" };
         return { ok: true as const, temp, bytes };
@@ -53,6 +60,15 @@ export async function downloadBeside(url: string, destination: string, limits: R
     return result;
   } finally {
     if (!kept) await rm(temp, { force: true });
+  }
+}
+
+/** Writes toward `destination` in the cache; the machine's refusal is a StorageError naming it. */
+export async function intoCache<T>(destination: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw asStorageError(error, destination, { elsewhere: CACHE_ELSEWHERE });
   }
 }
 
@@ -90,6 +106,7 @@ async function withResponse<T extends { ok: boolean }>(url: string, limits: Requ
     phase = "body";
     return await read(chunksOf(response), declared);
   } catch (error) {
+    if (error instanceof StorageError) throw error;
     if (timeout.aborted) return { ok: false, failure: "timeout" };
     if (limits.deadline.aborted) return { ok: false, failure: "deadline passed" };
     return { ok: false, failure: phase === "body" ? "truncated" : networkFailure(error) };

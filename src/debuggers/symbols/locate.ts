@@ -115,6 +115,8 @@ export async function locateSymbols(input: LocateInput): Promise<SymbolPlan> {
     ...(input.sources.sources.some((s) => s.kind === "server") ? libraryQueries(plan.modules, input.executable) : []),
   ];
   const fetchingImages = images.length > 0 ? fetchSymbols(images.map((i) => i.query), input.sources.sources, fetchOptions) : Promise.resolve([]);
+  // Awaited below; a full cache that fails both fetches is reported once, by the first.
+  fetchingImages.catch(() => undefined);
   if (queries.length > 0) {
     const fetched = await fetchSymbols(
       queries.map((q) => q.query),

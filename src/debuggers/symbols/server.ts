@@ -6,7 +6,8 @@
 import { existsSync, statSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { downloadBeside, type RequestLimits } from "./download.js";
+import { StorageError } from "../../storage-errors.js";
+import { downloadBeside, intoCache, type RequestLimits } from "./download.js";
 import { compressedName, serves, storePath, unsafeReason, type SymbolFile } from "./layouts.js";
 import type { SymbolSource } from "./sources.js";
 import { compressedCopy, followPointer, type Tried } from "./symsrv.js";
@@ -138,7 +139,11 @@ async function askServer(server: Server, file: SymbolFile, verify: VerifyFile | 
   const download = await context.pool.run(() => {
     // The time a download took, not the time it waited for a free slot.
     started = Date.now();
-    return downloadBeside(url, destination, limits).catch((error: NodeJS.ErrnoException) => ({ ok: false as const, failure: `cache not writable (${error.code ?? error.message})` }));
+    return downloadBeside(url, destination, limits).catch((error: NodeJS.ErrnoException) => {
+      // A full, read-only or forbidden cache ends the run; anything else in its way is this file's miss.
+      if (error instanceof StorageError) throw error;
+      return { ok: false as const, failure: `cache not writable (${error.code ?? error.message})` };
+    });
   });
   if (download.ok) {
     const wrong = await mismatch(download.temp, file, verify);
@@ -146,7 +151,7 @@ async function askServer(server: Server, file: SymbolFile, verify: VerifyFile | 
       await rm(download.temp, { force: true });
       return { outcome: null, tried: [{ url, outcome: "wrong id" }], refusal: `${url}: ${wrong}` };
     }
-    await rename(download.temp, destination);
+    await intoCache(destination, () => rename(download.temp, destination));
     return { outcome: { status: "fetched", path: destination, from: server.url, file, bytes: download.bytes, ms: Date.now() - started }, tried: [], refusal: null };
   }
   const tried: Tried[] = [{ url, outcome: download.failure }];
