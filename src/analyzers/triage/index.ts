@@ -137,7 +137,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   q.problems.push(...(python?.notes ?? []));
   const onPython = withPython(onJava, python);
   // A Node.js process's JavaScript frames, read by llnode in an lldb of its own, in place of V8's generated code.
-  const node = await readNodeSide(options.node);
+  const node = await readNodeSide(options.node, onPython);
   q.problems.push(...(node?.notes ?? []));
   if (node?.command) {
     commands.push(node.command);
@@ -154,7 +154,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
   // Where the dump says nothing of its own, a Python exception the crashing thread was raising is the message.
-  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? uncaughtMessage(verdict));
+  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? uncaughtMessage(verdict, node));
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0

@@ -13,8 +13,13 @@ import { readNode, type NodeCore, type NodeReading, type V8Frame } from "../../r
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 
-export async function readNodeSide(node: NodeCore | null | undefined): Promise<NodeReading | null> {
-  return node ? readNode(node) : null;
+/** The Node.js side of a Node process's core, the heap's error objects read where V8 aborted on an uncaught exception. */
+export async function readNodeSide(node: NodeCore | null | undefined, native: Verdict): Promise<NodeReading | null> {
+  return node ? readNode(node, abortedOnUncaught(native)) : null;
+}
+
+function abortedOnUncaught(verdict: Verdict): boolean {
+  return verdict.frames.some((frame) => ABORT_ON_UNCAUGHT.test(normalizeFunctionName(frame.function ?? "")));
 }
 
 /** V8's generated code as the debugger names it: a builtin, or code of no module at all. */
@@ -37,8 +42,7 @@ export function withNode(verdict: Verdict, reading: NodeReading | null, modules:
   const frames = [...kept, ...after].map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: frame.unwound ?? frame.level }));
   const from = verdict.caught?.interrupted ?? 0;
   const own = culpritIndex(frames.slice(from));
-  const uncaught = verdict.frames.some((frame) => ABORT_ON_UNCAUGHT.test(normalizeFunctionName(frame.function ?? "")));
-  return { ...verdict, kind: uncaught ? "uncaught-exception" : verdict.kind, frames, culprit: own === null ? null : own + from };
+  return { ...verdict, kind: abortedOnUncaught(verdict) ? "uncaught-exception" : verdict.kind, frames, culprit: own === null ? null : own + from };
 }
 
 function placed(frame: V8Frame, modules: readonly Module[]): PlacedFrame {
@@ -54,7 +58,10 @@ export function nodeRuntime(reading: NodeReading | null): Crash["runtime"] {
   return { name: "node", version: reading.node, source: versions ? `llnode's v8 bt (${versions})` : "llnode's v8 bt" };
 }
 
-/** What an uncaught exception's crash says, where the dump has no message of its own. */
-export function uncaughtMessage(verdict: Verdict): string | null {
-  return verdict.kind === "uncaught-exception" ? "a JavaScript exception nothing caught, on which V8 aborted (--abort-on-uncaught-exception); its class and message are not read from the heap" : null;
+/** What an uncaught exception's crash says: the error's class and message where the heap gave them. */
+export function uncaughtMessage(verdict: Verdict, reading: NodeReading | null): string | null {
+  if (verdict.kind !== "uncaught-exception") return null;
+  const error = reading?.error;
+  if (error) return `uncaught ${error.type}${error.message !== null ? `: ${error.message}` : ""}`;
+  return "a JavaScript exception nothing caught, on which V8 aborted (--abort-on-uncaught-exception); its class and message were not read from the heap";
 }

@@ -10,6 +10,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 
 import type { Module } from "../../debuggers/model.js";
+import { errorObjects, errorTypes, inspectedString } from "./heap.js";
+import { openLlnode, type LlnodeSession } from "./llnode-session.js";
 import { readV8Backtrace, type V8Frame } from "./v8-bt.js";
 
 export { MAX_V8_FRAMES, readV8Backtrace, type V8Frame } from "./v8-bt.js";
@@ -31,10 +33,20 @@ export interface NodeReading {
   v8: string | null;
   /** The crashing thread's frames as `v8 bt` printed them; empty where llnode did not run. */
   frames: V8Frame[];
+  /** The error an uncaught exception threw, read from the heap; null where it was not asked for or not known. */
+  error: ThrownError | null;
   /** The command that read the frames, and what it printed, kept as evidence; null where none ran. */
   command: string | null;
   output: string | null;
   notes: string[];
+}
+
+export interface ThrownError {
+  /** `TypeError`. */
+  type: string;
+  /** `Cannot read properties of undefined (reading 'name')`; null where it was not read. */
+  message: string | null;
+  address: string;
 }
 
 const NODE_FILE = /^(node|nodejs|libnode\.so(\.\d+)*)$/;
@@ -68,12 +80,15 @@ export function lldbProgram(): string | null {
   return null;
 }
 
-const LLDB_TIMEOUT_MS = 180_000;
-const MAX_OUTPUT = 8 * 1024 * 1024;
 const BACKTRACE_DEPTH = 200;
+/** Loading a large core and V8's symbols takes lldb most of this; a heap scan the rest. */
+const QUESTION_TIMEOUT_MS = 120_000;
 
-/** The Node and V8 versions of the core's build, and its crashing thread's frames by llnode where it is installed. */
-export async function readNode(node: NodeCore): Promise<NodeReading> {
+/**
+ * The Node and V8 versions of the core's build, and where llnode is installed its crashing thread's
+ * frames, and with `thrown` the error objects of the heap (an uncaught exception's).
+ */
+export async function readNode(node: NodeCore, thrown: boolean): Promise<NodeReading> {
   const notes: string[] = [];
   const local = node.buildIdOf(node.runtime.path);
   const sameBuild = local !== null && (node.runtime.buildId === null || local === node.runtime.buildId);
@@ -81,19 +96,42 @@ export async function readNode(node: NodeCore): Promise<NodeReading> {
   else if (!sameBuild) notes.push(`${node.runtime.path} here is another build (build id ${local}) than the core's (${node.runtime.buildId}): its versions and JavaScript frames are not read from it`);
   const program = node.program ?? node.runtime.path;
   const versions = sameBuild && !path.basename(node.runtime.path).startsWith("libnode") ? await versionsOf(node.runtime.path) : { node: null, v8: null };
-  const unread = (why: string): NodeReading => ({ ...versions, frames: [], command: null, output: null, notes: [...notes, `${why}; llnode would show ${WOULD_SHOW}`] });
+  const unread = (why: string): NodeReading => ({ ...versions, frames: [], error: null, command: null, output: null, notes: [...notes, `${why}; llnode would show ${WOULD_SHOW}`] });
   if (!sameBuild) return unread("the JavaScript frames were not read");
   const plugin = llnodePlugin();
   if (plugin === null) return unread("the JavaScript frames need llnode, the Node.js project's LLDB plugin, which is not installed (see `dumpdbg doctor`)");
   const lldb = lldbProgram();
   if (lldb === null) return unread("the JavaScript frames need lldb to run llnode in, and none is on the PATH");
-  const args = ["--batch", "-o", `plugin load ${plugin}`, "-o", `v8 bt ${BACKTRACE_DEPTH}`, "-c", node.core, program];
-  const command = `${path.basename(lldb)} ${args.map((arg) => (/\s/.test(arg) ? `'${arg}'` : arg)).join(" ")}`;
-  const run = await runTool(lldb, args, LLDB_TIMEOUT_MS);
-  if (!run.ok) return unread(`llnode could not read the JavaScript frames (${command}: ${run.error})`);
-  const frames = readV8Backtrace(run.output);
-  if (!frames.some((frame) => frame.kind === "js")) notes.push(`llnode found no JavaScript frame on the crashing thread (${command})`);
-  return { ...versions, frames, command, output: run.output, notes };
+  const session = openLlnode(lldb, plugin, node.core, program);
+  try {
+    const backtrace = await session.ask(`v8 bt ${BACKTRACE_DEPTH}`, QUESTION_TIMEOUT_MS);
+    const frames = readV8Backtrace(backtrace);
+    if (!frames.some((frame) => frame.kind === "js")) notes.push(`llnode found no JavaScript frame on the crashing thread (${session.command}: v8 bt)`);
+    const error = thrown ? await thrownError(session, notes) : null;
+    return { ...versions, frames, error, command: `${session.command}: v8 bt ${BACKTRACE_DEPTH}`, output: backtrace, notes };
+  } catch (error) {
+    return unread(`llnode could not read the JavaScript frames (${session.command}: ${(error as Error).message})`);
+  } finally {
+    session.close();
+  }
+}
+
+/**
+ * The error an uncaught exception threw, read from the heap: the one object of a type named `…Error`
+ * there (V8 keeps no record of the thrown value llnode can read); where there are several, which was
+ * thrown is not known and none is named.
+ */
+async function thrownError(session: LlnodeSession, notes: string[]): Promise<ThrownError | null> {
+  const types = errorTypes(await session.ask("v8 findjsobjects", QUESTION_TIMEOUT_MS));
+  const count = types.reduce((sum, type) => sum + type.count, 0);
+  if (count !== 1) {
+    notes.push(count === 0 ? "no error object was found in the heap: the thrown value's class and message are not known (it may not be an Error)" : `the heap holds ${count} error objects (${types.map((type) => `${type.count} ${type.type}`).join(", ")}): which one was thrown is not known, so none is named`);
+    return null;
+  }
+  const [object] = errorObjects(await session.ask(`v8 findjsinstances -d ${types[0]!.type}`, QUESTION_TIMEOUT_MS));
+  if (!object) return null;
+  const message = object.messageAddress === null ? null : inspectedString(await session.ask(`v8 inspect -F ${object.messageAddress}`, QUESTION_TIMEOUT_MS));
+  return { type: object.type, message: message ?? object.messageShown, address: object.address };
 }
 
 /** The binary's own answer to its versions, run with no script and no options from the environment. */
@@ -102,6 +140,8 @@ async function versionsOf(binary: string): Promise<{ node: string | null; v8: st
   const match = run.ok ? /^(v\d+\.\d+\.\d+\S*) (\d+\.\d+\.\d+\S*)\s*$/.exec(run.output) : null;
   return match ? { node: match[1]!, v8: match[2]! } : { node: null, v8: null };
 }
+
+const MAX_OUTPUT = 64 * 1024;
 
 function runTool(file: string, args: string[], timeout: number, env?: NodeJS.ProcessEnv): Promise<{ ok: true; output: string } | { ok: false; error: string }> {
   return new Promise((resolve) => {
