@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
 import { llnodePlugin } from "../../src/runtimes/node/index.js";
 import { runCli } from "../helpers/cli.js";
-import { ABORTS, addonCore, hasNodeAndGdb, hasNodeHeaders, nodeCore, SERVER } from "../helpers/node.js";
+import { ABORTS, addonCore, GROWS, hasNodeAndGdb, hasNodeHeaders, nodeCore, SERVER } from "../helpers/node.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
@@ -49,12 +49,22 @@ describe.skipIf(!hasNodeAndGdb() || !hasLlnode)("a Node.js program that calls pr
   }, 240_000);
 });
 
+describe.skipIf(!hasNodeAndGdb() || !hasLlnode)("a Node.js program whose heap reaches its limit (--max-old-space-size=16)", () => {
+  it("is out-of-memory in the JavaScript function that kept allocating", async () => {
+    const { core, script } = await nodeCore(tempDir("dumpdbg-node-oom-"), "grows", GROWS, ["--max-old-space-size=16"]);
+    const read = JSON.parse((await runCli(["triage", core, "--json"])).stdout) as Crash;
+    expect(read.kind).toBe("out-of-memory");
+    expect(read.message).toMatch(/^V8's JavaScript heap out of memory/);
+    expect(read.culprit).toMatchObject({ function: "grow", file: script, line: 2, language: "javascript" });
+  }, 240_000);
+});
+
 describe.skipIf(!hasNodeAndGdb() || !hasNodeHeaders() || !hasLlnode)("a N-API addon that reads through NULL, called from JavaScript", () => {
   it("blames the addon's C line, with the JavaScript callers above it", async () => {
     const { core } = await addonCore(tempDir("dumpdbg-node-addon-"));
     const result = await runCli(["triage", core]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/Where: +record_length at addon\.c:7/);
-    expect(result.stdout).toMatch(/#1 Measure at addon\.c:12\n(.*\n)*? +#\d+ sizeOf at \S+caller\.js:2\n +#\d+ handle at \S+caller\.js:3\n/);
+    expect(result.stdout).toMatch(/Where: +record_length at \S*addon\.c:7/);
+    expect(result.stdout).toMatch(/#1 Measure at \S*addon\.c:12\n(.*\n)*? +#\d+ sizeOf at \S+caller\.js:2\n +#\d+ handle at \S+caller\.js:3\n/);
   }, 240_000);
 });

@@ -1,6 +1,7 @@
 /**
  * Real Node.js processes for the tests, run on the machine's `node`, each dumped by gdb where it dies:
- * an exception nothing catches under `--abort-on-uncaught-exception`, `process.abort()`, and a N-API
+ * an exception nothing catches under `--abort-on-uncaught-exception`, `process.abort()`, a heap out of
+ * memory, and a N-API
  * addon built with gcc against the machine's Node headers that reads through a NULL pointer (the
  * core written where Node's SIGSEGV handler re-raised it, as the kernel would have dumped it).
  */
@@ -22,6 +23,12 @@ handle({ body: "{}" });
 export const ABORTS = `function shutdown(reason) { process.abort(); }
 function main() { shutdown("done"); }
 main();
+`;
+
+/** Keeps every object it makes: run with a small --max-old-space-size, V8's heap reaches its limit in grow. */
+export const GROWS = `const kept = [];
+function grow() { for (;;) kept.push({ payload: new Array(1000).fill(kept.length) }); }
+grow();
 `;
 
 /** A record's length read through the NULL the addon hands itself; `// CULPRIT` marks the line. */

@@ -31,7 +31,7 @@ import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
 import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
 import { pythonRuntime, pythonSource, raisedMessage, reachesEvaluationLoop, readPython, withPython, type PythonSide } from "./python.js";
-import { nodeRuntime, readNodeSide, uncaughtMessage, withNode } from "./node.js";
+import { nodeRuntime, readNodeSide, nodeMessage, withNode } from "./node.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
@@ -154,7 +154,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
   // Where the dump says nothing of its own, a Python exception the crashing thread was raising is the message.
-  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? uncaughtMessage(verdict, node));
+  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? nodeMessage(verdict, node));
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0

@@ -18,6 +18,10 @@ export async function readNodeSide(node: NodeCore | null | undefined, native: Ve
   return node ? readNode(node, abortedOnUncaught(native)) : null;
 }
 
+function outOfMemory(verdict: Verdict): boolean {
+  return verdict.frames.some((frame) => OUT_OF_MEMORY.test(normalizeFunctionName(frame.function ?? "")));
+}
+
 function abortedOnUncaught(verdict: Verdict): boolean {
   return verdict.frames.some((frame) => ABORT_ON_UNCAUGHT.test(normalizeFunctionName(frame.function ?? "")));
 }
@@ -26,6 +30,8 @@ function abortedOnUncaught(verdict: Verdict): boolean {
 const BUILTIN = /^Builtins_/;
 /** The frame V8 aborts from where an exception nothing catches is thrown under `--abort-on-uncaught-exception`. */
 const ABORT_ON_UNCAUGHT = /^v8::internal::Isolate::CreateMessageOrAbort\b/;
+/** V8's death of a heap that reached its limit, or of an allocation it could not make. */
+const OUT_OF_MEMORY = /^(v8::internal::V8::FatalProcessOutOfMemory|v8::internal::Heap::FatalProcessOutOfMemory|node::OOMErrorHandler)\b/;
 
 /**
  * The verdict with llnode's frames from V8's first generated frame on: its JavaScript frames and the
@@ -42,7 +48,8 @@ export function withNode(verdict: Verdict, reading: NodeReading | null, modules:
   const frames = [...kept, ...after].map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: frame.unwound ?? frame.level }));
   const from = verdict.caught?.interrupted ?? 0;
   const own = culpritIndex(frames.slice(from));
-  return { ...verdict, kind: abortedOnUncaught(verdict) ? "uncaught-exception" : verdict.kind, frames, culprit: own === null ? null : own + from };
+  const kind = abortedOnUncaught(verdict) ? "uncaught-exception" : outOfMemory(verdict) ? "out-of-memory" : verdict.kind;
+  return { ...verdict, kind, frames, culprit: own === null ? null : own + from };
 }
 
 function placed(frame: V8Frame, modules: readonly Module[]): PlacedFrame {
@@ -58,8 +65,12 @@ export function nodeRuntime(reading: NodeReading | null): Crash["runtime"] {
   return { name: "node", version: reading.node, source: versions ? `llnode's v8 bt (${versions})` : "llnode's v8 bt" };
 }
 
-/** What an uncaught exception's crash says: the error's class and message where the heap gave them. */
-export function uncaughtMessage(verdict: Verdict, reading: NodeReading | null): string | null {
+/** What a Node.js death says where the dump has no message of its own: the uncaught error's class and message where the heap gave them; a heap out of memory. */
+export function nodeMessage(verdict: Verdict, reading: NodeReading | null): string | null {
+  if (verdict.kind === "out-of-memory") {
+    const heapDeath = verdict.frames.some((frame) => /^v8::internal::Heap::FatalProcessOutOfMemory\b/.test(normalizeFunctionName(frame.function ?? "")));
+    return heapDeath ? "V8's JavaScript heap out of memory: a garbage collection could not make room for an allocation (the heap reached its limit, --max-old-space-size)" : "V8 ran out of memory for an allocation it could not do without";
+  }
   if (verdict.kind !== "uncaught-exception") return null;
   const error = reading?.error;
   if (error) return `uncaught ${error.type}${error.message !== null ? `: ${error.message}` : ""}`;
