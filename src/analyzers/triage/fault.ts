@@ -268,7 +268,16 @@ async function pendingReraise(q: Inspector, target: Target, frames: PlacedFrame[
   const pc = toBigInt(top.address) ?? toBigInt(registers.find((r) => r.name === "rip" || r.name === "pc")?.value ?? null);
   if (pc === null) return null;
   const base = { interrupted: 0, pc: hex(pc), handler: null, handlerModule: null, then: "re-raised" as const, record: null, deliveredOnReturn: true, frame: top.level, registers, recordAt: null };
-  return faultCaught(q, target, base, signal, pc, registers);
+  const caught = await faultCaught(q, target, base, signal, pc, registers);
+  // A signal another thread sent lands on whatever instruction ran: only one that could not have run is a fault.
+  return caught && couldNotRun(caught, target) ? caught : null;
+}
+
+function couldNotRun(caught: CaughtFault, target: Target): boolean {
+  if (caught.kind === "null-dereference" || caught.kind === "stack-overflow" || caught.kind === "division-by-zero") return true;
+  if (caught.kind !== "invalid-memory-access" || !caught.explanation) return false;
+  const address = operandAddress(caught.explanation);
+  return address !== null && !target.regions.some((region) => BigInt(region.start) <= address && address < BigInt(region.end));
 }
 
 type CaughtBase = Omit<CaughtFault, "kind" | "access" | "explanation" | "instruction">;

@@ -7,6 +7,8 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
+import { live } from "../../debuggers/live.js";
+
 const MAX_ANSWER = 8 * 1024 * 1024;
 
 export interface LlnodeSession {
@@ -20,6 +22,9 @@ export interface LlnodeSession {
 export function openLlnode(lldb: string, plugin: string, core: string, program: string): LlnodeSession {
   const args = ["-x", "-c", core, program];
   const child = spawn(lldb, args, { stdio: ["pipe", "pipe", "pipe"] });
+  // Tracked as a debugger is: Ctrl+C or dumpdbg's exit ends it too, never an lldb left reading a core.
+  const running = { kill: () => child.kill("SIGKILL") };
+  live.add(running);
   const nonce = randomBytes(8).toString("hex");
   const marker = `No objects found with type name dumpdbg_${nonce}`;
   let buffer = "";
@@ -52,6 +57,7 @@ export function openLlnode(lldb: string, plugin: string, core: string, program: 
     settle();
   });
   child.on("close", (code) => {
+    live.delete(running);
     ended = `lldb ended (exit code ${code})`;
     settle();
   });
