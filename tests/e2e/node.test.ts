@@ -3,6 +3,8 @@
  * plugin) reads the crashing thread's frames into the stack in place of V8's generated code, and the
  * uncaught error from the heap. Real processes run on the machine's node, dumped by gdb where they die.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import type { Crash } from "../../src/report/schema.js";
@@ -28,7 +30,14 @@ describe.skipIf(!hasNodeAndGdb())("a Node.js program run with --abort-on-uncaugh
     expect(read.runtime).toMatchObject({ name: "node", version: NODE_VERSION, source: expect.stringMatching(/^llnode's v8 bt \(Node\.js v\d+\.\d+\.\d+, V8 \d+\.\d+\.\d+/) });
     const text = await runCli(["triage", core]);
     expect(text.stdout).toMatch(/#\d+ parseUser at \S+server\.js:1\n +#\d+ handle at \S+server\.js:2\n/);
-  }, 240_000);
+    // The offline analysis concludes on the error and the JavaScript frames, shown as JavaScript.
+    const out = tempDir("dumpdbg-node-report-");
+    const analysed = await runCli(["analyze", core, "--provider", "offline", "--out", out]);
+    expect(analysed.code, analysed.stderr).toBe(0);
+    const report = readFileSync(path.join(out, readdirSync(out).find((file) => file.endsWith(".md"))!), "utf8");
+    expect(report).toContain("`parseUser` (server.js:1) threw `TypeError` (\"Cannot read properties of undefined (reading 'name')\")");
+    expect(report).toMatch(/\| `handle` \| `\S+server\.js:2` \| JavaScript \(run by Node\.js\) \|/);
+  }, 400_000);
 
   it("without llnode keeps the native verdict and says the JavaScript frames need it", async () => {
     const { core } = await nodeCore(tempDir("dumpdbg-node-plain-"), "server", SERVER, ["--abort-on-uncaught-exception"]);
