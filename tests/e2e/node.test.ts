@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Crash } from "../../src/report/schema.js";
 import { llnodePlugin } from "../../src/runtimes/node/index.js";
 import { runCli } from "../helpers/cli.js";
-import { ABORTS, addonCore, GROWS, hasNodeAndGdb, hasNodeHeaders, nodeCore, SERVER } from "../helpers/node.js";
+import { ABORTS, addonCore, GROWS, hasNodeAndGdb, hasNodeHeaders, nodeCore, SERVER, spinningCore } from "../helpers/node.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
@@ -65,6 +65,15 @@ describe.skipIf(!hasNodeAndGdb() || !hasLlnode)("a Node.js program whose heap re
     expect(read.kind).toBe("out-of-memory");
     expect(read.message).toMatch(/^V8's JavaScript heap out of memory/);
     expect(read.culprit).toMatchObject({ function: "grow", file: script, line: 2, language: "javascript" });
+  }, 240_000);
+});
+
+describe.skipIf(!hasNodeAndGdb() || !hasLlnode)("a Node.js process spinning in JavaScript, dumped alive by gcore", () => {
+  it("names the JavaScript function its main thread runs and who called it", async () => {
+    const { core, script } = await spinningCore(tempDir("dumpdbg-node-spin-"));
+    const read = JSON.parse((await runCli(["triage", core, "--json"])).stdout) as Crash;
+    expect(read.culprit).toMatchObject({ function: "checksum", file: script, line: 1, language: "javascript" });
+    expect(read.signature).toMatch(/ \| checksum \| serve \| \(anonymous\)$/);
   }, 240_000);
 });
 

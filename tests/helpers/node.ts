@@ -1,11 +1,11 @@
 /**
  * Real Node.js processes for the tests, run on the machine's `node`, each dumped by gdb where it dies:
  * an exception nothing catches under `--abort-on-uncaught-exception`, `process.abort()`, a heap out of
- * memory, and a N-API
+ * memory, a process spinning in JavaScript dumped alive by gcore, and a N-API
  * addon built with gcc against the machine's Node headers that reads through a NULL pointer (the
  * core written where Node's SIGSEGV handler re-raised it, as the kernel would have dumped it).
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -87,4 +87,35 @@ export async function addonCore(dir: string): Promise<{ core: string; script: st
   writeFileSync(source, ADDON_SOURCE);
   await run("gcc", ["-shared", "-fPIC", "-g", "-O0", "-I/usr/include/node", source, "-o", path.join(dir, "addon.node")], { timeout: 60_000 });
   return { ...(await nodeCore(dir, "caller", ADDON_CALLER, [], 1)), source };
+}
+
+/** Spins in checksum, called from serve, once it has said it started. */
+export const SPINS = `function checksum(items) { let sum = 0; for (;;) { for (const item of items) sum = (sum + item) | 0; } }
+function serve() { console.log("ready"); return checksum([1, 2, 3]); }
+serve();
+`;
+
+/** SPINS run until it spins, dumped alive by gcore, then killed. */
+export async function spinningCore(dir: string): Promise<{ core: string; script: string }> {
+  const script = path.join(dir, "spins.js");
+  writeFileSync(script, SPINS);
+  const child = spawn(NODE, [script], { cwd: dir, stdio: ["ignore", "pipe", "ignore"] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the spinning program never said it started")), 30_000);
+      child.stdout.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("ready")) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    // Give it the moment it takes to enter the loop it never leaves.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const prefix = path.join(dir, "spins");
+    await run("gcore", ["-o", prefix, String(child.pid)], { timeout: 60_000 });
+    return { core: `${prefix}.${child.pid}`, script };
+  } finally {
+    child.kill("SIGKILL");
+  }
 }
