@@ -89,6 +89,10 @@ const JDK_CLASS = /^(java|javax|jdk|sun|com\.sun)\./;
 const JVM_MODULE = /^(libjvm\.so|libjli\.so|libjava\.so|java)$/;
 
 /** The CPython interpreter's native code and its own extension modules (ctypes' libffi among them): the runtime, in a stack its Python frames were read into. A program's own C extension is not. */
+/** Node.js's program and library: V8 and Node's own C++ are the runtime where JavaScript frames were read. */
+const NODE_MODULE = /^(node|nodejs|libnode\.so(\.\d+)*)$/;
+/** Node's own JavaScript (`node:internal/modules/cjs/loader`), the runtime's, as the standard library is Python's. */
+const NODE_INTERNAL_SCRIPT = /^node:/;
 const PYTHON_MODULE = /^(python3(\.\d+)?[a-z]*|libpython3\.\d+[a-z]*\.so(\.[\d.]+)?|libffi\.so(\.\d+)*)$/;
 /** The interpreter's own extension modules, wherever its prefix is (`/usr/lib`, Fedora's `/usr/lib64`, pyenv's). */
 const PYTHON_STDLIB_MODULE = /\/python3\.\d+\/lib-dynload\//;
@@ -115,6 +119,7 @@ export function isRuntimeFrame(frame: PlacedFrame): boolean {
   if (frame.function === "<signal handler called>") return true;
   if (frame.language === "java") return JDK_CLASS.test(frame.function ?? "");
   if (frame.language === "python") return frame.file === null || PYTHON_STDLIB_FILE.test(frame.file);
+  if (frame.language === "javascript") return frame.file === null || NODE_INTERNAL_SCRIPT.test(frame.file);
   // No name and no file: a jump into memory that holds no code, or code nothing can be said of
   // (a stripped part of a module); a module stripped whole is judged by `culpritIndex`.
   if (frame.function === null && frame.file === null) return true;
@@ -155,9 +160,10 @@ function ownCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
 function virtualMachineCode(frames: PlacedFrame[]): (frame: PlacedFrame) => boolean {
   const onJvm = frames.some((frame) => frame.language === "java");
   const onPython = frames.some((frame) => frame.language === "python");
+  const onNode = frames.some((frame) => frame.language === "javascript");
   const runtimeModule = (module: string) => {
     const name = module.split(/[\\/]/).at(-1) ?? "";
-    return (onJvm && JVM_MODULE.test(name)) || (onPython && (PYTHON_MODULE.test(name) || PYTHON_STDLIB_MODULE.test(module)));
+    return (onJvm && JVM_MODULE.test(name)) || (onPython && (PYTHON_MODULE.test(name) || PYTHON_STDLIB_MODULE.test(module))) || (onNode && NODE_MODULE.test(name));
   };
   return (frame) => frame.module !== null && runtimeModule(frame.module);
 }

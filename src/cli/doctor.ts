@@ -6,6 +6,7 @@ import { MULTIARCH_GDB } from "../debuggers/architectures.js";
 import { BACKENDS } from "../debuggers/backends.js";
 import { binaryOf } from "../debuggers/binaries.js";
 import type { Backend } from "../debuggers/session.js";
+import { lldbProgram, llnodePlugin } from "../runtimes/node/index.js";
 import { SYSTEM_DECOMPRESSORS } from "../debuggers/unpack.js";
 import { ExitCode, ExitError } from "./exit.js";
 
@@ -36,6 +37,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     provider("ollama", process.env.OLLAMA_HOST ? `host ${process.env.OLLAMA_HOST}` : null, "set OLLAMA_HOST if Ollama is not at http://127.0.0.1:11434"),
     { name: "offline", ok: true, detail: "always available" },
     await jhsdbFinding(),
+    llnodeFinding(),
     ...(await Promise.all(DUMP_TOOLS.map(toolFinding))),
   ];
   const debuggers = findings.filter((f) => f.name in BACKENDS);
@@ -104,6 +106,18 @@ async function jhsdbFinding(): Promise<Finding> {
   const error = await new Promise<ExecFileException | null>((resolve) => execFile(named, ["--help"], { timeout: 10_000, maxBuffer: 1 << 20 }, (failed) => resolve(failed)));
   if (error?.code === "ENOENT" || error?.code === "EACCES") return { name: "jhsdb", ok: false, detail: `${named}: not found; Java cores are read without their Java frames (install the JDK that wrote them, such as Debian's openjdk-17-jdk-headless)` };
   return { name: "jhsdb", ok: true, detail: `${named}: Java cores are read with the JDK build that wrote them (checked by build id)` };
+}
+
+/** The command that installs llnode here: it compiles against LLDB's headers (Debian's liblldb-16-dev) and finds Debian's lldb-16 only when named. */
+const LLNODE_INSTALL = "apt-get install liblldb-16-dev && LLNODE_LLDB_INCLUDE_DIR=/usr/lib/llvm-16/include npm_config_lldb_exe=/usr/bin/lldb-16 npm install -g llnode";
+
+/** llnode, the Node.js project's LLDB plugin, which reads a Node.js core's JavaScript frames and heap, and the lldb it is loaded into. */
+function llnodeFinding(): Finding {
+  const plugin = llnodePlugin();
+  if (plugin === null) return { name: "llnode", ok: false, detail: `not installed; Node.js cores are read without their JavaScript frames (install it: ${LLNODE_INSTALL}, or name its llnode.so with $DUMPDBG_LLNODE)` };
+  const lldb = lldbProgram();
+  if (lldb === null) return { name: "llnode", ok: false, detail: `${plugin}: no lldb on the PATH to load it into (install lldb-16)` };
+  return { name: "llnode", ok: true, detail: `${plugin}, loaded into ${lldb}: Node.js cores are read with their JavaScript frames` };
 }
 
 /** The system tools that read dumps as Linux keeps them: the decompressors, and getfattr for systemd-coredump's attributes. */

@@ -274,9 +274,9 @@ function inlinedText(frame: StackFrame): Inline {
 }
 
 /** What ran a runtime's frame, by its language. */
-const RUNTIME_CODE: Record<string, string> = { java: "Java code (run by the JVM)", python: "Python code (run by CPython)" };
+const RUNTIME_CODE: Record<string, string> = { java: "Java code (run by the JVM)", python: "Python code (run by CPython)", javascript: "JavaScript (run by Node.js)" };
 
-/** "Java code (run by the JVM)", "Python code (run by CPython)" for a runtime's frame. */
+/** "Java code (run by the JVM)", "Python code (run by CPython)", "JavaScript (run by Node.js)" for a runtime's frame. */
 function runtimeCode(language: string): string {
   return RUNTIME_CODE[language] ?? `${language} code`;
 }

@@ -371,6 +371,9 @@ describe("the program", () => {
     if (hasJava) expect(byName.jhsdb).toMatchObject({ ok: true, detail: expect.stringMatching(/^jhsdb: Java cores are read with the JDK build that wrote them/) });
     const noJdk = await runCli(["doctor", "--json"], { env: { DUMPDBG_JHSDB: "/nonexistent/jhsdb" } });
     expect((JSON.parse(noJdk.stdout) as Array<{ name: string; ok: boolean; detail: string }>).find((f) => f.name === "jhsdb")).toMatchObject({ ok: false, detail: expect.stringMatching(/^\/nonexistent\/jhsdb: not found; Java cores are read without their Java frames/) });
+    // llnode reads a Node.js core's JavaScript frames; without it doctor says how to install it.
+    const noLlnode = await runCli(["doctor", "--json"], { env: { DUMPDBG_LLNODE: "/nonexistent/llnode.so" } });
+    expect((JSON.parse(noLlnode.stdout) as Array<{ name: string; ok: boolean; detail: string }>).find((f) => f.name === "llnode")).toMatchObject({ ok: false, detail: expect.stringMatching(/^not installed; Node\.js cores are read without their JavaScript frames \(install it: .*npm install -g llnode/) });
     const missing = await runCli(["doctor", "--json", "--gdb", "/nonexistent/gdb"]);
     expect(missing.code).toBe(0);
     expect((JSON.parse(missing.stdout) as Array<{ name: string; ok: boolean }>).find((f) => f.name === "gdb")).toMatchObject({ ok: false });

@@ -28,6 +28,7 @@ import type { Playbook } from "./kit.js";
 import { nullDereferencePlaybook } from "./null-dereference.js";
 import { outOfMemoryPlaybook } from "./out-of-memory.js";
 import { panicPlaybook } from "./panic.js";
+import { isJavaScriptException, javaScriptExceptionPlaybook } from "./javascript.js";
 import { runtimeCallPlaybook } from "./runtime-call.js";
 import { stackOverflowPlaybook } from "./stack-overflow.js";
 import { unknownPlaybook } from "./unknown.js";
@@ -57,7 +58,7 @@ const PLAYBOOKS: Record<CrashKind, (facts: Facts) => Playbook> = {
 };
 
 export function playbookFor(facts: Facts): Playbook {
-  return goPlaybookFor(facts) ?? javaWaitsPlaybookFor(facts) ?? pythonWaitsPlaybookFor(facts) ?? runtimeCallPlaybookFor(facts) ?? PLAYBOOKS[facts.crash.kind](facts);
+  return goPlaybookFor(facts) ?? javaWaitsPlaybookFor(facts) ?? pythonWaitsPlaybookFor(facts) ?? runtimeCallPlaybookFor(facts) ?? (isJavaScriptException(facts) ? javaScriptExceptionPlaybook(facts) : null) ?? PLAYBOOKS[facts.crash.kind](facts);
 }
 
 /** A hung CPython process whose waits were read on its Python side: its threads' locks are threading's, or the GIL. */

@@ -65,6 +65,7 @@ export function caughtMessage(caught: CaughtFault, signal: number | null, frame:
   const what = caught.explanation ? `: ${caught.explanation.text} (${caught.instruction})` : caught.instruction ? ` at \`${caught.instruction}\`` : "";
   const handler = `${caught.handler ?? "the program's signal handler"}${caught.handlerModule ? ` (${caught.handlerModule.split("/").at(-1)})` : ""}`;
   const next = caught.then === "re-raised" ? `re-raised ${name} with kill() from inside its signal handler, as a crash handler does` : "caught it in its signal handler and then aborted, as a crash handler does";
+  if (caught.deliveredOnReturn) return `a signal handler (Node.js's is one) re-raised ${name} while it ran, and it arrived where the handler returned to, the instruction that faulted in ${at}${what}`;
   return `${handler} ${next}; the ${caughtName} it was handling arrived in ${at}${what}`;
 }
 

@@ -61,6 +61,12 @@ export interface CaughtFault {
   then: "re-raised" | "aborted";
   /** The signal record the kernel handed the handler, read from the signal frame; null where the dump does not show it. */
   record: SignalRecord | null;
+  /**
+   * Whether the re-raised signal was delivered where the handler returned to, the faulting
+   * instruction itself: raised while the handler ran with its signal blocked (Node's), it waited
+   * until then, so no signal frame is left on the stack.
+   */
+  deliveredOnReturn?: boolean;
   /** The debugger's number of the interrupted frame, whose registers are the fault's. */
   frame: number;
   /** Those registers, unwound from the signal frame. */
@@ -220,6 +226,7 @@ function handlerEnding(stop: Stop): CaughtFault["then"] | null {
  */
 async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], then: CaughtFault["then"], reraisedSignal: number | null): Promise<CaughtFault | null> {
   const trampoline = frames.findIndex((frame) => isSignalTrampoline(frame.function));
+  if (trampoline < 0 && then === "re-raised") return pendingReraise(q, target, frames, reraisedSignal);
   const interrupted = trampoline < 1 ? null : frames[trampoline + 1];
   if (!interrupted) return null;
   // gdb prints no address for a frame stopped at the start of a line: its registers have the pc.
@@ -242,6 +249,42 @@ async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], 
     registers,
     recordAt,
   };
+  return faultCaught(q, target, base, signal, pc, registers);
+}
+
+/** The functions that send a signal: a re-raise delivered in them is not at the faulting instruction. */
+const SENDS_SIGNAL = /(^|_)(raise|kill|tgkill|tkill|pthread_kill\w*|abort|sigqueue|syscall)$/;
+
+/**
+ * A fault signal the process raised at itself with no signal frame on the stack, delivered at an
+ * instruction of the program rather than in a function that sends signals: a handler re-raised it
+ * while it ran with the signal blocked (Node's SIGSEGV handler does), and the kernel delivered it
+ * when the handler returned, at the instruction that faulted. Its registers are the fault's.
+ */
+async function pendingReraise(q: Inspector, target: Target, frames: PlacedFrame[], signal: number | null): Promise<CaughtFault | null> {
+  const top = frames[0];
+  if (!top?.function || SENDS_SIGNAL.test(libraryFunctionName(top.function)) || signal === null) return null;
+  const registers = await q.registers({ frame: top.level });
+  const pc = toBigInt(top.address) ?? toBigInt(registers.find((r) => r.name === "rip" || r.name === "pc")?.value ?? null);
+  if (pc === null) return null;
+  const base = { interrupted: 0, pc: hex(pc), handler: null, handlerModule: null, then: "re-raised" as const, record: null, deliveredOnReturn: true, frame: top.level, registers, recordAt: null };
+  const caught = await faultCaught(q, target, base, signal, pc, registers);
+  // A signal another thread sent lands on whatever instruction ran: only one that could not have run is a fault.
+  return caught && couldNotRun(caught, target) ? caught : null;
+}
+
+function couldNotRun(caught: CaughtFault, target: Target): boolean {
+  if (caught.kind === "null-dereference" || caught.kind === "stack-overflow" || caught.kind === "division-by-zero") return true;
+  if (caught.kind !== "invalid-memory-access" || !caught.explanation) return false;
+  const address = operandAddress(caught.explanation);
+  return address !== null && !target.regions.some((region) => BigInt(region.start) <= address && address < BigInt(region.end));
+}
+
+type CaughtBase = Omit<CaughtFault, "kind" | "access" | "explanation" | "instruction">;
+
+/** The caught fault's kind, read from the instruction at its pc with its registers and the kernel's record where there is one. */
+async function faultCaught(q: Inspector, target: Target, base: CaughtBase, signal: number, pc: bigint, registers: Register[]): Promise<CaughtFault | null> {
+  const record = base.record;
   const read = await faultingInstruction(q, target, { pc, registers, at: hex(pc) });
   const instruction = read?.text ?? null;
   const recorded = toBigInt(record?.address ?? null);
@@ -287,6 +330,7 @@ async function signalFrameRecord(q: Inspector, level: number, os: Platform["os"]
 
 /** What the report notes of a caught fault that is the crash. */
 export function caughtNote(caught: CaughtFault): string {
+  if (caught.deliveredOnReturn) return "the signal in the dump's notes is the one a crash handler re-raised, delivered at the instruction that faulted once the handler returned; the fault is read from that instruction and its registers, with no signal record of the fault itself";
   return (
     `the signal in the dump's notes is the one the crash handler ${caught.then === "aborted" ? "raised by aborting" : "raised"}; the fault it caught is read from the frame it interrupted (its registers are exact)` +
     (caught.record ? " and from the signal record the kernel handed the handler, on the signal frame" : ", and no signal record of it was found on the signal frame")

@@ -31,6 +31,7 @@ import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
 import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
 import { pythonRuntime, pythonSource, raisedMessage, reachesEvaluationLoop, readPython, withPython, type PythonSide } from "./python.js";
+import { nodeRuntime, readNodeSide, nodeMessage, withNode } from "./node.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
@@ -135,16 +136,25 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const python = await readPython(q, options, onJava.thread?.lwp ?? null);
   q.problems.push(...(python?.notes ?? []));
   const onPython = withPython(onJava, python);
-  const verdict = withPythonWaits(onPython, python, readings.target.threads, hang.framesOf);
+  // A Node.js process's JavaScript frames, read by llnode in an lldb of its own, in place of V8's generated code.
+  const node = await readNodeSide(options.node, onPython);
+  q.problems.push(...(node?.notes ?? []));
+  if (node?.command) {
+    commands.push(node.command);
+    options.record?.(node.command, node.output ?? "", 0);
+  }
+  const onNode = withNode(onPython, node, options.modules ?? []);
+  const verdict = withPythonWaits(onNode, python, readings.target.threads, hang.framesOf);
   // A runtime is named where its reading decided something: frames read into the stack, or its threads' waits.
   // The Python frames were read into the stack only where the debugger's unwind reached the loops that ran them.
   if (python?.reading && onPython !== onJava && !reachesEvaluationLoop(onJava.frames)) q.problems.push("the crashing thread's stack as the debugger unwound it does not reach the interpreter's evaluation loop (_PyEval_EvalFrameDefault) that ran the Python frames: they follow the native frames it found, where the Python code called into them at a point the dump does not show");
   // A runtime's reading of the waits decided the verdict: its kind, or what the threads wait for.
-  const runtimeWaits = verdict.kind !== native.kind || verdict.blocked !== native.blocked;
+  // An uncaught JavaScript exception is a crash's kind, not a wait.
+  const runtimeWaits = onJava.kind !== native.kind || onJava.blocked !== native.blocked || verdict.kind !== onNode.kind || verdict.blocked !== onNode.blocked;
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
   // Where the dump says nothing of its own, a Python exception the crashing thread was raising is the message.
-  const message = runtimeWaits ? (verdict.blocked ? (verdict === onPython ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null));
+  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? nodeMessage(verdict, node));
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0
@@ -157,9 +167,9 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // Which packages' debug symbols would name the code that crashed: none where the Java side decided a wait.
   const culprit = native.culprit === null ? null : (native.frames[native.culprit] ?? null);
   const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
-  const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (verdict === onJava ? null : pythonRuntime(python)), options.cut ?? null);
+  const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (onNode === onPython ? null : nodeRuntime(node)) ?? (verdict === onNode && onPython === onJava ? null : pythonRuntime(python)), options.cut ?? null);
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onPython, options, readings, commands) } : result;
+  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onNode, options, readings, commands) } : result;
   return withManaged(withRuntime, dotnet);
 }
 

@@ -7,6 +7,7 @@ import { cutText } from "../../report/cut.js";
 import type { Cut } from "../../report/schema.js";
 import { sourceLine } from "../../debuggers/source-files.js";
 import { isCPython } from "../../runtimes/cpython/index.js";
+import { nodeOf, type NodeCore } from "../../runtimes/node/index.js";
 import { errorLogBeside, hotspotOf, type JvmCore } from "../../runtimes/jvm/index.js";
 import type { BuildIdReader } from "../libraries.js";
 
@@ -59,6 +60,8 @@ export interface TriageOptions {
   jvm?: JvmCore | null;
   /** The core of a CPython process (the interpreter among its files), whose Python frames are read from its memory. */
   python?: string | null;
+  /** A Node.js process's core (`node` or libnode among its modules), whose JavaScript frames llnode reads. */
+  node?: NodeCore | null;
   /** Keeps what another tool triage ran printed (jhsdb's answers) as evidence, by its command. */
   record?: (command: string, output: string, ms: number) => void;
 }
@@ -76,8 +79,15 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
     ...(dump.facts.format === "minidump" ? { assertion: dump.facts.assertion, annotations: dump.facts.crashpad, missing: missingStreams(dump.facts) } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.threads[0] ? { signalledThreadRegisters: dump.facts.threads[0].registers } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.cut ? cutCore(dump.facts.cut) : {}),
-    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable), jvm: jvmOf(dump, executable, hsErr), python: dump.facts.format === "elf-core" && isCPython(dump.facts.modules) ? dump.path : null } : {}),
+    ...(dump.format === "elf-core" ? { modules: dump.facts.modules, buildIdOf: fileBuildId, findAbortMessage: () => abortMessageAddress(dump), packageOf, goLines: goLinesOf(dump, executable), jvm: jvmOf(dump, executable, hsErr), python: dump.facts.format === "elf-core" && isCPython(dump.facts.modules) ? dump.path : null, node: nodeCoreOf(dump, executable) } : {}),
   };
+}
+
+/** A core of a Node.js process, with the program it ran (`--exe`, else the one the core names); null for another program's. */
+function nodeCoreOf(dump: DumpInfo, executable: string | null): NodeCore | null {
+  if (dump.facts.format !== "elf-core") return null;
+  const runtime = nodeOf(dump.facts.modules);
+  return runtime ? { core: dump.path, program: executable ?? dump.executableFromNotes, runtime, buildIdOf: fileBuildId } : null;
 }
 
 /** A core of a HotSpot JVM, with the launcher it ran (`--exe`, else the one the core names); null for another program's. */

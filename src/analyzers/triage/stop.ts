@@ -139,7 +139,14 @@ export function originOf(stop: { signal: number | null; exception: ExceptionStop
  * A crash handler caught a fault, then re-raised its signal or aborted: the record is the handler's,
  * the fault it was handling came first, in the frame under `<signal handler called>`.
  */
-export function caughtOrigin(origin: Origin, caught: { handler: string | null; handlerModule: string | null; then: "re-raised" | "aborted"; record: SignalRecord | null }): Origin {
+export function caughtOrigin(origin: Origin, caught: { handler: string | null; handlerModule: string | null; then: "re-raised" | "aborted"; record: SignalRecord | null; deliveredOnReturn?: boolean }): Origin {
+  if (caught.deliveredOnReturn) {
+    return {
+      type: "fault",
+      sender: null,
+      evidence: `${origin.evidence}; but no code that sends a signal is on the stack: a signal handler re-raised it while it ran (Node.js's does), with the signal blocked, and the kernel delivered it when the handler returned, at the instruction that faulted: that fault is the crash`,
+    };
+  }
   const handler = caught.handler ? ` (${caught.handler}${caught.handlerModule ? ` in ${caught.handlerModule.split("/").at(-1)}` : ""})` : "";
   const record = caught.record
     ? `; the record the kernel handed the handler, on the signal frame, says ${signalName(caught.record.signo)} ${signalCodeName(caught.record.signo, caught.record.code)}${caught.record.code === SI_KERNEL ? "" : ` at ${caught.record.address}`}`
