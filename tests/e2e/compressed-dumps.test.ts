@@ -130,6 +130,7 @@ describe("compressed cores", () => {
     const result = await runCli(["triage", path.join(dir, "core.zst")], {
       env: { ...env(), DUMPDBG_ZSTD: slow },
       onSpawn: (child) => {
+        child.once("close", () => clearInterval(poll));
         const poll = setInterval(() => {
           const folders = readdirSync(tmp).filter((n) => n.startsWith("dumpdbg-dump-"));
           const written = folders.flatMap((f) => readdirSync(path.join(tmp, f)));
@@ -140,7 +141,7 @@ describe("compressed cores", () => {
         }, 20);
       },
     });
-    expect(sawFile).toBe(true);
+    expect(sawFile, `the run ended (${result.code}) before the plain copy was seen: ${result.stderr}`).toBe(true);
     expect(result.code).toBe(130);
     expect(readdirSync(tmp)).toEqual([]);
   });

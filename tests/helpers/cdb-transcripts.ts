@@ -354,6 +354,17 @@ export const MANAGED_DEADLOCK = {
    5  Id: 1a2c.2d40 Suspend: 0 Teb: 00000000\`00360000 Unfrozen
    6  Id: 1a2c.3e54 Suspend: 0 Teb: 00000000\`00362000 Unfrozen`,
   /** `~*kn 1` */
+  // The main thread's registers where the dump was written: in the kernel's wait, as a hang dump's threads are.
+  registers: `rax=0000000000000000 rbx=0000000000000002 rcx=00000000000001c4
+rdx=000000000014f140 rsi=0000000000000000 rdi=0000000000000002
+rip=00007ffb12f2d0c4 rsp=000000000014f0b8 rbp=000000000014f1c0
+ r8=0000000000000000  r9=0000000000000000 r10=0000000000000000
+r11=0000000000000246 r12=0000000000000000 r13=0000000000000000
+r14=0000000000000000 r15=0000000000000000
+iopl=0         nv up ei pl zr na po nc
+cs=0033  ss=002b  ds=002b  es=002b  fs=0053  gs=002b             efl=00000246
+ntdll!NtWaitForMultipleObjects+0x14:
+00007ffb\`12f2d0c4 c3              ret`,
   threadsWithFrames: `.  0  Id: 1a2c.1b3c Suspend: 0 Teb: 00000000\`00356000 Unfrozen
  # Child-SP          RetAddr               Call Site
 00 00000000\`0014f0b8 00007ffb\`11a9c9f0     ntdll!NtWaitForMultipleObjects+0x14

@@ -128,6 +128,7 @@ export function managedDeadlockScript(): FakeCdbScript {
     commands: {
       "~": MANAGED_DEADLOCK.threadList,
       "~*kn 1": MANAGED_DEADLOCK.threadsWithFrames,
+      r: MANAGED_DEADLOCK.registers,
       lm: MANAGED_CRASH.modules,
       lmf: MANAGED_CRASH.moduleFiles,
       ".loadby sos coreclr": "",
