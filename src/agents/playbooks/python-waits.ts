@@ -9,11 +9,9 @@ import type { PythonFacts } from "../../analyzers/index.js";
 import type { Evidence } from "../evidence.js";
 import { concludeOn } from "./conclusions.js";
 import type { Facts } from "./facts.js";
-import { at } from "./java-waits.js";
 import { Citations, deeperProbes, THREADS, verdict, type PlannedHypothesis, type Playbook } from "./kit.js";
+import { at, cycleSteps, heldElsewhere, type Edge } from "./lock-cycles.js";
 import { where } from "./prose.js";
-
-type Edge = NonNullable<Facts["crash"]["deadlock"]>["cycle"][number];
 
 export function pythonWaitsPlaybook(facts: Facts): Playbook {
   const python = facts.triage.python as PythonFacts;
@@ -33,24 +31,12 @@ export function pythonWaitsPlaybook(facts: Facts): Playbook {
         const read = threadsRead(evidence);
         const c = new Citations();
         if (cycle.length < 2) return verdict("inconclusive", `The Python threads' reading${c.cite(read)} shows no cycle of two threads or more.`, read);
-        const steps = cycle.map((edge) => `${nameOf(edge.thread)} waits in ${at(edge)} for ${edge.lockName ?? "a lock"} (${edge.lock}), held by ${nameOf(edge.heldByThread)}`);
+        const steps = cycleSteps(cycle, nameOf);
         const how = sameFunction ? " Both wait in the same function: it takes the locks of its arguments in the order it is given them, and the threads gave them in opposite orders." : "";
         return verdict("confirmed", `${steps.join("; ")}${c.cite(read)}.${how}`, read, evidence.find(THREADS));
       },
     };
-    const held: PlannedHypothesis = {
-      rule: "python-lock-held-elsewhere",
-      statement: "a third thread holds one of the locks and never releases it (the cycle's threads only look stuck on each other)",
-      plan: [[THREADS]],
-      judge(evidence) {
-        const read = threadsRead(evidence);
-        const c = new Citations();
-        const members = new Set(cycle.map((edge) => edge.thread));
-        const outside = cycle.filter((edge) => edge.heldByThread === null || !members.has(edge.heldByThread));
-        if (outside.length === 0) return verdict("rejected", `Every lock of the cycle is held by a thread of the cycle${c.cite(read)}: no other thread is involved.`, read);
-        return verdict("inconclusive", `The holder of ${outside.map((edge) => `${edge.lockName ?? "a lock"} (${edge.lock})`).join(", ")} is not a thread of the cycle${c.cite(read)}.`, read);
-      },
-    };
+    const held = heldElsewhere("python-lock-held-elsewhere", cycle, threadsRead);
     return {
       hypotheses: [order, held],
       investigate: deeperProbes([]),
