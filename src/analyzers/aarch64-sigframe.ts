@@ -61,7 +61,9 @@ export function readA64Sigframe(words: readonly (bigint | undefined)[], at: bigi
   if ((siAddr! & UNTAGGED) !== (faultAddress! & UNTAGGED)) return { frame: null, why: "the siginfo's address and the sigcontext's fault_address differ" };
   // EL0 in AArch64 state: the mode bits of a user thread's pstate are all clear, and bits 32 up are unused.
   if ((pstate! & 0x1fn) !== 0n || pstate! >> 32n !== 0n) return { frame: null, why: "its pstate is no user thread's" };
-  if (checks.inCode(pc!) !== true) return { frame: null, why: "its saved pc is not in code the dump shows" };
+  // A jump to a bad address faults at the pc itself, which is then in no code.
+  const jumped = (faultAddress! & UNTAGGED) === pc! && (signo === SIGSEGV || signo === SIGBUS);
+  if (!jumped && checks.inCode(pc!) !== true) return { frame: null, why: "its saved pc is not in code the dump shows" };
   if (!checks.mapped(sp!) || (sp! & 0xfn) !== 0n) return { frame: null, why: "its saved sp is not in the process's memory, aligned" };
   const registers: Register[] = [
     ...saved.map((value, i) => ({ name: `x${i}`, value: hex(value!), natural: hex(value!) })),

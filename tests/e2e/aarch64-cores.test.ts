@@ -7,6 +7,7 @@
  * NT_SIGINFO and no NT_FILE: the fault address comes from the decoded instruction, and without the
  * target's libraries (`--sysroot`) the culprit from the stack scan.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 import type { Crash, CrashKind } from "../../src/report/schema.js";
@@ -86,6 +87,26 @@ describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
     expect(crash.kind).toBe("uncaught-exception");
     expect(crash.message).toBe("terminate called after throwing an instance of 'std::runtime_error'");
   }, 120_000);
+
+  // gdb-multiarch does not come back from unwinding qemu's signal trampoline (its backtrace is cut
+  // at the time limit, keeping the frames it printed) and LLDB stops at the handler: the fault is
+  // read from the kernel's rt_sigframe in stack memory.
+  for (const [how, args] of [
+    ["the debugger chosen and the target's libraries", ["--sysroot", AARCH64_SYSROOT]],
+    ["LLDB and the target's libraries", ["--sysroot", AARCH64_SYSROOT, "--debugger", "lldb"]],
+    ["the debugger chosen, without the target's libraries", []],
+    ["LLDB, without the target's libraries", ["--debugger", "lldb"]],
+  ] as const) {
+    it(`a crash handler that aborts on the SIGSEGV it caught, with ${how}: the null dereference it caught, from the signal frame in memory`, async () => {
+      const { exe, core, source } = await buildAarch64Core("caught-segv");
+      const { crash } = await triageJson([core, "--exe", exe, ...args]);
+      const line = readFileSync(source, "utf8").split("\n").findIndex((text) => text.includes("// CULPRIT")) + 1;
+      expect([crash.kind, crash.signal, crash.signalCode, crash.faultAddress, crash.access]).toEqual(["null-dereference", "SIGSEGV", "SEGV_MAPERR", "0x8", "read"]);
+      expect([crash.culprit.function, crash.culprit.line]).toEqual(["owner_name_length", line]);
+      expect(crash.origin?.type).toBe("fault");
+      expect(crash.message).toMatch(/^crash_handler \(caught-segv\) caught it in its signal handler and then aborted, as a crash handler does; the SIGSEGV it was handling arrived in owner_name_length: reading 8 bytes at 0x8 through `\[x0, #0x8\]` = x0 \(0x0\) \+ 0x8: x0 was NULL/);
+    }, 180_000);
+  }
 
   it("a gdb named by hand that reads no aarch64 registers gives an unreadable stop, never a dump on request", async () => {
     const { exe, core } = await buildAarch64Core("abort");
