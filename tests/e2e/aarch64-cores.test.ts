@@ -108,6 +108,26 @@ describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
     }, 180_000);
   }
 
+  // sdiv by zero gives 0 on arm64 and raises nothing: the crash is the NULL it led to, and a note names the division.
+  for (const debuggerChoice of ["auto", "lldb"] as const) {
+    it(`a division by zero that does not trap, with ${debuggerChoice === "auto" ? "the debugger chosen" : "LLDB"}: the null dereference it led to, and a note naming the sdiv whose divisor is still 0`, async () => {
+      const { exe, core, source } = await buildAarch64Core("div-zero-index");
+      const result = await runCli(["triage", core, "--exe", exe, "--sysroot", AARCH64_SYSROOT, "--debugger", debuggerChoice]);
+      expect(result.code, result.stderr).toBe(0);
+      const line = readFileSync(source, "utf8").split("\n").findIndex((text) => text.includes("// CULPRIT")) + 1;
+      expect(result.stdout).toMatch(new RegExp(`Where: +rows_of_share at \\S+div-zero-index\\.c:${line}`));
+      expect(result.stdout).toMatch(/null pointer dereference/);
+      expect(result.stdout).toMatch(/sdiv x2, x0, x1 at 0x[0-9a-f]+ in rows_of_share divided by x1 = 0 on the way to the faulting instruction .*does not trap on a zero divisor but gives 0.*may follow from that zero/);
+    }, 120_000);
+  }
+
+  it("no division note where the faulting function divided by a register that is not 0", async () => {
+    const { exe, core } = await buildAarch64Core("null-deref");
+    const result = await runCli(["triage", core, "--exe", exe, "--sysroot", AARCH64_SYSROOT]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toMatch(/divided by/);
+  }, 120_000);
+
   it("a gdb named by hand that reads no aarch64 registers gives an unreadable stop, never a dump on request", async () => {
     const { exe, core } = await buildAarch64Core("abort");
     // Only the signal the core records is known: no registers, so no stack and no culprit.
