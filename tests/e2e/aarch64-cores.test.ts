@@ -121,7 +121,7 @@ describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
     }, 120_000);
   }
 
-  it("no division note where the faulting function divided by a register that is not 0", async () => {
+  it("no division note where the faulting function divides by nothing", async () => {
     const { exe, core } = await buildAarch64Core("null-deref");
     const result = await runCli(["triage", core, "--exe", exe, "--sysroot", AARCH64_SYSROOT]);
     expect(result.code, result.stderr).toBe(0);
