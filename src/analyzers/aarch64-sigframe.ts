@@ -17,8 +17,27 @@ import type { SignalRecord } from "../debuggers/probe.js";
 import { accessAddress, decodeMemoryAccess, registerValues } from "./aarch64.js";
 import { FAULT_SIGNALS, SIGBUS, SIGSEGV } from "./signals.js";
 
-/** Byte offsets in `struct rt_sigframe` (siginfo 128 bytes; the ucontext's mcontext at 128 + 176). */
-export const A64_SIGFRAME = { faultAddress: 304, registers: 312, sp: 560, pc: 568, pstate: 576, size: 584 } as const;
+/**
+ * Byte offsets in `struct rt_sigframe` (siginfo 128 bytes; the ucontext's mcontext at 128 + 176);
+ * `size` is what is read of it, `whole` its size with the mcontext's 4096 reserved bytes, after
+ * which the kernel puts a frame record (`next_frame`) holding the interrupted x29 and x30, where
+ * the handler's x29 points (further, where SVE state overflows into an extra context).
+ */
+export const A64_SIGFRAME = { faultAddress: 304, registers: 312, sp: 560, pc: 568, pstate: 576, size: 584, whole: 4688 } as const;
+
+/** How far past the frame the kernel's frame record may lie (an extra context for SVE's state). */
+const EXTRA_CONTEXT_REACH = 64n * 1024n;
+
+/**
+ * Whether the frame record at `at` holding `fp` and `lr` is the one the kernel put after `frame`:
+ * past the whole frame, holding the interrupted x29 and x30. Found on the crashing thread's chain of
+ * frame records, it ties the frame to the handler that is running, not to a stale copy on the stack.
+ */
+export function isKernelFrameRecord(frame: A64SignalFrame, at: bigint, fp: bigint, lr: bigint): boolean {
+  const value = (name: string) => frame.registers.find((r) => r.name === name)?.value;
+  const start = frame.at + BigInt(A64_SIGFRAME.whole);
+  return at >= start && at - start <= EXTRA_CONTEXT_REACH && hex(fp) === value("x29") && hex(lr) === value("x30");
+}
 
 /** Bits of an address the top-byte-ignore feature leaves out (a tagged pointer's tag). */
 const UNTAGGED = (1n << 56n) - 1n;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 
-import { A64_SIGFRAME, readA64Sigframe, type A64SigframeChecks } from "../../src/analyzers/aarch64-sigframe.js";
+import { A64_SIGFRAME, isKernelFrameRecord, readA64Sigframe, type A64SigframeChecks } from "../../src/analyzers/aarch64-sigframe.js";
 
 const AT = 0x55007ff3a0n;
 const PC = 0x400834n;
@@ -76,5 +76,14 @@ describe("the arm64 rt_sigframe reader", () => {
       { ...checks, instructionAt: () => null },
     );
     expect(read.frame?.record.address).toBe("0x10");
+  });
+
+  it("ties the frame to the running handler by the kernel's frame record after it, holding the interrupted x29 and x30 (as measured: 0x1250 past the frame)", () => {
+    const frame = readA64Sigframe(frameWords(), AT, checks).frame!;
+    expect(isKernelFrameRecord(frame, AT + 0x1250n, 0x5500800600n, 0x400870n)).toBe(true);
+    // A record inside the frame, or one holding other registers, is not the kernel's: a stale copy is not believed.
+    expect(isKernelFrameRecord(frame, AT + 0x100n, 0x5500800600n, 0x400870n)).toBe(false);
+    expect(isKernelFrameRecord(frame, AT + 0x1250n, 0x5500800600n, 0x400874n)).toBe(false);
+    expect(isKernelFrameRecord(frame, AT + 0x1250n + 0x20000n, 0x5500800600n, 0x400870n)).toBe(false);
   });
 });

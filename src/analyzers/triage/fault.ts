@@ -17,7 +17,7 @@ import { machFaulted, readMachException } from "../mach.js";
 import { EXCEPTION_ACCESS_VIOLATION, readException, type ExceptionVerdict } from "../windows.js";
 import { argumentRegisters, memoryAccess } from "../x86-64.js";
 import { decodeMemoryAccess, decodeTrap, explainA64Access } from "../aarch64.js";
-import { A64_SIGFRAME, readA64Sigframe, type A64SignalFrame, type A64SigframeChecks } from "../aarch64-sigframe.js";
+import { A64_SIGFRAME, isKernelFrameRecord, readA64Sigframe, type A64SignalFrame, type A64SigframeChecks } from "../aarch64-sigframe.js";
 import type { Stack } from "./stack.js";
 import { raisedBySelf, type Stop } from "./stop.js";
 import { addressSpaceOf, stackOf, type Target } from "./target.js";
@@ -294,7 +294,8 @@ const A64_FRAME_RECORDS = 16;
  * A fault a handler caught on arm64 Linux where the debugger did not unwind to the signal frame
  * (gdb-multiarch does not come back from qemu-user's trampoline, LLDB stops at the handler): the
  * kernel's `rt_sigframe` found in stack memory above the stack pointer and believed only where every
- * field reads as a fault's (aarch64-sigframe.ts), its registers the interrupted frame's. The handler
+ * field reads as a fault's (aarch64-sigframe.ts) and the thread's chain of frame records, from its
+ * x29, reaches the record the kernel put after it; its registers are the interrupted frame's. The handler
  * is the function the nearest return address below the frame returns into; the interrupted stack is
  * rebuilt from the saved pc, lr and frame records. Null where no frame reads so: unknown, not "no fault".
  */
@@ -317,7 +318,7 @@ async function caughtFromA64Sigframe(q: Inspector, target: Target, frames: Place
     if (signo === undefined || pc === undefined || !FAULT_SIGNALS.has(Number(signo & 0xffffffffn))) continue;
     const word = codeAt(space, pc) === true ? await instructionWord(q, pc) : null;
     const read = readA64Sigframe(words.slice(i, i + span), sp + BigInt(8 * i), checks(pc, word));
-    if (read.frame) found = { frame: read.frame, index: i };
+    if (read.frame && (await onRecordChain(q, target, read.frame))) found = { frame: read.frame, index: i };
   }
   if (!found) return null;
   const { frame, index } = found;
@@ -340,6 +341,24 @@ async function caughtFromA64Sigframe(q: Inspector, target: Target, frames: Place
     frames: all,
   };
   return faultCaught(q, target, base, frame.record.signo, frame.pc, frame.registers);
+}
+
+/**
+ * Whether the crashing thread's chain of frame records, from its x29, reaches the record the kernel
+ * put after the signal frame: the handler that runs was called on that frame (a copy of one left
+ * on the stack by a signal handled earlier is not on the chain).
+ */
+async function onRecordChain(q: Inspector, target: Target, frame: A64SignalFrame): Promise<boolean> {
+  let fp = toBigInt(target.registers.find((r) => r.name === "x29" || r.name === "fp")?.value ?? null);
+  const limit = frame.at + BigInt(A64_SIGFRAME.whole) + A64_SIGFRAME_REACH;
+  for (let n = 0; n < A64_FRAME_RECORDS * 4 && fp !== null && fp !== 0n && (fp & 0x7n) === 0n && fp <= limit; n++) {
+    const [next, lr] = await q.readMemory(hex(fp), 2);
+    if (next === undefined || lr === undefined) return false;
+    if (isKernelFrameRecord(frame, fp, next, lr)) return true;
+    if (next <= fp) return false;
+    fp = next;
+  }
+  return false;
 }
 
 /** The function the nearest return address below the signal frame returns into (right after a `bl` or `blr`): the handler the kernel called. */
