@@ -338,7 +338,8 @@ const isJump = (word: number) => ((word & 0xfc000000) >>> 0) === 0x14000000;
 /**
  * The registers an instruction may write, over-counted: its bits 4–0 (the destination of nearly
  * every instruction that has one, and a store's source, counted anyway), a load pair's second
- * register, a written-back base, and for a call x0–x18 and lr. Over-counting only makes the
+ * register, a written-back base, an exclusive or compare-and-swap access's status and compare
+ * registers, and for a call x0–x18 and lr. Over-counting only makes the
  * division rule below say less.
  */
 function mayWrite(word: number): number[] {
@@ -346,6 +347,8 @@ function mayWrite(word: number): number[] {
   const written = [bits(word, 4, 0)];
   const access = decodeMemoryAccess(word);
   if (access && ((word & 0x3a000000) >>> 0) === 0x28000000) written.push(bits(word, 14, 10));
+  // Exclusive and compare-and-swap accesses: STXR's status register, CAS's compare register, and the pairs' second registers.
+  if (((word & 0x3f000000) >>> 0) === 0x08000000) written.push(bits(word, 20, 16), (bits(word, 20, 16) + 1) % 32, bits(word, 14, 10), (bits(word, 4, 0) + 1) % 32);
   if (access && access.base !== null && (access.mode === "pre-index" || access.mode === "post-index")) written.push(access.base);
   return written;
 }

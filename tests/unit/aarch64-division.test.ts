@@ -37,6 +37,8 @@ describe("a division by zero on the way to an arm64 fault", () => {
     ["a divisor register the dump does not show", ROWS_OF_SHARE, { ...AT_FAULT, x1: null }],
     // mov x1, #0xf7cf in place of the mov to x3: x1 no longer holds what was divided by.
     ["a divisor register written between", ROWS_OF_SHARE.map((word, i) => (i === 1 ? 0xd29ef9e1 : word)), AT_FAULT],
+    // stxr w1, x0, [x3] between: its status register is the divisor's.
+    ["an exclusive store's status written to the divisor register", ROWS_OF_SHARE.map((word, i) => (i === 5 ? 0xc8017c60 : word)), AT_FAULT],
     // bl somewhere between: x0–x18 may have changed.
     ["a call between", ROWS_OF_SHARE.map((word, i) => (i === 5 ? 0x94000100 : word)), AT_FAULT],
     // b.eq back to the mov after the sdiv, from after the fault: control may have come that way.
