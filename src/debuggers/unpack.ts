@@ -8,9 +8,9 @@
  * read-only, not writable) is the machine's fault (StorageError, naming the folder), and either way
  * what was written is removed.
  *
- * zstd, lz4, xz and gzip are the system's decompressors (Debian's zstd, lz4, xz-utils and gzip; Node's
- * own zlib for gzip where the tool is missing), run as child processes reading the opened file on their stdin: they are the formats'
- * reference implementations, native and fast (zstd and lz4 decompress at several GB/s, far beyond
+ * zstd, lz4, xz and gzip are the system's decompressors (Debian's zstd, lz4, xz-utils and gzip;
+ * Node's own zlib for gzip where the tool is missing), run as child processes reading the opened
+ * file on their stdin: they are the formats' reference implementations, native and fast (zstd and lz4 decompress at several GB/s, far beyond
  * what a JavaScript port does), they read every frame variant their tools write (lz4's legacy
  * frames, concatenated and multi-block xz streams), and nothing of them loads into this process.
  * They write the plain file themselves, through util-linux's prlimit: the kernel stops them at the
@@ -359,9 +359,9 @@ function startDecompressor(path: string, fd: number, stdout: "pipe" | number, pa
     if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString("utf8");
   });
   const ended = new Promise<Ended>((resolve) => {
-    const said = (code: number | null) => (stderr.split("\n").map((l) => l.trim()).find(Boolean) ?? `exit status ${code}`).slice(0, 200);
+    const said = (code: number | null, signal: NodeJS.Signals | null) => (stderr.split("\n").map((l) => l.trim()).find(Boolean) ?? (signal ? `killed by ${signal}` : `exit status ${code}`)).slice(0, 200);
     child.once("error", (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error, said: error.message }));
-    child.once("close", (code, signal) => resolve({ code, signal, error: null, said: said(code) }));
+    child.once("close", (code, signal) => resolve({ code, signal, error: null, said: said(code, signal) }));
   }).finally(() => live.delete(entry));
   return { child, binary, ended };
 }
