@@ -10,9 +10,10 @@
  *
  * zstd, lz4, xz and gzip are the system's decompressors (Debian's zstd, lz4, xz-utils and gzip;
  * Node's own zlib for gzip where the tool is missing), run as child processes reading the opened
- * file on their stdin: they are the formats' reference implementations, native and fast (zstd and lz4 decompress at several GB/s, far beyond
- * what a JavaScript port does), they read every frame variant their tools write (lz4's legacy
- * frames, concatenated and multi-block xz streams), and nothing of them loads into this process.
+ * file on their stdin: they are the formats' reference implementations, native and fast (zstd and
+ * lz4 decompress at several GB/s, far beyond what a JavaScript port does), they read every frame
+ * variant their tools write (lz4's legacy frames, concatenated and multi-block xz streams), and
+ * nothing of them loads into this process.
  * They write the plain file themselves, through util-linux's prlimit: the kernel stops them at the
  * smallest bound known before the first byte (RLIMIT_FSIZE, SIGXFSZ), and the core's own extent is
  * checked on the result. Passing every byte through this process instead costs about 5 ms a MiB
