@@ -24,6 +24,7 @@ import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
 import { Resources } from "./resources.js";
 import { asStorageError, StorageError } from "./storage-errors.js";
+import { DebuggerError } from "./debuggers/errors.js";
 import { reopenDump } from "./session-dump.js";
 import { buildAnalysisGraph } from "./workflows.js";
 
@@ -223,7 +224,8 @@ async function run(
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
       triageOptions: { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger },
-      debuggerWarnings: opened.debuggerWarnings,
+      // The debugger that crashed on this dump before the one that read it is said with what the latter warned of.
+      debuggerWarnings: [...(opened.crashedDebugger ? [opened.crashedDebugger] : []), ...opened.debuggerWarnings],
       dumpSource: opened.notes,
       symbols: (opened.symbols?.modules ?? []).map((m) => ({ module: m.module, status: m.status, detail: m.status === "found" || m.status === "fetched" ? `${m.file}${m.status === "fetched" ? ` (from ${m.from})` : ""}` : m.detail })),
       unclaimedMs: 0,
@@ -277,6 +279,8 @@ function markFailed(root: string, id: string): void {
  * come from the two connections to the session's evidence.db: the store's and the checkpointer's.
  */
 function sessionFault(error: unknown, id: string, dir: string, evidenceDb: string): unknown {
+  // A debugger that could not be started again mid-run: what it gathered is in the store, and the checkpoints are whole.
+  if (error instanceof DebuggerError) return new DebuggerError(`${error.message}; the evidence so far is kept: "dumpdbg resume ${id}" goes on from the last step saved`);
   const code = (error as { code?: unknown } | null)?.code;
   const fault = typeof code === "string" && code.startsWith("SQLITE_") ? asStorageError(error, evidenceDb, { elsewhere: SESSIONS_ELSEWHERE }) : error;
   if (!(fault instanceof StorageError) || !fault.path.startsWith(`${dir}/`)) return fault;

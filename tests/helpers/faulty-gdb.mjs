@@ -9,6 +9,8 @@
 //   FAULTY_GDB_ONCE=FILE       do it only if FILE does not exist, and create it (a fault that a
 //                              restarted gdb does not meet again); without it, every gdb meets it
 //   FAULTY_GDB_LOG=FILE        append each command, numbered, to FILE
+//   FAULTY_GDB_CORE=TEXT       only a gdb whose core-file command holds TEXT meets the fault (one
+//                              dump of a batch)
 import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
 
@@ -17,6 +19,8 @@ const on = process.env.FAULTY_GDB_ON;
 const action = process.env.FAULTY_GDB_DO ?? "";
 const once = process.env.FAULTY_GDB_ONCE;
 const log = process.env.FAULTY_GDB_LOG;
+const core = process.env.FAULTY_GDB_CORE;
+let armed = core === undefined;
 
 const gdb = spawn(process.env.FAULTY_GDB_REAL ?? "gdb", process.argv.slice(2), { stdio: ["pipe", "inherit", "inherit"] });
 gdb.on("exit", (code, signal) => {
@@ -34,7 +38,8 @@ process.stdin.on("data", (chunk) => {
     pending = pending.slice(newline + 1);
     count++;
     if (log) appendFileSync(log, `${count}: ${line}`);
-    if ((count === at || (on !== undefined && line.includes(on))) && !(once && existsSync(once))) {
+    if (core !== undefined && line.includes("core-file") && line.includes(core)) armed = true;
+    if (armed && (count === at || (on !== undefined && line.includes(on))) && !(once && existsSync(once))) {
       if (once) writeFileSync(once, "");
       if (action === "kill") {
         gdb.kill("SIGKILL");
