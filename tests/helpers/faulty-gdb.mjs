@@ -8,6 +8,8 @@
 //   FAULTY_GDB_DO=fill:PATH    write zeros to PATH until the disk it is on is full, then go on
 //   FAULTY_GDB_ONCE=FILE       do it only if FILE does not exist, and create it (a fault that a
 //                              restarted gdb does not meet again); without it, every gdb meets it
+//   FAULTY_GDB_NEXT_AT=N       with FAULTY_GDB_ONCE: once the fault has happened, every gdb started
+//                              after it is killed at its command N (a gdb that cannot be started again)
 //   FAULTY_GDB_LOG=FILE        append each command, numbered, to FILE
 //   FAULTY_GDB_CORE=TEXT       only a gdb whose core-file command holds TEXT meets the fault (one
 //                              dump of a batch)
@@ -21,6 +23,7 @@ const once = process.env.FAULTY_GDB_ONCE;
 const log = process.env.FAULTY_GDB_LOG;
 const core = process.env.FAULTY_GDB_CORE;
 let armed = core === undefined;
+const next = once && existsSync(once) ? Number(process.env.FAULTY_GDB_NEXT_AT ?? "0") : 0;
 
 const gdb = spawn(process.env.FAULTY_GDB_REAL ?? "gdb", process.argv.slice(2), { stdio: ["pipe", "inherit", "inherit"] });
 gdb.on("exit", (code, signal) => {
@@ -39,6 +42,10 @@ process.stdin.on("data", (chunk) => {
     count++;
     if (log) appendFileSync(log, `${count}: ${line}`);
     if (core !== undefined && line.includes("core-file") && line.includes(core)) armed = true;
+    if (count === next) {
+      gdb.kill("SIGKILL");
+      return;
+    }
     if (armed && (count === at || (on !== undefined && line.includes(on))) && !(once && existsSync(once))) {
       if (once) writeFileSync(once, "");
       if (action === "kill") {
