@@ -195,7 +195,7 @@ async function run(
     updateSession(root, id, { state: "running" });
     const store = resources.use(EvidenceStore.open(paths.evidenceDb));
     const transcript = resources.use(Transcript.open(root, id));
-    const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, ...executorRunOptions(options) });
+    const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, dumpUnchanged: opened.unchanged, ...executorRunOptions(options) });
     const usage = new Usage();
     options.onInterrupt?.(() => {
       process.stderr.write(`dumpdbg: ${usage.format()}; resume with "dumpdbg resume ${id}"\n`);

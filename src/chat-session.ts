@@ -59,6 +59,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
     store,
     transcript,
     unsafe: options.unsafe,
+    dumpUnchanged: dump.unchanged,
     ...(open.timeoutMs !== undefined ? { timeoutMs: open.timeoutMs } : {}),
   });
   // A session chatted in is in use: `sessions cleanup --days` goes by this date.

@@ -32,6 +32,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
     const options = triageOptionsOf(opened.dump, opened.executable, opened.hsErr);
     await readAheadTriage(opened.session, options);
     const result = await triage(askSession(opened.session), options);
+    opened.unchanged();
     const { crash } = result;
     const frames = result.frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : "??"));
     return {

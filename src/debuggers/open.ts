@@ -17,6 +17,7 @@ import { symbolSources } from "./symbols/sources.js";
 import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import { executableOfSource, prepareDump, sourceLines, type DumpSource, type PreparedDump } from "./dump-source.js";
 import { dirname } from "node:path";
+import { unchangedCheck } from "./dump-identity.js";
 import type { Backend, DebuggerSession } from "./session.js";
 
 export interface OpenDumpOptions {
@@ -61,6 +62,8 @@ export interface OpenedDump {
   debuggerWarnings: string[];
   /** The debugger binary in use. */
   debuggerPath: string;
+  /** Throws a DumpError once the dump file the debugger reads is deleted, replaced or changed. */
+  unchanged: () => void;
   /** The debugger that died twice opening this dump before the one in use read it; null when the first one did. */
   crashedDebugger: string | null;
   /** Where each module's symbols came from, when the user named anywhere to look; else null. */
@@ -97,6 +100,7 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
 async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): Promise<OpenedDump> {
   const { source } = prepared;
   const dump = inspectUnpacked(prepared);
+  const unchanged = unchangedCheck(dump.path);
   const folder = dirname(source.original);
   // What systemd or apport recorded of the program, when the user names none and it is here.
   const exe = options.exe ?? executableOfSource(source) ?? undefined;
@@ -189,7 +193,7 @@ async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): P
     if (noise?.test(warning)) continue;
     debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
-  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, crashedDebugger, symbols, hsErr: options.hsErr ?? null, source, notes: noted };
+  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, unchanged, crashedDebugger, symbols, hsErr: options.hsErr ?? null, source, notes: noted };
 }
 
 /** The plain dump recognised; what it says of itself is said of the user's file. */

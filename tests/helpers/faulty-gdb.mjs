@@ -6,6 +6,9 @@
 //   FAULTY_GDB_ON=TEXT         or the first command that holds TEXT
 //   FAULTY_GDB_DO=kill         kill the real gdb with SIGKILL (this wrapper then dies the same way)
 //   FAULTY_GDB_DO=fill:PATH    write zeros to PATH until the disk it is on is full, then go on
+//   FAULTY_GDB_DO=replace:PATH:OTHER   rename OTHER over PATH (the dump replaced), then go on
+//   FAULTY_GDB_DO=cut:PATH:BYTES       truncate PATH in place to BYTES, then go on
+//   FAULTY_GDB_DO=delete:PATH          remove PATH, then go on
 //   FAULTY_GDB_ONCE=FILE       do it only if FILE does not exist, and create it (a fault that a
 //                              restarted gdb does not meet again); without it, every gdb meets it
 //   FAULTY_GDB_NEXT_AT=N       with FAULTY_GDB_ONCE: once the fault has happened, every gdb started
@@ -14,7 +17,7 @@
 //   FAULTY_GDB_CORE=TEXT       only a gdb whose core-file command holds TEXT meets the fault (one
 //                              dump of a batch)
 import { spawn } from "node:child_process";
-import { appendFileSync, closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, openSync, renameSync, truncateSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 
 const at = Number(process.env.FAULTY_GDB_AT ?? "0");
 const on = process.env.FAULTY_GDB_ON;
@@ -52,7 +55,11 @@ process.stdin.on("data", (chunk) => {
         gdb.kill("SIGKILL");
         return;
       }
-      if (action.startsWith("fill:")) fill(action.slice("fill:".length));
+      const [verb, path, more] = action.split(":");
+      if (verb === "fill") fill(path);
+      if (verb === "replace") renameSync(more, path);
+      if (verb === "cut") truncateSync(path, Number(more));
+      if (verb === "delete") unlinkSync(path);
     }
     gdb.stdin.write(line);
   }
