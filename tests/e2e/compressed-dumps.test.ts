@@ -231,6 +231,24 @@ describe.skipIf(!mountingAllowed())("a temporary folder without room for the dec
     });
   });
 
+  it("a disk that another writer fills after the free-space check: exit 6, one line, nothing of ours left", async () => {
+    // A zstd that lets another writer fill the temporary folder's disk before it starts: the
+    // free-space check has passed by then, and our write of the plain copy is the one refused.
+    const zstd = path.join(tempDir("dumpdbg-filling-zstd-"), "zstd");
+    writeFileSync(zstd, '#!/bin/sh\ncat /dev/zero > "$TMPDIR/filler" 2>/dev/null\nexec zstd "$@"\n');
+    chmodSync(zstd, 0o755);
+    await onTmpfs("66m", async (mount) => {
+      const before = snapshot(dir);
+      const result = await runCli(["triage", path.join(dir, "core.zst"), "--exe", built.exe], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off", DUMPDBG_ZSTD: zstd } });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toBe(
+        `dumpdbg: cannot write ${mount}: no space left on device; free some space there or set TMPDIR to a folder with room that this user may write; ${path.join(dir, "core.zst")} was not unpacked\n`,
+      );
+      expect(readdirSync(mount)).toEqual(["filler"]);
+      expect(snapshot(dir)).toEqual(before);
+    });
+  });
+
   it("a read-only temporary folder: exit 6, read-only file system", async () => {
     await onTmpfs("256k", async (mount) => {
       remountReadOnly(mount);
