@@ -15,8 +15,10 @@ import { followUpQuestions } from "./agents/report-writer/offline.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
 import { openingLines, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { checkpointSaver } from "./evidence/checkpoints.js";
-import { acquireSessionLock, createSession, loadSession, SessionDamaged, SessionError, SESSIONS_ELSEWHERE, sessionPaths, stillWorks, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
+import { acquireSessionLock, createSession, loadSession, SessionError, SESSIONS_ELSEWHERE, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
+import type { Backend } from "./debuggers/session.js";
 import { evidenceDamage, EvidenceStore } from "./evidence/store.js";
+import { rebuildEvidence, rebuiltLine } from "./evidence/rebuild.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
 import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
 import { counted } from "./report/numbers.js";
@@ -120,13 +122,12 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   const started = performance.now();
   const meta = loadSession(options.sessionsDir, id);
   if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is ${join(options.outDir, `${id}.md`)}`);
-  const evidenceDb = sessionPaths(options.sessionsDir, id).evidenceDb;
-  const damage = evidenceDamage(evidenceDb);
-  if (damage) throw new SessionDamaged(id, evidenceDb, damage, stillWorks(options.sessionsDir, id, meta.dump));
+  const rebuilt = rebuildIfDamaged(options.sessionsDir, id, meta.debugger.backend);
   const models = await resolveModels(options.models);
   const opened = await reopenDump(meta, options.open);
   await using owned = new Resources();
   owned.defer(() => opened.session.close({ wait: !options.exiting }));
+  if (rebuilt) options.progress(`warning: ${rebuilt}`);
   options.progress(`resuming session ${id}; models: ${models.describe()}`);
   return run(id, opened, owned.move(), models, options, started, async (runtime, graph, config) => {
     const saved = await graph.getState(config);
@@ -139,6 +140,19 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
     if (runtime.unclaimedUsage) runtime.progress(`[resume] ${runtime.unclaimedUsage.llmCalls} model calls of the interrupted step are counted in the usage`);
     return null;
   });
+}
+
+/** A session's damaged evidence store rebuilt, its lock held, before the dump is opened: the line saying so, or null when it was whole. */
+function rebuildIfDamaged(root: string, id: string, backend: Backend): string | null {
+  const paths = sessionPaths(root, id);
+  const damage = evidenceDamage(paths.evidenceDb);
+  if (!damage) return null;
+  const release = acquireSessionLock(root, id);
+  try {
+    return rebuiltLine(id, damage, rebuildEvidence(paths.dir, backend), "its checkpoints were lost with it: the analysis starts again from triage");
+  } finally {
+    release();
+  }
 }
 
 /**
