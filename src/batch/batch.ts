@@ -126,7 +126,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
           const result = await workforce.triage(dump);
           remember(dump, result);
           triaged.push(result);
-          options.progress(++done, dumps.length, groupByBug(triaged).length, null);
+          options.progress(++done, dumps.length, groupByBug(triaged).length, result.crashedDebugger ? `warning: ${result.crashedDebugger}` : null);
         } catch (error) {
           if (error instanceof NotStarted) continue;
           if (error instanceof StorageError) {

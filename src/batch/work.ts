@@ -46,6 +46,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
       buildId: opened.dump.facts.modules[0]?.buildId ?? null,
       origin: crash.origin?.type ?? null,
       exploitability: crash.exploitability?.rating ?? null,
+      crashedDebugger: opened.crashedDebugger,
     };
   } finally {
     await opened.session.close();

@@ -123,10 +123,13 @@ describe("one dump's debugger dies during a batch", () => {
     expect(doc.groups).toEqual([expect.objectContaining({ kind: "null-dereference", count: 3 })]);
   });
 
-  it("killed every time it opens that dump: the others are read with gdb, that one with LLDB", async () => {
+  it("killed every time it opens that dump: the others are read with gdb, that one with LLDB, and a warning says why", async () => {
     const run = await runCli(batch(join(dir, "reports-f"), join(dir, "sessions-f"), "--gdb", FAULTY_GDB), { env: { FAULTY_GDB_CORE: "core.2", FAULTY_GDB_AT: "3", FAULTY_GDB_DO: "kill" } });
     expect(run.code, run.stderr).toBe(0);
     expect(errorLines(run.stderr)).toEqual([]);
+    expect(run.stderr.split("\n").filter((line) => line.startsWith("dumpdbg: warning:"))).toEqual([
+      expect.stringMatching(new RegExp(`^dumpdbg: warning: gdb died twice opening ${join(dumps, "core.2")} \\(gdb killed by SIGKILL while [^;]+; then gdb killed by SIGKILL while [^)]+\\): it may crash on this dump every time: dumpdbg read it with lldb instead$`)),
+    ]);
     const doc = JSON.parse(run.stdout);
     expect(doc.errors).toEqual([]);
     expect(doc.groups).toEqual([expect.objectContaining({ kind: "null-dereference", count: 3 })]);
