@@ -108,6 +108,22 @@ describe("a gdb killed once during an analysis", () => {
   });
 });
 
+describe("a gdb that hangs during an analysis", () => {
+  it("once, in the hypothesis tests: the command times out, gdb is killed and the dump reopened, and the analysis completes", async () => {
+    const once = join(dir, "once-hang");
+    const run = await runCli(analyze("hang", "--timeout", "2"), { env: { FAULTY_GDB_ON: PHASES["the hypothesis tests"], FAULTY_GDB_DO: "hang", FAULTY_GDB_ONCE: once } });
+    expect(existsSync(once)).toBe(true);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/^dumpdbg: (?!warning)/m);
+    expect(JSON.parse(run.stdout).crash.kind).toBe("null-dereference");
+    const { evidence } = onlySession(join(dir, "sessions-hang"));
+    expect(evidence.filter((e) => !e.ok)).toEqual([
+      expect.objectContaining({ command: "p session->client", summary: expect.stringMatching(/^timeout: command timed out after 2s; .*, so it was killed and the dump reopened$/) }),
+    ]);
+    expect(evidence.length).toBeGreaterThan(15);
+  });
+});
+
 describe("a gdb that dies on one command every time", () => {
   it("in the hypothesis tests: that command fails saying so, the analysis completes, and the evidence before and after it is kept", async () => {
     const run = await runCli(analyze("every-test"), { env: { FAULTY_GDB_ON: PHASES["the hypothesis tests"], FAULTY_GDB_DO: "kill" } });

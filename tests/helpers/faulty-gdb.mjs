@@ -5,6 +5,7 @@
 //   FAULTY_GDB_AT=N            the command that sets it off (1-based, counted per gdb started)
 //   FAULTY_GDB_ON=TEXT         or the first command that holds TEXT
 //   FAULTY_GDB_DO=kill         kill the real gdb with SIGKILL (this wrapper then dies the same way)
+//   FAULTY_GDB_DO=hang         stop the real gdb (SIGSTOP): it hangs on this command until killed
 //   FAULTY_GDB_DO=fill:PATH    write zeros to PATH until the disk it is on is full, then go on
 //   FAULTY_GDB_DO=replace:PATH:OTHER   rename OTHER over PATH (the dump replaced), then go on
 //   FAULTY_GDB_DO=cut:PATH:BYTES       truncate PATH in place to BYTES, then go on
@@ -55,6 +56,7 @@ process.stdin.on("data", (chunk) => {
         gdb.kill("SIGKILL");
         return;
       }
+      if (action === "hang") gdb.kill("SIGSTOP");
       const [verb, path, more] = action.split(":");
       if (verb === "fill") fill(path);
       if (verb === "replace") renameSync(more, path);
