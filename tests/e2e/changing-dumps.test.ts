@@ -4,7 +4,7 @@
  * the next command (the file's device, inode, size and modification time against those it opened)
  * and ends with one line, exit 3: no verdict mixed from two files. What was read before is kept.
  */
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -75,5 +75,24 @@ describe("a dump replaced during triage", () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(`dumpdbg: ${files.core} was replaced by another file while dumpdbg read it: the run stops rather than mix two dumps in one verdict; run it again on a dump that stays as it is (a copy)\n`);
+  });
+});
+
+describe("a dump cut short during a batch", () => {
+  it("that dump is an error row with the one line; the others are triaged", async () => {
+    const dumps = join(dir, "batch");
+    mkdirSync(dumps);
+    for (const n of [1, 2, 3]) copyFileSync(built.core, join(dumps, `core.${n}`));
+    const cutOne = join(dumps, "core.2");
+    const size = statSync(cutOne).size;
+    const run = await runCli(["batch", dumps, "--jobs", "1", "--exe", built.exe, "--json", "--gdb", FAULTY_GDB, "--out", join(dir, "batch-reports"), "--sessions-dir", join(dir, "batch-sessions")], {
+      env: { FAULTY_GDB_CORE: "core.2", FAULTY_GDB_ON: '"bt 40"', FAULTY_GDB_DO: `cut:${cutOne}:4096` },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    expect(doc.errors).toEqual([
+      { dump: cutOne, error: `${cutOne} was cut short (${size} bytes, now 4096) while dumpdbg read it: the run stops rather than mix two dumps in one verdict; run it again on a dump that stays as it is (a copy)` },
+    ]);
+    expect(doc.groups).toEqual([expect.objectContaining({ kind: "null-dereference", count: 2 })]);
   });
 });
