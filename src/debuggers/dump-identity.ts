@@ -22,6 +22,23 @@ export function unchangedCheck(path: string): () => void {
   };
 }
 
+/** A file's size and modification time, kept with a session; null when it cannot be read. */
+export function fileStamp(path: string): { size: number; mtimeMs: number } | null {
+  const identity = identityOf(path);
+  return identity && { size: identity.size, mtimeMs: identity.mtimeMs };
+}
+
+/**
+ * Refuses to reopen a session's dump that changed since the session read it (`stamp`): its
+ * evidence is of the dump as it was then. A copy with the same size and time (`cp -p`) is the same dump.
+ */
+export function checkSessionDump(path: string, id: string, stamp: { size: number; mtimeMs: number } | undefined): void {
+  const now = fileStamp(path);
+  if (!stamp || !now) return;
+  const change = now.size !== stamp.size ? `${stamp.size} bytes then, ${now.size} now` : now.mtimeMs !== stamp.mtimeMs ? "written to since" : null;
+  if (change) throw new DumpError(`${path} has changed since session ${id} read it (${change}): its evidence is of the dump as it was; "dumpdbg analyze ${path}" reads it as it is now`);
+}
+
 function identityOf(path: string): Identity | null {
   try {
     const { dev, ino, size, mtimeMs } = statSync(path);

@@ -4,7 +4,7 @@
  * the next command (the file's device, inode, size and modification time against those it opened)
  * and ends with one line, exit 3: no verdict mixed from two files. What was read before is kept.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -94,5 +94,21 @@ describe("a dump cut short during a batch", () => {
       { dump: cutOne, error: `${cutOne} was cut short (${size} bytes, now 4096) while dumpdbg read it: the run stops rather than mix two dumps in one verdict; run it again on a dump that stays as it is (a copy)` },
     ]);
     expect(doc.groups).toEqual([expect.objectContaining({ kind: "null-dereference", count: 2 })]);
+  });
+});
+
+describe("a dump that changed after its session read it", () => {
+  it("chat refuses it in one line, exit 3, naming what changed; the session is untouched", async () => {
+    const files = copies("later");
+    const sessions = join(dir, "sessions-later");
+    const run = await runCli(["analyze", files.core, "--exe", built.exe, "--provider", "offline", "--json", "--sessions-dir", sessions, "--out", join(dir, "reports-later")]);
+    expect(run.code, run.stderr).toBe(0);
+    const id = JSON.parse(run.stdout).session.id as string;
+    truncateSync(files.core, 8192);
+    const meta = readFileSync(join(sessions, id, "session.json"), "utf8");
+    const chat = await runCli(["chat", id, "--sessions-dir", sessions, "--provider", "offline"]);
+    expect(chat.code).toBe(3);
+    expect(chat.stderr).toBe(`dumpdbg: ${files.core} has changed since session ${id} read it (${files.size} bytes then, 8192 now): its evidence is of the dump as it was; "dumpdbg analyze ${files.core}" reads it as it is now\n`);
+    expect(readFileSync(join(sessions, id, "session.json"), "utf8")).toBe(meta);
   });
 });
