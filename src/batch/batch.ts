@@ -203,9 +203,11 @@ async function analyzeGroups(
   const dumps = groups.reduce((n, group) => n + group.members.length, 0);
   let finished = 0;
   let next = 0;
+  // A full or read-only sessions folder fails every analysis after it: the batch stops there.
+  let refused: StorageError | null = null;
   const hand = async () => {
     for (;;) {
-      if (signal?.aborted) return;
+      if (signal?.aborted || refused) return;
       const group = groups[next++];
       if (group === undefined) return;
       const key = `${group.signature}\u0000${group.representative.buildId ?? group.representative.dump}`;
@@ -228,11 +230,16 @@ async function analyzeGroups(
         progress(dumps, dumps, groups.length, `${group.id} analysed (${finished} of ${groups.length}): ${(analysis?.summary ?? "no report").slice(0, 160)}`);
       } catch (error) {
         if (error instanceof NotStarted) continue;
+        if (error instanceof StorageError) {
+          refused ??= error;
+          return;
+        }
         progress(dumps, dumps, groups.length, `${group.id} could not be analysed: ${oneLine(error)}`);
       }
     }
   };
   await Promise.all(Array.from({ length: workforce.remote ? Math.max(1, groups.length) : 1 }, hand));
+  if (refused) throw (refused as StorageError).followedBy(`the triage of every dump and the analyses before it are kept: run the same batch again to go on`);
   return done;
 }
 

@@ -109,6 +109,23 @@ describe.skipIf(!canMount)("a disk that fills during the batch", () => {
   });
 });
 
+describe.skipIf(!canMount)("a disk that fills during a batch's analysis", () => {
+  it("--analyze with the sessions folder filled as the bug is analysed: exit 6, one line, the triage kept", async () => {
+    const sessions = tmpfs("fills-analysis", "12m");
+    const out = join(dir, "reports-h");
+    // Only the analysis asks this; triage does not.
+    const run = await runCli(batch(out, sessions, "--analyze", "--gdb", FAULTY_GDB), { env: { FAULTY_GDB_ON: '"p session->client"', FAULTY_GDB_DO: `fill:${join(sessions, "filler")}` } });
+    expect(run.code).toBe(6);
+    expect(errorLines(run.stderr)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^dumpdbg: cannot write ${sessions}/\\S+: (no space left on device|input/output error \\(a full disk or a failing device\\)); free some space there or choose another --sessions-dir; .*the triage of every dump and the analyses before it are kept: run the same batch again to go on$`),
+      ),
+    ]);
+    expect(cached(sessions).sort()).toEqual(["core.1", "core.2", "core.3"]);
+    expect(existsSync(out) ? readdirSync(out).filter((f) => f.startsWith("batch-")) : []).toEqual([]);
+  });
+});
+
 describe("one dump's debugger dies during a batch", () => {
   it("killed once as it reads the stack: started again, and every dump is triaged", async () => {
     const once = join(dir, "once-batch");
