@@ -15,8 +15,10 @@ import { followUpQuestions } from "./agents/report-writer/offline.js";
 import { ensureLimits, uncheckpointedSpend, type Limits, type Runtime } from "./agents/runtime.js";
 import { openingLines, describeDebugger, openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import { checkpointSaver } from "./evidence/checkpoints.js";
-import { acquireSessionLock, createSession, loadSession, SessionDamaged, SessionError, SESSIONS_ELSEWHERE, sessionPaths, stillWorks, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
+import { acquireSessionLock, createSession, loadSession, SessionError, SESSIONS_ELSEWHERE, sessionPaths, Transcript, updateSession, writeJsonAtomically } from "./evidence/sessions.js";
+import type { Backend } from "./debuggers/session.js";
 import { evidenceDamage, EvidenceStore } from "./evidence/store.js";
+import { rebuildEvidence, rebuiltLine } from "./evidence/rebuild.js";
 import { leavesMachine, Redactor, resolveModels, Usage, type ModelConfig, type ModelDown, type Models } from "./llm/index.js";
 import { REPORT_DOCUMENT, writeReports, type WrittenReport } from "./report/index.js";
 import { counted } from "./report/numbers.js";
@@ -24,6 +26,8 @@ import type { Report } from "./report/schema.js";
 import { NOTHING_SPENT, type State, type Update } from "./state.js";
 import { Resources } from "./resources.js";
 import { asStorageError, StorageError } from "./storage-errors.js";
+import { DebuggerError } from "./debuggers/errors.js";
+import { fileStamp } from "./debuggers/dump-identity.js";
 import { reopenDump } from "./session-dump.js";
 import { buildAnalysisGraph } from "./workflows.js";
 
@@ -97,9 +101,16 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
     executable: opened.executable,
     debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
     issue,
+    ...optionalStamp(opened.source.original),
   });
   options.progress(`session ${session.id}; models: ${models.describe()}`);
   return run(session.id, opened, owned.move(), models, options, started, (runtime) => startingState(runtime, issue));
+}
+
+/** The user's dump file as this session reads it, for a later chat or resume to check. */
+function optionalStamp(path: string): { dumpFile?: { size: number; mtimeMs: number } } {
+  const stamp = fileStamp(path);
+  return stamp ? { dumpFile: stamp } : {};
 }
 
 /** The timeout the executor runs each command with. */
@@ -119,13 +130,12 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
   const started = performance.now();
   const meta = loadSession(options.sessionsDir, id);
   if (meta.state === "done") throw new SessionError(`session ${id} has already finished; its report is ${join(options.outDir, `${id}.md`)}`);
-  const evidenceDb = sessionPaths(options.sessionsDir, id).evidenceDb;
-  const damage = evidenceDamage(evidenceDb);
-  if (damage) throw new SessionDamaged(id, evidenceDb, damage, stillWorks(options.sessionsDir, id, meta.dump));
+  const rebuilt = rebuildIfDamaged(options.sessionsDir, id, meta.debugger.backend);
   const models = await resolveModels(options.models);
   const opened = await reopenDump(meta, options.open);
   await using owned = new Resources();
   owned.defer(() => opened.session.close({ wait: !options.exiting }));
+  if (rebuilt) options.progress(`warning: ${rebuilt}`);
   options.progress(`resuming session ${id}; models: ${models.describe()}`);
   return run(id, opened, owned.move(), models, options, started, async (runtime, graph, config) => {
     const saved = await graph.getState(config);
@@ -138,6 +148,19 @@ export async function resumeAnalysis(id: string, options: AnalysisOptions): Prom
     if (runtime.unclaimedUsage) runtime.progress(`[resume] ${runtime.unclaimedUsage.llmCalls} model calls of the interrupted step are counted in the usage`);
     return null;
   });
+}
+
+/** A session's damaged evidence store rebuilt, its lock held, before the dump is opened: the line saying so, or null when it was whole. */
+function rebuildIfDamaged(root: string, id: string, backend: Backend): string | null {
+  const paths = sessionPaths(root, id);
+  const damage = evidenceDamage(paths.evidenceDb);
+  if (!damage) return null;
+  const release = acquireSessionLock(root, id);
+  try {
+    return rebuiltLine(id, damage, rebuildEvidence(paths.dir, backend), "its checkpoints were lost with it: the analysis starts again from triage");
+  } finally {
+    release();
+  }
 }
 
 /**
@@ -194,7 +217,7 @@ async function run(
     updateSession(root, id, { state: "running" });
     const store = resources.use(EvidenceStore.open(paths.evidenceDb));
     const transcript = resources.use(Transcript.open(root, id));
-    const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, ...executorRunOptions(options) });
+    const executor = new CommandExecutor({ session: opened.session, store, transcript, unsafe: options.unsafe, dumpUnchanged: opened.unchanged, ...executorRunOptions(options) });
     const usage = new Usage();
     options.onInterrupt?.(() => {
       process.stderr.write(`dumpdbg: ${usage.format()}; resume with "dumpdbg resume ${id}"\n`);
@@ -223,7 +246,8 @@ async function run(
       },
       homeThread: opened.session.context().selectedThread?.id ?? null,
       triageOptions: { ...triageOptionsOf(opened.dump, opened.executable, opened.hsErr), debugger: opened.session.vocabulary.debugger },
-      debuggerWarnings: opened.debuggerWarnings,
+      // The debugger that crashed on this dump before the one that read it is said with what the latter warned of.
+      debuggerWarnings: [...(opened.crashedDebugger ? [opened.crashedDebugger] : []), ...opened.debuggerWarnings],
       dumpSource: opened.notes,
       symbols: (opened.symbols?.modules ?? []).map((m) => ({ module: m.module, status: m.status, detail: m.status === "found" || m.status === "fetched" ? `${m.file}${m.status === "fetched" ? ` (from ${m.from})` : ""}` : m.detail })),
       unclaimedMs: 0,
@@ -277,6 +301,8 @@ function markFailed(root: string, id: string): void {
  * come from the two connections to the session's evidence.db: the store's and the checkpointer's.
  */
 function sessionFault(error: unknown, id: string, dir: string, evidenceDb: string): unknown {
+  // A debugger that could not be started again mid-run: what it gathered is in the store, and the checkpoints are whole.
+  if (error instanceof DebuggerError) return new DebuggerError(`${error.message}; the evidence so far is kept: "dumpdbg resume ${id}" goes on from the last step saved`);
   const code = (error as { code?: unknown } | null)?.code;
   const fault = typeof code === "string" && code.startsWith("SQLITE_") ? asStorageError(error, evidenceDb, { elsewhere: SESSIONS_ELSEWHERE }) : error;
   if (!(fault instanceof StorageError) || !fault.path.startsWith(`${dir}/`)) return fault;

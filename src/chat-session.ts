@@ -8,7 +8,8 @@ import { inspectDump, type DumpInfo } from "./debuggers/dump.js";
 import { debuggerWarningsLine, type OpenDumpOptions } from "./debuggers/open.js";
 import type { Vocabulary } from "./debuggers/probe.js";
 import { reopenDump } from "./session-dump.js";
-import { acquireSessionLock, loadSession, SessionDamaged, sessionPaths, stillWorks, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
+import { rebuildEvidence, rebuiltLine } from "./evidence/rebuild.js";
+import { acquireSessionLock, loadSession, sessionPaths, Transcript, updateSession, type SessionMeta } from "./evidence/sessions.js";
 import { evidenceDamage, EvidenceStore } from "./evidence/store.js";
 import type { ChatExchange } from "./report/index.js";
 import { CommandExecutor } from "./agents/executor.js";
@@ -44,11 +45,12 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
   const { root, id } = options;
   const meta = loadSession(root, id);
   const paths = sessionPaths(root, id);
-  const damage = evidenceDamage(paths.evidenceDb);
-  if (damage) throw new SessionDamaged(id, paths.evidenceDb, damage, stillWorks(root, id, meta.dump));
   // Until the session is returned, a failure closes what was opened; then its caller owns them.
   await using opening = new Resources();
   opening.defer(acquireSessionLock(root, id));
+  // A damaged store is rebuilt (the lock held), before the dump is opened, and the chat goes on with what it holds.
+  const damage = evidenceDamage(paths.evidenceDb);
+  const rebuilt = damage ? rebuiltLine(id, damage, rebuildEvidence(paths.dir, meta.debugger.backend), "a question that needs evidence it lost runs its command again") : null;
   const open = options.openOptions(meta.dump);
   const dump = await reopenDump(meta, open);
   opening.defer(() => dump.session.close());
@@ -59,6 +61,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
     store,
     transcript,
     unsafe: options.unsafe,
+    dumpUnchanged: dump.unchanged,
     ...(open.timeoutMs !== undefined ? { timeoutMs: open.timeoutMs } : {}),
   });
   // A session chatted in is in use: `sessions cleanup --days` goes by this date.
@@ -72,7 +75,7 @@ export async function openChatSession(options: OpenChatSessionOptions): Promise<
     vocabulary: dump.session.vocabulary,
     dump: dump.dump,
     transcript,
-    warnings: [...dump.warnings, ...[debuggerWarningsLine(dump.session.backend, dump.debuggerWarnings)].filter((line): line is string => line !== null)],
+    warnings: [...(rebuilt ? [rebuilt] : []), ...dump.warnings, ...[debuggerWarningsLine(dump.session.backend, dump.debuggerWarnings)].filter((line): line is string => line !== null)],
     [Symbol.asyncDispose]: () => owned[Symbol.asyncDispose](),
   };
 }

@@ -5,10 +5,12 @@
  * another.
  */
 import { BACKENDS } from "./debuggers/backends.js";
+import { checkSessionDump } from "./debuggers/dump-identity.js";
 import { openDump, type OpenDumpOptions, type OpenedDump } from "./debuggers/open.js";
 import type { SessionMeta } from "./evidence/sessions.js";
 
-export function reopenDump(meta: SessionMeta, options: Omit<OpenDumpOptions, "dump">): Promise<OpenedDump> {
+export async function reopenDump(meta: SessionMeta, options: Omit<OpenDumpOptions, "dump">): Promise<OpenedDump> {
+  checkSessionDump(meta.dump, meta.id, meta.dumpFile);
   const backend = options.debugger === undefined || options.debugger === "auto" ? meta.debugger.backend : options.debugger;
   const named = options.binaries?.[backend] ?? process.env[BACKENDS[backend].environment];
   return openDump({

@@ -33,6 +33,8 @@ export interface ExecutorOptions {
   /** Lifts the safety policy (`--unsafe`). */
   unsafe?: boolean;
   timeoutMs?: number;
+  /** Throws once the dump file is no longer the one the debugger opened: checked before and after each command run. */
+  dumpUnchanged?: () => void;
 }
 
 export class CommandExecutor {
@@ -160,10 +162,13 @@ export class CommandExecutor {
       return { record: earlier, result: null, cached: true };
     }
 
+    this.options.dumpUnchanged?.();
     const result: CommandResult = guarded
       ? await runGuarded(session, command, { unsafe: this.options.unsafe ?? false, ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) })
       : await session.run(command, this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {});
     this.debuggerMs += result.ms;
+    // An answer read while the dump changed is not kept: it may be the other file's.
+    this.options.dumpUnchanged?.();
 
     // A command typed in the debugger's language is read as the probe it is, when it is one.
     const known = probe.kind === "command" ? session.vocabulary.recognise(command) : probe;

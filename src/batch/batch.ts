@@ -3,10 +3,11 @@
  * at a time (or by `dumpdbg worker`s behind a queue), grouped by bug, and written as one batch
  * report. A file that is not a dump is skipped and listed with why; a dump that cannot be read is an error row, never a failed batch.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SESSIONS_ELSEWHERE } from "../evidence/sessions.js";
-import { writing } from "../storage-errors.js";
+import { counted } from "../report/numbers.js";
+import { StorageError, writing } from "../storage-errors.js";
 import { findDumps, type SkippedFile } from "./dump-files.js";
 import { groupByBug, type Group, type Triaged } from "./grouping.js";
 import { NotStarted, RemoteWork } from "./queue.js";
@@ -26,6 +27,8 @@ export interface BatchOptions {
   signal?: AbortSignal;
   /** Where triage results are kept for the next batch over the same files (the sessions folder). */
   cacheDir?: string;
+  /** Called with the number of dumps found, before any is read: the folders' room for them is checked there. */
+  checkRoom?: (dumps: number) => void;
 }
 
 export interface BatchDocument {
@@ -72,6 +75,7 @@ async function queueWorkforce(url: string, options: BatchOptions, dumps: number)
 
 export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
   const { dumps, skipped, errors } = await findDumps(options.paths);
+  options.checkRoom?.(dumps.length);
   const triaged: Triaged[] = [];
   let next = 0;
   let done = 0;
@@ -89,10 +93,18 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
     const cacheDir = options.cacheDir;
     writing(cacheFile, () => {
       mkdirSync(cacheDir, { recursive: true });
-      writeFileSync(`${cacheFile}.tmp`, JSON.stringify(cache));
-      renameSync(`${cacheFile}.tmp`, cacheFile);
+      try {
+        writeFileSync(`${cacheFile}.tmp`, JSON.stringify(cache));
+        renameSync(`${cacheFile}.tmp`, cacheFile);
+      } catch (error) {
+        // The cache on disk stays the last whole one.
+        rmSync(`${cacheFile}.tmp`, { force: true });
+        throw error;
+      }
     }, { elsewhere: SESSIONS_ELSEWHERE });
   };
+  // A disk that refuses the cache (or a dump's decompressed copy) refuses the next dump's too: the batch stops there.
+  let refused: StorageError | null = null;
   const todo = dumps.filter((dump) => !cache[keyOf(dump)]);
   const workforce = options.queue ? await queueWorkforce(options.queue, options, todo.length) : localWorkforce(options, todo.length);
   try {
@@ -107,22 +119,30 @@ export async function runBatch(options: BatchOptions): Promise<BatchDocument> {
     if (reused > 0) options.progress(done, dumps.length, groupByBug(triaged).length, `${reused} ${reused === 1 ? "dump was" : "dumps were"} triaged by an earlier batch and reused`);
     const hand = async () => {
       for (;;) {
-        if (options.signal?.aborted) return;
+        if (options.signal?.aborted || refused) return;
         const dump = todo[next++];
         if (dump === undefined) return;
         try {
           const result = await workforce.triage(dump);
           remember(dump, result);
           triaged.push(result);
-          options.progress(++done, dumps.length, groupByBug(triaged).length, null);
+          options.progress(++done, dumps.length, groupByBug(triaged).length, result.crashedDebugger ? `warning: ${result.crashedDebugger}` : null);
         } catch (error) {
           if (error instanceof NotStarted) continue;
+          if (error instanceof StorageError) {
+            refused ??= error;
+            return;
+          }
           errors.push({ dump, error: oneLine(error) });
           options.progress(++done, dumps.length, groupByBug(triaged).length, `${dump}: ${oneLine(error)}`);
         }
       }
     };
     await Promise.all(Array.from({ length: workforce.width }, hand));
+    if (refused) {
+      const kept = triaged.length;
+      throw (refused as StorageError).followedBy(`${counted(kept, "dump")} triaged before it ${kept === 1 ? "is" : "are"} kept: run the same batch again to go on`);
+    }
     const groups = groupByBug(triaged);
     const analyses = options.analyze ? await analyzeGroups(groups, options.analyze, workforce, options.progress, options.signal) : new Map<string, string>();
     return documentOf(groups, analyses, errors, skipped, dumps.length - done);
@@ -183,9 +203,11 @@ async function analyzeGroups(
   const dumps = groups.reduce((n, group) => n + group.members.length, 0);
   let finished = 0;
   let next = 0;
+  // A full or read-only sessions folder fails every analysis after it: the batch stops there.
+  let refused: StorageError | null = null;
   const hand = async () => {
     for (;;) {
-      if (signal?.aborted) return;
+      if (signal?.aborted || refused) return;
       const group = groups[next++];
       if (group === undefined) return;
       const key = `${group.signature}\u0000${group.representative.buildId ?? group.representative.dump}`;
@@ -208,11 +230,16 @@ async function analyzeGroups(
         progress(dumps, dumps, groups.length, `${group.id} analysed (${finished} of ${groups.length}): ${(analysis?.summary ?? "no report").slice(0, 160)}`);
       } catch (error) {
         if (error instanceof NotStarted) continue;
+        if (error instanceof StorageError) {
+          refused ??= error;
+          return;
+        }
         progress(dumps, dumps, groups.length, `${group.id} could not be analysed: ${oneLine(error)}`);
       }
     }
   };
   await Promise.all(Array.from({ length: workforce.remote ? Math.max(1, groups.length) : 1 }, hand));
+  if (refused) throw (refused as StorageError).followedBy(`the triage of every dump and the analyses before it are kept: run the same batch again to go on`);
   return done;
 }
 

@@ -22,6 +22,8 @@ export interface Triaged {
   origin?: OriginType | null;
   /** How exploitable the crash looks; null in results kept from before crashes were rated. */
   exploitability?: Exploitability["rating"] | null;
+  /** The debugger that died twice opening this dump before another read it (`OpenedDump.crashedDebugger`), said as the dump is done. */
+  crashedDebugger?: string | null;
 }
 
 export interface Group {

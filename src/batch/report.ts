@@ -95,7 +95,7 @@ for (const [index, header] of [...table.tHead.rows[0].cells].entries()) {
 `;
 }
 
-/** Writes `batch-<id>.md`, `.html` and `.json` into `outDir`, each atomically; returns their paths. */
+/** Writes `batch-<id>.md`, `.html` and `.json` into `outDir`, all three or none; returns their paths. */
 export function writeBatchReports(doc: BatchDocument, id: string, outDir: string): string[] {
   const elsewhere = { elsewhere: "or choose another --out folder" };
   writing(outDir, () => mkdirSync(outDir, { recursive: true }), { ...elsewhere, verb: "create" });
@@ -104,20 +104,28 @@ export function writeBatchReports(doc: BatchDocument, id: string, outDir: string
     [join(outDir, `batch-${id}.html`), batchHtml(doc, id)],
     [join(outDir, `batch-${id}.json`), `${JSON.stringify(doc, null, 2)}\n`],
   ] as const;
-  for (const [file, text] of files) {
-    writing(
-      file,
-      () => {
-        try {
-          writeFileSync(`${file}.tmp`, text);
-          renameSync(`${file}.tmp`, file);
-        } catch (error) {
-          rmSync(`${file}.tmp`, { force: true });
-          throw error;
-        }
-      },
-      elsewhere,
-    );
+  const written: string[] = [];
+  try {
+    for (const [file, text] of files) {
+      writing(
+        file,
+        () => {
+          try {
+            writeFileSync(`${file}.tmp`, text);
+            renameSync(`${file}.tmp`, file);
+          } catch (error) {
+            rmSync(`${file}.tmp`, { force: true });
+            throw error;
+          }
+        },
+        elsewhere,
+      );
+      written.push(file);
+    }
+  } catch (error) {
+    // The three formats are one report: all of them, or none.
+    for (const file of written) rmSync(file, { force: true });
+    throw error;
   }
-  return files.map(([file]) => file);
+  return written;
 }

@@ -32,6 +32,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
     const options = triageOptionsOf(opened.dump, opened.executable, opened.hsErr);
     await readAheadTriage(opened.session, options);
     const result = await triage(askSession(opened.session), options);
+    opened.unchanged();
     const { crash } = result;
     const frames = result.frames.map((frame) => (frame.function ? normalizeFunctionName(frame.function) : "??"));
     return {
@@ -45,6 +46,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
       buildId: opened.dump.facts.modules[0]?.buildId ?? null,
       origin: crash.origin?.type ?? null,
       exploitability: crash.exploitability?.rating ?? null,
+      crashedDebugger: opened.crashedDebugger,
     };
   } finally {
     await opened.session.close();

@@ -10,6 +10,8 @@ import { jobsOf } from "./jobs.js";
 import { modelConfig, type ModelFlags } from "./model-options.js";
 import { sessionsRoot } from "./sessions-root.js";
 import { killAllDebuggers } from "../debuggers/live.js";
+import { StorageError } from "../storage-errors.js";
+import { batchNeeds, NEEDS, usableFolder } from "./usable-folder.js";
 
 export interface BatchFlags extends Omit<DumpFlags, "exe">, ModelFlags {
   jobs?: number;
@@ -36,16 +38,25 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
     process.exit(ExitCode.interrupted);
   });
   const tty = process.stderr.isTTY;
+  const outDir = resolve(flags.out);
+  const sessionsDir = sessionsRoot(flags.sessionsDir);
   const doc = await runBatch({
     paths,
     jobs,
     ...(flags.queue !== undefined ? { queue: flags.queue } : {}),
     open: { ...open, onMismatch: "warn" },
     analyze: flags.analyze
-      ? { models: modelConfig(flags), sessionsDir: sessionsRoot(flags.sessionsDir), outDir: resolve(flags.out) }
+      ? { models: modelConfig(flags), sessionsDir, outDir }
       : null,
     signal: controller.signal,
-    cacheDir: sessionsRoot(flags.sessionsDir),
+    cacheDir: sessionsDir,
+    // Said before the first dump is read, not after the batch's work is thrown away.
+    checkRoom: (dumps) => {
+      const needs = batchNeeds(dumps);
+      const what = `a batch of ${counted(dumps, "dump")}`;
+      usableFolder(sessionsDir, "--sessions-dir", needs.cache + (flags.analyze ? NEEDS.session : 0), what);
+      usableFolder(outDir, "--out", needs.reports + (flags.analyze ? NEEDS.reports : 0), what);
+    },
     progress: (done, total, groups, line) => {
       if (line) process.stderr.write(`${tty ? "\r\x1b[K" : ""}dumpdbg: ${line}\n`);
       const status = `batch: ${done}/${total} dumps, ${groups} ${groups === 1 ? "group" : "groups"}`;
@@ -54,7 +65,13 @@ export async function batch(paths: string[], flags: BatchFlags): Promise<void> {
   });
   if (tty) process.stderr.write("\n");
   const id = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  const files = writeBatchReports(doc, id, resolve(flags.out));
+  let files: string[];
+  try {
+    files = writeBatchReports(doc, id, outDir);
+  } catch (error) {
+    if (error instanceof StorageError) throw error.followedBy('the triage of every dump is kept: run the same batch again to write its report');
+    throw error;
+  }
   const read = doc.groups.reduce((n, g) => n + g.count, 0);
   // Files that are not dumps are only counted; anything passed over for another reason is named.
   const passedOver = doc.skipped.filter((s) => s.reason !== "not a crash dump");

@@ -36,6 +36,8 @@ async function triageDump(dumpPath: string, flags: TriageFlags): Promise<void> {
     await readAheadTriage(opened.session, options);
     for (const line of openingLines(opened)) process.stderr.write(`dumpdbg: ${line}\n`);
     const result = await runTriage(askSession(opened.session), options);
+    // A verdict read from a dump that changed under the debugger is not given.
+    opened.unchanged();
     process.stdout.write(flags.json ? `${JSON.stringify(result.crash, null, 2)}\n` : `${formatTriage(result)}\n`);
   } finally {
     await opened.session.close({ wait: false });

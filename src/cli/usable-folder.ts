@@ -14,8 +14,19 @@ import { ExitCode, ExitError } from "./exit.js";
  */
 export const NEEDS = { session: 8 * 1024 * 1024, reports: 1024 * 1024 } as const;
 
-/** The folder, made if need be: it can take a new file (the one test that no permission or mount can fool) and has `needs` bytes free. */
-export function usableFolder(path: string, flag: string, needs: number): string {
+/**
+ * What a batch of `dumps` writes, with room to spare: its triage cache (~1 KB a dump, rewritten
+ * whole beside itself after each dump) and its three reports (~3 KB a dump together).
+ */
+export function batchNeeds(dumps: number): { cache: number; reports: number } {
+  return { cache: 64 * 1024 + dumps * 4 * 1024, reports: 256 * 1024 + dumps * 8 * 1024 };
+}
+
+/**
+ * The folder, made if need be: it can take a new file (the one test that no permission or mount can
+ * fool) and has `needs` bytes free for `what` ("a run", "a batch of 40 dumps").
+ */
+export function usableFolder(path: string, flag: string, needs: number, what = "a run"): string {
   const elsewhere = `or choose another ${flag === "--out" ? "--out folder" : flag}`;
   try {
     mkdirSync(path, { recursive: true });
@@ -29,7 +40,7 @@ export function usableFolder(path: string, flag: string, needs: number): string 
   rmSync(probe, { force: true });
   const free = freeBytes(path);
   if (free !== null && free < needs) {
-    throw new StorageError(path, `no space left on device (${size(free)} free, a run needs about ${size(needs)})`, `free some space there ${elsewhere}`);
+    throw new StorageError(path, `no space left on device (${size(free)} free, ${what} needs about ${size(needs)})`, `free some space there ${elsewhere}`);
   }
   return path;
 }

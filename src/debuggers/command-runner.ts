@@ -3,9 +3,12 @@
  * holding a newline or a control character refused before it reaches the debugger (it would run
  * a second command past whatever checked this one); a debugger that is gone reopened first; a
  * timeout recovered the backend's way (interrupted, or killed and the dump reopened); a debugger
- * that dies mid-command reopened. A backend only exchanges one command and says how it recovers.
+ * that dies mid-command reopened and asked the command once more (killed from outside, it answers
+ * now; one that dies on it again has its result say so). A debugger that cannot even reopen the dump
+ * ends the run: a DebuggerError naming what it was doing. A backend only exchanges one command and
+ * says how it recovers.
  */
-import { CommandTimeout, SessionDead } from "./errors.js";
+import { CommandTimeout, DebuggerError, SessionDead } from "./errors.js";
 import type { CommandResult, RunOptions, SessionContext, ReadAheadOptions } from "./session.js";
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -117,39 +120,64 @@ export class CommandRunner {
 
     let reopened = false;
     if (!this.line.running()) {
-      await this.line.reopen();
+      await this.reopen(command, null);
       reopened = true;
     }
+    let died: SessionDead | null = null;
 
-    try {
-      // Commands holding a control character are refused in their turn, and never sent ahead.
-      const stop = this.waiting.findIndex((next) => CONTROL.test(next.command));
-      const reply = await this.line.exchange(command, timeoutMs, stop === -1 ? this.waiting : this.waiting.slice(0, stop));
-      return result({
-        ok: reply.error === null,
-        output: reply.output,
-        ...(reply.error === null ? {} : { errorType: "debugger_error" as const, error: reply.error }),
-        ...(reopened ? { reopened } : {}),
-      });
-    } catch (error) {
-      if (error instanceof CommandTimeout) {
-        const recovered = await this.line.recover(error);
-        const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
+    for (;;) {
+      try {
+        // Commands holding a control character are refused in their turn, and never sent ahead.
+        const stop = this.waiting.findIndex((next) => CONTROL.test(next.command));
+        const reply = await this.line.exchange(command, timeoutMs, stop === -1 ? this.waiting : this.waiting.slice(0, stop));
         return result({
-          ok: false,
-          output: error.partial,
-          errorType: "timeout",
-          error: recovered.interrupted
-            ? `command timed out after ${seconds}s and was interrupted`
-            : `command timed out after ${seconds}s; ${recovered.why}, so it was killed and the dump reopened`,
-          ...(reopened || !recovered.interrupted ? { reopened: true } : {}),
+          ok: reply.error === null,
+          output: reply.output,
+          ...(reply.error === null ? {} : { errorType: "debugger_error" as const, error: reply.error }),
+          ...(reopened ? { reopened } : {}),
         });
+      } catch (error) {
+        if (error instanceof CommandTimeout) {
+          const recovered = await this.line.recover(error);
+          const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
+          return result({
+            ok: false,
+            output: error.partial,
+            errorType: "timeout",
+            error: recovered.interrupted
+              ? `command timed out after ${seconds}s and was interrupted`
+              : `command timed out after ${seconds}s; ${recovered.why}, so it was killed and the dump reopened`,
+            ...(reopened || !recovered.interrupted ? { reopened: true } : {}),
+          });
+        }
+        if (error instanceof SessionDead) {
+          await this.reopen(command, error);
+          reopened = true;
+          if (died) {
+            return result({
+              ok: false,
+              output: "",
+              errorType: "session_dead",
+              error: `${died.message}, and again when asked once more (${error.message}): it may crash on this command every time; the dump was reopened`,
+              reopened: true,
+            });
+          }
+          died = error;
+          continue;
+        }
+        throw error;
       }
-      if (error instanceof SessionDead) {
-        await this.line.reopen();
-        return result({ ok: false, output: "", errorType: "session_dead", error: `${error.message}; the dump was reopened`, reopened: true });
-      }
-      throw error;
+    }
+  }
+
+  /** The dump reopened after `died` (or a debugger found gone); a debugger that dies reopening it ends the run. */
+  private async reopen(command: string, died: SessionDead | null): Promise<void> {
+    try {
+      await this.line.reopen();
+    } catch (error) {
+      if (!(error instanceof SessionDead)) throw error;
+      const before = died ? `${died.message} running "${command}", then ` : "";
+      throw new DebuggerError(`the debugger could not be started again: ${before}${error.message}`);
     }
   }
 }

@@ -17,6 +17,7 @@ import { symbolSources } from "./symbols/sources.js";
 import { buildIdMismatch, checkDumpPaths, DumpError, inspectDump, resolveExecutable, type DumpInfo } from "./dump.js";
 import { executableOfSource, prepareDump, sourceLines, type DumpSource, type PreparedDump } from "./dump-source.js";
 import { dirname } from "node:path";
+import { unchangedCheck } from "./dump-identity.js";
 import type { Backend, DebuggerSession } from "./session.js";
 
 export interface OpenDumpOptions {
@@ -61,6 +62,10 @@ export interface OpenedDump {
   debuggerWarnings: string[];
   /** The debugger binary in use. */
   debuggerPath: string;
+  /** Throws a DumpError once the dump file the debugger reads is deleted, replaced or changed. */
+  unchanged: () => void;
+  /** The debugger that died twice opening this dump before the one in use read it; null when the first one did. */
+  crashedDebugger: string | null;
   /** Where each module's symbols came from, when the user named anywhere to look; else null. */
   symbols: SymbolPlan | null;
   /** The JVM's fatal error log the user named (`--hs-err`); null when none was. */
@@ -95,12 +100,13 @@ export async function openDump(options: OpenDumpOptions): Promise<OpenedDump> {
 async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): Promise<OpenedDump> {
   const { source } = prepared;
   const dump = inspectUnpacked(prepared);
+  const unchanged = unchangedCheck(dump.path);
   const folder = dirname(source.original);
   // What systemd or apport recorded of the program, when the user names none and it is here.
   const exe = options.exe ?? executableOfSource(source) ?? undefined;
   const binaries = options.binaries ?? {};
   const go = dump.format === "elf-core" ? goProgram(dump, exe, folder) : null;
-  const choice = chooseBackend({
+  const choiceInput: Parameters<typeof chooseBackend>[0] = {
     format: dump.format,
     // Delve loads no program without DWARF: a stripped Go program's core is gdb's to read.
     goProgram: go?.dwarf === true,
@@ -114,7 +120,8 @@ async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): P
       name: architectureName(dump.facts.platform.arch),
       support: architectureSupport(dump.facts.platform.arch, { named: (backend) => isNamed(backend, binaries), canRun: (binary) => canRun(binary) }),
     },
-  });
+  };
+  const choice = chooseBackend(choiceInput);
   if ("error" in choice) throw new DebuggerError(`${options.dump}: ${choice.error}`);
   // A debugger started early for this command is taken by a gdb or LLDB session; Delve's and cdb's
   // never take it, so it is ended now rather than run (or load the dump) beside theirs.
@@ -136,19 +143,17 @@ async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): P
   const sources = symbolSources({ symbols: options.symbols ?? [], cacheDir: options.symbolsCache, env: process.env, home: homedir() });
   const symbols = choice.backend === "cdb" ? null : await planSymbols(options, dump, source.original, executable, sources);
   if (symbols) warnings.push(...symbols.notes);
-  if (symbols?.symbolFiles.length && choice.backend === "gdb") {
-    warnings.push(`gdb cannot read Breakpad .sym files or PDBs: dumpdbg names frames from the .sym files itself, but gdb unwinds and reads variables without them; --debugger lldb reads them`);
-  }
+  const gdbWithoutSym = symbols?.symbolFiles.length && choice.backend === "gdb";
+  if (gdbWithoutSym) warnings.push(`gdb cannot read Breakpad .sym files or PDBs: dumpdbg names frames from the .sym files itself, but gdb unwinds and reads variables without them; --debugger lldb reads them`);
   // dumpdbg reads the .sym files itself too: a frame the debugger leaves unnamed is named from them.
   const frameNames = symbols ? await (await import("./symbols/frame-names.js")).readNamedModules(symbols.modules, dump.facts.modules) : null;
   if (frameNames) warnings.push(...frameNames.notes);
   const debugDirectories = [...(options.debugFileDirectory ? [options.debugFileDirectory] : []), ...(symbols?.debugDirectories ?? [])];
   const modulesPath = [...(options.modulesPath ?? []), ...(symbols?.modulesPath ?? [])];
-  const debuggerPath = choice.binary ?? binaryOf(choice.backend, binaries);
-  const session = await openRestartingOnce(choice.backend, dump.path, warnings, () => startSession(choice.backend, {
+  const start = (backend: Backend, binary: string) => openRestartingOnce(backend, dump.path, warnings, () => startSession(backend, {
     dump: dump.path,
     executable,
-    binary: debuggerPath,
+    binary,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.sysroot !== undefined ? { sysroot: options.sysroot } : {}),
     ...(options.solibSearchPath !== undefined ? { solibSearchPath: options.solibSearchPath } : {}),
@@ -159,15 +164,36 @@ async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): P
     ...(frameNames?.named.length ? { frameNames: frameNames.named } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.cut ? { unreadable: dump.facts.cut.unreadable } : {}),
   }));
-  const noise = BACKENDS[choice.backend].noise;
+  let debuggerPath = choice.binary ?? binaryOf(choice.backend, binaries);
   const debuggerWarnings: string[] = [];
+  let session: DebuggerSession;
+  let crashedDebugger: string | null = null;
+  try {
+    session = await start(choice.backend, debuggerPath);
+  } catch (error) {
+    // A debugger that crashes on this dump every time: under auto, the next one that reads it is tried, and the report says why.
+    const other = error instanceof CrashesOnDump && (options.debugger ?? "auto") === "auto" ? chooseBackend({ ...choiceInput, installed: (b) => b !== choice.backend && isInstalled(b, binaries), named: (b) => b !== choice.backend && isNamed(b, binaries) }) : null;
+    if (!other || "error" in other || other.backend === choice.backend || other.backend === "cdb") throw error;
+    const crashed = (error as CrashesOnDump).crash;
+    if (gdbWithoutSym) warnings.pop();
+    debuggerPath = other.binary ?? binaryOf(other.backend, binaries);
+    try {
+      session = await start(other.backend, debuggerPath);
+    } catch (second) {
+      if (second instanceof CrashesOnDump) throw new DebuggerError(`${crashed}; then ${second.crash}`);
+      throw second;
+    }
+    warnings.push(`${crashed}: read with ${other.backend} instead`);
+    crashedDebugger = `${crashed}: dumpdbg read it with ${other.backend} instead`;
+  }
+  const noise = BACKENDS[session.backend].noise;
   for (const warning of session.loadWarnings) {
     // Our own build-id check already said this, more precisely.
     if (mismatch && /may not match/.test(warning)) continue;
     if (noise?.test(warning)) continue;
     debuggerWarnings.push(warning.replace(/^warning:\s*/, ""));
   }
-  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, symbols, hsErr: options.hsErr ?? null, source, notes: noted };
+  return { session, dump, executable, warnings, debuggerWarnings, debuggerPath, unchanged, crashedDebugger, symbols, hsErr: options.hsErr ?? null, source, notes: noted };
 }
 
 /** The plain dump recognised; what it says of itself is said of the user's file. */
@@ -196,13 +222,23 @@ async function openRestartingOnce(backend: Backend, dumpPath: string, warnings: 
       return session;
     } catch (error) {
       if (!(error instanceof SessionDead)) throw error;
-      if (first) throw new DebuggerError(`${backend} died twice opening ${dumpPath} (${first.message}; then ${error.message}): it may crash on this dump every time${otherBackend(backend)}`);
+      if (first) throw new CrashesOnDump(`${backend} died twice opening ${dumpPath} (${first.message}; then ${error.message}): it may crash on this dump every time`, otherBackend(backend));
       first = error;
     }
   }
 }
 
-/** Where another debugger reads the same dumps: said to the user, never switched to unasked. */
+/** A debugger that died twice opening the dump: `crash` says so, the message adds where else it is read. */
+class CrashesOnDump extends DebuggerError {
+  constructor(
+    readonly crash: string,
+    advice: string,
+  ) {
+    super(`${crash}${advice}`);
+  }
+}
+
+/** Where another debugger reads the same dumps, for a user who chose this one. */
 function otherBackend(backend: Backend): string {
   if (backend === "gdb") return "; --debugger lldb reads it too";
   if (backend === "lldb") return "; --debugger gdb reads a Linux core too";

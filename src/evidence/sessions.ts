@@ -47,10 +47,12 @@ export interface SessionMeta {
   finishedAt: string | null;
   /** The report files written for this session (removed with it when they are still ours). */
   reports?: string[];
+  /** The dump file's size and modification time when the session first read it: a chat or resume on a dump changed since is refused. */
+  dumpFile?: { size: number; mtimeMs: number };
 }
 
 /** What the caller knows when a session starts; the rest is filled in here. */
-export type NewSession = Pick<SessionMeta, "dump" | "executable" | "debugger" | "issue">;
+export type NewSession = Pick<SessionMeta, "dump" | "executable" | "debugger" | "issue" | "dumpFile">;
 
 /** What may change over a session's life; `updatedAt` is set on every update. */
 export type SessionPatch = Partial<Pick<SessionMeta, "executable" | "debugger" | "issue" | "state" | "finishedAt" | "reports">>;
@@ -134,6 +136,7 @@ const sessionMetaSchema: z.ZodType<SessionMeta> = z.object({
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),
   reports: z.array(z.string()).max(64).optional(),
+  dumpFile: z.object({ size: z.number(), mtimeMs: z.number() }).optional(),
 });
 
 /** Ids are folder names that stay one path segment: no separators, no `..`, nothing hidden. */

@@ -32,6 +32,8 @@ export interface EvidenceInput {
   findings: unknown;
   ms: number;
   source: EvidenceSource;
+  /** A damaged store rebuilt (evidence/rebuild.ts): the id the evidence had, which the report cites. */
+  id?: string;
 }
 
 export interface EvidenceRecord {
@@ -377,7 +379,7 @@ export class EvidenceStore {
       const spans = splitAtLines(text, this.chunkSize);
       const findings = JSON.stringify(input.findings ?? null);
       // Taken inside the write transaction, so no other connection can claim the same number.
-      const seq = nextSeq.get() ?? 1;
+      const seq = (input.id !== undefined ? seqOf(input.id) : null) ?? nextSeq.get() ?? 1;
       const inline = text.length <= this.inlineLimit;
       const { head, tail } = headAndTail(input.output, PREVIEW_CHARS);
       insertRow.run({

@@ -124,7 +124,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
       const paths = sessionPaths(options.sessionsDir, meta.id);
       const store = opening.use(EvidenceStore.open(paths.evidenceDb));
       const transcript = opening.use(Transcript.open(options.sessionsDir, meta.id));
-      const executor = new CommandExecutor({ session: opened.session, store, transcript });
+      const executor = new CommandExecutor({ session: opened.session, store, transcript, dumpUnchanged: opened.unchanged });
       const session: OpenSession = { id: meta.id, opened, store, executor, lastUsed: Date.now(), resources: opening.move() };
       sessions.set(meta.id, session);
       updateSession(options.sessionsDir, meta.id, { state: "running" });

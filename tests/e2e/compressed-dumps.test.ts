@@ -109,6 +109,23 @@ describe("compressed cores", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  it("without prlimit (or gzip), reads the output through its own bound: the same verdict, a bomb refused", async () => {
+    const noPrlimit = { ...env(), DUMPDBG_PRLIMIT: "/nonexistent/prlimit" };
+    const plain = await runCli(["triage", path.join(dir, "core"), "--exe", built.exe, "--json"], { env: env() });
+    const zlib = { ...env(), DUMPDBG_GZIP: "/nonexistent/gzip" };
+    for (const [name, without] of [["core.zst", noPrlimit], ["core.lz4", noPrlimit], ["core.xz", noPrlimit], ["core.gz", noPrlimit], ["core.gz", zlib]] as const) {
+      const result = await runCli(["triage", path.join(dir, name), "--exe", built.exe, "--json"], { env: without });
+      expect(result.code, result.stderr).toBe(0);
+      expect(verdictOf(result.stdout)).toEqual(verdictOf(plain.stdout));
+    }
+    const bomb = path.join(tempDir("dumpdbg-piped-bomb-"), "core.zst");
+    execSync(`head -c 64M /dev/zero | zstd -q -c > ${bomb}`);
+    const limited = await runCli(["triage", bomb], { env: { ...noPrlimit, DUMPDBG_UNPACK_LIMIT: "8M" } });
+    expect(limited.code).toBe(3);
+    expect(limited.stderr).toMatch(/core\.zst decompresses to more than the limit of 8\.0 MiB \(DUMPDBG_UNPACK_LIMIT\)/);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it("says which package to install when a decompressor is missing, and refuses damaged data", async () => {
     const missing = await runCli(["triage", path.join(dir, "core.zst")], { env: { ...env(), DUMPDBG_ZSTD: "/nonexistent/zstd" } });
     expect(missing.code).toBe(4);
@@ -227,6 +244,23 @@ describe.skipIf(!mountingAllowed())("a temporary folder without room for the dec
         new RegExp(`^dumpdbg: cannot write ${mount}: no space left on device for the decompressed dump \\(256 KiB free, 64 MiB of it kept for everything else\\); free some space there or set TMPDIR to a folder with room that this user may write; ${path.join(dir, "core.zst")} was not unpacked\n$`),
       );
       expect(readdirSync(mount)).toEqual([]);
+      expect(snapshot(dir)).toEqual(before);
+    });
+  });
+
+  it("a disk another process fills while the core is decompressed: exit 6, the refusal in one line, nothing of ours left", async () => {
+    // The bounds leave the core room on a 70m tmpfs (6 MiB past the reserve); then, before the real
+    // zstd writes a byte, a neighbour takes all of it but 8 KiB (outside the file size limit the
+    // decompressor runs under, which root may raise).
+    await onTmpfs("70m", async (mount) => {
+      const zstd = path.join(tempDir("dumpdbg-neighbour-"), "zstd");
+      writeFileSync(zstd, `#!/bin/sh\nprlimit --fsize=unlimited -- head -c $(( $(df --output=avail -B1 ${mount} | tail -1) - 8192 )) /dev/zero > ${mount}/neighbour\nexec zstd "$@"\n`);
+      chmodSync(zstd, 0o755);
+      const before = snapshot(dir);
+      const result = await runCli(["triage", path.join(dir, "core.zst"), "--exe", built.exe], { env: { TMPDIR: mount, DUMPDBG_CODE_CACHE: "off", DUMPDBG_ZSTD: zstd } });
+      expect(result.code).toBe(6);
+      expect(result.stderr).toBe(`dumpdbg: cannot write ${mount}: no space left on device; free some space there or set TMPDIR to a folder with room that this user may write; ${path.join(dir, "core.zst")} was not unpacked\n`);
+      expect(readdirSync(mount)).toEqual(["neighbour"]);
       expect(snapshot(dir)).toEqual(before);
     });
   });

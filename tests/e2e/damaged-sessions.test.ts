@@ -5,11 +5,13 @@
  * say what is damaged and what still works; the report is re-rendered from report.json; the whole
  * session beside them is untouched; `sessions rm` and `cleanup` remove them.
  */
+import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ReportSchema } from "../../src/report/schema.js";
-import { runCli } from "../helpers/cli.js";
+import { EvidenceStore } from "../../src/evidence/store.js";
+import { pipeChat, runCli } from "../helpers/cli.js";
 import { buildCore, type BuiltCore } from "../helpers/cores.js";
 import { tempDirs } from "../helpers/temp-dirs.js";
 
@@ -104,17 +106,71 @@ describe("damaged sessions", () => {
     expect(run.stderr).toBe(`dumpdbg: session ${ids.half} is damaged: ${file} is cut short; "dumpdbg report ${ids.half}" still writes its report; "dumpdbg sessions rm ${ids.half}" removes it\n`);
   });
 
-  it("chat and resume on a damaged evidence.db say so, before opening the dump", async () => {
+  it("chat on a damaged evidence.db rebuilds it from what can still be read, says so in one line, and answers", async () => {
     for (const name of Object.keys(DB_DAMAGE)) {
       const id = ids[name]!;
-      const db = join(sessions, id, "evidence.db");
-      for (const command of ["chat", "resume"]) {
-        const run = await runCli(at(command, id, "--provider", "offline", "--out", join(dir, "resumed")));
-        expect(run.code, `${command} ${name}`).toBe(3);
-        expect(run.stderr).toMatch(
-          new RegExp(`^dumpdbg: session ${id} is damaged: ${db} is (cut short|not a database|damaged)[^\\n]*; "dumpdbg report ${id}" still writes its report; "dumpdbg analyze ${built.core}" runs the analysis again; "dumpdbg sessions rm ${id}" removes it\\n$`),
-        );
+      const folder = join(sessions, id);
+      const chat = await pipeChat(at("chat", id, "--provider", "offline", "--out", join(dir, "chatted")), dir, "/exec bt 1\n");
+      expect(chat.code, `${name}: ${chat.stderr}`).toBe(0);
+      const warnings = chat.stderr.split("\n").filter((line) => line.startsWith("dumpdbg:"));
+      expect(warnings[0], name).toMatch(
+        new RegExp(
+          `^dumpdbg: warning: session ${id}'s evidence\\.db (is cut short|is not a database|is damaged)[^:]*: rebuilt with (\\d+) of its (\\d+) pieces of evidence, from what SQLite still read, the transcript and the outputs kept in files; a question that needs evidence it lost runs its command again; the damaged file is kept as evidence\\.db\\.damaged-\\w+$`,
+        ),
+      );
+      expect(warnings.slice(1).filter((line) => !line.startsWith("dumpdbg: warning:")), name).toEqual([]);
+      expect(chat.stdout).toMatch(/send_to_client/);
+      // The damaged file is kept; the new store is whole and holds what was rebuilt and the chat's command.
+      expect(readdirSync(folder).filter((f) => f.startsWith("evidence.db.damaged-"))).not.toEqual([]);
+      expect(execFileSync("sqlite3", [join(folder, "evidence.db"), "PRAGMA integrity_check;"], { encoding: "utf8" }).trim()).toBe("ok");
+      const store = EvidenceStore.open(join(folder, "evidence.db"));
+      try {
+        const kept = Number(/rebuilt with (\d+)/.exec(warnings[0]!)![1]);
+        expect(store.list().length, name).toBeGreaterThan(kept);
+        expect(store.list().filter((e) => e.command === "bt 1").at(-1)).toMatchObject({ ok: true, source: "chat" });
+      } finally {
+        store.close();
       }
+    }
+  });
+
+  it("a store cut only in its last page keeps what SQLite still reads: the evidence the report cites, under the same ids", async () => {
+    const id = damagedCopy("db-tail", (folder) => {
+      interrupted(folder);
+      cut("evidence.db", (size) => size - 4096)(folder);
+    });
+    const chat = await pipeChat(at("chat", id, "--provider", "offline"), dir, "");
+    expect(chat.code, chat.stderr).toBe(0);
+    const kept = Number(/rebuilt with (\d+) of its (\d+)/.exec(chat.stderr)![1]);
+    expect(kept).toBeGreaterThan(0);
+    const store = EvidenceStore.open(join(sessions, id, "evidence.db"));
+    try {
+      const original = EvidenceStore.open(join(sessions, whole, "evidence.db"));
+      try {
+        for (const record of store.list()) expect(original.output(record.id)).toBe(store.output(record.id));
+      } finally {
+        original.close();
+      }
+    } finally {
+      store.close();
+    }
+  });
+
+  it("resume on a damaged evidence.db rebuilds it, says its checkpoints were lost, and runs the analysis to its report", async () => {
+    for (const name of ["db-half", "db-magic"]) {
+      const id = damagedCopy(`resume-${name}`, (folder) => {
+        interrupted(folder);
+        DB_DAMAGE[name as keyof typeof DB_DAMAGE](folder);
+      });
+      const out = join(dir, `resumed-${name}`);
+      const run = await runCli(at("resume", id, "--provider", "offline", "--out", out));
+      expect(run.code, `${name}: ${run.stderr}`).toBe(0);
+      expect(run.stderr).not.toMatch(/^dumpdbg: /m);
+      const warnings = run.stderr.split("\n").filter((line) => line.startsWith("warning: session"));
+      expect(warnings).toEqual([
+        expect.stringMatching(new RegExp(`^warning: session ${id}'s evidence\\.db .*: rebuilt with \\d+ of its \\d+ pieces of evidence, .*; its checkpoints were lost with it: the analysis starts again from triage; the damaged file is kept as evidence\\.db\\.damaged-\\w+$`)),
+      ]);
+      expect(JSON.parse(readFileSync(join(out, `${id}.json`), "utf8")).crash.kind).toBe("null-dereference");
     }
   });
 
