@@ -303,3 +303,88 @@ export function registerValues(registers: Register[]): (name: string) => bigint 
     return toBigInt(registers.find((r) => names.includes(r.name))?.value ?? null);
   };
 }
+
+/** `sdiv`/`udiv`: the quotient's, dividend's and divisor's register numbers, and their width. */
+export interface A64Divide {
+  signed: boolean;
+  rd: number;
+  rn: number;
+  rm: number;
+  bits: 32 | 64;
+}
+
+/** An integer division (C6.2: SDIV, UDIV); null for any other word. */
+export function decodeDivide(word: number): A64Divide | null {
+  const fixed = (word & 0x7fe0f800) >>> 0;
+  if (fixed !== 0x1ac00800) return null;
+  return { signed: bits(word, 10, 10) === 1, rd: bits(word, 4, 0), rn: bits(word, 9, 5), rm: bits(word, 20, 16), bits: bits(word, 31, 31) ? 64 : 32 };
+}
+
+/** Where a direct branch in `code` (starting at `start`) goes: B, B.cond, CBZ/CBNZ, TBZ/TBNZ; null for any other word. */
+function branchTarget(word: number, at: bigint): bigint | null {
+  if (((word & 0x7c000000) >>> 0) === 0x14000000) return at + BigInt(signed(bits(word, 25, 0), 26) * 4);
+  if (((word & 0xff000010) >>> 0) === 0x54000000 || ((word & 0x7e000000) >>> 0) === 0x34000000) return at + BigInt(signed(bits(word, 23, 5), 19) * 4);
+  if (((word & 0x7e000000) >>> 0) === 0x36000000) return at + BigInt(signed(bits(word, 18, 5), 14) * 4);
+  return null;
+}
+
+/** `br`, `blr`, `ret` and their authenticated forms (bits 24–21: 0 br, 1 blr, 2 ret): an indirect branch. */
+const isIndirectBranch = (word: number) => ((word & 0xfe1f0000) >>> 0) === 0xd61f0000;
+/** `bl` or `blr`: a call, which may change every caller-saved register and lr. */
+const isCall = (word: number) => ((word & 0xfc000000) >>> 0) === 0x94000000 || ((word & 0xfffffc1f) >>> 0) === 0xd63f0000;
+/** `b label`: control does not fall through. */
+const isJump = (word: number) => ((word & 0xfc000000) >>> 0) === 0x14000000;
+
+/**
+ * The registers an instruction may write, over-counted: its bits 4–0 (the destination of nearly
+ * every instruction that has one, and a store's source, counted anyway), a load pair's second
+ * register, a written-back base, an exclusive or compare-and-swap access's status and compare
+ * registers, and for a call x0–x18 and lr. Over-counting only makes the
+ * division rule below say less.
+ */
+function mayWrite(word: number): number[] {
+  if (isCall(word)) return [...Array.from({ length: 19 }, (_, i) => i), 30];
+  const written = [bits(word, 4, 0)];
+  const access = decodeMemoryAccess(word);
+  if (access && ((word & 0x3a000000) >>> 0) === 0x28000000) written.push(bits(word, 14, 10));
+  // Exclusive and compare-and-swap accesses: STXR's status register, CAS's compare register, and the pairs' second registers.
+  if (((word & 0x3f000000) >>> 0) === 0x08000000) written.push(bits(word, 20, 16), (bits(word, 20, 16) + 1) % 32, bits(word, 14, 10), (bits(word, 4, 0) + 1) % 32);
+  if (access && access.base !== null && (access.mode === "pre-index" || access.mode === "post-index")) written.push(access.base);
+  return written;
+}
+
+/**
+ * An integer division that divided by zero on the way to `pc`, read from the function's code
+ * (`code`, its words from `start`, covering the whole function) and the registers at `pc`: an
+ * `sdiv`/`udiv` before the pc whose divisor register is 0 now, with no instruction between it and
+ * the pc that may write that register, and straight-line code between them (no branch in the
+ * function lands after the division up to the pc, no jump leaves it, none is indirect). Then
+ * control reached the pc only through the division, with its divisor already 0: arm64's division
+ * does not trap and gave 0. Null where any of it is not shown.
+ */
+export function zeroDivisionBefore(code: readonly number[], start: bigint, pc: bigint, value: (register: string) => bigint | null): { at: bigint; divide: A64Divide } | null {
+  const index = pc - start;
+  if (index < 0n || index % 4n !== 0n || index / 4n >= BigInt(code.length)) return null;
+  const p = Number(index / 4n);
+  // A `br` (a jump table) may land anywhere: only calls and returns among the indirect branches are let be.
+  if (code.some((word) => isIndirectBranch(word) && bits(word, 24, 21) !== 1 && bits(word, 24, 21) !== 2)) return null;
+  const targets = new Set(code.flatMap((word, i) => {
+    const target = branchTarget(word, start + BigInt(4 * i));
+    return target === null ? [] : [target];
+  }));
+  const written = new Set<number>();
+  for (let i = p - 1; i >= 0; i--) {
+    // Control came to the instruction after this one only from this one.
+    if (targets.has(start + BigInt(4 * (i + 1)))) return null;
+    const word = code[i]!;
+    if (isJump(word) || isIndirectBranch(word)) return null;
+    const divide = decodeDivide(word);
+    if (divide && divide.rm !== 31 && !written.has(divide.rm)) {
+      const divisor = value(`x${divide.rm}`);
+      if (divisor !== null && (divide.bits === 32 ? BigInt.asUintN(32, divisor) : divisor) === 0n) return { at: start + BigInt(4 * i), divide };
+    }
+    for (const register of mayWrite(word)) written.add(register);
+  }
+  return null;
+}
+

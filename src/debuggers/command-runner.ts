@@ -142,7 +142,7 @@ export class CommandRunner {
           const seconds = (timeoutMs / 1000).toFixed(timeoutMs < 1000 ? 1 : 0);
           return result({
             ok: false,
-            output: "",
+            output: error.partial,
             errorType: "timeout",
             error: recovered.interrupted
               ? `command timed out after ${seconds}s and was interrupted`

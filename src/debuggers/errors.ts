@@ -10,8 +10,15 @@ export class DebuggerError extends Error {
 /** The debugger binary is missing or would not start. */
 export class DebuggerMissing extends DebuggerError {}
 
-/** A command ran past its timeout. */
-export class CommandTimeout extends DebuggerError {}
+/** A command ran past its timeout; `partial` is what it had printed by then (whole lines), where the debugger streams its output. */
+export class CommandTimeout extends DebuggerError {
+  constructor(
+    message: string,
+    readonly partial = "",
+  ) {
+    super(message);
+  }
+}
 
 /** The debugger process exited or its pipe broke. */
 export class SessionDead extends DebuggerError {}

@@ -50,8 +50,9 @@ export function answerOf<P extends Probe>(
   command: string,
   result: { ok: boolean; output: string; errorType?: CommandErrorType | null; error?: string | null },
 ): Answer<P> {
-  // A memory read that runs into unmapped memory fails after printing what it could read.
-  const partial = probe.kind === "memory" && result.output !== "";
+  // A memory read that runs into unmapped memory fails after printing what it could read; a
+  // backtrace that timed out keeps the frames printed before the one the debugger could not unwind.
+  const partial = (probe.kind === "memory" || (probe.kind === "backtrace" && result.errorType === "timeout")) && result.output !== "";
   return {
     ok: result.ok,
     reading: result.ok || partial ? vocabulary.read(probe, result.output) : null,

@@ -7,6 +7,8 @@
  * NT_SIGINFO and no NT_FILE: the fault address comes from the decoded instruction, and without the
  * target's libraries (`--sysroot`) the culprit from the stack scan.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 import type { Crash, CrashKind } from "../../src/report/schema.js";
@@ -87,6 +89,77 @@ describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
     expect(crash.message).toBe("terminate called after throwing an instance of 'std::runtime_error'");
   }, 120_000);
 
+  // gdb-multiarch does not come back from unwinding qemu's signal trampoline (its backtrace is cut
+  // at the time limit, keeping the frames it printed) and LLDB stops at the handler: the fault is
+  // read from the kernel's rt_sigframe in stack memory.
+  for (const [how, args] of [
+    // gdb's backtrace waits out the command's time limit: 10 s here rather than the default 30.
+    ["the debugger chosen and the target's libraries", ["--sysroot", AARCH64_SYSROOT, "--timeout", "10"]],
+    ["LLDB and the target's libraries", ["--sysroot", AARCH64_SYSROOT, "--debugger", "lldb"]],
+    ["the debugger chosen, without the target's libraries", []],
+    ["LLDB, without the target's libraries", ["--debugger", "lldb"]],
+  ] as const) {
+    it(`a crash handler that aborts on the SIGSEGV it caught, with ${how}: the null dereference it caught, from the signal frame in memory`, async () => {
+      const { exe, core, source } = await buildAarch64Core("caught-segv");
+      const { crash } = await triageJson([core, "--exe", exe, ...args]);
+      const line = readFileSync(source, "utf8").split("\n").findIndex((text) => text.includes("// CULPRIT")) + 1;
+      expect([crash.kind, crash.signal, crash.signalCode, crash.faultAddress, crash.access]).toEqual(["null-dereference", "SIGSEGV", "SEGV_MAPERR", "0x8", "read"]);
+      expect([crash.culprit.function, crash.culprit.line]).toEqual(["owner_name_length", line]);
+      expect(crash.origin?.type).toBe("fault");
+      expect(crash.message).toMatch(/^crash_handler \(caught-segv\) caught it in its signal handler and then aborted, as a crash handler does; the SIGSEGV it was handling arrived in owner_name_length: reading 8 bytes at 0x8 through `\[x0, #0x8\]` = x0 \(0x0\) \+ 0x8: x0 was NULL/);
+    }, 180_000);
+  }
+
+  it("behind a handler with gdb-multiarch and the target's libraries: the frames gdb printed before its unwind stuck are kept, and the fault is read from memory", async () => {
+    const { exe, core } = await buildAarch64Core("caught-segv");
+    const result = await runCli(["triage", core, "--exe", exe, "--sysroot", AARCH64_SYSROOT, "--timeout", "10"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/bt 40: command timed out after 10s and was interrupted/);
+    expect(result.stdout).toMatch(/Stack \(9 frames, 4 runtime frames above hidden\)/);
+    expect(result.stdout).toMatch(/the debugger did not unwind past the handler, so the fault it caught is read from the signal frame the kernel built on the stack, found in memory at 0x[0-9a-f]+/);
+  }, 180_000);
+
+  // The signal frame with its evidence taken away: the crash stays the handler's abort, never another fault.
+  for (const [what, edit] of [
+    ["its stack memory left out of the core", (core: Buffer, _frame: number, stack: { header: number }) => core.writeBigUInt64LE(0n, stack.header + 32)],
+    ["a garbage saved pc", (core: Buffer, frame: number) => core.writeBigUInt64LE(0x4141414141414141n, frame + 568)],
+    ["a signal number no fault has", (core: Buffer, frame: number) => core.writeUInt32LE(6, frame)],
+    ["a fault address the load at the saved pc does not touch", (core: Buffer, frame: number) => (core.writeBigUInt64LE(0x30n, frame + 16), core.writeBigUInt64LE(0x30n, frame + 304))],
+  ] as const) {
+    it(`behind a handler, the signal frame with ${what}: the handler's abort, not a fault made up`, async () => {
+      const { exe, core } = await buildAarch64Core("caught-segv");
+      const bytes = readFileSync(core);
+      const { frame, stack } = signalFrameIn(bytes);
+      edit(bytes, frame, stack);
+      const edited = path.join(path.dirname(core), `edited-${what.replace(/\W+/g, "-")}.core`);
+      writeFileSync(edited, bytes);
+      const { crash } = await triageJson([edited, "--exe", exe, "--sysroot", AARCH64_SYSROOT, "--debugger", "lldb"]);
+      expect(crash.kind).toBe("abort");
+      expect(crash.faultAddress).toBeNull();
+      expect(crash.signal).toBe("SIGABRT");
+    }, 120_000);
+  }
+
+  // sdiv by zero gives 0 on arm64 and raises nothing: the crash is the NULL it led to, and a note names the division.
+  for (const debuggerChoice of ["auto", "lldb"] as const) {
+    it(`a division by zero that does not trap, with ${debuggerChoice === "auto" ? "the debugger chosen" : "LLDB"}: the null dereference it led to, and a note naming the sdiv whose divisor is still 0`, async () => {
+      const { exe, core, source } = await buildAarch64Core("div-zero-index");
+      const result = await runCli(["triage", core, "--exe", exe, "--sysroot", AARCH64_SYSROOT, "--debugger", debuggerChoice]);
+      expect(result.code, result.stderr).toBe(0);
+      const line = readFileSync(source, "utf8").split("\n").findIndex((text) => text.includes("// CULPRIT")) + 1;
+      expect(result.stdout).toMatch(new RegExp(`Where: +rows_of_share at \\S+div-zero-index\\.c:${line}`));
+      expect(result.stdout).toMatch(/null pointer dereference/);
+      expect(result.stdout).toMatch(/sdiv x2, x0, x1 at 0x[0-9a-f]+ in rows_of_share divided by x1 = 0 on the way to the faulting instruction .*does not trap on a zero divisor but gives 0.*may follow from that zero/);
+    }, 120_000);
+  }
+
+  it("no division note where the faulting function divides by nothing", async () => {
+    const { exe, core } = await buildAarch64Core("null-deref");
+    const result = await runCli(["triage", core, "--exe", exe, "--sysroot", AARCH64_SYSROOT]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toMatch(/divided by/);
+  }, 120_000);
+
   it("a gdb named by hand that reads no aarch64 registers gives an unreadable stop, never a dump on request", async () => {
     const { exe, core } = await buildAarch64Core("abort");
     // Only the signal the core records is known: no registers, so no stack and no culprit.
@@ -95,3 +168,23 @@ describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
     expect(crash.signal).toBe("SIGABRT");
   }, 120_000);
 });
+
+/**
+ * Where in a qemu core the SIGSEGV's signal frame lies (its file offset: si_signo 11, si_code 1,
+ * si_addr 0x8 at a 16-byte aligned address of a PT_LOAD), and that segment's program header.
+ */
+function signalFrameIn(core: Buffer): { frame: number; stack: { header: number } } {
+  const phoff = Number(core.readBigUInt64LE(0x20));
+  const count = core.readUInt16LE(0x38);
+  for (let i = 0; i < count; i++) {
+    const header = phoff + i * 56;
+    if (core.readUInt32LE(header) !== 1) continue;
+    const offset = Number(core.readBigUInt64LE(header + 8));
+    const vaddr = core.readBigUInt64LE(header + 16);
+    const size = Number(core.readBigUInt64LE(header + 32));
+    for (let at = offset + Number((16n - (vaddr % 16n)) % 16n); at + 584 <= offset + size; at += 16) {
+      if (core.readUInt32LE(at) === 11 && core.readUInt32LE(at + 8) === 1 && core.readBigUInt64LE(at + 16) === 8n && core.readBigUInt64LE(at + 304) === 8n) return { frame: at, stack: { header } };
+    }
+  }
+  throw new Error("no signal frame in the core");
+}

@@ -92,7 +92,8 @@ export function classify(readings: Readings): Verdict {
   const thread = away === null ? target.selected : (target.threads.find((t) => t.id === away) ?? null);
   // A write that ran off the stack overwrote every frame above the writer: what unwinds past it is the data written.
   const overwritten = fault.overran || fault.underran;
-  const frames = away === null ? (overwritten ? stack.frames.slice(0, (culpritIndex(stack.frames) ?? 0) + 1) : stack.frames) : (hang.framesOf.get(away) ?? []);
+  // A caught fault read from a signal frame in memory brings the interrupted frames the debugger did not unwind.
+  const frames = caught?.frames ?? (away === null ? (overwritten ? stack.frames.slice(0, (culpritIndex(stack.frames) ?? 0) + 1) : stack.frames) : (hang.framesOf.get(away) ?? []));
   // Behind a re-raised signal, the culprit is read from the frame the first signal interrupted; behind
   // a recorded failed check, from the caller of the function that checked: it passed what failed.
   const checker = said.assertion?.function ? frames.findIndex((frame) => frame.function !== null && normalizeFunctionName(frame.function) === said.assertion?.function) : -1;

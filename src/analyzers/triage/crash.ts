@@ -96,8 +96,8 @@ export async function resultOf(q: Inspector, readings: Readings, verdict: Verdic
     os: target.os ?? null,
     frames: culprit === null ? frames : frames.slice(culprit),
     hiddenFrames: culprit ?? 0,
-    // A stack a runtime's frames were read into is as deep as its list, not as the debugger's unwind.
-    stackDepth: kind !== "deadlock" && !overwritten && !stack.returner && !stack.scanned && !frames.some((frame) => frame.language) ? stack.depth : frames.length,
+    // A stack a runtime's frames, or a signal frame's, were read into is as deep as its list, not as the debugger's unwind.
+    stackDepth: kind !== "deadlock" && !overwritten && !stack.returner && !stack.scanned && !verdict.caught?.frames && !frames.some((frame) => frame.language) ? stack.depth : frames.length,
     recursion: stack.recursion,
     registers: target.keyRegisters,
     // A fault a handler caught is read in the frame it interrupted, not where the handler stopped.

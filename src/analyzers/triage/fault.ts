@@ -8,7 +8,7 @@ import type { Inspector } from "../../debuggers/inspector.js";
 import { toBigInt, type ExceptionStop, type Instruction, type Platform, type Register } from "../../debuggers/model.js";
 import type { SignalRecord, TargetFiles } from "../../debuggers/probe.js";
 import type { Crash, CrashKind } from "../../report/schema.js";
-import { NULL_PAGE_LIMIT, placeFault, type FaultPlace } from "../address-space.js";
+import { codeAt, NULL_PAGE_LIMIT, placeFault, type FaultPlace } from "../address-space.js";
 import { normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import { globalName } from "../deadlock.js";
 import { explainFault, type FaultExplanation, type Range } from "../fault.js";
@@ -17,9 +17,10 @@ import { machFaulted, readMachException } from "../mach.js";
 import { EXCEPTION_ACCESS_VIOLATION, readException, type ExceptionVerdict } from "../windows.js";
 import { argumentRegisters, memoryAccess } from "../x86-64.js";
 import { decodeMemoryAccess, decodeTrap, explainA64Access } from "../aarch64.js";
+import { A64_SIGFRAME, isKernelFrameRecord, readA64Sigframe, type A64SignalFrame, type A64SigframeChecks } from "../aarch64-sigframe.js";
 import type { Stack } from "./stack.js";
 import { raisedBySelf, type Stop } from "./stop.js";
-import { stackOf, type Target } from "./target.js";
+import { addressSpaceOf, stackOf, type Target } from "./target.js";
 
 /** Exceptions raised by an instruction (access violation, in-page error, illegal instruction, division). */
 const FAULTING_EXCEPTIONS = new Set([EXCEPTION_ACCESS_VIOLATION, "0xc0000006", "0xc000001d", "0xc0000096", "0xc0000094", "0xc000008e"]);
@@ -73,6 +74,13 @@ export interface CaughtFault {
   registers: Register[];
   /** Where on the signal frame the record was read (its first three words); null where it could not be. */
   recordAt: string | null;
+  /**
+   * The crashing thread's frames where the debugger did not unwind past the handler (arm64: the
+   * signal frame read from memory): the handler's side as unwound, then the interrupted frames
+   * rebuilt from the signal frame's registers and the frame records they lead to. `interrupted`
+   * indexes into these; null where the debugger's unwind shows them.
+   */
+  frames?: PlacedFrame[] | null;
   access: Crash["access"];
   explanation: FaultExplanation | null;
   instruction: string | null;
@@ -211,8 +219,9 @@ export async function namedPlace(q: Inspector, address: bigint | null, files: Ta
  */
 function handlerEnding(stop: Stop): CaughtFault["then"] | null {
   const { signal, siginfo } = stop;
-  if (signal === null || siginfo === null) return null;
-  if (FAULT_SIGNALS.has(signal)) return stop.sent && raisedBySelf(siginfo, stop.self) ? "re-raised" : null;
+  if (signal === null) return null;
+  if (FAULT_SIGNALS.has(signal)) return siginfo !== null && stop.sent && raisedBySelf(siginfo, stop.self) ? "re-raised" : null;
+  // An abort needs no record of its own (qemu's cores have none): the signal frame found behind it is checked.
   return signal === SIGABRT && stop.origin.type === "raised" ? "aborted" : null;
 }
 
@@ -226,6 +235,8 @@ function handlerEnding(stop: Stop): CaughtFault["then"] | null {
  */
 async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], then: CaughtFault["then"], reraisedSignal: number | null): Promise<CaughtFault | null> {
   const trampoline = frames.findIndex((frame) => isSignalTrampoline(frame.function));
+  const inMemory = trampoline < 0 && target.arch === "arm64" && (target.os ?? "linux") === "linux" ? await caughtFromA64Sigframe(q, target, frames, then) : null;
+  if (inMemory) return inMemory;
   if (trampoline < 0 && then === "re-raised") return pendingReraise(q, target, frames, reraisedSignal);
   const interrupted = trampoline < 1 ? null : frames[trampoline + 1];
   if (!interrupted) return null;
@@ -235,7 +246,7 @@ async function caughtFault(q: Inspector, target: Target, frames: PlacedFrame[], 
   if (pc === null) return null;
   // The nearest named frame above the signal frame is the handler the kernel called.
   const handlerFrame = frames.slice(0, trampoline).findLast((frame) => frame.function !== null) ?? null;
-  const { record, at: recordAt } = await signalFrameRecord(q, frames[trampoline]?.level ?? trampoline, target.os);
+  const { record, at: recordAt } = await signalFrameRecord(q, frames[trampoline]?.level ?? trampoline, target.os, target.arch);
   const signal = record?.signo ?? reraisedSignal;
   if (signal === null) return null;
   const base = {
@@ -273,6 +284,146 @@ async function pendingReraise(q: Inspector, target: Target, frames: PlacedFrame[
   return caught && couldNotRun(caught, target) ? caught : null;
 }
 
+/** Bytes above the stack pointer searched for an arm64 signal frame: the handler's frames, and those it called, lie below it. */
+const A64_SIGFRAME_REACH = 64n * 1024n;
+/** Return addresses below the signal frame tried for the handler, and frame records followed from the interrupted frame. */
+const A64_HANDLER_TRIES = 32;
+const A64_FRAME_RECORDS = 16;
+
+/**
+ * A fault a handler caught on arm64 Linux where the debugger did not unwind to the signal frame
+ * (gdb-multiarch does not come back from qemu-user's trampoline, LLDB stops at the handler): the
+ * kernel's `rt_sigframe` found in stack memory above the stack pointer and believed only where every
+ * field reads as a fault's (aarch64-sigframe.ts) and the thread's chain of frame records, from its
+ * x29, reaches the record the kernel put after it; its registers are the interrupted frame's. The handler
+ * is the function the nearest return address below the frame returns into; the interrupted stack is
+ * rebuilt from the saved pc, lr and frame records. Null where no frame reads so: unknown, not "no fault".
+ */
+async function caughtFromA64Sigframe(q: Inspector, target: Target, frames: PlacedFrame[], then: CaughtFault["then"]): Promise<CaughtFault | null> {
+  const sp = target.sp;
+  if (sp === null) return null;
+  const reach = target.stack && target.stack.end > sp ? (target.stack.end - sp < A64_SIGFRAME_REACH ? target.stack.end - sp : A64_SIGFRAME_REACH) : A64_SIGFRAME_REACH;
+  const words = await q.readMemory(hex(sp), Number(reach / 8n));
+  const space = addressSpaceOf(target);
+  const checks = (pc: bigint, word: number | null): A64SigframeChecks => ({
+    inCode: (address) => codeAt(space, address),
+    mapped: (address) => target.mapped.some((range) => range.start <= address && address < range.end),
+    instructionAt: (address) => (address === pc ? word : null),
+  });
+  const span = A64_SIGFRAME.size / 8;
+  let found: { frame: A64SignalFrame; index: number } | null = null;
+  for (let i = Number((sp & 0xfn) / 8n); i + span <= words.length && !found; i += 2) {
+    const signo = words[i];
+    const pc = words[i + A64_SIGFRAME.pc / 8];
+    if (signo === undefined || pc === undefined || !FAULT_SIGNALS.has(Number(signo & 0xffffffffn))) continue;
+    const word = codeAt(space, pc) === true ? await instructionWord(q, pc) : null;
+    const read = readA64Sigframe(words.slice(i, i + span), sp + BigInt(8 * i), checks(pc, word));
+    if (read.frame && (await onRecordChain(q, target, read.frame))) found = { frame: read.frame, index: i };
+  }
+  if (!found) return null;
+  const { frame, index } = found;
+  const handler = await a64Handler(q, target, words.slice(0, index));
+  const kept = handler ? frames.slice(0, frames.findLastIndex((f) => f.function !== null && normalizeFunctionName(f.function) === handler.name) + 1) : [];
+  const handlerSide = handler && kept.length === 0 ? [...frames.filter((f) => !target.isOwnCode(toBigInt(f.address) ?? 0n)).slice(0, 8), handler.frame] : kept;
+  const interrupted = await a64InterruptedFrames(q, target, frame);
+  const all = [...handlerSide, ...interrupted].map((f, level) => ({ ...f, level }));
+  const base = {
+    interrupted: handlerSide.length,
+    pc: hex(frame.pc),
+    handler: handler?.name ?? null,
+    handlerModule: handler?.frame.module ?? null,
+    then,
+    record: frame.record,
+    // No debugger frame holds these registers: the innermost frame is the one a probe can name.
+    frame: 0,
+    registers: frame.registers,
+    recordAt: hex(frame.at),
+    frames: all,
+  };
+  return faultCaught(q, target, base, frame.record.signo, frame.pc, frame.registers);
+}
+
+/**
+ * Whether the crashing thread's chain of frame records, from its x29, reaches the record the kernel
+ * put after the signal frame: the handler that runs was called on that frame (a copy of one left
+ * on the stack by a signal handled earlier is not on the chain).
+ */
+async function onRecordChain(q: Inspector, target: Target, frame: A64SignalFrame): Promise<boolean> {
+  let fp = toBigInt(target.registers.find((r) => r.name === "x29" || r.name === "fp")?.value ?? null);
+  const limit = frame.at + BigInt(A64_SIGFRAME.whole) + A64_SIGFRAME_REACH;
+  for (let n = 0; n < A64_FRAME_RECORDS * 4 && fp !== null && fp !== 0n && (fp & 0x7n) === 0n && fp <= limit; n++) {
+    const [next, lr] = await q.readMemory(hex(fp), 2);
+    if (next === undefined || lr === undefined) return false;
+    if (isKernelFrameRecord(frame, fp, next, lr)) return true;
+    if (next <= fp) return false;
+    fp = next;
+  }
+  return false;
+}
+
+/** The function the nearest return address below the signal frame returns into (right after a `bl` or `blr`): the handler the kernel called. */
+async function a64Handler(q: Inspector, target: Target, below: (bigint | undefined)[]): Promise<{ name: string; frame: PlacedFrame } | null> {
+  let tries = 0;
+  for (let i = below.length - 1; i >= 0 && tries < A64_HANDLER_TRIES; i--) {
+    const word = below[i];
+    if (word === undefined || target.moduleAt(word) === null || codeAt(addressSpaceOf(target), word) !== true) continue;
+    tries++;
+    const call = await instructionWord(q, word - 4n);
+    if (call === null || !isA64Call(call)) continue;
+    const frame = await a64Frame(q, target, word, true);
+    if (frame.function) return { name: normalizeFunctionName(frame.function), frame };
+  }
+  return null;
+}
+
+/** `bl label` or `blr xN`. */
+const isA64Call = (word: number) => ((word & 0xfc000000) >>> 0) === 0x94000000 || ((word & 0xfffffc1f) >>> 0) === 0xd63f0000;
+
+/**
+ * The interrupted frames: the saved pc, the saved lr where it returns into another function than the
+ * pc's and is not the first frame record's (a leaf function keeps its return address in lr alone),
+ * then the frame records from the saved x29, each holding its caller's x29 and return address.
+ */
+async function a64InterruptedFrames(q: Inspector, target: Target, frame: A64SignalFrame): Promise<PlacedFrame[]> {
+  const value = (name: string) => toBigInt(frame.registers.find((r) => r.name === name)?.value ?? null);
+  const frames = [await a64Frame(q, target, frame.pc, false)];
+  const returns: bigint[] = [];
+  let fp = value("x29");
+  for (let n = 0; n < A64_FRAME_RECORDS && fp !== null && fp !== 0n && (fp & 0x7n) === 0n; n++) {
+    const [next, lr] = await q.readMemory(hex(fp), 2);
+    if (next === undefined || lr === undefined || lr === 0n || codeAt(addressSpaceOf(target), lr) !== true) break;
+    returns.push(lr);
+    if (next <= fp) break;
+    fp = next;
+  }
+  const lr = value("x30");
+  if (lr !== null && lr !== returns[0] && codeAt(addressSpaceOf(target), lr) === true) {
+    const caller = await a64Frame(q, target, lr, true);
+    if (caller.function !== null && caller.function !== frames[0]!.function) frames.push(caller);
+  }
+  for (const address of returns) frames.push(await a64Frame(q, target, address, true));
+  return frames;
+}
+
+/** A frame at `address` named by the debugger's symbols; a return address's line is its call's. */
+async function a64Frame(q: Inspector, target: Target, address: bigint, returnAddress: boolean): Promise<PlacedFrame> {
+  const at = returnAddress ? address - 4n : address;
+  const symbol = await q.symbolAt(hex(at));
+  const line = await q.sourceLine(hex(at));
+  return {
+    level: 0,
+    address: hex(address),
+    function: symbol?.symbol ?? null,
+    args: "",
+    file: line?.file ?? symbol?.file ?? null,
+    line: line?.line ?? symbol?.line ?? null,
+    from: null,
+    found: "scan",
+    unwound: null,
+    module: target.moduleAt(address),
+  };
+}
+
 function couldNotRun(caught: CaughtFault, target: Target): boolean {
   if (caught.kind === "null-dereference" || caught.kind === "stack-overflow" || caught.kind === "division-by-zero") return true;
   if (caught.kind !== "invalid-memory-access" || !caught.explanation) return false;
@@ -308,18 +459,21 @@ function isSignalTrampoline(name: string | null): boolean {
   return name === "<signal handler called>" || name === "__restore_rt";
 }
 
-/** Where the siginfo lies from a signal frame's stack pointer on x86-64 Linux: past the kernel's ucontext (flags, link, stack, sigcontext, mask). */
-const SIGFRAME_SIGINFO_OFFSET = 8n + 8n + 24n + 256n + 8n;
+/**
+ * Where the siginfo lies from a signal frame's stack pointer on Linux: on x86-64 past the kernel's
+ * ucontext (flags, link, stack, sigcontext, mask); on arm64 at it (the siginfo comes first).
+ */
+const sigframeSiginfoOffset = (arch: Platform["arch"] | undefined) => (arch === "arm64" ? 0n : 8n + 8n + 24n + 256n + 8n);
 
 /**
  * The signal record on a signal frame (x86-64 Linux): si_signo and si_errno, si_code, then the
  * fault address. Believed only when it reads as a fault's record: a fault signal, a kernel code.
  */
-async function signalFrameRecord(q: Inspector, level: number, os: Platform["os"] | undefined): Promise<{ record: SignalRecord | null; at: string | null }> {
+async function signalFrameRecord(q: Inspector, level: number, os: Platform["os"] | undefined, arch: Platform["arch"] | undefined): Promise<{ record: SignalRecord | null; at: string | null }> {
   if (os !== undefined && os !== "linux") return { record: null, at: null };
   const sp = toBigInt((await q.registers({ frame: level })).find((r) => r.name === "rsp" || r.name === "sp")?.value ?? null);
   if (sp === null) return { record: null, at: null };
-  const at = hex(sp + SIGFRAME_SIGINFO_OFFSET);
+  const at = hex(sp + sigframeSiginfoOffset(arch));
   const [first, second, address] = await q.readMemory(at, 3);
   if (first === undefined || second === undefined || address === undefined) return { record: null, at: null };
   const signo = Number(first & 0xffffffffn);
@@ -330,6 +484,7 @@ async function signalFrameRecord(q: Inspector, level: number, os: Platform["os"]
 
 /** What the report notes of a caught fault that is the crash. */
 export function caughtNote(caught: CaughtFault): string {
+  if (caught.frames && caught.recordAt) return `the signal in the dump's notes is the one the crash handler ${caught.then === "aborted" ? "raised by aborting" : "raised"}; the debugger did not unwind past the handler, so the fault it caught is read from the signal frame the kernel built on the stack, found in memory at ${caught.recordAt} (its signal, code and fault address agree with the instruction at its saved pc), and the frames it interrupted from its saved registers and the frame records they lead to`;
   if (caught.deliveredOnReturn) return "the signal in the dump's notes is the one a crash handler re-raised, delivered at the instruction that faulted once the handler returned; the fault is read from that instruction and its registers, with no signal record of the fault itself";
   return (
     `the signal in the dump's notes is the one the crash handler ${caught.then === "aborted" ? "raised by aborting" : "raised"}; the fault it caught is read from the frame it interrupted (its registers are exact)` +

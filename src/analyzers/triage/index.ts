@@ -41,6 +41,7 @@ import { decideStop } from "./record.js";
 import { readStack } from "./stack.js";
 import { readStop } from "./stop.js";
 import { debugPackages } from "./symbols.js";
+import { zeroDivisionNote } from "./division.js";
 import { readTarget } from "./target.js";
 
 export { ALL_STACKS } from "./hang.js";
@@ -125,6 +126,9 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
 
   const native = withoutGuessedCulprit(classify(readings), readings);
   if (native.caught) q.problems.push(caughtNote(native.caught));
+  // arm64's division by zero raises nothing: where the faulting function divided by zero on its way to the fault, a note says so.
+  const division = await zeroDivisionNote(q, target, native);
+  if (division) q.problems.push(division);
   // A JVM's side, read once the native verdict is known (an out-of-memory death has its heap read):
   // its Java frames take the place of the code the VM generated, and a hung JVM's waits are read in Java.
   const java = await readJava(jvm, native);

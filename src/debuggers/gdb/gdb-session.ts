@@ -325,7 +325,9 @@ export class GdbSession implements DebuggerSession {
       };
       const start = () => {
         timer ??= setTimeout(() => {
-          reject(new CommandTimeout(`timed out after ${timeoutMs} ms`));
+          // What gdb printed before it stuck is kept: a backtrace's frames up to the one it could not unwind past.
+          const printed = pending.console.join("");
+          reject(new CommandTimeout(`timed out after ${timeoutMs} ms`, printed.slice(0, printed.lastIndexOf("\n") + 1)));
           // What was written behind it waits on it: it fails too, and the runner's recovery (an
           // interrupt, or a reopen when commands were written ahead) decides what happens next.
           for (const later of this.pending.slice(this.pending.indexOf(pending) + 1)) later.reject(new CommandTimeout("gdb did not finish the command before it"));
