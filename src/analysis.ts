@@ -27,7 +27,7 @@ import { NOTHING_SPENT, type State, type Update } from "./state.js";
 import { Resources } from "./resources.js";
 import { asStorageError, StorageError } from "./storage-errors.js";
 import { DebuggerError } from "./debuggers/errors.js";
-import { fileStamp } from "./debuggers/dump-identity.js";
+import { sessionStamp } from "./debuggers/dump-identity.js";
 import { reopenDump } from "./session-dump.js";
 import { buildAnalysisGraph } from "./workflows.js";
 
@@ -101,16 +101,10 @@ export async function analyze(issue: string | null, options: AnalysisOptions): P
     executable: opened.executable,
     debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
     issue,
-    ...optionalStamp(opened.source.original),
+    ...sessionStamp(opened.source.original),
   });
   options.progress(`session ${session.id}; models: ${models.describe()}`);
   return run(session.id, opened, owned.move(), models, options, started, (runtime) => startingState(runtime, issue));
-}
-
-/** The user's dump file as this session reads it, for a later chat or resume to check. */
-function optionalStamp(path: string): { dumpFile?: { size: number; mtimeMs: number } } {
-  const stamp = fileStamp(path);
-  return stamp ? { dumpFile: stamp } : {};
 }
 
 /** The timeout the executor runs each command with. */

@@ -28,6 +28,12 @@ export function fileStamp(path: string): { size: number; mtimeMs: number } | nul
   return identity && { size: identity.size, mtimeMs: identity.mtimeMs };
 }
 
+/** The dump's stamp as a new session records it (`SessionMeta.dumpFile`), for a later chat or resume to check. */
+export function sessionStamp(path: string): { dumpFile?: { size: number; mtimeMs: number } } {
+  const stamp = fileStamp(path);
+  return stamp ? { dumpFile: stamp } : {};
+}
+
 /**
  * Refuses to reopen a session's dump that changed since the session read it (`stamp`): its
  * evidence is of the dump as it was then. A copy with the same size and time (`cp -p`) is the same dump.

@@ -17,6 +17,7 @@ import { triage, triageOptionsOf } from "../analyzers/index.js";
 import { killAllDebuggers } from "../debuggers/live.js";
 import { openingLines, openDump, type OpenedDump } from "../debuggers/open.js";
 import type { SessionContext } from "../debuggers/session.js";
+import { sessionStamp } from "../debuggers/dump-identity.js";
 import { createSession, sessionPaths, Transcript, updateSession } from "../evidence/sessions.js";
 import { EvidenceStore } from "../evidence/store.js";
 import { ReportSchema } from "../report/schema.js";
@@ -120,6 +121,7 @@ export async function serveMcp(options: McpOptions): Promise<void> {
         executable: opened.executable,
         debugger: { backend: opened.session.backend, path: opened.debuggerPath, version: opened.session.version() },
         issue: null,
+        ...sessionStamp(opened.source.original),
       });
       const paths = sessionPaths(options.sessionsDir, meta.id);
       const store = opening.use(EvidenceStore.open(paths.evidenceDb));

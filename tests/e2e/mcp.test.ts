@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
@@ -62,6 +63,9 @@ describe("dumpdbg mcp", () => {
     const id = opened.structured.sessionId as string;
     expect(opened.structured.context).toMatchObject({ sessionId: id, debugger: "gdb", threadCount: 1, selectedThread: { id: 1 }, selectedFrame: { function: "send_to_client", line: culpritLine("null-deref") } });
     expect(Date.parse(opened.structured.context.timestamp)).not.toBeNaN();
+    // As an analysis's, the session records the dump it read, for a later chat or resume to check.
+    const meta = JSON.parse(readFileSync(path.join(dir, "sessions", id, "session.json"), "utf8")) as { dumpFile?: { size: number; mtimeMs: number } };
+    expect(meta.dumpFile).toEqual({ size: statSync(nullDeref.core).size, mtimeMs: statSync(nullDeref.core).mtimeMs });
 
     const verdict = await call("triage", { sessionId: id });
     expect(verdict.structured.crash).toMatchObject({ kind: "null-dereference", culprit: { function: "send_to_client", line: culpritLine("null-deref") } });
