@@ -82,6 +82,19 @@ describe.skipIf(!canBuildAarch64())("arm64 cores under qemu", () => {
     expect(result.stdout).toMatch(/could not load 2 libraries the process had: \/lib\/libc\.so\.6/);
   }, 120_000);
 
+  it("without debug information, the offline analysis names the register the faulting load read through and its 0", async () => {
+    const { exe, core } = await buildAarch64Core("stripped-lookup");
+    const work = path.dirname(core);
+    const result = await runCli(["analyze", core, "--exe", exe, "--sysroot", AARCH64_SYSROOT, "--issue", "it crashed", "--provider", "offline", "--json", "--out", path.join(work, "reports"), "--sessions-dir", path.join(work, "sessions")]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as { crash: Crash; hypotheses: { statement: string; status: string }[]; conclusion: { summary: string } };
+    expect(report.crash).toMatchObject({ kind: "null-dereference", culprit: { function: "route_priority" }, faultAddress: "0xc" });
+    // The load is `ldr w0, [x0, #12]` at -O1: the register, the operand and the zero, in arm64's own syntax.
+    const held = report.hypotheses.find((h) => /NULL pointer held in x\d+/.test(h.statement));
+    expect(held, JSON.stringify(report.hypotheses)).toMatchObject({ status: "confirmed" });
+    expect(report.conclusion.summary).toMatch(/read \[x0, #12\] with x0 = 0/);
+  }, 180_000);
+
   it("an uncaught C++ exception names its thrown type, read from __cxa_throw's argument in its caller's code", async () => {
     const { exe, core } = await buildAarch64Core("uncaught-exception");
     const { crash } = await triageJson([core, "--exe", exe, "--sysroot", AARCH64_SYSROOT]);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { comparison } from "../../src/agents/playbooks/aborts.js";
 import { parseArgs } from "../../src/agents/playbooks/facts.js";
 import { codeOf, dereferences, enclosingFunction, excerptOf, functionSpan, identifiers, type SourceFile } from "../../src/agents/playbooks/source.js";
-import { memoryOperand } from "../../src/analyzers/x86-64.js";
+import { fullRegister, memoryOperand } from "../../src/analyzers/x86-64.js";
 import { asciiOfWord, fieldOf, integerOf, looksPoisoned, pointerOf, stringOf } from "../../src/agents/playbooks/values.js";
 
 describe("source", () => {
@@ -109,9 +109,24 @@ describe("values", () => {
   });
 
   it("takes an AT&T memory operand apart", () => {
-    expect(memoryOperand("mov 0x20(%rax),%eax")).toEqual({ displacement: 0x20n, base: "rax", index: null });
-    expect(memoryOperand("mov %rdx,-0x18(%rbp,%rcx,8)")).toEqual({ displacement: -0x18n, base: "rbp", index: "rcx" });
+    expect(memoryOperand("mov 0x20(%rax),%eax")).toEqual({ displacement: 0x20n, base: "rax", index: null, shown: "%rax", text: "0x20(%rax)" });
+    expect(memoryOperand("mov %rdx,-0x18(%rbp,%rcx,8)")).toEqual({ displacement: -0x18n, base: "rbp", index: "rcx", shown: "%rbp", text: "-0x18(%rbp,%rcx,8)" });
     expect(memoryOperand("idiv %rcx")).toBeNull();
+  });
+
+  it("takes an AArch64 memory operand apart, as gdb and LLDB list it", () => {
+    // gdb-multiarch writes immediates in decimal, LLDB in hex.
+    expect(memoryOperand("ldr\tw1, [x0, #32]")).toEqual({ displacement: 32n, base: "x0", index: null, shown: "x0", text: "[x0, #32]" });
+    expect(memoryOperand("ldr    w1, [x0, #0x20]")).toMatchObject({ displacement: 0x20n, base: "x0" });
+    expect(memoryOperand("str x2, [x19]")).toMatchObject({ displacement: 0n, base: "x19", text: "[x19]" });
+    expect(memoryOperand("ldp x29, x30, [sp, #-16]!")).toMatchObject({ displacement: -16n, base: "sp" });
+    // Post-indexed: the address is the base itself; the immediate is added after.
+    expect(memoryOperand("ldr x0, [x1], #8")).toMatchObject({ displacement: 0n, base: "x1" });
+    expect(memoryOperand("ldr w0, [x1, w2, sxtw #2]")).toMatchObject({ displacement: 0n, base: "x1", index: "w2" });
+    expect(memoryOperand("udiv w0, w1, w2")).toBeNull();
+    expect(fullRegister("w1")).toBe("x1");
+    expect(fullRegister("x30")).toBe("x30");
+    expect(fullRegister("eax")).toBe("rax");
   });
 
   it("recognises text and fill patterns in memory words", () => {

@@ -139,7 +139,7 @@ export function nullDereferencePlaybook(facts: Facts): Playbook {
         ? `${where(facts.culprit)} passed ${name} to \`${suspect.passedTo}\`, and ${name} was NULL${c.cite(value)}; \`${suspect.passedTo}\` ${verb} through it and ${faulted}`
         : suspect
         ? `${where(facts.culprit)} ${verb} ${field ? `\`${field}\`` : "memory"} through ${name}, which was NULL${c.cite(value)}; ${faulted}`
-        : `${where(facts.culprit)} ${facts.crash.access === "write" ? "wrote to" : "read"} ${hex(base?.displacement ?? 0n)}(${base?.register ?? "?"}) with ${base?.register ?? "the base register"} = 0${c.cite(base?.instruction, base?.registers)}: a NULL pointer plus the offset of a field; ${faulted}`;
+        : `${where(facts.culprit)} ${facts.crash.access === "write" ? "wrote to" : "read"} ${base?.operand ?? "?"} with ${base?.register ?? "the base register"} = 0${c.cite(base?.instruction, base?.registers)}: a NULL pointer plus the offset of a field; ${faulted}`;
       const origins = suspect ? quotedOrigins(originsOf(facts, suspect.pointer, true), evidence) : [];
       const story = originStory(origins, c);
       // A method called on a null object: testing `this` inside it is undefined behaviour in C++,
@@ -241,7 +241,7 @@ function nullArgumentConclusion(facts: Facts, hypotheses: Hypothesis[], evidence
 /** Without source or debug info: the register the faulting instruction read through. */
 function registerOnly(facts: Facts): PlannedHypothesis {
   const operand = memoryOperand(facts.triage.instruction);
-  const register = operand?.base ? `%${operand.base}` : "a register";
+  const register = operand?.shown ?? "a register";
   const through = facts.crash.access === "write" ? "wrote through" : "read through";
   return {
     rule: "null-register",
@@ -251,7 +251,7 @@ function registerOnly(facts: Facts): PlannedHypothesis {
       const base = faultingBase(facts, evidence);
       if (!base) return verdict("inconclusive", "The faulting instruction has no memory operand with a base register to check.", evidence.find(facts.fault.instruction));
       if (base.value === 0n) {
-        return verdict("confirmed", `${base.register} is 0${new Citations().cite(base.registers)} and the instruction ${facts.crash.access === "write" ? "writes" : "reads"} ${hex(base.displacement)}(${base.register})${new Citations().cite(base.instruction)}: NULL plus the offset of a field.`, base.instruction, base.registers);
+        return verdict("confirmed", `${base.register} is 0${new Citations().cite(base.registers)} and the instruction ${facts.crash.access === "write" ? "writes" : "reads"} ${base.operand}${new Citations().cite(base.instruction)}: NULL plus the offset of a field.`, base.instruction, base.registers);
       }
       return verdict("rejected", `${base.register} is ${hex(base.value)}${new Citations().cite(base.registers)}, not NULL.`, base.registers);
     },

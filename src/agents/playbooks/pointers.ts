@@ -69,5 +69,5 @@ export function faultingBase(facts: Facts, evidence: Evidence) {
   // The culprit must be the frame that faulted: its registers are the ones the instruction used.
   if (!operand?.base || !facts.culprit || debuggerLevel(facts.culprit) !== facts.fault.frame) return null;
   const value = registersOf(registers).get(fullRegister(operand.base));
-  return value === undefined ? null : { register: `%${operand.base}`, value, displacement: operand.displacement, instruction, registers };
+  return value === undefined ? null : { register: operand.shown ?? operand.base, operand: operand.text, value, displacement: operand.displacement, instruction, registers };
 }

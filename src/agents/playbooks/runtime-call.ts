@@ -37,7 +37,7 @@ export function runtimeCallPlaybook(facts: Facts): Playbook {
         return verdict("inconclusive", `What address the faulting instruction used could not be read from its registers${c.cite(registers)}; the fault was at ${fault ?? "an address the dump does not record"}${c.cite(record)}.`, registers, record);
       }
       const address = BigInt.asUintN(64, value + BigInt(operand.displacement ?? 0));
-      const text = `The faulting instruction \`${facts.triage.instruction}\`${c.cite(instruction)} in ${native} used ${operand.base ? `%${operand.base}` : "its base register"} = ${hex(value)}${c.cite(registers)}, ${verb} ${hex(address)}, the fault address${c.cite(record)}`;
+      const text = `The faulting instruction \`${facts.triage.instruction}\`${c.cite(instruction)} in ${native} used ${operand.shown ?? "its base register"} = ${hex(value)}${c.cite(registers)}, ${verb} ${hex(address)}, the fault address${c.cite(record)}`;
       if (address !== BigInt(fault)) return verdict("inconclusive", `${text.replace(/, the fault address.*$/, "")}, not the fault address ${fault}${c.cite(record)}: the instruction's own operand does not explain it.`, instruction, registers, record);
       // The address came from the caller where the entry reads the raw address it is given, or where the
       // library function was handed it as an argument (ctypes' string_at passing it to strlen, or on to memcpy).
