@@ -31,7 +31,7 @@ import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
 import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
 import { pythonRuntime, pythonSource, raisedMessage, reachesEvaluationLoop, readPython, withPython, type PythonSide } from "./python.js";
-import { nodeRuntime, readNodeSide, nodeMessage, withNode } from "./node.js";
+import { nodeFacts, nodeRuntime, readNodeSide, nodeMessage, withNode } from "./node.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
@@ -137,11 +137,11 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   q.problems.push(...(python?.notes ?? []));
   const onPython = withPython(onJava, python);
   // A Node.js process's JavaScript frames, read by llnode in an lldb of its own, in place of V8's generated code.
-  const node = await readNodeSide(options.node, onPython);
+  const node = await readNodeSide(options.node, onPython, readings.target.threads, hang.framesOf);
   q.problems.push(...(node?.notes ?? []));
-  if (node?.command) {
-    commands.push(node.command);
-    options.record?.(node.command, node.output ?? "", 0);
+  for (const read of node?.command ? [{ command: node.command, output: node.output ?? "" }, ...node.threads] : []) {
+    commands.push(read.command);
+    options.record?.(read.command, read.output, 0);
   }
   const onNode = withNode(onPython, node, options.modules ?? []);
   const verdict = withPythonWaits(onNode, python, readings.target.threads, hang.framesOf);
@@ -154,7 +154,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
   // Where the dump says nothing of its own, a Python exception the crashing thread was raising is the message.
-  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? nodeMessage(verdict, node));
+  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? nodeMessage(verdict, node, options.node?.commandLine ?? null));
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0
@@ -169,7 +169,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (onNode === onPython ? null : nodeRuntime(node)) ?? (verdict === onNode && onPython === onJava ? null : pythonRuntime(python)), options.cut ?? null);
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onNode, options, readings, commands) } : result;
+  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onNode, options, readings, commands) } : node?.command ? { ...result, node: nodeFacts(node, target.threads, verdict.thread, options.node?.commandLine ?? null, verdict.kind === "out-of-memory") } : result;
   return withManaged(withRuntime, dotnet);
 }
 
