@@ -45,7 +45,7 @@ import { readTarget } from "./target.js";
 
 export { ALL_STACKS } from "./hang.js";
 export { triageOptionsOf, type TriageOptions } from "./options.js";
-export type { GoReading, GoroutineSummary, JvmFacts, PythonFacts, ThreadGroup, TriageResult } from "./result.js";
+export type { GoReading, GoroutineSummary, JvmFacts, NodeFacts, PythonFacts, ThreadGroup, TriageResult } from "./result.js";
 
 /** Frames of the crashing thread's first backtrace. */
 const FRAME_LIMIT = 40;
