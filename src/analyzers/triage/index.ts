@@ -34,6 +34,7 @@ import { pythonRuntime, pythonSource, raisedMessage, reachesEvaluationLoop, read
 import { nodeFacts, nodeRuntime, readNodeSide, nodeMessage, withNode } from "./node.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
+import { startNode, type NodeStart } from "../../runtimes/node/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
 import type { PythonFacts, TriageResult } from "./result.js";
@@ -100,16 +101,18 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     return answer;
   }) as Ask);
   q.problems.push(...(options.missing ?? []));
-  // A JVM's Java side is read by the JDK's jhsdb, which starts now and works beside the debugger.
+  // A JVM's Java side is read by the JDK's jhsdb, a Node.js process's by llnode: each starts now and works beside the debugger.
   const jvm = startJava(options.jvm, options.record);
+  const nodeStart = options.node ? startNode(options.node) : null;
   try {
-    return await triageWith(q, options, limit, commands, jvm);
+    return await triageWith(q, options, limit, commands, jvm, nodeStart);
   } finally {
     jvm?.close();
+    nodeStart?.close();
   }
 }
 
-async function triageWith(q: Inspector, options: TriageOptions, limit: number, commands: string[], jvm: JvmStart | null): Promise<TriageResult> {
+async function triageWith(q: Inspector, options: TriageOptions, limit: number, commands: string[], jvm: JvmStart | null, nodeStart: NodeStart | null): Promise<TriageResult> {
   const target = await readTarget(q, options);
   const recorded = await readStop(q, target, options);
   const stack = await readStack(q, target, recorded, limit);
@@ -137,7 +140,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   q.problems.push(...(python?.notes ?? []));
   const onPython = withPython(onJava, python);
   // A Node.js process's JavaScript frames, read by llnode in an lldb of its own, in place of V8's generated code.
-  const node = await readNodeSide(options.node, onPython, readings.target.threads, hang.framesOf);
+  const node = await readNodeSide(nodeStart, onPython, readings.target.threads, hang.framesOf);
   q.problems.push(...(node?.notes ?? []));
   for (const read of node?.command ? [{ command: node.command, output: node.output ?? "" }, ...node.threads] : []) {
     commands.push(read.command);

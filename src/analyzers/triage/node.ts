@@ -9,20 +9,20 @@ import path from "node:path";
 
 import type { Crash } from "../../report/schema.js";
 import type { Module, ThreadSummary } from "../../debuggers/model.js";
-import { readNode, type NodeCore, type NodeReading, type V8Frame } from "../../runtimes/node/index.js";
+import { ABORT_ON_UNCAUGHT, type NodeReading, type NodeStart, type V8Frame } from "../../runtimes/node/index.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
 import type { NodeFacts } from "./result.js";
 
 /**
- * The Node.js side of a Node process's core: the crashing thread's frames, the heap's error objects
- * where V8 aborted on an uncaught exception, and the frames of the other threads that run V8's code
- * (a Worker's), told by their native stacks.
+ * The Node.js side of a Node process's core, begun as triage started (the crashing thread's frames,
+ * the heap's error object where V8 aborted on an uncaught exception), finished with the frames of the
+ * other threads that run V8's code (a Worker's), told by their native stacks.
  */
-export async function readNodeSide(node: NodeCore | null | undefined, native: Verdict, threads: readonly ThreadSummary[], framesOf: ReadonlyMap<number, readonly PlacedFrame[]>): Promise<NodeReading | null> {
+export async function readNodeSide(node: NodeStart | null, native: Verdict, threads: readonly ThreadSummary[], framesOf: ReadonlyMap<number, readonly PlacedFrame[]>): Promise<NodeReading | null> {
   if (!node) return null;
   const others = threads.filter((thread) => thread.lwp !== null && thread.lwp !== native.thread?.lwp && runsV8(thread, framesOf.get(thread.id)));
-  return readNode(node, { thrown: abortedOnUncaught(native), threads: others.map((thread) => thread.lwp!) });
+  return node.finish(others.map((thread) => thread.lwp!));
 }
 
 /** A thread whose native stack shows V8's generated code: a builtin, or code of no module at all. */
@@ -42,8 +42,6 @@ function abortedOnUncaught(verdict: Verdict): boolean {
 
 /** V8's generated code as the debugger names it: a builtin, or code of no module at all. */
 const BUILTIN = /^Builtins_/;
-/** The frame V8 aborts from where an exception nothing catches is thrown under `--abort-on-uncaught-exception`. */
-const ABORT_ON_UNCAUGHT = /^v8::internal::Isolate::CreateMessageOrAbort\b/;
 /** V8's death of a heap that reached its limit, or of an allocation it could not make. */
 const OUT_OF_MEMORY = /^(v8::internal::V8::FatalProcessOutOfMemory|v8::internal::Heap::FatalProcessOutOfMemory|node::OOMErrorHandler)\b/;
 
@@ -93,7 +91,7 @@ export function nodeMessage(verdict: Verdict, reading: NodeReading | null, comma
   }
   if (verdict.kind !== "uncaught-exception") return reading && reading.frames.length > 0 && verdict.thread?.lwp != null && !verdict.caught && verdict.kind === "unknown" ? runningText(verdict, reading) : null;
   const error = reading?.error;
-  if (error) return `uncaught ${error.type}${error.message !== null ? `: ${error.message}` : ""}${error.at ? ` (${path.basename(error.at.file)}:${error.at.line}:${error.at.column})` : ""}`;
+  if (error) return `uncaught ${error.type}${error.message !== null ? `: ${error.message}` : ""}`;
   return "a JavaScript exception nothing caught, on which V8 aborted (--abort-on-uncaught-exception); its class and message were not read from the heap";
 }
 

@@ -66,13 +66,6 @@ export interface ThrownError {
   at: { file: string; line: number; column: number } | null;
 }
 
-/** What to read beside the crashing thread's frames. */
-export interface NodeQuestions {
-  /** The heap's error object, for an uncaught exception. */
-  thrown: boolean;
-  /** Other threads (kernel ids) whose native stacks show V8's code: their JavaScript frames. */
-  threads: number[];
-}
 
 const NODE_FILE = /^(node|nodejs|libnode\.so(\.\d+)*)$/;
 
@@ -112,37 +105,60 @@ const QUESTION_TIMEOUT_MS = 120_000;
 export const MAX_OTHER_THREADS = 16;
 const OTHER_THREADS_MS = 30_000;
 
+/** A reading of a Node.js core begun as triage starts: llnode loads the core while the debugger reads the native side. */
+export interface NodeStart {
+  /** The reading, with the frames of the other threads (kernel ids) whose native stacks show V8's code; ends the session. */
+  finish(threads: number[]): Promise<NodeReading>;
+  close(): void;
+}
+
+/** The frame V8 aborts from where an exception nothing catches is thrown under `--abort-on-uncaught-exception`. */
+export const ABORT_ON_UNCAUGHT = /^v8::internal::Isolate::CreateMessageOrAbort\b/;
+
 /**
- * The Node and V8 versions of the core's build, and where llnode is installed its crashing thread's
- * frames, and with `thrown` the error objects of the heap (an uncaught exception's).
+ * Begins reading the core's Node and V8 versions and, where llnode is installed, its crashing
+ * thread's frames and, where those show V8 aborting on an uncaught exception, the heap's error object:
+ * none of it waits for the debugger's verdict.
  */
-export async function readNode(node: NodeCore, questions: NodeQuestions): Promise<NodeReading> {
+export function startNode(node: NodeCore): NodeStart {
   const notes: string[] = [];
   const local = node.buildIdOf(node.runtime.path);
   const sameBuild = local !== null && (node.runtime.buildId === null || local === node.runtime.buildId);
   if (local === null) notes.push(`${node.runtime.path} is not on this machine: the Node.js build that wrote the core is needed to name its versions and read its JavaScript frames`);
   else if (!sameBuild) notes.push(`${node.runtime.path} here is another build (build id ${local}) than the core's (${node.runtime.buildId}): its versions and JavaScript frames are not read from it`);
   const program = node.program ?? node.runtime.path;
-  const versions = sameBuild && !path.basename(node.runtime.path).startsWith("libnode") ? await versionsOf(node.runtime.path) : { node: null, v8: null };
-  const unread = (why: string): NodeReading => ({ ...versions, frames: [], error: null, command: null, output: null, threads: [], notes: [...notes, `${why}; llnode would show ${WOULD_SHOW}`] });
-  if (!sameBuild) return unread("the JavaScript frames were not read");
+  const versions = sameBuild && !path.basename(node.runtime.path).startsWith("libnode") ? versionsOf(node.runtime.path) : Promise.resolve({ node: null, v8: null });
+  const unread = async (why: string): Promise<NodeReading> => ({ ...(await versions), frames: [], error: null, command: null, output: null, threads: [], notes: [...notes, `${why}; llnode would show ${WOULD_SHOW}`] });
+  const without = (why: string): NodeStart => ({ finish: () => unread(why), close: () => undefined });
+  if (!sameBuild) return without("the JavaScript frames were not read");
   const plugin = llnodePlugin();
-  if (plugin === null) return unread("the JavaScript frames need llnode, the Node.js project's LLDB plugin, which is not installed (see `dumpdbg doctor`)");
+  if (plugin === null) return without("the JavaScript frames need llnode, the Node.js project's LLDB plugin, which is not installed (see `dumpdbg doctor`)");
   const lldb = lldbProgram();
-  if (lldb === null) return unread("the JavaScript frames need lldb to run llnode in, and none is on the PATH");
+  if (lldb === null) return without("the JavaScript frames need lldb to run llnode in, and none is on the PATH");
   const session = openLlnode(lldb, plugin, node.core, program);
-  try {
-    const backtrace = await session.ask(`v8 bt ${BACKTRACE_DEPTH}`, QUESTION_TIMEOUT_MS);
-    const frames = readV8Backtrace(backtrace);
-    if (!frames.some((frame) => frame.kind === "js")) notes.push(`llnode found no JavaScript frame on the crashing thread (${session.command}: v8 bt)`);
-    const error = questions.thrown ? await thrownError(session, frames, notes) : null;
-    const threads = questions.threads.length > 0 ? await otherThreads(session, questions.threads, notes) : [];
-    return { ...versions, frames, error, command: `${session.command}: v8 bt ${BACKTRACE_DEPTH}`, output: backtrace, threads, notes };
-  } catch (error) {
-    return unread(`llnode could not read the JavaScript frames (${session.command}: ${(error as Error).message})`);
-  } finally {
-    session.close();
-  }
+  const crashing = (async () => {
+    const output = await session.ask(`v8 bt ${BACKTRACE_DEPTH}`, QUESTION_TIMEOUT_MS);
+    const frames = readV8Backtrace(output);
+    const thrown = frames.some((frame) => frame.kind === "native" && ABORT_ON_UNCAUGHT.test(frame.function ?? ""));
+    return { output, frames, error: thrown ? await thrownError(session, frames, notes) : null };
+  })();
+  // Read later or never (a triage that fails first): its failure is said where it is awaited.
+  crashing.catch(() => undefined);
+  return {
+    finish: async (threads) => {
+      try {
+        const { output, frames, error } = await crashing;
+        if (!frames.some((frame) => frame.kind === "js")) notes.push(`llnode found no JavaScript frame on the crashing thread (${session.command}: v8 bt)`);
+        const others = threads.length > 0 ? await otherThreads(session, threads, notes) : [];
+        return { ...(await versions), frames, error, command: `${session.command}: v8 bt ${BACKTRACE_DEPTH}`, output, threads: others, notes };
+      } catch (error) {
+        return unread(`llnode could not read the JavaScript frames (${session.command}: ${(error as Error).message})`);
+      } finally {
+        session.close();
+      }
+    },
+    close: () => session.close(),
+  };
 }
 
 /**
