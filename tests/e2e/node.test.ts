@@ -100,7 +100,16 @@ describe.skipIf(!hasNodeAndGdb() || !hasNodeHeaders() || !hasLlnode)("a N-API ad
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/Where: +record_length at \S*addon\.c:7/);
     expect(result.stdout).toMatch(/#1 Measure at \S*addon\.c:12\n(.*\n)*? +#\d+ sizeOf at \S+caller\.js:2\n +#\d+ handle at \S+caller\.js:3\n/);
-  }, 240_000);
+    // The chat's JavaScript stack keeps the addon's C frames it ran under, and says nothing was thrown.
+    const out = tempDir("dumpdbg-node-addon-chat-");
+    const analysed = await runCli(["analyze", core, "--provider", "offline", "--out", out, "--sessions-dir", path.join(out, "sessions"), "--json"]);
+    expect(analysed.code, analysed.stderr).toBe(0);
+    const { session } = JSON.parse(analysed.stdout) as Report;
+    const chat = await pipeChat(["chat", session.id, "--sessions-dir", path.join(out, "sessions"), "--out", out, "--provider", "offline"], out, "show the JavaScript stack\nwhat was thrown?\n");
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toMatch(/Thread 1's native frames from the culprit to its first JavaScript frame, as gdb unwound them \[E\d+\]:\n  record_length at \S*addon\.c:7\n  Measure at \S*addon\.c:12\n(.*\n)*?Thread 1 \(LWP \d+\), its JavaScript frames as llnode read them, innermost first \[E\d+\]:\n  sizeOf \(\S+caller\.js:2\)\n/);
+    expect(chat.stdout).toContain("Nothing was thrown: the crash is");
+  }, 400_000);
 });
 
 describe.skipIf(!hasNodeAndGdb() || !hasLlnode)("a Node.js process whose main thread and a Worker both spin in JavaScript, dumped alive by gcore", () => {

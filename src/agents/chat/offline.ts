@@ -337,6 +337,14 @@ export class OfflineEngine {
     const cite = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
     const culprit = this.crash.culprit;
     const lines = [`Thread ${thread} (LWP ${read.lwp}), its JavaScript frames as llnode read them, innermost first${cite}:`];
+    // The crash's own native frames below the culprit's JavaScript caller (an addon's C), as triage placed them.
+    const mixed = thread === this.crash.thread.id ? this.facts.triage.frames : [];
+    const firstScript = mixed.findIndex((frame) => frame.language === "javascript");
+    const stackIds = firstScript > 0 ? this.firstEvidence(BACKTRACE) : null;
+    if (firstScript > 0) {
+      lines.unshift(`Thread ${thread}'s native frames from the culprit to its first JavaScript frame, as ${this.deps.vocabulary.debugger} unwound them${stackIds ? ` [${stackIds}]` : ""}:`, ...mixed.slice(0, firstScript).map((frame) => `  ${frameText(frame, false)}`));
+      if (stackIds) ids.push(stackIds);
+    }
     for (const frame of read.frames.slice(0, STACK_FRAMES)) {
       const isCulprit = thread === this.crash.thread.id && culprit.language === "javascript" && frame.function === culprit.function && frame.file === culprit.file;
       lines.push(`  ${nodeFrameText(frame)}${isCulprit ? "   <- culprit" : ""}`);
