@@ -52,7 +52,7 @@ describe.skipIf(!hasNodeAndGdb())("a Node.js program run with --abort-on-uncaugh
     expect(chat.stdout).toContain(`It was thrown at ${script}:1:51, the position V8 kept on the error.`);
     expect(chat.stdout).toMatch(new RegExp(`JavaScript frame parseUser \\(${script.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:1\\) of thread 1, its arguments as llnode printed them \\[${llnode!.id}\\]:\nArguments: this=0x[0-9a-f]+:<Global proxy>, 0x[0-9a-f]+:<Object: Object>`));
     expect(chat.stdout).toMatch(new RegExp(`Thread 1 \\(LWP \\d+\\), its JavaScript frames as llnode read them, innermost first \\[${llnode!.id}\\]:\n  parseUser \\(\\S+server\\.js:1\\)   <- culprit\n  handle \\(\\S+server\\.js:2\\)\n`));
-  }, 400_000);
+  }, 600_000);
 
   it("without llnode keeps the native verdict and says the JavaScript frames need it", async () => {
     const { core } = await sharedNodeCore("server", SERVER, ["--abort-on-uncaught-exception"]);

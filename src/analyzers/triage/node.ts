@@ -56,13 +56,11 @@ export function withNode(verdict: Verdict, reading: NodeReading | null, modules:
   const first = reading.frames.findIndex((frame) => frame.kind !== "native");
   if (first < 0) return verdict;
   const kept = cut < 0 ? verdict.frames : verdict.frames.slice(0, cut);
-  const thrower = reading.frames.find((frame) => frame.kind === "js");
+  const after = reading.frames.slice(first).filter((frame) => frame.kind !== "v8").map((frame) => placed(frame, modules));
+  // The innermost JavaScript frame threw: its line and column are where, where the error kept it.
   const at = reading.error?.at ?? null;
-  const after = reading.frames
-    .slice(first)
-    .filter((frame) => frame.kind !== "v8")
-    .map((frame) => placed(frame, modules))
-    .map((frame, _, all) => (at && frame === all.find((candidate) => candidate.language === "javascript") && thrower?.file === at.file ? { ...frame, line: at.line, column: at.column } : frame));
+  const thrower = after.findIndex((frame) => frame.language === "javascript");
+  if (at && thrower >= 0 && after[thrower]!.file === at.file) after[thrower] = { ...after[thrower]!, line: at.line, column: at.column };
   const frames = [...kept, ...after].map((frame, level) => (frame.found === "runtime" || frame.level === level ? { ...frame, level } : { ...frame, level, unwound: frame.unwound ?? frame.level }));
   const from = verdict.caught?.interrupted ?? 0;
   const own = culpritIndex(frames.slice(from));
