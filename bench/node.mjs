@@ -4,8 +4,8 @@
 // a property of undefined, two calls deep), dumped by gdb where V8 aborts. Then, interleaved,
 // BENCH_RUNS times each:
 //   - `lldb --batch` loading the core with llnode and running `v8 bt`: the JavaScript frames alone;
-//   - `dumpdbg triage CORE --json`: the native verdict by gdb, then llnode's frames and the heap's
-//     error object in an lldb session of its own.
+//   - `dumpdbg triage CORE --json`: the native verdict by gdb while an lldb session of its own,
+//     started with it, reads llnode's frames, the heap's error object and where it was thrown.
 // Prints the medians and the ratio. Needs gdb, lldb and llnode (see `dumpdbg doctor`).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";

@@ -48,7 +48,7 @@ export function formatTriage(result: TriageResult): string {
   out.push(`Crash:     ${KIND_TEXT[crash.kind]}${signal}`);
   const c = crash.culprit;
   const where = c.function ?? (c.frame !== null ? `frame ${c.frame}` : "unknown");
-  const location = c.file !== null ? ` at ${c.file}:${c.line ?? "?"}` : c.module !== null ? ` in ${c.module}` : "";
+  const location = c.file !== null ? ` at ${c.file}:${c.line ?? "?"}${c.line !== null && c.column != null ? `:${c.column}` : ""}` : c.module !== null ? ` in ${c.module}` : "";
   const thread = crash.thread.id !== null ? `, thread ${crash.thread.id}${crash.thread.lwp !== null ? ` (LWP ${crash.thread.lwp})` : ""}${crash.thread.name ? ` "${crash.thread.name}"` : ""}` : "";
   out.push(`Where:     ${where}${location}${thread}`);
   const why = whyLine(result);
@@ -102,7 +102,7 @@ function whyLine(result: TriageResult): string | null {
 
 function describeFrame(frame: PlacedFrame): string {
   // A runtime's frame the runtime names no line of (a Java native method) is at its file alone.
-  const line = frame.line !== null ? `:${frame.line}` : frame.found === "runtime" ? "" : ":?";
+  const line = frame.line !== null ? `:${frame.line}${frame.column != null ? `:${frame.column}` : ""}` : frame.found === "runtime" ? "" : ":?";
   const where = frame.file !== null ? ` at ${frame.file}${line}` : frame.module !== null ? ` in ${frame.module}` : "";
   // Full C++/Rust names (parameter and template lists) make the list unreadable; the source line says the rest.
   return `#${frame.level} ${frame.function ? normalizeFunctionName(frame.function) : "??"}${where}`;

@@ -9,7 +9,7 @@ export { classifyCrash, type Symptoms } from "./triage/classify.js";
 export { culpritIndex, crashSignature, normalizeFunctionName, isRuntimeFrame, placeFrames, moduleLocator, type PlacedFrame, type ModuleLocator } from "./culprit.js";
 export { lockWait, type LockWait } from "./deadlock.js";
 export { repeatingCycle, recursionOf, type Recursion, type Cycle } from "./recursion.js";
-export { ALL_STACKS, readAheadTriage, triage, triageOptionsOf, type TriageOptions, type TriageResult, type ThreadGroup, type GoReading, type GoroutineSummary, type JvmFacts, type PythonFacts } from "./triage/index.js";
+export { ALL_STACKS, readAheadTriage, triage, triageOptionsOf, type TriageOptions, type TriageResult, type ThreadGroup, type GoReading, type GoroutineSummary, type JvmFacts, type NodeFacts, type PythonFacts } from "./triage/index.js";
 export { formatTriage } from "./format.js";
 export { readEnvironment } from "./environment.js";
 export { CLR_EXCEPTION } from "./windows.js";

@@ -12,7 +12,8 @@ export interface Triaged {
   signature: string;
   /** Function names from the culprit outwards (normalised), as many as triage kept. */
   frames: string[];
-  culprit: { function: string | null; file: string | null; line: number | null };
+  /** The culprit's language where triage knew it (`javascript` for a Node.js program's function); absent in a row kept before it was recorded. */
+  culprit: { function: string | null; file: string | null; line: number | null; language?: string | null };
   /** How complete the dump's reading is: a culprit line, named frames. */
   completeness: number;
   modifiedAt: string;

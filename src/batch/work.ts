@@ -40,7 +40,7 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
       kind: crash.kind,
       signature: crash.signature,
       frames,
-      culprit: { function: crash.culprit.function, file: crash.culprit.file, line: crash.culprit.line },
+      culprit: { function: crash.culprit.function, file: crash.culprit.file, line: crash.culprit.line, language: crash.culprit.language },
       completeness: (crash.culprit.line !== null ? 10 : 0) + frames.filter((f) => f !== "??").length,
       modifiedAt: statSync(dump).mtime.toISOString(),
       buildId: opened.dump.facts.modules[0]?.buildId ?? null,

@@ -36,6 +36,8 @@ export interface Frame {
   args: string;
   file: string | null;
   line: number | null;
+  /** The 1-based column in `line` where a runtime's tools read one (the expression a JavaScript error was thrown at); absent where not. */
+  column?: number | null;
   /** The shared object the debugger named for the frame (frames without debug info). */
   from: string | null;
   /** The language of the frame's code where it is known (`java` for a JVM's frame read by its own tools); null or absent when not. */

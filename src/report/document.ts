@@ -57,6 +57,8 @@ export interface StackFrame {
   function: string | null;
   file: string | null;
   line: number | null;
+  /** The 1-based column in `line`, where a runtime read one (a JavaScript error's throw). */
+  column?: number;
   module: string | null;
   /** The functions this one was inlined into at this pc, innermost first, each at its call's line (from a Breakpad symbol file). */
   inlinedInto?: { function: string; file: string | null; line: number | null }[];

@@ -194,7 +194,7 @@ function culpritLabel(culprit: Report["crash"]["culprit"]): Inline {
   if (!culprit.function && !culprit.file) return dash();
   const parts: Inline[] = [
     culprit.function ? [code(culprit.function)] : line("unknown function"),
-    culprit.file ? line("at ", code(location(culprit.file, culprit.line))) : [],
+    culprit.file ? line("at ", code(location(culprit.file, culprit.line, culprit.column))) : [],
     culprit.frame === null ? [] : line(`(frame ${culprit.frame})`),
   ];
   return joined(
@@ -290,7 +290,7 @@ function stackBlock(culpritFrame: number | null, details: ReportDetails): Block[
   const rows = shown.map((f): Inline[] => [
     f.level === culpritFrame ? [strong(`${f.level}`)] : line(`${f.level}`),
     f.function ? line(code(f.function), f.level === culpritFrame ? " ← culprit" : null, inlinedText(f)) : line("??"),
-    f.file ? [code(location(f.file, f.line))] : dash(),
+    f.file ? [code(location(f.file, f.line, f.column))] : dash(),
     // A runtime's frame (a Java method, a Python function) runs in no module of its own: its language says where it ran.
     f.module ? [code(basename(f.module))] : f.runtimeLanguage ? line(runtimeCode(f.runtimeLanguage)) : dash(),
   ]);
@@ -502,8 +502,8 @@ function fileHref(file: string, linkBase: string): string {
     .join("/");
 }
 
-function location(file: string, line: number | null): string {
-  return line === null ? file : `${file}:${line}`;
+function location(file: string, line: number | null, column?: number | null): string {
+  return line === null ? file : `${file}:${line}${column != null ? `:${column}` : ""}`;
 }
 
 function basename(file: string): string {

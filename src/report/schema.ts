@@ -37,6 +37,8 @@ const CulpritSchema = z.object({
   /** Null without debug information, as is `line`. */
   file: z.string().nullable(),
   line: z.number().int().nullable(),
+  /** The 1-based column in `line`, where a runtime read one (the expression a JavaScript error was thrown at); null where not. */
+  column: z.number().int().nullable().default(null),
   /** Frame number in the crashing thread's backtrace. */
   frame: z.number().int().nullable(),
   /** The executable or shared object the culprit's code lives in. */

@@ -126,7 +126,7 @@ function hostileReport(origin: string): ReportDocument {
         access: "read",
         message: `${script}${markup}`,
         thread: { id: 1, lwp: 4242, name: image },
-        culprit: { function: "parse_request", file: "/src/server.c", line: 42, frame: 0, module: "/opt/server/bin/server", language: null }, runtime: null,
+        culprit: { function: "parse_request", file: "/src/server.c", line: 42, column: null, frame: 0, module: "/opt/server/bin/server", language: null }, runtime: null,
         origin: { type: "fault", sender: null, evidence: "the signal record says SIGSEGV SEGV_MAPERR, the kernel's code for a fault of the instruction at the pc" },
         exploitability: { rating: "probably-not-exploitable", reasons: ["a read near NULL (0x8): the first page is never mapped"] },
         annotations: null,
@@ -319,7 +319,7 @@ describe.skipIf(!runnable)(title, () => {
       faultAddress: null,
       access: null,
       message: null,
-      culprit: { function: "transfer_funds", file: "/src/bank.c", line: 25, frame: 4, module: null, language: null }, runtime: null,
+      culprit: { function: "transfer_funds", file: "/src/bank.c", line: 25, column: null, frame: 4, module: null, language: null }, runtime: null,
       signature: "deadlock | audit_flush | transfer_funds",
       deadlock: {
         cycle: [

@@ -6,11 +6,74 @@
  * core written where Node's SIGSEGV handler re-raised it, as the kernel would have dumped it).
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
+
+const CACHE_ROOT = path.join(os.tmpdir(), "dumpdbg-fixtures");
+// A change to how cores are made, or another node, must not be served from a cache built the old way.
+const RECIPE = createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).digest("hex");
+const pending = new Map<string, Promise<unknown>>();
+
+/**
+ * A core made once per recipe (name, what it runs, this file, the node binary) under
+ * os.tmpdir()/dumpdbg-fixtures, in a folder it keeps (the core names its script's path): a Node core
+ * is some 700 MB and seconds to write, and several tests read the same one. Safe when several vitest
+ * workers ask at once: the first to link its index wins and the others adopt its core.
+ */
+export function cachedCore<T extends { core: string }>(name: string, recipe: unknown, build: (dir: string) => Promise<T>): Promise<T> {
+  const node = existsSync(NODE) ? statSync(NODE) : null;
+  const key = createHash("sha256").update(JSON.stringify([RECIPE, name, recipe, node?.size, node?.mtimeMs])).digest("hex").slice(0, 16);
+  const known = pending.get(key) as Promise<T> | undefined;
+  if (known) return known;
+  const result = (async () => {
+    const index = path.join(CACHE_ROOT, `node-${name}-${key}.json`);
+    const published = await readPublished<T>(index);
+    if (published) return published;
+    const dir = path.join(CACHE_ROOT, `node-${name}-${key}-${randomUUID().slice(0, 8)}`);
+    await mkdir(dir, { recursive: true });
+    try {
+      const built = await build(dir);
+      const draft = `${dir}.json`;
+      await writeFile(draft, JSON.stringify(built));
+      try {
+        await link(draft, index);
+        return built;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        const winner = await readPublished<T>(index);
+        if (!winner) throw error;
+        await rm(dir, { recursive: true, force: true });
+        return winner;
+      } finally {
+        await rm(draft, { force: true });
+      }
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  })();
+  pending.set(key, result);
+  result.catch(() => pending.delete(key));
+  return result;
+}
+
+async function readPublished<T extends { core: string }>(index: string): Promise<T | null> {
+  try {
+    const built = JSON.parse(await readFile(index, "utf8")) as T;
+    if (existsSync(built.core)) return built;
+  } catch {
+    return null;
+  }
+  await rm(index, { force: true });
+  return null;
+}
 
 export const NODE = "/usr/bin/node";
 
@@ -81,12 +144,19 @@ export async function nodeCore(dir: string, name: string, source: string, flags:
   return { core, script };
 }
 
+/** `nodeCore` made once per recipe: see `cachedCore`. */
+export function sharedNodeCore(name: string, source: string, flags: string[] = [], continues = 0): Promise<{ core: string; script: string }> {
+  return cachedCore(name, [source, flags, continues], (dir) => nodeCore(dir, name, source, flags, continues));
+}
+
 /** The addon built with gcc and its caller dumped where Node's SIGSEGV handler re-raised the NULL read. */
-export async function addonCore(dir: string): Promise<{ core: string; script: string; source: string }> {
-  const source = path.join(dir, "addon.c");
-  writeFileSync(source, ADDON_SOURCE);
-  await run("gcc", ["-shared", "-fPIC", "-g", "-O0", "-I/usr/include/node", source, "-o", path.join(dir, "addon.node")], { timeout: 60_000 });
-  return { ...(await nodeCore(dir, "caller", ADDON_CALLER, [], 1)), source };
+export function addonCore(): Promise<{ core: string; script: string; source: string }> {
+  return cachedCore("addon", [ADDON_SOURCE, ADDON_CALLER], async (dir) => {
+    const source = path.join(dir, "addon.c");
+    writeFileSync(source, ADDON_SOURCE);
+    await run("gcc", ["-shared", "-fPIC", "-g", "-O0", "-I/usr/include/node", source, "-o", path.join(dir, "addon.node")], { timeout: 60_000 });
+    return { ...(await nodeCore(dir, "caller", ADDON_CALLER, [], 1)), source };
+  });
 }
 
 /** Spins in checksum, called from serve, once it has said it started. */
@@ -95,10 +165,31 @@ function serve() { console.log("ready"); return checksum([1, 2, 3]); }
 serve();
 `;
 
-/** SPINS run until it spins, dumped alive by gcore, then killed. */
-export async function spinningCore(dir: string): Promise<{ core: string; script: string }> {
-  const script = path.join(dir, "spins.js");
-  writeFileSync(script, SPINS);
+/** The main thread spins in checksum, a Worker in digest: both run JavaScript when the process is dumped. */
+export const WORKERS = `const { Worker, isMainThread } = require("node:worker_threads");
+function digest(n) { let h = 0; for (;;) { h = (h * 31 + n) | 0; } }
+function checksum(items) { let sum = 0; for (;;) { for (const item of items) sum = (sum + item) | 0; } }
+if (isMainThread) {
+  const worker = new Worker(__filename);
+  worker.on("online", () => { console.log("ready"); checksum([1, 2, 3]); });
+} else {
+  digest(7);
+}
+`;
+
+/** SPINS run until it spins, dumped alive by gcore, then killed (made once, see `cachedCore`). */
+export function spinningCore(): Promise<{ core: string; script: string }> {
+  return cachedCore("spins", SPINS, (dir) => liveCore(dir, "spins", SPINS));
+}
+
+/** WORKERS run until both threads spin, dumped alive by gcore (made once, see `cachedCore`). */
+export function workersCore(): Promise<{ core: string; script: string }> {
+  return cachedCore("workers", WORKERS, (dir) => liveCore(dir, "workers", WORKERS));
+}
+
+async function liveCore(dir: string, name: string, source: string): Promise<{ core: string; script: string }> {
+  const script = path.join(dir, `${name}.js`);
+  writeFileSync(script, source);
   const child = spawn(NODE, [script], { cwd: dir, stdio: ["ignore", "pipe", "ignore"] });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -112,7 +203,7 @@ export async function spinningCore(dir: string): Promise<{ core: string; script:
     });
     // Give it the moment it takes to enter the loop it never leaves.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const prefix = path.join(dir, "spins");
+    const prefix = path.join(dir, name);
     await run("gcore", ["-o", prefix, String(child.pid)], { timeout: 60_000 });
     return { core: `${prefix}.${child.pid}`, script };
   } finally {

@@ -48,7 +48,7 @@ const CRASH: Crash = {
   access: "read",
   message: null,
   thread: { id: 1, lwp: 21901, name: null },
-  culprit: { function: "process_job", file: "/src/thread-crash.c", line: 28, frame: 0, module: "/src/thread-crash", language: null }, runtime: null,
+  culprit: { function: "process_job", file: "/src/thread-crash.c", line: 28, column: null, frame: 0, module: "/src/thread-crash", language: null }, runtime: null,
   origin: { type: "fault", sender: null, evidence: "the signal record says SIGSEGV SEGV_MAPERR, the kernel's code for a fault of the instruction at the pc" },
   exploitability: { rating: "probably-not-exploitable", reasons: ["a read near NULL (0x8): the first page is never mapped"] },
   annotations: null,

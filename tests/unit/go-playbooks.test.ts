@@ -40,7 +40,7 @@ function judged({ fixture, kind, message, culprit, line, faultAddress, blamed, w
   const frame = { level: 3, address: "0x401000", function: culprit, args: "", file, line, from: null, found: "scan" as const, unwound: null, module: null };
   const triage: TriageResult = {
     ...BASE,
-    crash: { ...BASE.crash, kind, message, faultAddress: faultAddress ?? null, access: faultAddress ? "read" : null, culprit: { function: culprit, file, line, frame: 3, module: null, language: null }, runtime: null, deadlock: kind === "deadlock" ? { cycle: cycle ?? [] } : null },
+    crash: { ...BASE.crash, kind, message, faultAddress: faultAddress ?? null, access: faultAddress ? "read" : null, culprit: { function: culprit, file, line, column: null, frame: 3, module: null, language: null }, runtime: null, deadlock: kind === "deadlock" ? { cycle: cycle ?? [] } : null },
     frames: [frame],
     // The goroutines waiting on locks were unwound by the debugger where it drew their cycle (Delve), not otherwise (gdb).
     go: { version: "go1.19.8", goroutine: goroutine({ status: "running", function: culprit, file, line, ...blamed }), waiting: waiting.map(goroutine), goroutineFrames: waiting.some((g) => g.lock) ? (cycle ?? []).length > 0 : null },

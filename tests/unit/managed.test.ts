@@ -127,7 +127,7 @@ describe("triage's result with the managed side", () => {
     access: null,
     message: "System.NullReferenceException: Object reference not set to an instance of an object.",
     thread: { id: 0, lwp: 0x1b3c, name: null },
-    culprit: { function: null, file: null, line: null, frame: null, module: null, language: null }, runtime: null,
+    culprit: { function: null, file: null, line: null, column: null, frame: null, module: null, language: null }, runtime: null,
     origin: { type: "exception", sender: null, evidence: "exception 0xe0434352 (CLR exception (.NET)): a software exception thrown by the program and not handled" },
     exploitability: { rating: "not-exploitable", reasons: ["the program stopped itself on a check it made (an assertion, abort, panic or terminate)"] },
     annotations: null,

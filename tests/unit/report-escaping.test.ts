@@ -54,7 +54,7 @@ function hostileDocument(): ReportDocument {
         access: "read",
         message: HOSTILE,
         thread: { id: 1, lwp: 2, name: HOSTILE },
-        culprit: { function: HOSTILE, file: HOSTILE, line: 3, frame: 0, module: HOSTILE, language: null }, runtime: null,
+        culprit: { function: HOSTILE, file: HOSTILE, line: 3, column: null, frame: 0, module: HOSTILE, language: null }, runtime: null,
         origin: { type: "fault", sender: null, evidence: HOSTILE },
         exploitability: { rating: "unknown", reasons: [HOSTILE] },
         annotations: { reportId: null, clientId: null, simple: { prod: HOSTILE }, modules: [{ module: HOSTILE, list: [HOSTILE], simple: {}, objects: {} }] },

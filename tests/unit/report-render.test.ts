@@ -61,7 +61,7 @@ function baseReport(): Report {
       access: "read",
       message: null,
       thread: { id: 1, lwp: 4242, name: "server" },
-      culprit: { function: "handle_client", file: "/src/server.c", line: 11, frame: 0, module: "/opt/server/bin/server", language: null }, runtime: null,
+      culprit: { function: "handle_client", file: "/src/server.c", line: 11, column: null, frame: 0, module: "/opt/server/bin/server", language: null }, runtime: null,
       origin: { type: "fault", sender: null, evidence: "the signal record says SIGSEGV SEGV_MAPERR, the kernel's code for a fault of the instruction at the pc" },
       exploitability: { rating: "probably-not-exploitable", reasons: ["a read near NULL (0x4): the first page is never mapped"] },
       annotations: null,
@@ -147,7 +147,7 @@ function stackOverflow(): ReportDocument {
     kind: "stack-overflow",
     faultAddress: "0x7ffe3b5fdff8",
     access: "write",
-    culprit: { function: "walk", file: "/src/tree.c", line: 20, frame: 0, module: "/opt/server/bin/server", language: null }, runtime: null,
+    culprit: { function: "walk", file: "/src/tree.c", line: 20, column: null, frame: 0, module: "/opt/server/bin/server", language: null }, runtime: null,
     signature: "stack-overflow | walk | visit | walk",
   };
   report.conclusion = {
@@ -175,7 +175,7 @@ function deadlock(): ReportDocument {
     signalCode: null,
     faultAddress: null,
     access: null,
-    culprit: { function: "transfer", file: "/src/bank.c", line: 18, frame: 2, module: "/opt/server/bin/server", language: null }, runtime: null,
+    culprit: { function: "transfer", file: "/src/bank.c", line: 18, column: null, frame: 2, module: "/opt/server/bin/server", language: null }, runtime: null,
     signature: "deadlock | transfer | worker | start_thread",
     deadlock: {
       cycle: [

@@ -27,6 +27,8 @@ export type Intent =
   | { kind: "goroutine" }
   /** What a map held (Go's nil map and concurrent map writes). */
   | { kind: "map-contents" }
+  /** What was thrown: the uncaught error's class, message and where it was thrown. */
+  | { kind: "thrown" }
   | { kind: "crash" }
   | { kind: "fix" }
   | { kind: "unknown" };
@@ -53,6 +55,7 @@ export function classifyQuestion(question: string): Intent {
   // "How do I fix it?", "what should I change?", "how to prevent this": the report's recommendations.
   if (/\b(fix(es|ed|ing)?|repair|patch|prevent|avoid|remed(y|ies)|recommend(ation)?s?|what (should|do|can) (i|we) (do|change))\b/.test(q)) return { kind: "fix" };
   if (/\bgoroutines?\b/.test(q)) return { kind: "goroutine" };
+  if (/\bwhat (was|got|is being|did it) (thrown|throw)\b|\bwhat threw\b|\b(which|what) (error|exception)\b|\b(error|exception)('s| object'?s?)? (class|type|message)\b|\bthrown (error|exception|value)\b/.test(q)) return { kind: "thrown" };
   if (address === null && /\bmaps?\b/.test(q) && /\b(what|contents?|in|held|hold|holds|inside|entries)\b/.test(q)) return { kind: "map-contents" };
   const aboutOwner = /\b(holds?|held|owner|owns)\b/.test(q) && (/\bwho\b/.test(q) || address !== null);
   if (aboutOwner || /\b(locks?|locked|mutex(es)?|deadlock(s|ed)?)\b/.test(q)) return { kind: "locks", lock: address };

@@ -30,7 +30,7 @@ import { firstEvidence } from "./briefing.js";
 import { checkClaim, findClaims, kindPhrase, nullClaimFinding, type Measurements, type Finding } from "./claims.js";
 import { relevantEvidence } from "./evidence-search.js";
 import { QuestionProbes, type Measured, type ProbeDeps } from "./probes.js";
-import type { JvmFacts, PythonFacts } from "../../analyzers/index.js";
+import type { JvmFacts, NodeFacts, PythonFacts } from "../../analyzers/index.js";
 import { classifyQuestion, type FrameRef, type Intent, type ThreadRef } from "./intent.js";
 
 /** Frames listed for one thread: as many as triage's and the playbooks' backtrace, so the crashing thread's are usually stored. */
@@ -46,7 +46,7 @@ const MAX_VALUE_CHARS = 300;
 const OFFLINE_TOPICS =
   "the crash itself, how to fix it, a thread's stack, what all threads were doing, a frame's locals, a register's value, " +
   "the fault address and what an address points into, which pointer was null, the value of an expression " +
-  "(in backticks), who holds which lock, and in a Go program which goroutine panicked and what a map held";
+  "(in backticks), who holds which lock, what was thrown, and in a Go program which goroutine panicked and what a map held";
 
 /** An answer that ends early, e.g. a thread that does not exist; its text is the answer. */
 class Unanswerable extends Error {
@@ -154,6 +154,10 @@ export class OfflineEngine {
         return Promise.resolve(this.goroutineAnswer());
       case "map-contents":
         return Promise.resolve(this.mapAnswer());
+      case "thrown": {
+        const thrown = this.nodeThrownAnswer();
+        return thrown ? Promise.resolve(thrown) : this.crashAnswer();
+      }
       case "crash":
         return this.crashAnswer();
       case "fix":
@@ -293,9 +297,88 @@ export class OfflineEngine {
     return { text: lines.join("\n"), evidenceIds: python.id ? [python.id] : [] };
   }
 
+  /** A Node.js process's side as triage read it with llnode; null for another program. */
+  private node(): NodeFacts | null {
+    return this.facts.triage.node ?? null;
+  }
+
+  /** The evidence id of the llnode command that read a thread's frames. */
+  private nodeEvidence(command: string): string[] {
+    const id = this.deps.briefing.triageEvidence[command];
+    return id ? [id] : [];
+  }
+
+  /** The error an uncaught JavaScript exception threw, as read from the heap; null where there is no Node.js side or none was read (the crash's own answer says why). */
+  private nodeThrownAnswer(): Finding | null {
+    const node = this.node();
+    if (!node) return null;
+    const crashing = node.threads.find((t) => t.id === this.crash.thread.id) ?? node.threads[0];
+    const ids = crashing ? this.nodeEvidence(crashing.command) : [];
+    const cite = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
+    const error = node.error;
+    if (!error) {
+      const why = node.notes.find((note) => /error object|thrown/.test(note));
+      const text = this.crash.kind === "uncaught-exception" ? `V8 aborted on a JavaScript exception nothing caught, but what was thrown was not read${why ? `: ${why}` : ""}.` : `Nothing was thrown: the crash is ${kindPhrase(this.crash.kind)}, not an uncaught JavaScript exception${cite}.`;
+      return { text, evidenceIds: ids };
+    }
+    const lines = [`${error.type}${error.message !== null ? `: ${error.message}` : " (its message was not read)"}, the heap's one error object (${error.address}), read by llnode${cite}.`];
+    lines.push(error.at ? `It was thrown at ${error.at.file}:${error.at.line}:${error.at.column}, the position V8 kept on the error.` : "Where in its line it was thrown is not known: V8 kept no position on the error that was read.");
+    const thrower = crashing?.frames[0];
+    if (thrower) lines.push(`The innermost JavaScript frame is ${nodeFrameText(thrower)}${thrower.args ? `, called with ${clip(thrower.args)}` : ""}.`);
+    lines.push("llnode reads no record of the value V8 was throwing: the error is taken to be the heap's only one.");
+    return { text: lines.join("\n"), evidenceIds: ids };
+  }
+
+  /** A thread's JavaScript frames with their arguments, as llnode read them; null for a thread whose frames it did not read. */
+  private nodeStackAnswer(thread: number): Finding | null {
+    const read = this.node()?.threads.find((t) => t.id === thread);
+    if (!read) return null;
+    const ids = this.nodeEvidence(read.command);
+    const cite = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
+    const culprit = this.crash.culprit;
+    const lines = [`Thread ${thread} (LWP ${read.lwp}), its JavaScript frames as llnode read them, innermost first${cite}:`];
+    // The crash's own native frames below the culprit's JavaScript caller (an addon's C), as triage placed them.
+    const mixed = thread === this.crash.thread.id ? this.facts.triage.frames : [];
+    const firstScript = mixed.findIndex((frame) => frame.language === "javascript");
+    const stackIds = firstScript > 0 ? this.firstEvidence(BACKTRACE) : null;
+    if (firstScript > 0) {
+      lines.unshift(`Thread ${thread}'s native frames from the culprit to its first JavaScript frame, as ${this.deps.vocabulary.debugger} unwound them${stackIds ? ` [${stackIds}]` : ""}:`, ...mixed.slice(0, firstScript).map((frame) => `  ${frameText(frame, false)}`));
+      if (stackIds) ids.push(stackIds);
+    }
+    for (const frame of read.frames.slice(0, STACK_FRAMES)) {
+      const isCulprit = thread === this.crash.thread.id && culprit.language === "javascript" && frame.function === culprit.function && frame.file === culprit.file;
+      lines.push(`  ${nodeFrameText(frame)}${isCulprit ? "   <- culprit" : ""}`);
+    }
+    if (read.frames.length > STACK_FRAMES) lines.push(`  ... ${read.frames.length - STACK_FRAMES} more in ${ids[0] ?? "llnode's output"}`);
+    lines.push("A JavaScript frame's line is where its function begins, as V8 records it; the native frames are the debugger's (ask for the stack of the thread in the debugger with /exec).");
+    return { text: lines.join("\n"), evidenceIds: ids };
+  }
+
+  /** A JavaScript frame's arguments as llnode printed them: the culprit's where it is JavaScript, or the frame of the function asked about; null where the question is about no JavaScript frame. */
+  private nodeArgumentsAnswer(thread: number, ref: FrameRef): Finding | null {
+    const read = this.node()?.threads.find((t) => t.id === thread);
+    if (!read) return null;
+    const culprit = this.crash.culprit;
+    const frame =
+      ref === "culprit"
+        ? thread === this.crash.thread.id && culprit.language === "javascript"
+          ? read.frames.find((f) => f.function === culprit.function && f.file === culprit.file)
+          : undefined
+        : typeof ref === "object"
+          ? read.frames.find((f) => f.function !== null && (f.function === ref.function || f.function.split(".").pop() === ref.function))
+          : undefined;
+    if (!frame) return null;
+    const ids = this.nodeEvidence(read.command);
+    const cite = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
+    const lines = [`JavaScript frame ${nodeFrameText(frame)} of thread ${thread}, its arguments as llnode printed them${cite}:`];
+    lines.push(frame.args === "" ? "Arguments: none printed." : `Arguments: ${clip(frame.args)}`);
+    lines.push("Each is its address and llnode's short view of it (a string cut at 16 characters, `this` first); the function's locals are not read.");
+    return { text: lines.join("\n"), evidenceIds: ids };
+  }
+
   private async stackAnswer(ref: ThreadRef): Promise<Finding> {
     const thread = await this.resolveThread(ref);
-    const runtime = this.javaStackAnswer(thread) ?? this.pythonStackAnswer(thread);
+    const runtime = this.javaStackAnswer(thread) ?? this.pythonStackAnswer(thread) ?? this.nodeStackAnswer(thread);
     if (runtime) return runtime;
     const stack = await this.stack(thread);
     if (stack.frames.length === 0) return failed(`${this.deps.vocabulary.debugger} shows no stack for thread ${thread}`, stack);
@@ -339,8 +422,8 @@ export class OfflineEngine {
 
   private async localsAnswer(threadRef: ThreadRef, frameRef: FrameRef): Promise<Finding> {
     const thread = await this.resolveThread(threadRef);
-    const python = this.pythonLocalsAnswer(thread, frameRef);
-    if (python) return python;
+    const runtime = this.pythonLocalsAnswer(thread, frameRef) ?? this.nodeArgumentsAnswer(thread, frameRef);
+    if (runtime) return runtime;
     const level = await this.resolveFrame(thread, frameRef);
     // The locals are printed without their frame: the frame (its function, arguments, line) is the stack's.
     const frame = await this.frameOf(thread, level);
@@ -868,6 +951,11 @@ function clip(text: string, max = MAX_VALUE_CHARS): string {
 
 function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
+}
+
+/** `parseUser (/srv/server.js:1)`. */
+function nodeFrameText(frame: { function: string | null; file: string | null; line: number | null }): string {
+  return `${frame.function ?? "(anonymous)"}${frame.file ? ` (${frame.file}${frame.line !== null ? `:${frame.line}` : ""})` : ""}`;
 }
 
 /** `parse_record (app.py:6)`. */

@@ -103,6 +103,7 @@ function detailsOf(state: State, runtime: Runtime, triage: TriageResult, conclud
       function: f.function ? normalizeFunctionName(f.function) : null,
       file: f.file,
       line: f.line,
+      ...(f.column != null ? { column: f.column } : {}),
       module: f.module,
       ...(f.inlinedInto?.length ? { inlinedInto: f.inlinedInto } : {}),
       ...(f.found === "runtime" && f.language ? { runtimeLanguage: f.language } : {}),

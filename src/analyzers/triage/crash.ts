@@ -55,6 +55,7 @@ export function crashOf(readings: Readings, verdict: Verdict, message: string | 
       function: culpritFrame?.function ? normalizeFunctionName(culpritFrame.function) : null,
       file: culpritFrame?.file ?? null,
       line: culpritFrame?.line ?? null,
+      column: culpritFrame?.column ?? null,
       frame: culpritFrame?.level ?? null,
       module: culpritFrame?.module ?? null,
       language: culpritFrame ? languageOf(culpritFrame) : null,

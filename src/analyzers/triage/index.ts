@@ -31,9 +31,10 @@ import { readHang } from "./hang.js";
 import { jvmFacts, readJava, runtimeOf, startJava, withJava, withJavaWaits } from "./jvm.js";
 import { pythonFacts, pythonHangMessage, pythonThreadsCommand, pythonThreadsText, withPythonWaits } from "./python-waits.js";
 import { pythonRuntime, pythonSource, raisedMessage, reachesEvaluationLoop, readPython, withPython, type PythonSide } from "./python.js";
-import { nodeRuntime, readNodeSide, nodeMessage, withNode } from "./node.js";
+import { nodeFacts, nodeRuntime, readNodeSide, nodeMessage, withNode } from "./node.js";
 import type { JvmStart } from "../../runtimes/jvm/index.js";
 import type { PythonReading } from "../../runtimes/cpython/index.js";
+import { startNode, type NodeStart } from "../../runtimes/node/index.js";
 import { messageOf, readMessages, readThrownType } from "./messages.js";
 import type { TriageOptions } from "./options.js";
 import type { PythonFacts, TriageResult } from "./result.js";
@@ -46,7 +47,7 @@ import { readTarget } from "./target.js";
 
 export { ALL_STACKS } from "./hang.js";
 export { triageOptionsOf, type TriageOptions } from "./options.js";
-export type { GoReading, GoroutineSummary, JvmFacts, PythonFacts, ThreadGroup, TriageResult } from "./result.js";
+export type { GoReading, GoroutineSummary, JvmFacts, NodeFacts, PythonFacts, ThreadGroup, TriageResult } from "./result.js";
 
 /** Frames of the crashing thread's first backtrace. */
 const FRAME_LIMIT = 40;
@@ -101,16 +102,18 @@ export async function triage(ask: Ask, options: TriageOptions = {}): Promise<Tri
     return answer;
   }) as Ask);
   q.problems.push(...(options.missing ?? []));
-  // A JVM's Java side is read by the JDK's jhsdb, which starts now and works beside the debugger.
+  // A JVM's Java side is read by the JDK's jhsdb, a Node.js process's by llnode: each starts now and works beside the debugger.
   const jvm = startJava(options.jvm, options.record);
+  const nodeStart = options.node ? startNode(options.node) : null;
   try {
-    return await triageWith(q, options, limit, commands, jvm);
+    return await triageWith(q, options, limit, commands, jvm, nodeStart);
   } finally {
     jvm?.close();
+    nodeStart?.close();
   }
 }
 
-async function triageWith(q: Inspector, options: TriageOptions, limit: number, commands: string[], jvm: JvmStart | null): Promise<TriageResult> {
+async function triageWith(q: Inspector, options: TriageOptions, limit: number, commands: string[], jvm: JvmStart | null, nodeStart: NodeStart | null): Promise<TriageResult> {
   const target = await readTarget(q, options);
   const recorded = await readStop(q, target, options);
   const stack = await readStack(q, target, recorded, limit);
@@ -141,11 +144,11 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   q.problems.push(...(python?.notes ?? []));
   const onPython = withPython(onJava, python);
   // A Node.js process's JavaScript frames, read by llnode in an lldb of its own, in place of V8's generated code.
-  const node = await readNodeSide(options.node, onPython);
+  const node = await readNodeSide(nodeStart, onPython, readings.target.threads, hang.framesOf);
   q.problems.push(...(node?.notes ?? []));
-  if (node?.command) {
-    commands.push(node.command);
-    options.record?.(node.command, node.output ?? "", 0);
+  for (const read of node?.command ? [{ command: node.command, output: node.output ?? "" }, ...node.threads] : []) {
+    commands.push(read.command);
+    options.record?.(read.command, read.output, 0);
   }
   const onNode = withNode(onPython, node, options.modules ?? []);
   const verdict = withPythonWaits(onNode, python, readings.target.threads, hang.framesOf);
@@ -158,7 +161,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   // The debugger's questions are asked over the native frames, where its frame numbers hold.
   const thrown = await readThrownType(q, readings, native);
   // Where the dump says nothing of its own, a Python exception the crashing thread was raising is the message.
-  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? nodeMessage(verdict, node));
+  const message = runtimeWaits ? (verdict.blocked ? (verdict === onNode ? hangMessage : pythonHangMessage)(verdict.blocked) : null) : ((await messageOf(q, readings, native, dotnet, thrown)) ?? raisedMessage(python, verdict.thread?.lwp ?? null) ?? nodeMessage(verdict, node, options.node?.commandLine ?? null));
   if (verdict.kind === "unknown" && stop.signal === null && stop.exception === null) {
     q.problems.push(
       hang.unreadOwners.length > 0
@@ -173,7 +176,7 @@ async function triageWith(q: Inspector, options: TriageOptions, limit: number, c
   const packages = runtimeWaits ? [] : await debugPackages(q, culprit, native.frames, target.files.executable, options);
   const crash = crashOf(readings, verdict, message, options.annotations ?? null, (onJava === native ? null : runtimeOf(java)) ?? (onNode === onPython ? null : nodeRuntime(node)) ?? (verdict === onNode && onPython === onJava ? null : pythonRuntime(python)), options.cut ?? null);
   const result = await resultOf(q, readings, verdict, crash, { commands, packages, thrown });
-  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onNode, options, readings, commands) } : result;
+  const withRuntime = java?.reading ? { ...result, jvm: jvmFacts(java.reading, target.threads) } : python?.reading ? { ...result, python: keptPython(python, python.reading, verdict !== onNode, options, readings, commands) } : node?.command ? { ...result, node: nodeFacts(node, target.threads, verdict.thread, options.node?.commandLine ?? null, verdict.kind === "out-of-memory") } : result;
   return withManaged(withRuntime, dotnet);
 }
 

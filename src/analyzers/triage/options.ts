@@ -87,7 +87,7 @@ export function triageOptionsOf(dump: DumpInfo | null, executable: string | null
 function nodeCoreOf(dump: DumpInfo, executable: string | null): NodeCore | null {
   if (dump.facts.format !== "elf-core") return null;
   const runtime = nodeOf(dump.facts.modules);
-  return runtime ? { core: dump.path, program: executable ?? dump.executableFromNotes, runtime, buildIdOf: fileBuildId } : null;
+  return runtime ? { core: dump.path, program: executable ?? dump.executableFromNotes, runtime, buildIdOf: fileBuildId, commandLine: dump.commandLine } : null;
 }
 
 /** A core of a HotSpot JVM, with the launcher it ran (`--exe`, else the one the core names); null for another program's. */

@@ -104,6 +104,23 @@ export interface TriageResult {
   jvm?: JvmFacts | null;
   /** A CPython process's side: its Python threads, the locks each holds and waits for, who held the GIL; absent for other programs. */
   python?: PythonFacts | null;
+  /** A Node.js process's side as llnode read it: the thrown error, each JavaScript thread's frames with their arguments, the heap's limit; absent for other programs. */
+  node?: NodeFacts | null;
+}
+
+/** The Node.js side of the crash, beyond the frames mixed into the stack: only what llnode read. */
+export interface NodeFacts {
+  /** `v20.20.2` and V8's `11.3.244.8-node.33`, where the binary here could be asked. */
+  version: string | null;
+  v8: string | null;
+  /** The error an uncaught exception threw (the heap's one error object), where it was read; null where not. */
+  error: { type: string; message: string | null; address: string; at: { file: string; line: number; column: number } | null } | null;
+  /** Each thread whose JavaScript frames llnode read (the crashing one first), innermost first, with the command whose output is the evidence. */
+  threads: { id: number | null; lwp: number; frames: { function: string | null; file: string | null; line: number | null; args: string }[]; command: string }[];
+  /** V8's heap limit where the process died out of memory: from --max-old-space-size on its command line, V8's default where it sets none; null for another death. */
+  heapLimit: { megabytes: number | null; from: "flag" | "default" | "unknown" } | null;
+  /** What llnode could not read, said plainly. */
+  notes: string[];
 }
 
 /** The JVM's side of the crash, beyond the frames mixed into the stack. */

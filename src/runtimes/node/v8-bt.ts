@@ -22,15 +22,17 @@ export interface V8Frame {
   /** Where the function is defined in its script, as V8 records it (1-based line, 0-based column). */
   line: number | null;
   column: number | null;
+  /** The JavaScript function object's address (`fn=`), which `v8 inspect` reads; null for other frames. */
+  fn: string | null;
 }
 
 const FRAME = /^\s*\*?\s*frame #(\d+): (0x[0-9a-f]+) (.*)$/;
-const JS_FRAME = /^(.*?)\((.*)\) at (.+):(\d+):(\d+) fn=0x[0-9a-f]+$/;
+const JS_FRAME = /^(.*?)\((.*)\) at (.+):(\d+):(\d+) fn=(0x[0-9a-f]+)$/;
 const V8_FRAME = /^<([a-z_ ]+)>$/i;
 const NATIVE_FRAME = /^([^\s`]+)`(.+?)(?: at \S+:\d+(?::\d+)?)?$/;
 const BUILTIN_FRAME = /^(Builtins_\w+)$/;
 
-/** The crashing thread's frames in llnode's `v8 bt` output, outermost last; empty where it printed none. */
+/** A thread's frames in llnode's `v8 bt` output, outermost last; empty where it printed none. */
 export function readV8Backtrace(text: string): V8Frame[] {
   const frames: V8Frame[] = [];
   for (const line of text.split("\n")) {
@@ -44,15 +46,28 @@ export function readV8Backtrace(text: string): V8Frame[] {
 }
 
 function frameOf(index: number, pc: string, text: string): V8Frame {
-  const base = { index, pc, args: "", file: null, line: null, column: null };
+  const base = { index, pc, args: "", file: null, line: null, column: null, fn: null };
   const js = JS_FRAME.exec(text);
   if (js) {
-    const [, name, args, file, line, column] = js as unknown as [string, string, string, string, string, string];
-    return { ...base, kind: "js", function: name.trim() === "" ? null : name.trim(), args: args.slice(0, MAX_ARGS), file, line: Number(line), column: Number(column) };
+    const [, name, args, file, line, column, fn] = js as unknown as [string, string, string, string, string, string, string];
+    return { ...base, kind: "js", function: name.trim() === "" ? null : name.trim(), args: args.slice(0, MAX_ARGS), file, line: Number(line), column: Number(column), fn };
   }
   const v8 = V8_FRAME.exec(text) ?? BUILTIN_FRAME.exec(text);
   if (v8) return { ...base, kind: "v8", function: v8[1]! };
   const native = NATIVE_FRAME.exec(text);
-  if (native) return { ...base, kind: "native", function: native[2]!.replace(/ \+ \d+$/, ""), file: native[1]! };
+  // A builtin named through its module (`node\`Builtins_InterpreterEntryTrampoline + 220`) is V8's generated code all the same.
+  if (native) return { ...base, kind: BUILTIN_FRAME.test(native[2]!.replace(/ \+ \d+$/, "")) ? "v8" : "native", function: native[2]!.replace(/ \+ \d+$/, ""), file: native[1]! };
   return { ...base, kind: "native", function: null, file: text === "" ? null : text };
+}
+
+const THREAD = /^\s*\*?\s*thread #(\d+): tid = (\d+)\b/;
+
+/** lldb's thread numbers by the kernel's thread id, from its `thread list`. */
+export function readThreadList(text: string): Map<number, number> {
+  const threads = new Map<number, number>();
+  for (const line of text.split("\n")) {
+    const match = THREAD.exec(line);
+    if (match) threads.set(Number(match[2]), Number(match[1]));
+  }
+  return threads;
 }
