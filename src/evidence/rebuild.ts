@@ -14,7 +14,7 @@ import Database from "better-sqlite3";
 import type { Backend, CommandErrorType } from "../debuggers/session.js";
 import { writing } from "../storage-errors.js";
 import { SESSIONS_ELSEWHERE } from "./sessions.js";
-import { EvidenceStore, type EvidenceInput, type EvidenceSource } from "./store.js";
+import { EvidenceStore, type EvidenceColumns, type EvidenceInput, type EvidenceSource } from "./store.js";
 
 export interface RebuiltEvidence {
   /** Pieces of evidence in the new store. */
@@ -107,20 +107,8 @@ function fromTranscript(id: string, named: NamedCommand, dir: string, backend: B
   return { ...base, output, ok: true, summary: output.split("\n").find((l) => l.trim() !== "")?.trim() ?? "(no output)" };
 }
 
-interface EvidenceRow {
-  seq: number;
-  command: string;
-  backend: Backend;
-  thread: number | null;
-  frame: number | null;
-  ok: number;
-  error_type: CommandErrorType | null;
-  summary: string;
-  findings: string;
+interface EvidenceRow extends EvidenceColumns {
   output: string | null;
-  path: string | null;
-  ms: number;
-  source: EvidenceSource;
 }
 
 /**

@@ -152,7 +152,8 @@ CREATE TABLE IF NOT EXISTS evidence_chunks (
 CREATE VIRTUAL TABLE IF NOT EXISTS evidence_fts USING fts5 (command, summary, findings, output, content = '');
 `;
 
-interface EvidenceRow {
+/** The columns of an evidence row every reader of the table selects. */
+export interface EvidenceColumns {
   seq: number;
   command: string;
   backend: Backend;
@@ -162,13 +163,16 @@ interface EvidenceRow {
   error_type: CommandErrorType | null;
   summary: string;
   findings: string;
-  bytes: number;
-  lines: number;
   path: string | null;
-  head: string;
-  tail: string;
   ms: number;
   source: EvidenceSource;
+}
+
+interface EvidenceRow extends EvidenceColumns {
+  bytes: number;
+  lines: number;
+  head: string;
+  tail: string;
   created_at: string;
 }
 

@@ -6,7 +6,7 @@
  * Real programs, run under gdb with their SIGSEGV passed to them, the core written at the abort.
  */
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -18,43 +18,8 @@ import { tempDirs } from "../helpers/temp-dirs.js";
 
 const tempDir = tempDirs();
 
-const JOB_RUNNER = `/* Runs queued jobs; a crash handler writes one line for the on-call engineer and aborts. */
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-struct owner { int uid; const char *name; };
-struct job { int id; struct owner *owner; };
-
-static void crash_handler(int signo, siginfo_t *info, void *context)
-{
-    (void)context;
-    char line[96];
-    int n = snprintf(line, sizeof line, "job-runner: fatal signal %d at %p\\n", signo, info->si_addr);
-    write(2, line, (size_t)n);
-    abort();
-}
-
-static size_t owner_name_length(const struct job *job)
-{
-    return strlen(job->owner->name); // CULPRIT
-}
-
-int main(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_sigaction = crash_handler;
-    action.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &action, NULL);
-
-    struct job queued = { 42, NULL };
-    printf("%zu\\n", owner_name_length(&queued));
-    return 0;
-}
-`;
+/** The job runner whose crash handler aborts: the same program the arm64 tests build for aarch64. */
+const JOB_RUNNER = readFileSync(new URL("../fixtures/aarch64/caught-segv.c", import.meta.url), "utf8");
 
 async function triage(args: string[]): Promise<Crash> {
   const result = await runCli(["triage", ...args, "--json"]);

@@ -191,7 +191,7 @@ function cached<T>(
 }
 
 /** Publishes a build under its index, unless another worker got there first: then it is theirs that counts. */
-async function publish<T>(index: string, dir: string, built: T): Promise<T> {
+export async function publish<T>(index: string, dir: string, built: T): Promise<T> {
   const draft = `${dir}.json`;
   await writeFile(draft, JSON.stringify(built));
   try {
@@ -214,7 +214,7 @@ async function publish<T>(index: string, dir: string, built: T): Promise<T> {
 }
 
 /** A published build, or null when there is none or a tmp cleaner has removed part of it. */
-async function readPublished<T>(index: string): Promise<T | null> {
+export async function readPublished<T>(index: string): Promise<T | null> {
   let built: Record<string, unknown>;
   try {
     built = JSON.parse(await readFile(index, "utf8")) as Record<string, unknown>;

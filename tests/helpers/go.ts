@@ -10,10 +10,11 @@
 import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { link, mkdir, open, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { publish, readPublished } from "./cores.js";
 import { untilReady } from "./ready.js";
 
 export interface BuiltGoCore {
@@ -67,7 +68,7 @@ export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise
   if (known) return known;
   const result = (async () => {
     const index = path.join(CACHE_ROOT, `go-${name}-${key}.json`);
-    const published = await readPublished(index);
+    const published = await readPublished<BuiltGoCore>(index);
     if (published) return published;
     // Each build keeps its own folder (the core names the executable's path); the first to publish wins.
     const dir = path.join(CACHE_ROOT, `go-${name}-${key}-${randomUUID().slice(0, 8)}`);
@@ -142,34 +143,6 @@ async function dumpHungService(exe: string, dir: string): Promise<{ core: string
     child.kill("SIGKILL");
     await exited;
   }
-}
-
-async function publish(index: string, dir: string, built: BuiltGoCore): Promise<BuiltGoCore> {
-  const draft = `${dir}.json`;
-  await writeFile(draft, JSON.stringify(built));
-  try {
-    await link(draft, index);
-    return built;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    const winner = await readPublished(index);
-    if (!winner) throw error;
-    await rm(dir, { recursive: true, force: true });
-    return winner;
-  } finally {
-    await rm(draft, { force: true });
-  }
-}
-
-async function readPublished(index: string): Promise<BuiltGoCore | null> {
-  try {
-    const built = JSON.parse(await readFile(index, "utf8")) as BuiltGoCore;
-    if (existsSync(built.exe) && existsSync(built.core)) return built;
-  } catch {
-    return null;
-  }
-  await rm(index, { force: true });
-  return null;
 }
 
 const GDB_QUIET = ["-nx", "-batch", "-iex", "set debuginfod enabled off"];

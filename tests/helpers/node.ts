@@ -8,11 +8,12 @@
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { publish, readPublished } from "./cores.js";
 
 const run = promisify(execFile);
 
@@ -39,21 +40,7 @@ export function cachedCore<T extends { core: string }>(name: string, recipe: unk
     const dir = path.join(CACHE_ROOT, `node-${name}-${key}-${randomUUID().slice(0, 8)}`);
     await mkdir(dir, { recursive: true });
     try {
-      const built = await build(dir);
-      const draft = `${dir}.json`;
-      await writeFile(draft, JSON.stringify(built));
-      try {
-        await link(draft, index);
-        return built;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        const winner = await readPublished<T>(index);
-        if (!winner) throw error;
-        await rm(dir, { recursive: true, force: true });
-        return winner;
-      } finally {
-        await rm(draft, { force: true });
-      }
+      return await publish(index, dir, await build(dir));
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
@@ -62,17 +49,6 @@ export function cachedCore<T extends { core: string }>(name: string, recipe: unk
   pending.set(key, result);
   result.catch(() => pending.delete(key));
   return result;
-}
-
-async function readPublished<T extends { core: string }>(index: string): Promise<T | null> {
-  try {
-    const built = JSON.parse(await readFile(index, "utf8")) as T;
-    if (existsSync(built.core)) return built;
-  } catch {
-    return null;
-  }
-  await rm(index, { force: true });
-  return null;
 }
 
 export const NODE = "/usr/bin/node";
