@@ -280,14 +280,7 @@ export class OfflineEngine {
     const read = python?.python.threads.find((t) => t.id === thread);
     if (!python || !read) return null;
     const culprit = this.crash.culprit;
-    const frame =
-      ref === "culprit"
-        ? thread === this.crash.thread.id && culprit.language === "python"
-          ? read.frames.find((f) => f.function === culprit.function && f.line === culprit.line)
-          : undefined
-        : typeof ref === "object"
-          ? read.frames.find((f) => f.function !== null && (f.function === ref.function || f.function.split(".").pop() === ref.function))
-          : undefined;
+    const frame = this.runtimeFrame(read.frames, thread, ref, "python", (f) => f.function === culprit.function && f.line === culprit.line);
     if (!frame) return null;
     const cite = python.id ? ` [${python.id}]` : "";
     const lines = [`Python frame ${pythonFrameText(frame)} of thread ${thread}, its locals as read from the interpreter's frame in the core${cite}:`];
@@ -354,19 +347,22 @@ export class OfflineEngine {
     return { text: lines.join("\n"), evidenceIds: ids };
   }
 
+  /**
+   * The frame of a runtime's stack (Python's, JavaScript's) a question is about: the culprit, where
+   * it is this thread's and in that language (`isCulprit` finds it), or the function named.
+   */
+  private runtimeFrame<F extends { function: string | null }>(frames: readonly F[], thread: number, ref: FrameRef, language: string, isCulprit: (frame: F) => boolean): F | undefined {
+    if (ref === "culprit") return thread === this.crash.thread.id && this.crash.culprit.language === language ? frames.find(isCulprit) : undefined;
+    if (typeof ref !== "object") return undefined;
+    return frames.find((f) => f.function !== null && (f.function === ref.function || f.function.split(".").pop() === ref.function));
+  }
+
   /** A JavaScript frame's arguments as llnode printed them: the culprit's where it is JavaScript, or the frame of the function asked about; null where the question is about no JavaScript frame. */
   private nodeArgumentsAnswer(thread: number, ref: FrameRef): Finding | null {
     const read = this.node()?.threads.find((t) => t.id === thread);
     if (!read) return null;
     const culprit = this.crash.culprit;
-    const frame =
-      ref === "culprit"
-        ? thread === this.crash.thread.id && culprit.language === "javascript"
-          ? read.frames.find((f) => f.function === culprit.function && f.file === culprit.file)
-          : undefined
-        : typeof ref === "object"
-          ? read.frames.find((f) => f.function !== null && (f.function === ref.function || f.function.split(".").pop() === ref.function))
-          : undefined;
+    const frame = this.runtimeFrame(read.frames, thread, ref, "javascript", (f) => f.function === culprit.function && f.file === culprit.file);
     if (!frame) return null;
     const ids = this.nodeEvidence(read.command);
     const cite = ids.length > 0 ? ` [${ids.join(", ")}]` : "";
