@@ -137,7 +137,7 @@ describe("CdbSession on a native crash dump", () => {
     const { session } = await open(nativeCrashScript());
     const result = await triage(askSession(session), { stopReason: parseExceptionRecord(NATIVE.exceptionRecord), platform: { os: "windows", arch: "x86_64", pointerSize: 8 } });
     expect(result.crash).toMatchObject({ kind: "null-dereference", signal: "EXCEPTION_ACCESS_VIOLATION", faultAddress: "0x20", access: "read" });
-    expect(result.crash.culprit).toEqual({ function: "listen_port", file: "C:\\src\\service\\config-null.c", line: 44, frame: 0, module: "C:\\Program Files\\Service\\config_null.exe", language: "c" });
+    expect(result.crash.culprit).toEqual({ function: "listen_port", file: "C:\\src\\service\\config-null.c", line: 44, column: null, frame: 0, module: "C:\\Program Files\\Service\\config_null.exe", language: "c" });
     expect(result.crash.signature).toBe("null-dereference | listen_port | start_listener | main");
     expect(result.instruction).toBe("mov 0x20(%rax),%eax");
     expect(result.threads.count).toBe(3);

@@ -56,7 +56,8 @@ async function build(name: string, source: string, flags: string[], key: string)
   const index = path.join(CACHE_ROOT, `${name}-${key}.json`);
   try {
     const cached = JSON.parse(readFileSync(index, "utf8")) as Aarch64Core;
-    if (existsSync(cached.core) && existsSync(cached.exe)) return cached;
+    // The source is this checkout's: the same text may have been built from another one, since removed.
+    if (existsSync(cached.core) && existsSync(cached.exe)) return { ...cached, source };
   } catch {
     // Not built yet.
   }
