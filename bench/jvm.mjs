@@ -43,7 +43,7 @@ const java = execFileSync("readlink", ["-f", execFileSync("which", ["java"], { e
 const core = join(out, "jvm.core");
 const vm = ["-Xmx32m", "-Xss512k", "-XX:ReservedCodeCacheSize=16m", "-XX:CompressedClassSpaceSize=16m", "-XX:+UseSerialGC", "-XX:-UsePerfData", `-XX:ErrorFile=${join(out, "logs", "hs_err_pid%p.log")}`];
 const gdbRun = ["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "handle SIGSEGV nostop noprint pass", "-ex", "run", "-ex", `generate-core-file ${core}`, "--args", java, ...vm, "-cp", out, "HeaderReader"];
-execFileSync("sh", ["-c", `echo 0x33 > /proc/self/coredump_filter; exec ${gdbRun.map((a) => `'${a}'`).join(" ")}`], { stdio: "ignore", env: { ...process.env, MALLOC_ARENA_MAX: "1" } });
+execFileSync("sh", ["-c", `echo 0x33 > /proc/self/coredump_filter; exec ${gdbRun.map((a) => `'${a}'`).join(" ")}`], { stdio: "ignore", cwd: out, env: { ...process.env, MALLOC_ARENA_MAX: "1" } });
 if (!existsSync(core)) throw new Error("no core was written");
 
 function ms(command, args) {
