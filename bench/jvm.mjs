@@ -48,7 +48,7 @@ if (!existsSync(core)) throw new Error("no core was written");
 
 function ms(command, args) {
   const started = performance.now();
-  const result = spawnSync(command, args, { stdio: ["ignore", "ignore", "ignore"] });
+  const result = spawnSync(command, args, { stdio: ["ignore", "ignore", "ignore"], cwd: out });
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${result.status}`);
   return performance.now() - started;
 }
