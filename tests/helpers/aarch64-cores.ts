@@ -6,12 +6,13 @@
  * Cached per source, flags and this recipe under os.tmpdir(), as tests/helpers/cores.ts caches.
  */
 import { execFile } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { readdir, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildOnce } from "./cores.js";
 
 /** Where the cross libraries qemu runs the guest with, and the sysroot a debugger reads them from. */
 export const AARCH64_SYSROOT = "/usr/aarch64-linux-gnu";
@@ -34,8 +35,6 @@ export function canBuildAarch64(): boolean {
   return ["aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++", "qemu-aarch64"].every(onPath) && existsSync(AARCH64_SYSROOT);
 }
 
-const pending = new Map<string, Promise<Aarch64Core>>();
-
 /** Builds the fixture program `name` for arm64, crashes it under qemu, and returns its core. */
 export function buildAarch64Core(name: string): Promise<Aarch64Core> {
   const source = [PROGRAMS_DIR, AARCH64_PROGRAMS_DIR].flatMap((dir) => [".c", ".cpp"].map((ext) => path.join(dir, name + ext))).find((file) => existsSync(file));
@@ -44,25 +43,11 @@ export function buildAarch64Core(name: string): Promise<Aarch64Core> {
   const declared = /^\/\/ flags:\s*(.*)$/m.exec(text.split("\n").slice(0, 3).join("\n"))?.[1];
   const flags = [...(declared ? declared.split(/\s+/) : ["-g", "-O0", "-pthread"]), "-no-pie"];
   const key = createHash("sha256").update(JSON.stringify([RECIPE_HASH, name, text, flags])).digest("hex").slice(0, 16);
-  const known = pending.get(key);
-  if (known) return known;
-  const built = build(name, source, flags, key);
-  pending.set(key, built);
-  built.catch(() => pending.delete(key));
-  return built;
+  // The source is this checkout's: the same text may have been built from another one, since removed.
+  return buildOnce(`${name}-${key}`, (dir) => build(name, source, flags, dir), CACHE_ROOT).then((built) => ({ ...built, source }));
 }
 
-async function build(name: string, source: string, flags: string[], key: string): Promise<Aarch64Core> {
-  const index = path.join(CACHE_ROOT, `${name}-${key}.json`);
-  try {
-    const cached = JSON.parse(readFileSync(index, "utf8")) as Aarch64Core;
-    // The source is this checkout's: the same text may have been built from another one, since removed.
-    if (existsSync(cached.core) && existsSync(cached.exe)) return { ...cached, source };
-  } catch {
-    // Not built yet.
-  }
-  const dir = path.join(CACHE_ROOT, `${name}-${key}-${randomUUID().slice(0, 8)}`);
-  await mkdir(dir, { recursive: true });
+async function build(name: string, source: string, flags: string[], dir: string): Promise<Aarch64Core> {
   const exe = path.join(dir, name);
   const compiler = source.endsWith(".cpp") ? "aarch64-linux-gnu-g++" : "aarch64-linux-gnu-gcc";
   await run(compiler, [...flags, "-o", exe, source], dir);
@@ -72,9 +57,7 @@ async function build(name: string, source: string, flags: string[], key: string)
   if (!written) throw new Error(`qemu left no core of ${name} in ${dir}`);
   const core = path.join(dir, `${name}.core`);
   await rename(path.join(dir, written), core);
-  const result = { exe, core, source };
-  await writeFile(index, JSON.stringify(result));
-  return result;
+  return { exe, core, source };
 }
 
 function run(command: string, args: string[], cwd: string, mayFail = false): Promise<void> {

@@ -158,11 +158,7 @@ function describeProgram(purpose: string, name: string, options: BuildOptions): 
   return { name, source, language, flags, hangs: header.has("hangs"), key };
 }
 
-/**
- * Builds once per key. Each build runs in a folder of its own that it keeps (the core records
- * the executable's path, so the folder cannot be renamed afterwards); the first build to link
- * its index file wins, and the others adopt its result and delete their folder.
- */
+/** Builds once per program key (see buildOnce). */
 function cached<T>(
   purpose: string,
   name: string,
@@ -170,28 +166,40 @@ function cached<T>(
   build: (program: Program, dir: string) => Promise<T>,
 ): Promise<T> {
   const program = describeProgram(purpose, name, options);
-  const known = pending.get(program.key) as Promise<T> | undefined;
+  return buildOnce(`${name}-${program.key.slice(0, 16)}`, (dir) => build(program, dir));
+}
+
+/**
+ * A test fixture built once per `stem` (a name and the hash of everything that makes it), under
+ * `root` (os.tmpdir()/dumpdbg-fixtures): `<stem>.json` indexes it, `<stem>-<random>/` holds it. Each
+ * build runs in a folder of its own that it keeps (a core records its executable's path, so the
+ * folder cannot be renamed afterwards); the first build to link the index wins, and the others adopt
+ * its result and delete their folder. Safe when several vitest workers ask for the same one at once.
+ */
+export function buildOnce<T>(stem: string, build: (dir: string) => Promise<T>, root: string = CACHE_ROOT): Promise<T> {
+  const at = path.join(root, stem);
+  const known = pending.get(at) as Promise<T> | undefined;
   if (known) return known;
   const result = (async () => {
-    const index = path.join(CACHE_ROOT, `${name}-${program.key.slice(0, 16)}.json`);
+    const index = `${at}.json`;
     const published = await readPublished<T>(index);
     if (published) return published;
-    const dir = path.join(CACHE_ROOT, `${name}-${program.key.slice(0, 16)}-${randomUUID().slice(0, 8)}`);
+    const dir = `${at}-${randomUUID().slice(0, 8)}`;
     await mkdir(dir, { recursive: true });
     try {
-      return await publish(index, dir, await build(program, dir));
+      return await publish(index, dir, await build(dir));
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
   })();
-  pending.set(program.key, result);
-  result.catch(() => pending.delete(program.key));
+  pending.set(at, result);
+  result.catch(() => pending.delete(at));
   return result;
 }
 
 /** Publishes a build under its index, unless another worker got there first: then it is theirs that counts. */
-export async function publish<T>(index: string, dir: string, built: T): Promise<T> {
+async function publish<T>(index: string, dir: string, built: T): Promise<T> {
   const draft = `${dir}.json`;
   await writeFile(draft, JSON.stringify(built));
   try {
@@ -214,7 +222,7 @@ export async function publish<T>(index: string, dir: string, built: T): Promise<
 }
 
 /** A published build, or null when there is none or a tmp cleaner has removed part of it. */
-export async function readPublished<T>(index: string): Promise<T | null> {
+async function readPublished<T>(index: string): Promise<T | null> {
   let built: Record<string, unknown>;
   try {
     built = JSON.parse(await readFile(index, "utf8")) as Record<string, unknown>;

@@ -8,13 +8,13 @@
  * build cache beside them, so that no test pays for `go build` twice; nothing is fetched (GOPROXY=off).
  */
 import { spawn } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { open, readdir, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { publish, readPublished } from "./cores.js";
+import { buildOnce } from "./cores.js";
 import { untilReady } from "./ready.js";
 
 export interface BuiltGoCore {
@@ -56,37 +56,19 @@ export function goCulpritLine(name: string): number {
   return marked[0];
 }
 
-const pending = new Map<string, Promise<BuiltGoCore>>();
-
 export function buildGoCore(name: string, options: GoBuildOptions = {}): Promise<BuiltGoCore> {
   const caseDir = path.join(CASES_DIR, name);
   const files = readdirSync(caseDir).sort();
   const text = files.map((file) => `${file}\n${readFileSync(path.join(caseDir, file), "utf8")}`).join("\n");
   // By where the sources are too: the program's debug information names them.
   const key = sha256(JSON.stringify([RECIPE_HASH, caseDir, name, sha256(text), options.optimized ?? false, options.pie ?? false, options.stripped ?? false])).slice(0, 16);
-  const known = pending.get(key);
-  if (known) return known;
-  const result = (async () => {
-    const index = path.join(CACHE_ROOT, `go-${name}-${key}.json`);
-    const published = await readPublished<BuiltGoCore>(index);
-    if (published) return published;
-    // Each build keeps its own folder (the core names the executable's path); the first to publish wins.
-    const dir = path.join(CACHE_ROOT, `go-${name}-${key}-${randomUUID().slice(0, 8)}`);
-    await mkdir(dir, { recursive: true });
-    try {
-      for (const file of files) await writeFile(path.join(dir, file), readFileSync(path.join(caseDir, file)));
-      const exe = await goBuild(dir, options);
-      const header = readFileSync(path.join(caseDir, "main.go"), "utf8");
-      const dumped = header.startsWith("// hangs:") ? await dumpHungService(exe, dir) : await dumpCrash(exe, dir, limitsOf(header));
-      return await publish(index, dir, { exe, core: dumped.core, dir, source: path.join(caseDir, "main.go"), output: dumped.output });
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-  })();
-  pending.set(key, result);
-  result.catch(() => pending.delete(key));
-  return result;
+  return buildOnce(`go-${name}-${key}`, async (dir) => {
+    for (const file of files) await writeFile(path.join(dir, file), readFileSync(path.join(caseDir, file)));
+    const exe = await goBuild(dir, options);
+    const header = readFileSync(path.join(caseDir, "main.go"), "utf8");
+    const dumped = header.startsWith("// hangs:") ? await dumpHungService(exe, dir) : await dumpCrash(exe, dir, limitsOf(header));
+    return { exe, core: dumped.core, dir, source: path.join(caseDir, "main.go"), output: dumped.output };
+  });
 }
 
 async function goBuild(dir: string, options: GoBuildOptions): Promise<string> {

@@ -6,21 +6,17 @@
  * core written where Node's SIGSEGV handler re-raised it, as the kernel would have dumped it).
  */
 import { execFile, spawn } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { publish, readPublished } from "./cores.js";
+import { buildOnce } from "./cores.js";
 
 const run = promisify(execFile);
 
-const CACHE_ROOT = path.join(os.tmpdir(), "dumpdbg-fixtures");
 // A change to how cores are made, or another node, must not be served from a cache built the old way.
 const RECIPE = createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).digest("hex");
-const pending = new Map<string, Promise<unknown>>();
 
 /**
  * A core made once per recipe (name, what it runs, this file, the node binary) under
@@ -31,24 +27,7 @@ const pending = new Map<string, Promise<unknown>>();
 export function cachedCore<T extends { core: string }>(name: string, recipe: unknown, build: (dir: string) => Promise<T>): Promise<T> {
   const node = existsSync(NODE) ? statSync(NODE) : null;
   const key = createHash("sha256").update(JSON.stringify([RECIPE, name, recipe, node?.size, node?.mtimeMs])).digest("hex").slice(0, 16);
-  const known = pending.get(key) as Promise<T> | undefined;
-  if (known) return known;
-  const result = (async () => {
-    const index = path.join(CACHE_ROOT, `node-${name}-${key}.json`);
-    const published = await readPublished<T>(index);
-    if (published) return published;
-    const dir = path.join(CACHE_ROOT, `node-${name}-${key}-${randomUUID().slice(0, 8)}`);
-    await mkdir(dir, { recursive: true });
-    try {
-      return await publish(index, dir, await build(dir));
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      throw error;
-    }
-  })();
-  pending.set(key, result);
-  result.catch(() => pending.delete(key));
-  return result;
+  return buildOnce(`node-${name}-${key}`, build);
 }
 
 export const NODE = "/usr/bin/node";
