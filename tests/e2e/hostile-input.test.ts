@@ -172,8 +172,10 @@ describe("SIGTERM and SIGINT", () => {
         const result = (seen: boolean) => {
           if (seen && resultAt === 0) resultAt = performance.now();
         };
+        // stderr as a whole: the line naming the reports may arrive split over two reads.
+        let stderr = "";
         if (command === "triage") child.stdout?.on("data", () => result(true));
-        else child.stderr?.on("data", (chunk: Buffer) => result(/; report: /.test(chunk.toString())));
+        else child.stderr?.on("data", (chunk: Buffer) => result(/; report: /.test((stderr += chunk.toString()))));
         setTimeout(() => {
           if (child.exitCode !== null || resultAt > 0) return;
           sentAt = performance.now();
