@@ -4,7 +4,7 @@
 // measured in this one run, and the wall time of `dumpdbg --version`.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
+import { crashCore, extraCaCertsNote, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
 const bin = join(root, "bin", "dumpdbg.cjs");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -70,3 +70,5 @@ const s = median(steady);
 const perBatch = Math.max(b - loadOnly, 1);
 console.log(`  steady state: ${commands.length} commands in an open session ${s.toFixed(0)} ms, in gdb -batch ${perBatch.toFixed(0)} ms (its run minus loading only, ${loadOnly.toFixed(0)} ms): ${(s / perBatch).toFixed(2)}x`);
 console.log(`  dumpdbg --version               ${median(version).toFixed(0)} ms   (target <= 150 ms; bare node: ${median(nodeBare).toFixed(0)} ms)`);
+const certs = extraCaCertsNote();
+if (certs) console.log(`  ${certs}`);

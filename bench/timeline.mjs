@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { median, requireBuild, root } from "./lib.mjs";
+import { extraCaCertsNote, median, requireBuild, root } from "./lib.mjs";
 
 requireBuild("dumpdbg.cjs");
 const [command = "triage", core = join(root, "demo/build/crash.core"), exe = join(root, "demo/build/crash")] = process.argv.slice(2);
@@ -93,3 +93,5 @@ console.log(`  ${"start and exit (no file)".padEnd(48)} ${start.toFixed(1).padSt
 console.log(`  ${"the dump's load (with the core, minus the above)".padEnd(48)} ${(load - start).toFixed(1).padStart(7)}`);
 console.log(`  ${"the commands (minus the above)".padEnd(48)} ${(all - load).toFixed(1).padStart(7)}`);
 console.log(`  ${"wall".padEnd(48)} ${all.toFixed(1).padStart(7)}`);
+const certs = extraCaCertsNote();
+if (certs) console.log(certs);

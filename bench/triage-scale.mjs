@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { crashCore, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
+import { crashCore, extraCaCertsNote, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
 requireBuild("dumpdbg.cjs");
 const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? 5));
@@ -55,3 +55,5 @@ for (const [label, { exe, core }] of cores) {
   const size = (statSync(core).size / 2 ** 20).toFixed(0);
   console.log(`${label} (${size} MiB; ${verdict}): triage ${o.toFixed(0)} ms, gdb -batch floor ${f.toFixed(0)} ms, ratio ${(o / f).toFixed(2)}`);
 }
+const certs = extraCaCertsNote();
+if (certs) console.log(certs);

@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { crashCore as crashCoreIn, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
+import { crashCore as crashCoreIn, extraCaCertsNote, freshOut, median, programs, requireBuild, root } from "./lib.mjs";
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 requireBuild("internals.cjs");
@@ -65,3 +65,5 @@ async function measure(label, dump) {
 console.log(`bench/triage: medians of ${runs} runs`);
 await measure("typical core (null-deref)", typical);
 await measure("500-thread core (many-threads, 500 connections)", many);
+const certs = extraCaCertsNote();
+if (certs) console.log(certs);

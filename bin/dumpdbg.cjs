@@ -4,9 +4,15 @@
 "use strict";
 const args = process.argv.slice(2);
 if (args.length === 1 && ["--version", "-v", "-V"].includes(args[0])) {
-  // Answered here, from package.json: it needs none of the CLI's code.
-  const { readFileSync } = require("node:fs");
-  process.stdout.write(`${JSON.parse(readFileSync(require("node:path").join(__dirname, "..", "package.json"), "utf8")).version}\n`);
+  // Answered here, from package.json: it needs none of the CLI's code, nor process.stdout, whose
+  // stream (and the modules behind it) costs more to set up than the rest of this answer.
+  const { readFileSync, writeSync } = require("node:fs");
+  const version = JSON.parse(readFileSync(require("node:path").join(__dirname, "..", "package.json"), "utf8")).version;
+  try {
+    writeSync(1, `${version}\n`);
+  } catch {
+    // Nobody reads the answer (a closed pipe): nothing to say it to.
+  }
 } else {
   // --debug shows stack traces: through the bundle's source map, they name the TypeScript sources.
   const debug = args.includes("--debug");
