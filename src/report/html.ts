@@ -38,7 +38,7 @@ ${HTML_MARKER}
 </head>
 <body>
 <main>
-${renderBody(reportBlocks(doc, options), options.pictures ?? [])}</main>
+${renderBody(options.blocks ?? reportBlocks(doc, options), options.pictures ?? [])}</main>
 </body>
 </html>
 `;

@@ -7,6 +7,7 @@ import { drawPictures, type Picture } from "./pictures.js";
 import { renderJson } from "./json.js";
 import { ReportSchema } from "./schema.js";
 import type { ReportDocument } from "./document.js";
+import { reportBlocks, type RenderOptions } from "./layout.js";
 import { MARKDOWN_MARKER, renderMarkdown } from "./markdown.js";
 import { writing } from "../storage-errors.js";
 
@@ -56,11 +57,13 @@ export async function writeReports(
   const formats = [...new Set(options.formats ?? REPORT_FORMATS)];
   // A picture that cannot be drawn costs the report nothing but the picture.
   const pictures = formats.includes("html") ? await drawPictures(doc).catch(() => []) : [];
+  // Laid out once for Markdown and HTML alike.
+  const blocks = formats.some((format) => format !== "json") ? reportBlocks(doc, { linkBase: options.outDir }) : [];
   // Render first: a report that breaks the JSON contract fails before any file is touched.
   const rendered = formats.map((format) => ({
     format,
     file: path.join(options.outDir, `${reportName(doc.report.session.id)}.${format}`),
-    content: render(doc, format, options.outDir, pictures),
+    content: render(doc, format, { linkBase: options.outDir, blocks }, pictures),
   }));
   for (const { format, file } of rendered) {
     if (!isOursOrAbsent(file, format)) throw new ReportConflictError(file);
@@ -71,12 +74,12 @@ export async function writeReports(
   return rendered.map(({ format, file }) => ({ format, file }));
 }
 
-function render(doc: ReportDocument, format: ReportFormat, outDir: string, pictures: Picture[]): string {
+function render(doc: ReportDocument, format: ReportFormat, layout: RenderOptions, pictures: Picture[]): string {
   switch (format) {
     case "md":
-      return renderMarkdown(doc, { linkBase: outDir });
+      return renderMarkdown(doc, layout);
     case "html":
-      return renderHtml(doc, { linkBase: outDir, pictures });
+      return renderHtml(doc, { ...layout, pictures });
     case "json":
       return renderJson(doc.report);
   }

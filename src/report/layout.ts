@@ -23,6 +23,8 @@ export type Block =
 export interface RenderOptions {
   /** The folder the report is written to, which links to evidence files are relative to. Default: cwd. */
   linkBase?: string;
+  /** The report's blocks, when they were laid out already with the same `linkBase` (writeReports, once for both formats). */
+  blocks?: Block[];
 }
 
 /** Section headings; the HTML renderer collapses the subsections of some of them. */

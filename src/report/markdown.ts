@@ -13,7 +13,7 @@ export { SECTION, type RenderOptions } from "./layout.js";
 export const MARKDOWN_MARKER = "<!-- dumpdbg report -->";
 
 export function renderMarkdown(doc: ReportDocument, options: RenderOptions = {}): string {
-  return `${MARKDOWN_MARKER}\n\n${reportBlocks(doc, options).map(blockMarkdown).join("\n\n")}\n`;
+  return `${MARKDOWN_MARKER}\n\n${(options.blocks ?? reportBlocks(doc, options)).map(blockMarkdown).join("\n\n")}\n`;
 }
 
 /** The verdict as a line of text, for a terminal. */
