@@ -1,5 +1,5 @@
 // Loaded with `node --require` by bench/timeline.mjs: notes, on the process's own clock (ms since it
-// started), when the debugger is spawned, what is written to it, when it first answers, when its
+// started) and with the CPU time it has used so far, when the debugger is spawned, what is written to it, when it first answers, when its
 // answers are read (its stdout, or the MI log file gdb writes once the dump is loaded), each
 // progress line, when the command prints its result and when it exits. Writes them as JSON to $DUMPDBG_TIMELINE at exit.
 const cp = require("node:child_process");
@@ -7,7 +7,12 @@ const fs = require("node:fs");
 const { syncBuiltinESMExports } = require("node:module");
 
 const events = [];
-const note = (what, detail = "") => events.push({ ms: Number(performance.now().toFixed(1)), what, detail: String(detail).slice(0, 80).replace(/\n/g, "|") });
+/** Each event with the process's own CPU time so far (all its threads, since it started), in ms. */
+const cpu = () => {
+  const used = process.cpuUsage();
+  return Number(((used.user + used.system) / 1000).toFixed(1));
+};
+const note = (what, detail = "") => events.push({ ms: Number(performance.now().toFixed(1)), cpu: cpu(), what, detail: String(detail).slice(0, 80).replace(/\n/g, "|") });
 note("first line of ours");
 
 /** gdb's result records in what was read: `answer N` for the command of token N. */

@@ -2,7 +2,9 @@
 // bench/timeline: where one command's time goes, phase by phase, beside the same phases of the
 // debugger's own batch mode. The command runs with bench/timeline-hooks.cjs, which notes on its own
 // clock when the debugger is spawned, answers, loads the dump and is asked each command; gdb's
-// phases are timed from outside (gdb -batch with nothing, with the core, with the commands).
+// phases are timed from outside (gdb -batch with nothing, with the core, with the commands). Each
+// phase shows Node's own CPU time beside its wall time: a phase whose CPU is near its wall was spent
+// in our code (or Node's), one far below it waiting for the debugger.
 // Medians of BENCH_RUNS runs (default 7). Run from the project's root after `npm run build`:
 //   node bench/timeline.mjs [triage|exec|analyze] [CORE EXE]      (default: triage of the demo's core)
 // With BENCH_EVENTS=1, the last run's events are printed too: each command written to the debugger
@@ -34,22 +36,30 @@ function phases() {
   const wall = performance.now() - started;
   const events = JSON.parse(readFileSync(file, "utf8"));
   lastEvents = events;
-  const at = (what, match = () => true) => events.find((e) => e.what === what && match(e))?.ms ?? NaN;
-  const last = (what) => events.filter((e) => e.what === what).at(-1)?.ms ?? NaN;
+  const find = (what, match = () => true) => events.find((e) => e.what === what && match(e));
   // The core is loaded when gdb answers the command that loads it (its token is the one written with core-file).
-  const coreToken = /^(\d+)/.exec(events.find((e) => e.what === "written" && e.detail.includes("core-file"))?.detail ?? "")?.[1];
-  const loaded = at("answer", (e) => e.detail === coreToken);
-  const lastAnswer = last("answer");
+  const coreToken = /^(\d+)/.exec(find("written", (e) => e.detail.includes("core-file"))?.detail ?? "")?.[1];
+  const marks = [
+    { ms: 0, cpu: 0 },
+    find("first line of ours"),
+    find("debugger spawned"),
+    find("debugger's first output"),
+    find("answer", (e) => e.detail === coreToken),
+    events.filter((e) => e.what === "answer").at(-1),
+    find("result printed"),
+    find("exit"),
+  ].map((e) => e ?? { ms: NaN, cpu: NaN });
+  const phase = (i) => ({ wall: marks[i + 1].ms - marks[i].ms, cpu: marks[i + 1].cpu - marks[i].cpu });
   return {
-    "Node's start (to our first line)": at("first line of ours"),
-    "ours before the debugger is spawned": at("debugger spawned") - at("first line of ours"),
-    "the debugger's start (spawn to first output)": at("debugger's first output") - at("debugger spawned"),
-    "the dump's load (first output to loaded)": loaded - at("debugger's first output"),
-    "after the load, to the last answer read": lastAnswer - loaded,
-    "ours after the last answer, to the result": at("result printed") - lastAnswer,
-    "the result to exit": at("exit") - at("result printed"),
-    "process exit and reaping (wall - exit)": wall - at("exit"),
-    "wall": wall,
+    "Node's start (to our first line)": phase(0),
+    "ours before the debugger is spawned": phase(1),
+    "the debugger's start (spawn to first output)": phase(2),
+    "the dump's load (first output to loaded)": phase(3),
+    "after the load, to the last answer read": phase(4),
+    "ours after the last answer, to the result": phase(5),
+    "the result to exit": phase(6),
+    "process exit and reaping (wall - exit)": { wall: wall - marks[7].ms, cpu: NaN },
+    wall: { wall, cpu: marks[7].cpu },
   };
 }
 
@@ -85,8 +95,12 @@ if (process.env.BENCH_EVENTS) {
   }
 }
 
-console.log(`dumpdbg ${command}, medians of ${runs} runs (ms):`);
-for (const key of Object.keys(samples[0])) console.log(`  ${key.padEnd(48)} ${median(samples.map((s) => s[key])).toFixed(1).padStart(7)}`);
+// Node's CPU beside each phase's wall time: where it is near the wall, Node was busy, not waiting for the debugger.
+console.log(`${`dumpdbg ${command}, medians of ${runs} runs (ms):`.padEnd(51)}${"wall".padStart(7)}  Node's CPU`);
+for (const key of Object.keys(samples[0])) {
+  const cpu = median(samples.map((s) => s[key].cpu));
+  console.log(`  ${key.padEnd(48)} ${median(samples.map((s) => s[key].wall)).toFixed(1).padStart(7)}  ${Number.isNaN(cpu) ? "" : cpu.toFixed(1).padStart(7)}`);
+}
 const start = median(floor.start), load = median(floor.load), all = median(floor.all);
 console.log("gdb -batch, the same dump (ms):");
 console.log(`  ${"start and exit (no file)".padEnd(48)} ${start.toFixed(1).padStart(7)}`);
