@@ -58,7 +58,7 @@ export async function writeReports(
   // A picture that cannot be drawn costs the report nothing but the picture.
   const pictures = formats.includes("html") ? await drawPictures(doc).catch(() => []) : [];
   // Laid out once for Markdown and HTML alike.
-  const blocks = formats.some((format) => format !== "json") ? reportBlocks(doc, { linkBase: options.outDir }) : [];
+  const blocks = formats.some((format) => format !== "json") ? reportBlocks(doc, { linkBase: options.outDir }) : undefined;
   // Render first: a report that breaks the JSON contract fails before any file is touched.
   const rendered = formats.map((format) => ({
     format,

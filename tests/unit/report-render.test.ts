@@ -11,6 +11,7 @@ import {
   writeReports,
   type ReportDocument,
 } from "../../src/report/index.js";
+import { drawPictures } from "../../src/report/pictures.js";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { excerptOf } from "../../src/agents/playbooks/source.js";
 
@@ -454,6 +455,16 @@ describe("writeReports", () => {
     expect(await readFile(path.join(outDir, "20250301-101500-a1b2.md"), "utf8")).toContain("Second run.");
     expect(JSON.parse(await readFile(path.join(outDir, "20250301-101500-a1b2.json"), "utf8")).conclusion.summary).toBe("Second run.");
     expect((await readdir(outDir)).sort()).toEqual(["20250301-101500-a1b2.html", "20250301-101500-a1b2.json", "20250301-101500-a1b2.md"]);
+  });
+
+  it("writes the same Markdown and HTML as the renderers, from one layout of the report for both", async () => {
+    for (const [name, doc] of [["null", await nullDereference()], ["overflow", stackOverflow()], ["deadlock", deadlock()]] as const) {
+      const outDir = path.join(dir, `same-${name}`);
+      const [md, html] = await writeReports(doc, { outDir, formats: ["md", "html"] });
+      const pictures = await drawPictures(doc).catch(() => []);
+      expect(await readFile(md!.file, "utf8")).toBe(renderMarkdown(doc, { linkBase: outDir }));
+      expect(await readFile(html!.file, "utf8")).toBe(renderHtml(doc, { linkBase: outDir, pictures }));
+    }
   });
 
   it("writes only the formats asked for", async () => {
