@@ -3,8 +3,8 @@
  * and one group's representative analysed.
  */
 import { statSync } from "node:fs";
-import { analyze } from "../analysis.js";
 import { normalizeFunctionName } from "../analyzers/culprit.js";
+import { noteCodeUse } from "../code-cache.js";
 import { readAheadTriage, triage, triageOptionsOf } from "../analyzers/index.js";
 import { askSession } from "../debuggers/inspector.js";
 import { openDump, type OpenDumpOptions } from "../debuggers/open.js";
@@ -54,6 +54,10 @@ export async function triageDump(dump: string, open: OpenSettings): Promise<Tria
 }
 
 export async function analyzeDump(dump: string, open: OpenSettings, settings: AnalysisSettings): Promise<GroupAnalysis | null> {
+  // Evaluated only for a batch that analyses: a triage-only batch never needs LangGraph and the agents.
+  // Noted, so that the batch's code cache, if a triage-only batch wrote it, is written again with them.
+  noteCodeUse("analysis");
+  const { analyze } = await import("../analysis.js");
   const analysis = await analyze(null, {
     open: { ...open, dump },
     models: settings.models,
