@@ -12,7 +12,7 @@ import type { Module, ThreadSummary } from "../../debuggers/model.js";
 import { ABORT_ON_UNCAUGHT, type NodeReading, type NodeStart, type V8Frame } from "../../runtimes/node/index.js";
 import { culpritIndex, normalizeFunctionName, type PlacedFrame } from "../culprit.js";
 import type { Verdict } from "./classify.js";
-import type { NodeFacts } from "./result.js";
+import type { HeapLimit, NodeFacts } from "./result.js";
 
 /**
  * The Node.js side of a Node process's core, begun as triage started (the crashing thread's frames,
@@ -94,7 +94,7 @@ export function nodeMessage(verdict: Verdict, reading: NodeReading | null, comma
 }
 
 /** The old generation's limit as the command line the kernel recorded sets it; V8's own default where it sets none. */
-export function heapLimit(commandLine: string | null): { megabytes: number | null; from: "flag" | "default" | "unknown" } {
+export function heapLimit(commandLine: string | null): HeapLimit {
   if (commandLine === null) return { megabytes: null, from: "unknown" };
   const flag = [...commandLine.matchAll(/(?:^|\s)--max[-_]old[-_]space[-_]size[= ](\d+)(?=\s|$)/g)].at(-1);
   if (flag) return { megabytes: Number(flag[1]), from: "flag" };
@@ -127,13 +127,12 @@ export function nodeFacts(reading: NodeReading, threads: readonly ThreadSummary[
     ...(crashing?.lwp != null && reading.command ? [{ id: crashing.id, lwp: crashing.lwp, frames: jsFrames(reading.frames), command: reading.command }] : []),
     ...reading.threads.map((thread) => ({ id: numberOf(thread.lwp), lwp: thread.lwp, frames: jsFrames(thread.frames), command: thread.command })),
   ];
-  const limit = heapLimit(commandLine);
   return {
     version: reading.node,
     v8: reading.v8,
-    error: reading.error ? { type: reading.error.type, message: reading.error.message, address: reading.error.address, at: reading.error.at } : null,
+    error: reading.error,
     threads: read.filter((thread) => thread.frames.length > 0),
-    heapLimit: outOfMemory ? { megabytes: limit.megabytes, from: limit.from } : null,
+    heapLimit: outOfMemory ? heapLimit(commandLine) : null,
     notes: reading.notes,
   };
 }

@@ -7,6 +7,7 @@ import type { FaultExplanation } from "../fault.js";
 import type { FaultPlace } from "../address-space.js";
 import type { Recursion } from "../recursion.js";
 import type { JavaHeap } from "../../runtimes/jvm/index.js";
+import type { ThrownError } from "../../runtimes/node/index.js";
 
 export interface ThreadGroup {
   /** The innermost function the threads are in. */
@@ -114,13 +115,19 @@ export interface NodeFacts {
   version: string | null;
   v8: string | null;
   /** The error an uncaught exception threw (the heap's one error object), where it was read; null where not. */
-  error: { type: string; message: string | null; address: string; at: { file: string; line: number; column: number } | null } | null;
+  error: ThrownError | null;
   /** Each thread whose JavaScript frames llnode read (the crashing one first), innermost first, with the command whose output is the evidence. */
   threads: { id: number | null; lwp: number; frames: { function: string | null; file: string | null; line: number | null; args: string }[]; command: string }[];
-  /** V8's heap limit where the process died out of memory: from --max-old-space-size on its command line, V8's default where it sets none; null for another death. */
-  heapLimit: { megabytes: number | null; from: "flag" | "default" | "unknown" } | null;
+  /** V8's heap limit where the process died out of memory; null for another death. */
+  heapLimit: HeapLimit | null;
   /** What llnode could not read, said plainly. */
   notes: string[];
+}
+
+/** V8's old-generation limit: from --max-old-space-size on the command line the core keeps, V8's default where it sets none, unknown where the line is cut short or missing. */
+export interface HeapLimit {
+  megabytes: number | null;
+  from: "flag" | "default" | "unknown";
 }
 
 /** The JVM's side of the crash, beyond the frames mixed into the stack. */

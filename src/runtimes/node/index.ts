@@ -66,7 +66,6 @@ export interface ThrownError {
   at: { file: string; line: number; column: number } | null;
 }
 
-
 const NODE_FILE = /^(node|nodejs|libnode\.so(\.\d+)*)$/;
 
 /** What llnode's frames would show, said where they could not be read. */

@@ -55,8 +55,11 @@ function frameOf(index: number, pc: string, text: string): V8Frame {
   const v8 = V8_FRAME.exec(text) ?? BUILTIN_FRAME.exec(text);
   if (v8) return { ...base, kind: "v8", function: v8[1]! };
   const native = NATIVE_FRAME.exec(text);
-  // A builtin named through its module (`node\`Builtins_InterpreterEntryTrampoline + 220`) is V8's generated code all the same.
-  if (native) return { ...base, kind: BUILTIN_FRAME.test(native[2]!.replace(/ \+ \d+$/, "")) ? "v8" : "native", function: native[2]!.replace(/ \+ \d+$/, ""), file: native[1]! };
+  if (native) {
+    const name = native[2]!.replace(/ \+ \d+$/, "");
+    // A builtin named through its module (`node\`Builtins_InterpreterEntryTrampoline + 220`) is V8's generated code all the same.
+    return { ...base, kind: BUILTIN_FRAME.test(name) ? "v8" : "native", function: name, file: native[1]! };
+  }
   return { ...base, kind: "native", function: null, file: text === "" ? null : text };
 }
 
