@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { comparison } from "../../src/agents/playbooks/aborts.js";
 import { parseArgs } from "../../src/agents/playbooks/facts.js";
 import { codeOf, dereferences, enclosingFunction, excerptOf, functionSpan, identifiers, type SourceFile } from "../../src/agents/playbooks/source.js";
-import { fullRegister, memoryOperand } from "../../src/analyzers/x86-64.js";
+import { fullRegister, memoryOperand } from "../../src/analyzers/operands.js";
 import { asciiOfWord, fieldOf, integerOf, looksPoisoned, pointerOf, stringOf } from "../../src/agents/playbooks/values.js";
 
 describe("source", () => {
