@@ -16,6 +16,7 @@ import { endEarly, startEarly } from "../debuggers/early-start.js";
 import { installSignalHandlers } from "./signals.js";
 import { gdbArguments } from "../debuggers/gdb/arguments.js";
 import { binaryOf } from "../debuggers/binaries.js";
+import { pythonCacheEnv } from "../debuggers/lldb/python-cache.js";
 
 export { endEarly as endEarlyDebugger };
 
@@ -52,7 +53,8 @@ export function startDebuggerEarly(argv: string[], env: NodeJS.ProcessEnv = proc
   const minidump = rest.some((arg) => MINIDUMP_NAME.test(arg));
   if (minidump && (chosen === "auto" || chosen === "lldb") && process.platform !== "win32") {
     try {
-      startEarly(binaryOf("lldb", named("lldb", rest), env), [], "data");
+      const adapter = binaryOf("lldb", named("lldb", rest), env);
+      startEarly(adapter, [], "data", pythonCacheEnv(adapter, env));
     } catch {
       // A named lldb without its adapter: the session says so.
     }

@@ -17,6 +17,8 @@ export type Output = { onLine: (line: string) => void } | { onData: (chunk: Buff
 interface EarlyDebugger {
   binary: string;
   args: string[];
+  /** Variables it was started with on top of ours. */
+  env: Record<string, string>;
   started: Promise<DebuggerProcess | null>;
   /** What it printed before a session took it. */
   lines: string[];
@@ -45,15 +47,15 @@ export interface TakenDebugger {
 let early: EarlyDebugger | null = null;
 
 /** Starts the debugger now, its stdout read as lines or as chunks; a failure to start is left for the session to meet. */
-export function startEarly(binary: string, args: string[], mode: "lines" | "data"): void {
+export function startEarly(binary: string, args: string[], mode: "lines" | "data", env: Record<string, string> = {}): void {
   if (early) return;
-  const pending: EarlyDebugger = { binary, args, started: Promise.resolve(null), lines: [], chunks: [], stderr: "", output: null, onStderr: null, exited: false, preload: [] };
+  const pending: EarlyDebugger = { binary, args, env, started: Promise.resolve(null), lines: [], chunks: [], stderr: "", output: null, onStderr: null, exited: false, preload: [] };
   const onStderr = (text: string) => (pending.onStderr ? pending.onStderr(text) : (pending.stderr += text));
   const output =
     mode === "lines"
       ? { onLine: (line: string) => (pending.output && "onLine" in pending.output ? pending.output.onLine(line) : pending.lines.push(line)) }
       : { onData: (chunk: Buffer) => (pending.output && "onData" in pending.output ? pending.output.onData(chunk) : pending.chunks.push(chunk)) };
-  pending.started = spawnDebugger(binary, args, { ...output, onStderr }).then(
+  pending.started = spawnDebugger(binary, args, { ...output, onStderr, env }).then(
     (proc) => {
       void proc.exited.then(() => (pending.exited = true));
       return proc;
@@ -77,18 +79,19 @@ export async function preloadEarly(commands: string[]): Promise<void> {
 }
 
 /**
- * The early debugger, when it was started with exactly this binary and these arguments, is still
- * running, and was given no load commands or exactly the session's `load`. Any other is ended here,
- * rather than run (or load a dump) beside the session's own.
+ * The early debugger, when it was started with exactly this binary, these arguments and these
+ * variables, is still running, and was given no load commands or exactly the session's `load`. Any
+ * other is ended here, rather than run (or load a dump) beside the session's own.
  */
-export async function takeEarly(binary: string, args: string[], load: string[] = []): Promise<TakenDebugger | null> {
+export async function takeEarly(binary: string, args: string[], load: string[] = [], env: Record<string, string> = {}): Promise<TakenDebugger | null> {
   const candidate = early;
   if (!candidate) return null;
   early = null;
   const proc = await candidate.started;
   if (!proc || candidate.exited) return null;
   const preloaded = candidate.preload;
-  if (candidate.binary !== binary || !sameList(candidate.args, args) || (preloaded.length > 0 && !sameList(preloaded, load))) {
+  const sameEnv = sameList(Object.entries(candidate.env).flat(), Object.entries(env).flat());
+  if (candidate.binary !== binary || !sameList(candidate.args, args) || !sameEnv || (preloaded.length > 0 && !sameList(preloaded, load))) {
     // A session with other settings, or another debugger, opens the dump: this one is of no use.
     proc.kill();
     return null;

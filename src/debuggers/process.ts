@@ -31,6 +31,8 @@ export interface DebuggerProcess {
 /** How stdout is read: line by line (GDB/MI), or as raw chunks for a framed protocol (DAP). */
 export type SpawnOptions = ({ onLine: (line: string) => void } | { onData: (chunk: Buffer) => void }) & {
   onStderr?: (text: string) => void;
+  /** Variables set for the debugger on top of ours (LLDB's Python bytecode folder). */
+  env?: Record<string, string>;
 };
 
 
@@ -46,7 +48,7 @@ export async function spawnDebugger(
       // Its own process group: Ctrl+C in the user's terminal reaches us, not the debugger,
       // and a kill takes anything the debugger started (a shell under --unsafe) with it.
       detached: true,
-      env: { ...process.env, LC_ALL: "C.UTF-8", TERM: "dumb", COLUMNS: "1000" },
+      env: { ...process.env, ...options.env, LC_ALL: "C.UTF-8", TERM: "dumb", COLUMNS: "1000" },
     });
   } catch (error) {
     throw new DebuggerMissing(`cannot start ${binary}: ${(error as Error).message}`);

@@ -24,6 +24,7 @@ import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import { parsePlaced, type CommandPlace } from "../place-text.js";
 import { parseFrameText } from "./text/frames.js";
+import { fillCommand, manifestOf, pythonCache, pythonCacheEnv, writeManifest } from "./python-cache.js";
 
 export interface LldbSessionOptions {
   dump: string;
@@ -48,6 +49,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const OPEN_TIMEOUT_MS = 120_000;
 /** How long a program gets to answer `initialize` before it is taken for something else than an adapter. */
 const INITIALIZE_TIMEOUT_MS = 30_000;
+/** How long compiling LLDB's Python into the bytecode folder may take (about 150 ms). */
+const FILL_TIMEOUT_MS = 20_000;
 /** lldb-vscode runs REPL input that starts with this as an lldb command, not as an expression. */
 const COMMAND_ESCAPE = "`";
 
@@ -99,6 +102,8 @@ export class LldbSession implements DebuggerSession {
   /** The adapter's output events while the dump loads; null once it is loaded. */
   private loading: string[] | null = null;
   private stderrTail = "";
+  /** The bytecode folder of LLDB's Python to fill as the session closes: LLDB was started without it. */
+  private pythonCacheToFill: { folder: string; manifest: string } | null = null;
 
   constructor(private readonly options: LldbSessionOptions) {
     this.vocabulary = withFrameNames(isMinidump(options.dump) ? lldbMinidumpVocabulary : lldbVocabulary, options.frameNames ?? []);
@@ -184,7 +189,25 @@ export class LldbSession implements DebuggerSession {
   /** Ends the adapter; the session is not reopened after (a command still queued is answered `session_dead`). */
   async close(options: CloseOptions = {}): Promise<void> {
     this.closed = true;
+    await this.fillPythonCache();
     await this.end(options);
+  }
+
+  /**
+   * Compiles what LLDB's Python imported into the bytecode folder, once, so that the next LLDB
+   * starts without compiling it (python-cache.ts). A fill that fails leaves the folder unused.
+   */
+  private async fillPythonCache(): Promise<void> {
+    const cache = this.pythonCacheToFill;
+    this.pythonCacheToFill = null;
+    if (cache === null || this.adapter === null) return;
+    try {
+      const filled = await this.command(fillCommand(cache.folder), FILL_TIMEOUT_MS);
+      const modules = filled.error === null ? manifestOf(filled.output, cache.folder) : null;
+      if (modules !== null) writeManifest(cache.manifest, modules);
+    } catch {
+      // No folder this time: LLDB compiles its Python as it always did.
+    }
   }
 
   /** Ends the adapter and fails the requests it has not answered (their timers go with them). */
@@ -243,9 +266,11 @@ export class LldbSession implements DebuggerSession {
     const onStderr = (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-2000);
     };
-    const taken = await takeEarly(binary, []);
+    const env = pythonCacheEnv(binary);
+    this.pythonCacheToFill = Object.keys(env).length === 0 ? pythonCache(binary) : null;
+    const taken = await takeEarly(binary, [], [], env);
     taken?.connect({ onData }, onStderr);
-    proc = taken?.proc ?? (await spawnDebugger(binary, [], { onData, onStderr }));
+    proc = taken?.proc ?? (await spawnDebugger(binary, [], { onData, onStderr, env }));
     const adapter = { proc, client };
     void proc.exited.then((how) => {
       const stderr = this.stderrTail.trim().split("\n").pop();

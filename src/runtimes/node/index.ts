@@ -153,7 +153,7 @@ export function startNode(node: NodeCore): NodeStart {
       } catch (error) {
         return unread(`llnode could not read the JavaScript frames (${session.command}: ${(error as Error).message})`);
       } finally {
-        session.close();
+        await session.finish();
       }
     },
     close: () => session.close(),

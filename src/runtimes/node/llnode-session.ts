@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
 import { live } from "../../debuggers/live.js";
+import { fillCommand, manifestOf, pythonCache, pythonCacheEnv, writeManifest } from "../../debuggers/lldb/python-cache.js";
 
 const MAX_ANSWER = 8 * 1024 * 1024;
 
@@ -16,12 +17,20 @@ export interface LlnodeSession {
   command: string;
   /** The text lldb printed for `question`; rejects past `timeoutMs` or when lldb ends. */
   ask(question: string, timeoutMs: number): Promise<string>;
+  /** Ends lldb at once. */
   close(): void;
+  /** Ends lldb once it has compiled its Python into the bytecode folder, when it was started without one (lldb/python-cache.ts). */
+  finish(): Promise<void>;
 }
+
+/** How long compiling lldb's Python into the bytecode folder may take (about 150 ms). */
+const FILL_TIMEOUT_MS = 20_000;
 
 export function openLlnode(lldb: string, plugin: string, core: string, program: string): LlnodeSession {
   const args = ["-x", "-c", core, program];
-  const child = spawn(lldb, args, { stdio: ["pipe", "pipe", "pipe"] });
+  const env = pythonCacheEnv(lldb);
+  const toFill = Object.keys(env).length === 0 ? pythonCache(lldb) : null;
+  const child = spawn(lldb, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
   // Tracked as a debugger is: Ctrl+C or dumpdbg's exit ends it too, never an lldb left reading a core.
   const running = { kill: () => child.kill("SIGKILL") };
   live.add(running);
@@ -74,11 +83,24 @@ export function openLlnode(lldb: string, plugin: string, core: string, program: 
       child.stdin.write(`${question}\nv8 findjsinstances dumpdbg_${nonce}\n`);
     });
   const loaded = ask(`plugin load ${plugin}`, 120_000);
+  const close = () => {
+    if (ended === null) child.kill("SIGKILL");
+  };
   return {
     command: `${lldb.split("/").pop()} -x -c ${core} ${program} (plugin load ${plugin})`,
     ask: (question, timeoutMs) => loaded.then(() => ask(question, timeoutMs)),
-    close: () => {
-      if (ended === null) child.kill("SIGKILL");
+    close,
+    finish: async () => {
+      try {
+        if (toFill !== null && !waiting && ended === null) {
+          const modules = manifestOf(await ask(fillCommand(toFill.folder), FILL_TIMEOUT_MS), toFill.folder);
+          if (modules !== null) writeManifest(toFill.manifest, modules);
+        }
+      } catch {
+        // No folder this time: lldb compiles its Python as it always did.
+      } finally {
+        close();
+      }
     },
   };
 }

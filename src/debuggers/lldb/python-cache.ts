@@ -1,0 +1,133 @@
+/**
+ * Compiled Python for LLDB's start. LLDB starts its embedded Python and imports its `lldb` module
+ * (600 KB of generated source) every time it starts, with bytecode writing turned off, and LLVM's
+ * packages install that module without compiled bytecode: each start compiles it again, about
+ * 110 ms of the ~200 ms it takes LLDB (or its adapter) to be ready. Python reads bytecode from a
+ * folder of ours when `PYTHONPYCACHEPREFIX` names it, for every module it imports; so once the
+ * folder holds all the modules LLDB imports as it starts, LLDB is started with it.
+ *
+ * The folder is filled by the lldb that needs it, once: at the end of a session started without it,
+ * one `script` command compiles what that Python has imported (`fillCommand`), and the list of
+ * sources with their size and time is kept as a manifest. A later start uses the folder only when
+ * every listed source is as it was and its bytecode is there (`pythonCacheEnv`); anything else (a
+ * Python or LLDB upgrade, a half-deleted folder, an unreadable manifest) starts LLDB as before and
+ * fills the folder again. Python checks each file's bytecode against its source itself too.
+ */
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { codeCacheDir } from "../../cache-dir.js";
+
+/** What a manifest may weigh: a few hundred modules at most. */
+const MAX_MANIFEST_BYTES = 1 << 20;
+/** The line the fill command prints its list on. */
+const FILLED = "dumpdbg-python-cache ";
+/** Paths the fill command may name in its Python text: nothing to escape, nothing lldb would expand. */
+const PLAIN_PATH = /^[\w./ +-]+$/;
+
+/** One compiled module: its source as it was compiled, and where its bytecode went. */
+export interface CompiledModule {
+  source: string;
+  /** The source's modification time in ns, as a decimal string (beyond a double's precision). */
+  mtimeNs: string;
+  size: number;
+  bytecode: string;
+}
+
+/** The folder and the manifest for the lldb program `binary` (a name on PATH or a path), or null without a cache. */
+export function pythonCache(binary: string, env: NodeJS.ProcessEnv = process.env): { folder: string; manifest: string } | null {
+  const folder = codeCacheDir("lldb-python", env);
+  if (folder === null || !PLAIN_PATH.test(folder)) return null;
+  return { folder, manifest: join(folder, `manifest-${basename(binary).replace(/[^\w.-]/g, "_")}-${hash(binary)}.json`) };
+}
+
+/**
+ * The variables to start `binary` with: `PYTHONPYCACHEPREFIX` when its manifest says the folder
+ * holds every module it imports as it starts, as compiled from the sources here now; else none.
+ */
+export function pythonCacheEnv(binary: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const cache = pythonCache(binary, env);
+  if (cache === null) return {};
+  const modules = readManifest(cache.manifest);
+  return modules !== null && modules.length > 0 && modules.every(isCurrent) ? { PYTHONPYCACHEPREFIX: cache.folder } : {};
+}
+
+/** The manifest's modules, or null when it is missing, too large or not one of ours. */
+export function readManifest(path: string): CompiledModule[] | null {
+  try {
+    if (statSync(path).size > MAX_MANIFEST_BYTES) return null;
+    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+    return Array.isArray(parsed) && parsed.every(isCompiledModule) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a module's source is as it was compiled and its bytecode is still there: a file that cannot be read is not. */
+function isCurrent(module: CompiledModule): boolean {
+  try {
+    const source = statSync(module.source, { bigint: true });
+    return source.mtimeNs.toString() === module.mtimeNs && Number(source.size) === module.size && statSync(module.bytecode).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The lldb command that compiles, into the folder, every Python source the running lldb has
+ * imported, and prints what it compiled on one line (read by `manifestOf`). Timestamp-checked
+ * bytecode, as Python's own: a source that changes is compiled again on import.
+ */
+export function fillCommand(folder: string): string {
+  const python = [
+    "import sys, os, json, py_compile",
+    `sys.pycache_prefix = ${JSON.stringify(folder)}`,
+    "done = []",
+    "files = sorted({f for f in (getattr(m, '__file__', None) for m in list(sys.modules.values())) if isinstance(f, str) and f.endswith('.py') and os.path.isabs(f)})",
+    "[done.append([f, str(s.st_mtime_ns), s.st_size, c]) for f in files for s in [os.stat(f)] for c in [py_compile.compile(f, doraise=False, quiet=2, invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)] if c]",
+    "sys.pycache_prefix = None",
+    `print(${JSON.stringify(FILLED)} + json.dumps(done))`,
+  ];
+  return `script ${python.join("; ")}`;
+}
+
+/** The modules the fill command printed, or null when its line is missing or malformed (a failed fill is not a manifest). */
+export function manifestOf(output: string, folder: string): CompiledModule[] | null {
+  const line = output.split("\n").find((text) => text.startsWith(FILLED));
+  if (line === undefined || line.length > MAX_MANIFEST_BYTES) return null;
+  try {
+    const rows: unknown = JSON.parse(line.slice(FILLED.length));
+    if (!Array.isArray(rows)) return null;
+    const modules = rows.map(([source, mtimeNs, size, bytecode]: unknown[]) => ({ source, mtimeNs, size, bytecode }));
+    // Bytecode outside the folder is none of ours to trust.
+    return modules.length > 0 && modules.every((module) => isCompiledModule(module) && module.bytecode.startsWith(`${folder}/`)) ? (modules as CompiledModule[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the manifest, whole or not at all (written aside, then renamed over the old one). */
+export function writeManifest(path: string, modules: CompiledModule[]): void {
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, JSON.stringify(modules), { mode: 0o600 });
+  renameSync(aside, path);
+}
+
+function isCompiledModule(value: unknown): value is CompiledModule {
+  const module = value as CompiledModule;
+  return (
+    typeof module === "object" &&
+    module !== null &&
+    typeof module.source === "string" &&
+    typeof module.mtimeNs === "string" &&
+    /^\d{1,25}$/.test(module.mtimeNs) &&
+    Number.isSafeInteger(module.size) &&
+    typeof module.bytecode === "string"
+  );
+}
+
+/** A short, stable tag of a string (FNV-1a), so that two lldbs of one name in two places keep two manifests. */
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
+}
