@@ -1,9 +1,12 @@
 /** The LLDB session over lldb-vscode's DAP on real cores of real crashes: output, context, timeouts, a dead adapter. */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveAdapter } from "../../src/debuggers/lldb/adapter.js";
 import { LldbSession } from "../../src/debuggers/lldb/lldb-session.js";
+import { pythonCache, pythonCacheEnv, readManifest, writeManifest } from "../../src/debuggers/lldb/python-cache.js";
 import { buildCore, culpritLine } from "../helpers/cores.js";
 
 const sessions: LldbSession[] = [];
@@ -296,5 +299,66 @@ describe("the adapter beside lldb's command line", () => {
     await session.open();
     expect((await session.run("bt 1")).output).toMatch(/send_to_client/);
     await session.close();
+  });
+});
+
+describe("LLDB's Python, compiled once", () => {
+  let home: string;
+  const saved = process.env.XDG_CACHE_HOME;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), "dumpdbg-lldb-python-"));
+    process.env.XDG_CACHE_HOME = home;
+  });
+  afterAll(async () => {
+    await closeAll();
+    if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = saved;
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** What the adapter was started with for Python's bytecode. */
+  function prefixOf(pid: number): string | null {
+    const variables = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+    return variables.find((variable) => variable.startsWith("PYTHONPYCACHEPREFIX="))?.slice("PYTHONPYCACHEPREFIX=".length) ?? null;
+  }
+
+  it("starts lldb without the folder, fills it as the session closes, starts the next lldb with it, and answers the same", async () => {
+    const cache = pythonCache(resolveAdapter(undefined));
+    expect(cache).not.toBeNull();
+    const { folder, manifest } = cache!;
+    expect(existsSync(manifest)).toBe(false);
+
+    const first = await newAdapterOf(() => open("null-deref"));
+    expect(prefixOf(first.pid)).toBeNull();
+    const before = await first.session.run("bt");
+    await first.session.close();
+    const modules = readManifest(manifest);
+    // lldb's own module, the one compiled at every start without the folder, is among them, with its bytecode in the folder.
+    const lldbModule = modules?.find((module) => /\/lldb\/__init__\.py$/.test(module.source));
+    expect(lldbModule?.bytecode.startsWith(`${folder}/`)).toBe(true);
+    expect(statSync(lldbModule!.bytecode).size).toBeGreaterThan(100_000);
+    expect(pythonCacheEnv(resolveAdapter(undefined))).toEqual({ PYTHONPYCACHEPREFIX: folder });
+
+    const second = await newAdapterOf(() => open("null-deref"));
+    expect(prefixOf(second.pid)).toBe(folder);
+    const after = await second.session.run("bt");
+    expect(after.output).toBe(before.output);
+    const written = statSync(manifest).mtimeMs;
+    await second.session.close();
+    // Nothing to fill: the manifest is as it was.
+    expect(statSync(manifest).mtimeMs).toBe(written);
+  });
+
+  it("does not use a folder whose manifest no longer matches a source, and fills it again", async () => {
+    const { manifest } = pythonCache(resolveAdapter(undefined))!;
+    const modules = readManifest(manifest)!;
+    expect(modules.length).toBeGreaterThan(0);
+    writeManifest(manifest, modules.map((module, i) => (i === 0 ? { ...module, mtimeNs: "1" } : module)));
+
+    const stale = await newAdapterOf(() => open("null-deref"));
+    expect(prefixOf(stale.pid)).toBeNull();
+    expect((await stale.session.run("bt 1")).output).toMatch(/send_to_client/);
+    await stale.session.close();
+    expect(readManifest(manifest)![0]!.mtimeNs).toBe(modules[0]!.mtimeNs);
   });
 });

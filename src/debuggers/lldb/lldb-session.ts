@@ -49,8 +49,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const OPEN_TIMEOUT_MS = 120_000;
 /** How long a program gets to answer `initialize` before it is taken for something else than an adapter. */
 const INITIALIZE_TIMEOUT_MS = 30_000;
-/** How long compiling LLDB's Python into the bytecode folder may take (about 150 ms). */
-const FILL_TIMEOUT_MS = 20_000;
+/** How long compiling LLDB's Python into the bytecode folder may take (about 150 ms) before the session closes without it. */
+const FILL_TIMEOUT_MS = 5_000;
 /** lldb-vscode runs REPL input that starts with this as an lldb command, not as an expression. */
 const COMMAND_ESCAPE = "`";
 
@@ -200,7 +200,8 @@ export class LldbSession implements DebuggerSession {
   private async fillPythonCache(): Promise<void> {
     const cache = this.pythonCacheToFill;
     this.pythonCacheToFill = null;
-    if (cache === null || this.adapter === null) return;
+    // Not behind commands sent ahead and never taken: closing waits for nothing of theirs.
+    if (cache === null || this.adapter === null || this.ahead.waiting) return;
     try {
       const filled = await this.command(fillCommand(cache.folder), FILL_TIMEOUT_MS);
       const modules = filled.error === null ? manifestOf(filled.output, cache.folder) : null;

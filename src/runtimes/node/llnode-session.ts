@@ -23,8 +23,8 @@ export interface LlnodeSession {
   finish(): Promise<void>;
 }
 
-/** How long compiling lldb's Python into the bytecode folder may take (about 150 ms). */
-const FILL_TIMEOUT_MS = 20_000;
+/** How long compiling lldb's Python into the bytecode folder may take (about 150 ms) before lldb is ended without it. */
+const FILL_TIMEOUT_MS = 5_000;
 
 export function openLlnode(lldb: string, plugin: string, core: string, program: string): LlnodeSession {
   const args = ["-x", "-c", core, program];
