@@ -4,7 +4,8 @@
  * then takes that gdb over and awaits the answers. Seen from the user's side through a gdb wrapper
  * that records every gdb started and every line written to it: one gdb per command, each load
  * command written once, the same verdict; never a FIFO given to gdb; an early gdb that loads
- * another dump than the session's is ended, not used.
+ * another dump than the session's is ended, not used; likewise an early LLDB adapter started with
+ * another Python bytecode folder than the session's.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -15,6 +16,8 @@ import type { Crash } from "../../src/report/schema.js";
 import { preloadEarly, startEarly, endEarly } from "../../src/debuggers/early-start.js";
 import { gdbArguments, gdbLoadCommands } from "../../src/debuggers/gdb/arguments.js";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
+import { LldbSession } from "../../src/debuggers/lldb/lldb-session.js";
+import { pythonCache, pythonCacheEnv } from "../../src/debuggers/lldb/python-cache.js";
 import { buildCore, culpritLine, type BuiltCore } from "../helpers/cores.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -127,5 +130,56 @@ describe("a command's early gdb", () => {
     } finally {
       await session.close();
     }
+  });
+});
+
+describe("a command's early LLDB adapter and its Python bytecode folder", () => {
+  const saved = process.env.XDG_CACHE_HOME;
+  let adapter: string;
+  let log: string;
+  beforeAll(() => {
+    process.env.XDG_CACHE_HOME = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-early-xdg-"));
+    log = path.join(dir, "adapter.log");
+    // An adapter that appends "START <pid> <its PYTHONPYCACHEPREFIX>" to LOG, then is lldb-vscode.
+    adapter = path.join(dir, "recording-adapter");
+    writeFileSync(adapter, `#!/bin/sh\necho "START $$ \${PYTHONPYCACHEPREFIX:-none}" >> '${log}'\nexec lldb-vscode-16 "$@"\n`);
+    chmodSync(adapter, 0o755);
+  });
+  afterAll(async () => {
+    await endEarly();
+    rmSync(process.env.XDG_CACHE_HOME!, { recursive: true, force: true });
+    if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+    else process.env.XDG_CACHE_HOME = saved;
+  });
+
+  it.runIf(existsSync("/usr/bin/lldb-vscode-16"))("is ended, not used, when it was started with other variables than the session's; then taken once both name the filled folder", async () => {
+    startEarly(adapter, [], "data", { PYTHONPYCACHEPREFIX: path.join(dir, "not-the-folder") });
+    const first = new LldbSession({ dump: nullDeref.core, executable: nullDeref.exe, binary: adapter });
+    try {
+      await first.open();
+      expect((await first.run("bt 1")).output).toContain("send_to_client");
+    } finally {
+      await first.close();
+    }
+    const starts = logOf(log).filter((line) => line.startsWith("START"));
+    expect(starts).toHaveLength(2);
+    expect(starts[0]).toMatch(/not-the-folder$/);
+    // The session's own adapter had no folder yet, and filled it as it closed.
+    expect(starts[1]).toMatch(/ none$/);
+    await expect.poll(() => alive(Number(starts[0]!.split(" ")[1]))).toBe(false);
+    const env = pythonCacheEnv(adapter);
+    expect(env.PYTHONPYCACHEPREFIX).toBe(pythonCache(adapter)!.folder);
+
+    startEarly(adapter, [], "data", env);
+    const second = new LldbSession({ dump: nullDeref.core, executable: nullDeref.exe, binary: adapter });
+    try {
+      await second.open();
+      expect((await second.run("bt 1")).output).toContain("send_to_client");
+    } finally {
+      await second.close();
+    }
+    const all = logOf(log).filter((line) => line.startsWith("START"));
+    expect(all).toHaveLength(3);
+    expect(all[2]).toBe(`START ${all[2]!.split(" ")[1]} ${env.PYTHONPYCACHEPREFIX}`);
   });
 });
