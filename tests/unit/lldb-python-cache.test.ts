@@ -11,12 +11,12 @@ let folder: string;
 let manifest: string;
 
 /** A source file and its bytecode in the folder, as a fill would have left them. */
-function compiled(name: string, text = "x = 1\n"): CompiledModule {
-  const source = join(home, "python", `${name}.py`);
-  mkdirSync(join(home, "python"), { recursive: true });
+function compiled(name: string, text = "x = 1\n", sources = "python"): CompiledModule {
+  const source = join(home, sources, `${name}.py`);
+  mkdirSync(join(home, sources), { recursive: true });
   writeFileSync(source, text);
-  const bytecode = join(folder, home, "python", `${name}.cpython-311.pyc`);
-  mkdirSync(join(folder, home, "python"), { recursive: true });
+  const bytecode = join(folder, home, sources, `${name}.cpython-311.pyc`);
+  mkdirSync(join(folder, home, sources), { recursive: true });
   writeFileSync(bytecode, "bytecode");
   const stats = statSync(source, { bigint: true });
   return { source, mtimeNs: stats.mtimeNs.toString(), size: Number(stats.size), bytecode };
@@ -79,6 +79,16 @@ describe("pythonCacheEnv", () => {
     const again = compiled("lldb");
     writeManifest(manifest, [again]);
     rmSync(again.source);
+    expect(pythonCacheEnv("lldb-vscode-16", env)).toEqual({});
+  });
+
+  it("checks the first module of each folder of sources: an upgrade of one package is seen", () => {
+    const modules = [compiled("enum"), compiled("re"), compiled("__init__", "x = 1\n", "python/lldb"), compiled("embedded_interpreter", "x = 1\n", "python/lldb")];
+    writeManifest(manifest, modules);
+    expect(pythonCacheEnv("lldb-vscode-16", env)).toEqual({ PYTHONPYCACHEPREFIX: folder });
+    // LLDB upgraded: its package's files are all rewritten.
+    writeFileSync(modules[2]!.source, "x = 333\n");
+    writeFileSync(modules[3]!.source, "x = 333\n");
     expect(pythonCacheEnv("lldb-vscode-16", env)).toEqual({});
   });
 
