@@ -188,6 +188,11 @@ export class DapClient {
     for (const message of messages) this.dispatch(message);
   }
 
+  /** Whether a request sent is still to be answered. */
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
   /** Fails every pending request, and every later one, with `reason`. */
   close(reason: Error): void {
     this.closedBy ??= reason;

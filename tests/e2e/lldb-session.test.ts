@@ -349,6 +349,25 @@ describe("LLDB's Python, compiled once", () => {
     expect(statSync(manifest).mtimeMs).toBe(written);
   });
 
+  it("closes at once, without filling the folder, while a command is still running", async () => {
+    const { manifest } = pythonCache(resolveAdapter(undefined))!;
+    rmSync(manifest, { force: true });
+    const busy = await newAdapterOf(() => open("null-deref"));
+    expect(prefixOf(busy.pid)).toBeNull();
+    const running = busy.session.run("script import time; time.sleep(20)");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const closing = performance.now();
+    await busy.session.close();
+    expect(performance.now() - closing).toBeLessThan(3_000);
+    // The command is not answered: its session was closed under it.
+    await expect(running).rejects.toThrow(/the session was closed/);
+    expect(existsSync(manifest)).toBe(false);
+    // The next session fills it.
+    const next = await open("null-deref");
+    await next.close();
+    expect(readManifest(manifest)?.length).toBeGreaterThan(0);
+  });
+
   it("does not use a folder whose manifest no longer matches a source, and fills it again", async () => {
     const { manifest } = pythonCache(resolveAdapter(undefined))!;
     const modules = readManifest(manifest)!;

@@ -200,8 +200,8 @@ export class LldbSession implements DebuggerSession {
   private async fillPythonCache(): Promise<void> {
     const cache = this.pythonCacheToFill;
     this.pythonCacheToFill = null;
-    // Not behind commands sent ahead and never taken: closing waits for nothing of theirs.
-    if (cache === null || this.adapter === null || this.ahead.waiting) return;
+    // Not behind a command still running, or sent ahead and never taken: closing waits for nothing of theirs.
+    if (cache === null || this.adapter === null || this.adapter.client.busy) return;
     try {
       const filled = await this.command(fillCommand(cache.folder), FILL_TIMEOUT_MS);
       const modules = filled.error === null ? manifestOf(filled.output, cache.folder) : null;
