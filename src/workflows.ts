@@ -23,7 +23,6 @@ import { reasoner } from "./agents/reasoner/index.js";
 import { reportWriter } from "./agents/report-writer/index.js";
 import { responder } from "./agents/responder/index.js";
 import { AnalysisContext, runtimeOf, type NodeConfig } from "./agents/runtime.js";
-import { skipDiscardedRunTrees } from "./agents/run-trees.js";
 import { tester } from "./agents/tester/index.js";
 import { AnalysisState, type State } from "./state.js";
 
@@ -48,7 +47,6 @@ function afterCritique(state: State): "responder" | "report" {
 }
 
 export function buildAnalysisGraph(checkpointer: BaseCheckpointSaver) {
-  skipDiscardedRunTrees();
   const builder = new StateGraph(AnalysisState, AnalysisContext)
     // Forms hypotheses from the issue and the triage (and a new one on a pivot).
     .addNode("hypothesis", hypothesis)
