@@ -96,7 +96,7 @@ export function fillCommand(folder: string): string {
     "import sys, os, json, py_compile",
     `sys.pycache_prefix = ${JSON.stringify(folder)}`,
     "done = []",
-    "files = sorted({f for f in (getattr(m, '__file__', None) for m in list(sys.modules.values())) if isinstance(f, str) and f.endswith('.py') and os.path.isabs(f)})",
+    "files = sorted({f for f in (getattr(m, '__file__', None) for m in list(sys.modules.values())) if isinstance(f, str) and f.endswith('.py') and os.path.isabs(f) and os.path.isfile(f)})",
     "[done.append([f, str(s.st_mtime_ns), s.st_size, c]) for f in files for s in [os.stat(f)] for c in [py_compile.compile(f, doraise=False, quiet=2, invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)] if c]",
     "sys.pycache_prefix = None",
     `print(${JSON.stringify(FILLED)} + json.dumps(done))`,
