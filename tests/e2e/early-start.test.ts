@@ -152,15 +152,20 @@ describe("a command's early LLDB adapter and its Python bytecode folder", () => 
     else process.env.XDG_CACHE_HOME = saved;
   });
 
+  /** A session on the null dereference's core through the recording adapter: its crashing frame, then closed. */
+  async function backtraceThroughAdapter(): Promise<void> {
+    const session = new LldbSession({ dump: nullDeref.core, executable: nullDeref.exe, binary: adapter });
+    try {
+      await session.open();
+      expect((await session.run("bt 1")).output).toContain("send_to_client");
+    } finally {
+      await session.close();
+    }
+  }
+
   it.runIf(existsSync("/usr/bin/lldb-vscode-16"))("is ended, not used, when it was started with other variables than the session's; then taken once both name the filled folder", async () => {
     startEarly(adapter, [], "data", { PYTHONPYCACHEPREFIX: path.join(dir, "not-the-folder") });
-    const first = new LldbSession({ dump: nullDeref.core, executable: nullDeref.exe, binary: adapter });
-    try {
-      await first.open();
-      expect((await first.run("bt 1")).output).toContain("send_to_client");
-    } finally {
-      await first.close();
-    }
+    await backtraceThroughAdapter();
     const starts = logOf(log).filter((line) => line.startsWith("START"));
     expect(starts).toHaveLength(2);
     expect(starts[0]).toMatch(/not-the-folder$/);
@@ -171,13 +176,7 @@ describe("a command's early LLDB adapter and its Python bytecode folder", () => 
     expect(env.PYTHONPYCACHEPREFIX).toBe(pythonCache(adapter)!.folder);
 
     startEarly(adapter, [], "data", env);
-    const second = new LldbSession({ dump: nullDeref.core, executable: nullDeref.exe, binary: adapter });
-    try {
-      await second.open();
-      expect((await second.run("bt 1")).output).toContain("send_to_client");
-    } finally {
-      await second.close();
-    }
+    await backtraceThroughAdapter();
     const all = logOf(log).filter((line) => line.startsWith("START"));
     expect(all).toHaveLength(3);
     expect(all[2]).toBe(`START ${all[2]!.split(" ")[1]} ${env.PYTHONPYCACHEPREFIX}`);

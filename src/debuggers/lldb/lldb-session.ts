@@ -24,7 +24,7 @@ import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import { parsePlaced, type CommandPlace } from "../place-text.js";
 import { parseFrameText } from "./text/frames.js";
-import { fillCommand, manifestOf, pythonCache, pythonCacheEnv, writeManifest } from "./python-cache.js";
+import { fillCommand, keepFilled, pythonCacheStart, type PythonCache } from "./python-cache.js";
 
 export interface LldbSessionOptions {
   dump: string;
@@ -103,7 +103,7 @@ export class LldbSession implements DebuggerSession {
   private loading: string[] | null = null;
   private stderrTail = "";
   /** The bytecode folder of LLDB's Python to fill as the session closes: LLDB was started without it. */
-  private pythonCacheToFill: { folder: string; manifest: string } | null = null;
+  private pythonCacheToFill: PythonCache | null = null;
 
   constructor(private readonly options: LldbSessionOptions) {
     this.vocabulary = withFrameNames(isMinidump(options.dump) ? lldbMinidumpVocabulary : lldbVocabulary, options.frameNames ?? []);
@@ -204,8 +204,7 @@ export class LldbSession implements DebuggerSession {
     if (cache === null || this.adapter === null || this.adapter.client.busy) return;
     try {
       const filled = await this.command(fillCommand(cache.folder), FILL_TIMEOUT_MS);
-      const modules = filled.error === null ? manifestOf(filled.output, cache.folder) : null;
-      if (modules !== null) writeManifest(cache.manifest, modules);
+      if (filled.error === null) keepFilled(cache, filled.output);
     } catch {
       // No folder this time: LLDB compiles its Python as it always did.
     }
@@ -267,8 +266,8 @@ export class LldbSession implements DebuggerSession {
     const onStderr = (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-2000);
     };
-    const env = pythonCacheEnv(binary);
-    this.pythonCacheToFill = Object.keys(env).length === 0 ? pythonCache(binary) : null;
+    const { env, toFill } = pythonCacheStart(binary);
+    this.pythonCacheToFill = toFill;
     const taken = await takeEarly(binary, [], [], env);
     taken?.connect({ onData }, onStderr);
     proc = taken?.proc ?? (await spawnDebugger(binary, [], { onData, onStderr, env }));

@@ -33,26 +33,39 @@ export interface CompiledModule {
   bytecode: string;
 }
 
+/** Where one lldb's bytecode goes, and the manifest of what is there. */
+export interface PythonCache {
+  folder: string;
+  manifest: string;
+}
+
 /** The folder and the manifest for the lldb program `binary` (a name on PATH or a path), or null without a cache. */
-export function pythonCache(binary: string, env: NodeJS.ProcessEnv = process.env): { folder: string; manifest: string } | null {
+export function pythonCache(binary: string, env: NodeJS.ProcessEnv = process.env): PythonCache | null {
   const folder = codeCacheDir("lldb-python", env);
   if (folder === null || !PLAIN_PATH.test(folder)) return null;
   return { folder, manifest: join(folder, `manifest-${basename(binary).replace(/[^\w.-]/g, "_")}-${hash(binary)}.json`) };
 }
 
 /**
- * The variables to start `binary` with: `PYTHONPYCACHEPREFIX` when its manifest says the folder
- * holds the modules it imports as it starts, as compiled from the sources here now; else none.
+ * How to start `binary`: with `PYTHONPYCACHEPREFIX` when its manifest says the folder holds the
+ * modules it imports as it starts, as compiled from the sources here now; else with no variable,
+ * and the folder its session is to fill as it closes (`toFill`; null without a cache).
  * An upgrade of Python or LLDB rewrites a folder of sources at once, so the first module of each
  * folder is checked (with its bytecode): about 20 files rather than 160, on the path of every
  * start. Python itself checks each module's bytecode against its source as it imports it, and
  * compiles a changed one from its source, as it would without the folder.
  */
-export function pythonCacheEnv(binary: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function pythonCacheStart(binary: string, env: NodeJS.ProcessEnv = process.env): { env: Record<string, string>; toFill: PythonCache | null } {
   const cache = pythonCache(binary, env);
-  if (cache === null) return {};
+  if (cache === null) return { env: {}, toFill: null };
   const modules = readManifest(cache.manifest);
-  return modules !== null && modules.length > 0 && firstOfEachFolder(modules).every(isCurrent) ? { PYTHONPYCACHEPREFIX: cache.folder } : {};
+  const current = modules !== null && modules.length > 0 && firstOfEachFolder(modules).every(isCurrent);
+  return current ? { env: { PYTHONPYCACHEPREFIX: cache.folder }, toFill: null } : { env: {}, toFill: cache };
+}
+
+/** The variables alone of `pythonCacheStart`: for a debugger started before its session. */
+export function pythonCacheEnv(binary: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return pythonCacheStart(binary, env).env;
 }
 
 /** The first module listed in each folder of sources. */
@@ -117,6 +130,12 @@ export function manifestOf(output: string, folder: string): CompiledModule[] | n
   } catch {
     return null;
   }
+}
+
+/** Keeps what a fill printed as the folder's manifest; a fill that failed keeps nothing. */
+export function keepFilled(cache: PythonCache, output: string): void {
+  const modules = manifestOf(output, cache.folder);
+  if (modules !== null) writeManifest(cache.manifest, modules);
 }
 
 /** Keeps the manifest, whole or not at all (written aside, then renamed over the old one). */

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
 import { live } from "../../debuggers/live.js";
-import { fillCommand, manifestOf, pythonCache, pythonCacheEnv, writeManifest } from "../../debuggers/lldb/python-cache.js";
+import { fillCommand, keepFilled, pythonCacheStart } from "../../debuggers/lldb/python-cache.js";
 
 const MAX_ANSWER = 8 * 1024 * 1024;
 
@@ -28,8 +28,7 @@ const FILL_TIMEOUT_MS = 5_000;
 
 export function openLlnode(lldb: string, plugin: string, core: string, program: string): LlnodeSession {
   const args = ["-x", "-c", core, program];
-  const env = pythonCacheEnv(lldb);
-  const toFill = Object.keys(env).length === 0 ? pythonCache(lldb) : null;
+  const { env, toFill } = pythonCacheStart(lldb);
   const child = spawn(lldb, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
   // Tracked as a debugger is: Ctrl+C or dumpdbg's exit ends it too, never an lldb left reading a core.
   const running = { kill: () => child.kill("SIGKILL") };
@@ -93,8 +92,7 @@ export function openLlnode(lldb: string, plugin: string, core: string, program: 
     finish: async () => {
       try {
         if (toFill !== null && !waiting && ended === null) {
-          const modules = manifestOf(await ask(fillCommand(toFill.folder), FILL_TIMEOUT_MS), toFill.folder);
-          if (modules !== null) writeManifest(toFill.manifest, modules);
+          keepFilled(toFill, await ask(fillCommand(toFill.folder), FILL_TIMEOUT_MS));
         }
       } catch {
         // No folder this time: lldb compiles its Python as it always did.
