@@ -165,6 +165,8 @@ describe("a command's early LLDB adapter and its Python bytecode folder", () => 
 
   it.runIf(existsSync("/usr/bin/lldb-vscode-16"))("is ended, not used, when it was started with other variables than the session's; then taken once both name the filled folder", async () => {
     startEarly(adapter, [], "data", { PYTHONPYCACHEPREFIX: path.join(dir, "not-the-folder") });
+    // The early adapter is up (its line is written) before the session asks, so its end is seen.
+    await expect.poll(() => logOf(log).some((line) => line.endsWith("not-the-folder"))).toBe(true);
     await backtraceThroughAdapter();
     const starts = logOf(log).filter((line) => line.startsWith("START"));
     expect(starts).toHaveLength(2);
