@@ -20,27 +20,8 @@ if (args.length === 1 && ["--version", "-v", "-V"].includes(args[0])) {
   const early = require("../dist/early.cjs");
   // A command that reads a dump starts its debugger now, while the CLI's code loads.
   early.startDebuggerEarly(process.argv);
-  const run = () => {
-    const { main } = early.loadCli(require("node:path").join(__dirname, "..", "dist"), process.argv, { debug });
-    main(process.argv).then((code) => {
-      process.exitCode = code;
-    });
-  };
-  const core = early.takeEarlyCore();
-  if (core === null) {
-    run();
-  } else {
-    // A core's checks first (~1 ms, their stat calls off the main thread): the CLI's code then loads
-    // while gdb loads the core, rather than holding the checks' answers until it has. A check that
-    // stalls (a hung network filesystem) is not waited for beyond 50 ms; the session checks again.
-    let started = false;
-    const once = () => {
-      if (started) return;
-      started = true;
-      clearTimeout(stalled);
-      run();
-    };
-    const stalled = setTimeout(once, 50);
-    early.loadCoreEarly(core).then(once);
-  }
+  const { main } = early.loadCli(require("node:path").join(__dirname, "..", "dist"), process.argv, { debug });
+  main(process.argv).then((code) => {
+    process.exitCode = code;
+  });
 }

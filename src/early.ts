@@ -4,9 +4,7 @@
  * The CLI's bundle requires these modules from here (`#early`, build.mjs) rather than bundle copies
  * of its own: each holds state that must exist once (the early debugger, the live debuggers, the
  * handlers, what the run used of the code cache, the cache folders already checked) or classes
- * whose identity errors are told apart by. The dump's checks (dump.ts, with the readers it uses) are
- * here too: bin/dumpdbg.cjs has a core checked and given to the early gdb before the CLI's bundle
- * loads (early-load.ts), and the session is then answered from the same recognised dump.
+ * whose identity errors are told apart by.
  */
 export * from "./cli/early-debugger.js";
 export * from "./debuggers/early-start.js";
@@ -16,5 +14,3 @@ export * from "./debuggers/process.js";
 export * from "./debuggers/errors.js";
 export * from "./code-cache.js";
 export * from "./cache-dir.js";
-export * from "./debuggers/dump.js";
-export * from "./cli/early-load.js";

@@ -72,13 +72,10 @@ export function startDebuggerEarly(argv: string[], env: NodeJS.ProcessEnv = proc
 /**
  * The core the early gdb may load: the command's dump (its first argument) and `--exe`, when gdb
  * was started early and nothing in the arguments (a place for symbols) could change how the
- * session loads it; null otherwise, and to every caller after the first (bin/dumpdbg.cjs, then
- * main()): who takes it has it checked (early-load.ts).
+ * session loads it; null otherwise.
  */
-export function takeEarlyCore(): EarlyCore | null {
-  const taken = core;
-  core = null;
-  return taken;
+export function earlyCore(): EarlyCore | null {
+  return core;
 }
 
 /** The binary a flag names, as the session's `binaryOf` takes it (`--gdb PATH`). */

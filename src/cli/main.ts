@@ -10,7 +10,7 @@ import { jobsFlag } from "./jobs.js";
 import { modelOptions } from "./model-options.js";
 import { liveOptions } from "./dump-options.js";
 import { numberFlag } from "./numbers.js";
-import { endEarlyDebugger, startDebuggerEarly, takeEarlyCore } from "./early-debugger.js";
+import { earlyCore, endEarlyDebugger, startDebuggerEarly } from "./early-debugger.js";
 import { loadCoreEarly } from "./early-load.js";
 import { installSignalHandlers } from "./signals.js";
 import { noteCodeUse } from "../code-cache.js";
@@ -443,7 +443,7 @@ export async function main(argv: string[]): Promise<number> {
   // First the handlers, so that no debugger started from here on can outlive a signal.
   installSignalHandlers();
   startDebuggerEarly(argv);
-  void loadCoreEarly(takeEarlyCore());
+  void loadCoreEarly(earlyCore());
   keepTracingOff();
   const program = buildProgram();
   // `dumpdbg … | head`: a reader that has seen enough is not an error.

@@ -3,8 +3,7 @@
  * and, once the core and its program pass the session's checks, given them to load; the session
  * then takes that gdb over and awaits the answers. Seen from the user's side through a gdb wrapper
  * that records every gdb started and every line written to it: one gdb per command, each load
- * command written once, the same verdict; the core checked and given to gdb by dist/early.cjs
- * before the CLI's bundle loads; never a FIFO given to gdb; an early gdb that loads
+ * command written once, the same verdict; never a FIFO given to gdb; an early gdb that loads
  * another dump than the session's is ended, not used; likewise an early LLDB adapter started with
  * another Python bytecode folder than the session's.
  */
@@ -80,31 +79,6 @@ describe("a command's early gdb", () => {
     const lines = logOf(log);
     expect(lines.filter((line) => line.startsWith("START"))).toHaveLength(1);
     expect(lines[2]).toBe(`2-file-exec-and-symbols "${nullDeref.exe}"`);
-  });
-
-  it("is given the core by dist/early.cjs alone, before the CLI's bundle is loaded, and the core is handed out once", () => {
-    const log = path.join(dir, "early-only.log");
-    const gdb = recordingGdb(log);
-    // What bin/dumpdbg.cjs does before it loads the CLI: start gdb, take the core, have it checked and loaded.
-    const script = `
-      const early = require(${JSON.stringify(path.resolve("dist/early.cjs"))});
-      early.startDebuggerEarly([process.execPath, "dumpdbg", "triage", ${JSON.stringify(nullDeref.core)}, "--exe", ${JSON.stringify(nullDeref.exe)}]);
-      const core = early.takeEarlyCore();
-      early.loadCoreEarly(core).then(async () => {
-        const bundles = Object.keys(require.cache).filter((file) => /dumpdbg(-lean)?\.cjs$/.test(file));
-        console.log(JSON.stringify({ core, again: early.takeEarlyCore(), bundles }));
-        // Until the wrapper has passed gdb the core's line, then ended as a command that took no session would end it.
-        const fs = require("node:fs");
-        for (let i = 0; i < 100 && !(fs.existsSync(${JSON.stringify(log)}) && fs.readFileSync(${JSON.stringify(log)}, "utf8").includes("core-file")); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-        await early.endEarlyDebugger();
-      });`;
-    const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8", env: { ...process.env, DUMPDBG_GDB: gdb } })) as { core: unknown; again: unknown; bundles: string[] };
-    expect(out.core).toMatchObject({ dump: nullDeref.core, exe: nullDeref.exe, auto: true });
-    expect(out.again).toBeNull();
-    expect(out.bundles).toEqual([]);
-    const lines = logOf(log);
-    expect(lines.filter((line) => line.startsWith("START"))).toHaveLength(1);
-    expect(lines.slice(1, 4)).toEqual(gdbLoadCommands(nullDeref.core, nullDeref.exe).map((command, i) => `${i + 1}${command}`));
   });
 
   it("gives gdb nothing that fails the checks: a FIFO named as the dump is never loaded", async () => {
