@@ -1,7 +1,8 @@
 /**
  * Where dumpdbg keeps what it can build again but would rather not on every run: V8's compiled code
  * of the CLI (code-cache.ts), gdb's and LLDB's indexes of each program's debug
- * information (gdb/arguments.ts, lldb/lldb-session.ts), the bytecode of LLDB's Python
+ * information (gdb/arguments.ts, lldb/lldb-session.ts), separate debug files kept uncompressed
+ * (gdb/debug-files.ts), the bytecode of LLDB's Python
  * (lldb/python-cache.ts). `$XDG_CACHE_HOME/dumpdbg/<what>`, else `~/.cache/dumpdbg/<what>`; none with
  * `DUMPDBG_CODE_CACHE=off`. What is read back from there is run (bytecode) or trusted (an index), so
  * a folder that is not this user's own, or that others may write to, is not used.
@@ -12,7 +13,7 @@ import { join } from "node:path";
 
 const checked = new Map<string, boolean>();
 
-export function codeCacheDir(what: "v8" | "gdb-index" | "lldb-index" | "lldb-python", env: NodeJS.ProcessEnv = process.env): string | null {
+export function codeCacheDir(what: "v8" | "gdb-index" | "gdb-debug" | "lldb-index" | "lldb-python", env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.DUMPDBG_CODE_CACHE === "off") return null;
   const xdg = env.XDG_CACHE_HOME;
   // The XDG spec says a relative XDG_CACHE_HOME is invalid and is to be ignored.

@@ -272,6 +272,8 @@ const MAX_SECTION_NAMES_BYTES = 1024 * 1024;
 export interface ElfSection {
   name: string;
   type: number;
+  /** Its `sh_flags` (SHF_COMPRESSED: its contents are compressed). */
+  flags: bigint;
   /** Where it is loaded (0 for a section that is not). */
   address: bigint;
   offset: number;
@@ -308,6 +310,7 @@ export function elfSections(file: DumpFile): ElfSection[] {
       ? {
           nameAt: table.u32(at(i)),
           type: table.u32(at(i) + 4),
+          flags: table.u64(at(i) + 8),
           address: table.u64(at(i) + 16),
           offset: toOffset(table.u64(at(i) + 24), "a section's offset"),
           size: toOffset(table.u64(at(i) + 32), "a section's size"),
@@ -317,6 +320,7 @@ export function elfSections(file: DumpFile): ElfSection[] {
       : {
           nameAt: table.u32(at(i)),
           type: table.u32(at(i) + 4),
+          flags: BigInt(table.u32(at(i) + 8)),
           address: BigInt(table.u32(at(i) + 12)),
           offset: table.u32(at(i) + 16),
           size: table.u32(at(i) + 20),

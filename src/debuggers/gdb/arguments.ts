@@ -1,4 +1,5 @@
 import { codeCacheDir } from "../../cache-dir.js";
+import { debugFileDirectory } from "./debug-files.js";
 import { DebuggerError } from "../errors.js";
 
 /**
@@ -31,7 +32,10 @@ export function gdbArguments(options: { sysroot?: string; solibSearchPath?: stri
   if (cache !== null) settings.push(`set index-cache directory ${cache}`, "set index-cache enabled on");
   if (options.sysroot) settings.push(`set sysroot ${options.sysroot}`);
   if (options.solibSearchPath) settings.push(`set solib-search-path ${options.solibSearchPath}`);
-  if (options.debugFileDirectory) settings.push(`set debug-file-directory ${options.debugFileDirectory}`);
+  // Separate debug files kept uncompressed (debug-files.ts) before the directories gdb searches.
+  const debugFiles = debugFileDirectory(options.debugFileDirectory, env);
+  if (debugFiles !== null) settings.push(`set debug-file-directory ${debugFiles}`);
+  else if (options.debugFileDirectory) settings.push(`set debug-file-directory ${options.debugFileDirectory}`);
   return ["--interpreter=mi3", "-nx", "-q", ...settings.flatMap((setting) => ["-iex", setting])];
 }
 

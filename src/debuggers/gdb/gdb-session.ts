@@ -17,6 +17,8 @@ import { emptyContext, type CloseOptions, type CommandResult, type DebuggerSessi
 import { MiLogTail } from "./mi-log.js";
 import { gdbVocabulary } from "./vocabulary.js";
 import { gdbArguments, gdbLoadCommands, miQuote } from "./arguments.js";
+import { debugFileCache, type DebugFileCache } from "./debug-files.js";
+import { keepDebugFiles, LIST_DEBUG_FILES } from "./debug-files-keep.js";
 import { takeEarly } from "../early-start.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import type { Vocabulary } from "../probe.js";
@@ -42,6 +44,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const INTERRUPT_GRACE_MS = 2_000;
 /** How long loading a dump may take (symbols of a big program, a core of many threads). */
 const OPEN_TIMEOUT_MS = 120_000;
+/** How long gdb may take to list the debug files it read, as a session ends. */
+const LIST_TIMEOUT_MS = 2_000;
 
 interface Pending {
   token: number;
@@ -172,10 +176,27 @@ export class GdbSession implements DebuggerSession {
     return this.runner.readAhead(commands, options);
   }
 
-  /** Ends gdb; the session is not reopened after (a command still queued is answered `session_dead`). */
+  /**
+   * Ends gdb; the session is not reopened after (a command still queued is answered `session_dead`).
+   * A session that ends idle first asks gdb which separate debug files it read, and those still
+   * compressed are copied uncompressed for the sessions after it (debug-files.ts), once gdb is gone.
+   */
   async close(options: CloseOptions = {}): Promise<void> {
+    const read = this.closed ? null : await this.debugFilesRead();
     this.closed = true;
     await this.end(options);
+    if (read !== null) await keepDebugFiles(read.cache, read.output).catch(() => undefined);
+  }
+
+  /** What gdb says of the separate debug files it read; null without the folder, or when gdb is busy or gone. */
+  private async debugFilesRead(): Promise<{ cache: DebugFileCache; output: string } | null> {
+    const cache = debugFileCache(this.options.debugFileDirectory);
+    if (cache === null || this.proc === null || this.pending.length > 0 || this.gdbVersion === null) return null;
+    try {
+      return { cache, output: (await this.mi(`-interpreter-exec console ${miQuote(LIST_DEBUG_FILES)}`, LIST_TIMEOUT_MS)).console };
+    } catch {
+      return null;
+    }
   }
 
   /** Ends gdb and fails what it was asked and has not answered (their timers go with them). */

@@ -1,0 +1,125 @@
+/**
+ * The writing side of the folder of uncompressed debug files (debug-files.ts says why): at the
+ * end of a session, gdb says which separate debug files it read (`LIST_DEBUG_FILES`), and each
+ * compressed one is copied there decompressed, under its build id.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { DumpFile, elfSections } from "../dumpfile/index.js";
+import { fileBuildId } from "../dump.js";
+import { copyPath, isCurrent, MAX_MANIFEST_BYTES, readManifest, type DebugFileCache, type DebugFileCopy, type DebugFileManifest } from "./debug-files.js";
+
+const run = promisify(execFile);
+
+/** The line `LIST_DEBUG_FILES` prints on. */
+const LISTED = "dumpdbg-debug-files ";
+/** Copies kept per list of directories, and the largest debug file copied (a browser's is ~1 GB inflated). */
+const MAX_COPIES = 64;
+const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
+/** How long one copy may take. */
+const COPY_TIMEOUT_MS = 20_000;
+const SHF_COMPRESSED = 0x800n;
+
+/** The gdb command (Python) that prints, on one line, the directories gdb searches and the separate debug files it read. */
+export const LIST_DEBUG_FILES = `python print(${JSON.stringify(LISTED)} + __import__("json").dumps([gdb.parameter("debug-file-directory"), [o.filename for o in gdb.objfiles() if o.owner is not None]]))`;
+
+/** What `LIST_DEBUG_FILES` printed: the directories (without our folder) and the debug files; null when its line is missing or malformed. */
+export function listedDebugFiles(output: string, folder: string): { dirs: string; files: string[] } | null {
+  const line = output.split("\n").find((text) => text.startsWith(LISTED));
+  if (line === undefined || line.length > MAX_MANIFEST_BYTES) return null;
+  try {
+    const [dirs, files] = JSON.parse(line.slice(LISTED.length)) as unknown[];
+    if (typeof dirs !== "string" || !Array.isArray(files) || !files.every((file) => typeof file === "string")) return null;
+    const theirs = dirs.startsWith(`${folder}:`) ? dirs.slice(folder.length + 1) : dirs;
+    return { dirs: theirs, files: files as string[] };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The files gdb read that are worth a copy: found by build id under one of `dirs`
+ * (`<dir>/.build-id/ab/cdef….debug`), not copied yet (or copied from a source that changed since).
+ */
+export function toCopy(files: string[], dirs: string, manifest: DebugFileManifest | null): { buildId: string; source: string }[] {
+  const roots = dirs.split(":").filter((dir) => dir.startsWith("/"));
+  const copied = new Set((manifest?.copies ?? []).filter((copy) => manifest?.dirs === dirs && isCurrent(copy)).map((copy) => copy.source));
+  const wanted = new Map<string, { buildId: string; source: string }>();
+  for (const file of files) {
+    const match = /^(.*)\/\.build-id\/([0-9a-f]{2})\/([0-9a-f]{6,126})\.debug$/.exec(file);
+    if (!match || !roots.includes(match[1]!) || copied.has(file)) continue;
+    wanted.set(file, { buildId: `${match[2]}${match[3]}`, source: file });
+  }
+  return [...wanted.values()];
+}
+
+/**
+ * Brings the folder up to date with what a session's gdb printed for `LIST_DEBUG_FILES`: copies
+ * whose source changed or went are removed, and each compressed debug file gdb read is copied
+ * decompressed. Throws nothing; a file that cannot be copied is left to gdb as it is.
+ */
+export async function keepDebugFiles(cache: DebugFileCache, output: string, objcopy = "objcopy"): Promise<void> {
+  const listed = listedDebugFiles(output, cache.folder);
+  if (listed === null) return;
+  const before = readManifest(cache.manifest);
+  const kept = before !== null && before.dirs === listed.dirs ? before.copies.filter(isCurrent) : [];
+  for (const copy of before?.copies ?? []) {
+    if (!kept.includes(copy)) rmSync(copyPath(cache.folder, copy.buildId), { force: true });
+  }
+  const added: DebugFileCopy[] = [];
+  for (const { buildId, source } of toCopy(listed.files, listed.dirs, { dirs: listed.dirs, copies: kept })) {
+    if (kept.length + added.length >= MAX_COPIES) break;
+    const copy = await copyDecompressed(cache.folder, buildId, source, objcopy).catch(() => null);
+    if (copy) added.push(copy);
+  }
+  const changed = added.length > 0 || kept.length !== (before?.copies.length ?? 0) || before?.dirs !== listed.dirs;
+  if (changed && kept.length + added.length > 0) writeManifest(cache.manifest, { dirs: listed.dirs, copies: [...kept, ...added] });
+  else if (changed) rmSync(cache.manifest, { force: true });
+}
+
+/** A copy of `source` with its debug sections inflated, when it has compressed ones and the copy carries its build id. */
+async function copyDecompressed(folder: string, buildId: string, source: string, objcopy: string): Promise<DebugFileCopy | null> {
+  const stats = statSync(source, { bigint: true });
+  if (!stats.isFile() || stats.size > BigInt(MAX_SOURCE_BYTES) || !worthInflating(source)) return null;
+  const target = copyPath(folder, buildId);
+  mkdirSync(join(target, ".."), { recursive: true, mode: 0o700 });
+  const aside = `${target}.${process.pid}.tmp`;
+  try {
+    await run(objcopy, ["--decompress-debug-sections", source, aside], { timeout: COPY_TIMEOUT_MS, killSignal: "SIGKILL" });
+    // What gdb will find under this build id must be that build's.
+    if (fileBuildId(aside) !== buildId || worthInflating(aside)) throw new Error(`the copy of ${source} is not what it should be`);
+    renameSync(aside, target);
+  } finally {
+    rmSync(aside, { force: true });
+  }
+  return { buildId, source, mtimeNs: stats.mtimeNs.toString(), size: Number(stats.size) };
+}
+
+/**
+ * Whether a debug file has compressed debug sections, and none that names another file beside it
+ * (`.gnu_debugaltlink`, a dwz file gdb may look for next to this one, which a copy elsewhere would lose).
+ */
+function worthInflating(path: string): boolean {
+  const file = DumpFile.open(path);
+  try {
+    const sections = elfSections(file);
+    if (sections.some((section) => section.name === ".gnu_debugaltlink")) return false;
+    return sections.some((section) => section.name.startsWith(".debug_") && (section.flags & SHF_COMPRESSED) !== 0n);
+  } finally {
+    file.close();
+  }
+}
+
+/** Keeps the manifest, whole or not at all (written aside, then renamed over the old one). */
+function writeManifest(path: string, manifest: DebugFileManifest): void {
+  const aside = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(aside, JSON.stringify(manifest), { mode: 0o600 });
+    renameSync(aside, path);
+  } catch {
+    rmSync(aside, { force: true });
+  }
+}
+
