@@ -15,8 +15,9 @@ const run = promisify(execFile);
 
 /** The line `LIST_DEBUG_FILES` prints on. */
 const LISTED = "dumpdbg-debug-files ";
-/** Copies kept per list of directories, and the largest debug file copied (a browser's is ~1 GB inflated). */
+/** Copies kept per list of directories, what they may weigh together, and the largest debug file copied (a browser's is ~1 GB inflated). */
 const MAX_COPIES = 64;
+const MAX_COPIES_BYTES = 2 * 1024 * 1024 * 1024;
 const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
 /** How long one copy may take. */
 const COPY_TIMEOUT_MS = 20_000;
@@ -69,10 +70,14 @@ export async function keepDebugFiles(cache: DebugFileCache, output: string, objc
     if (!kept.includes(copy)) rmSync(copyPath(cache.folder, copy.buildId), { force: true });
   }
   const added: DebugFileCopy[] = [];
-  for (const { buildId, source } of toCopy(listed.files, listed.dirs, { dirs: listed.dirs, copies: kept })) {
-    if (kept.length + added.length >= MAX_COPIES) break;
+  const wanted = toCopy(listed.files, listed.dirs, { dirs: listed.dirs, copies: kept });
+  let bytes = wanted.length > 0 ? kept.reduce((sum, copy) => sum + sizeOf(copyPath(cache.folder, copy.buildId)), 0) : 0;
+  for (const { buildId, source } of wanted) {
+    if (kept.length + added.length >= MAX_COPIES || bytes >= MAX_COPIES_BYTES) break;
     const copy = await copyDecompressed(cache.folder, buildId, source, objcopy).catch(() => null);
-    if (copy) added.push(copy);
+    if (copy === null) continue;
+    added.push(copy);
+    bytes += sizeOf(copyPath(cache.folder, buildId));
   }
   const changed = added.length > 0 || kept.length !== (before?.copies.length ?? 0) || before?.dirs !== listed.dirs;
   if (changed && kept.length + added.length > 0) writeManifest(cache.manifest, { dirs: listed.dirs, copies: [...kept, ...added] });
@@ -123,3 +128,10 @@ function writeManifest(path: string, manifest: DebugFileManifest): void {
   }
 }
 
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

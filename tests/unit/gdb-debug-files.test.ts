@@ -1,0 +1,110 @@
+/**
+ * The folder of uncompressed debug files (debuggers/gdb/debug-files.ts, debug-files-keep.ts): what
+ * gdb's list says, which files are worth a copy, and when gdb is given the folder: only with a
+ * manifest of ours whose every source is as it was copied, and whose copy is there.
+ */
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { debugFileCache, debugFileDirectory, readManifest, type DebugFileManifest } from "../../src/debuggers/gdb/debug-files.js";
+import { LIST_DEBUG_FILES, listedDebugFiles, toCopy } from "../../src/debuggers/gdb/debug-files-keep.js";
+
+const ID = "93ac61ec5a8eb1396f9fbd350e3169a558528a40";
+
+describe("what gdb lists of the debug files it read", () => {
+  it("is one Python line printing the directories and the separate debug objfiles", () => {
+    expect(LIST_DEBUG_FILES).toMatch(/^python print\("dumpdbg-debug-files " \+ /);
+    expect(LIST_DEBUG_FILES).toContain('gdb.parameter("debug-file-directory")');
+    expect(LIST_DEBUG_FILES).toContain("o.owner is not None");
+  });
+
+  it("is read with our folder taken off the front of the directories", () => {
+    const output = `noise\ndumpdbg-debug-files ["/c/gdb-debug:/usr/lib/debug", ["/c/gdb-debug/.build-id/93/${ID.slice(2)}.debug"]]\n`;
+    expect(listedDebugFiles(output, "/c/gdb-debug")).toEqual({ dirs: "/usr/lib/debug", files: [`/c/gdb-debug/.build-id/93/${ID.slice(2)}.debug`] });
+    expect(listedDebugFiles('dumpdbg-debug-files ["/usr/lib/debug", []]', "/c/gdb-debug")).toEqual({ dirs: "/usr/lib/debug", files: [] });
+  });
+
+  it("is nothing when its line is missing, not JSON, or of another shape", () => {
+    for (const output of ["", "Python scripting is not supported in this copy of GDB.", "dumpdbg-debug-files [", 'dumpdbg-debug-files {"a":1}', 'dumpdbg-debug-files ["/d", [1]]', `dumpdbg-debug-files ["/d", []]${" ".repeat(1 << 20)}`]) {
+      expect(listedDebugFiles(output, "/c")).toBeNull();
+    }
+  });
+});
+
+describe("the files worth a copy", () => {
+  const file = `/usr/lib/debug/.build-id/93/${ID.slice(2)}.debug`;
+
+  it("are those found by build id under a directory gdb searches", () => {
+    expect(toCopy([file], "/usr/lib/debug", null)).toEqual([{ buildId: ID, source: file }]);
+    expect(toCopy([file, file], "/opt/debug:/usr/lib/debug", null)).toHaveLength(1);
+  });
+
+  it("are not the program's own debug file beside it, one under another directory, nor our own copies", () => {
+    expect(toCopy(["/srv/app/.debug/app.debug", "/elsewhere/.build-id/93/abcdef12.debug", `/c/gdb-debug/.build-id/93/${ID.slice(2)}.debug`], "/usr/lib/debug", null)).toEqual([]);
+    expect(toCopy(["/usr/lib/debug/.build-id/93/NOTHEX.debug", "/usr/lib/debug/.build-id/9/3ac61ec5.debug"], "/usr/lib/debug", null)).toEqual([]);
+  });
+});
+
+describe("when gdb is given the folder", () => {
+  let root: string;
+  let source: string;
+  const env = () => ({ XDG_CACHE_HOME: root });
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-debug-files-unit-"));
+    source = path.join(root, "debug", ".build-id", "93", `${ID.slice(2)}.debug`);
+    mkdirSync(path.dirname(source), { recursive: true });
+    writeFileSync(source, "compressed");
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** A manifest of `source` as it is now, and its copy in the folder. */
+  function copied(dirs = path.join(root, "debug"), asked?: string): { folder: string; manifest: string } {
+    const cache = debugFileCache(asked, env())!;
+    const copy = path.join(cache.folder, ".build-id", "93", `${ID.slice(2)}.debug`);
+    mkdirSync(path.dirname(copy), { recursive: true });
+    writeFileSync(copy, "inflated");
+    const stats = statSync(source, { bigint: true });
+    const manifest: DebugFileManifest = { dirs, copies: [{ buildId: ID, source, mtimeNs: stats.mtimeNs.toString(), size: Number(stats.size) }] };
+    writeFileSync(cache.manifest, JSON.stringify(manifest));
+    return cache;
+  }
+
+  it("is when every copy's source is as it was copied: the folder, then the directories they came from", () => {
+    const { folder } = copied();
+    expect(debugFileDirectory(undefined, env())).toBe(`${folder}:${path.join(root, "debug")}`);
+  });
+
+  it("keeps one manifest per list of directories asked for", () => {
+    const asked = path.join(root, "debug");
+    const { folder } = copied(asked, asked);
+    expect(debugFileDirectory(asked, env())).toBe(`${folder}:${asked}`);
+    expect(debugFileDirectory(undefined, env())).toBeNull();
+    expect(debugFileDirectory("/another/tree", env())).toBeNull();
+  });
+
+  it("is not when a source changed, went, or its copy went", () => {
+    copied();
+    writeFileSync(source, "compressed, rebuilt");
+    expect(debugFileDirectory(undefined, env())).toBeNull();
+    const cache = copied();
+    rmSync(source);
+    expect(debugFileDirectory(undefined, env())).toBeNull();
+    writeFileSync(source, "compressed");
+    copied();
+    rmSync(path.join(cache.folder, ".build-id"), { recursive: true });
+    expect(debugFileDirectory(undefined, env())).toBeNull();
+  });
+
+  it("is not without a manifest of ours, with one too large, or with caches turned off", () => {
+    expect(debugFileDirectory(undefined, env())).toBeNull();
+    const { manifest } = copied();
+    expect(debugFileDirectory(undefined, { ...env(), DUMPDBG_CODE_CACHE: "off" })).toBeNull();
+    for (const text of ["{", '{"dirs":"/d","copies":[{"buildId":"../../etc","source":"/x","mtimeNs":"1","size":1}]}', `{"dirs":"/d","copies":[],"pad":"${"x".repeat(1 << 20)}"}`]) {
+      writeFileSync(manifest, text);
+      expect(readManifest(manifest)).toBeNull();
+      expect(debugFileDirectory(undefined, env())).toBeNull();
+    }
+  });
+});
