@@ -3,12 +3,13 @@
  * gdb's list says, which files are worth a copy, and when gdb is given the folder: only with a
  * manifest of ours whose every source is as it was copied, and whose copy is there.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { debugFileCache, debugFileDirectory, readManifest, type DebugFileManifest } from "../../src/debuggers/gdb/debug-files.js";
-import { LIST_DEBUG_FILES, listedDebugFiles, toCopy } from "../../src/debuggers/gdb/debug-files-keep.js";
+import { DumpFile, elfSections } from "../../src/debuggers/dumpfile/index.js";
+import { keepDebugFiles, LIST_DEBUG_FILES, listedDebugFiles, toCopy } from "../../src/debuggers/gdb/debug-files-keep.js";
 
 const ID = "93ac61ec5a8eb1396f9fbd350e3169a558528a40";
 
@@ -108,3 +109,47 @@ describe("when gdb is given the folder", () => {
     }
   });
 });
+
+describe("keeping a copy", () => {
+  // libc's debug file as Debian ships it (libc6-dbg): compressed sections, found by build id.
+  const libc = existsSync("/usr/lib/debug/.build-id") ? findCompressedDebugFile() : null;
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-debug-keep-"));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it.runIf(libc !== null)("keeps nothing when the copy does not carry the source's build id, and leaves no file behind", async () => {
+    const cache = debugFileCache(undefined, { XDG_CACHE_HOME: root })!;
+    // An objcopy that writes something else than the inflated file.
+    const objcopy = path.join(root, "objcopy");
+    writeFileSync(objcopy, '#!/bin/sh\nfor last; do :; done\necho not-an-elf > "$last"\n');
+    chmodSync(objcopy, 0o755);
+    await keepDebugFiles(cache, undefined, `dumpdbg-debug-files ${JSON.stringify(["/usr/lib/debug", [libc]])}`, objcopy).catch(() => undefined);
+    expect(existsSync(cache.manifest)).toBe(false);
+    expect(readdirSync(cache.folder, { recursive: true }).filter((name) => String(name).endsWith(".tmp") || String(name).endsWith(".debug"))).toEqual([]);
+  });
+
+  it("keeps nothing when gdb names other directories than the session asked for", async () => {
+    const cache = debugFileCache("/srv/debug", { XDG_CACHE_HOME: root })!;
+    await keepDebugFiles(cache, "/srv/debug", `dumpdbg-debug-files ${JSON.stringify(["/usr/lib/debug", ["/usr/lib/debug/.build-id/93/ac61ec5a.debug"]])}`, "/bin/false");
+    expect(existsSync(cache.manifest)).toBe(false);
+  });
+});
+
+/** A debug file under /usr/lib/debug/.build-id with compressed debug sections (libc6-dbg's are), or null. */
+function findCompressedDebugFile(): string | null {
+  for (const entry of readdirSync("/usr/lib/debug/.build-id")) {
+    if (!/^[0-9a-f]{2}$/.test(entry)) continue;
+    const folder = path.join("/usr/lib/debug/.build-id", entry);
+    for (const name of readdirSync(folder).filter((file) => /^[0-9a-f]+\.debug$/.test(file))) {
+      const elf = DumpFile.open(path.join(folder, name));
+      try {
+        if (elfSections(elf).some((section) => section.name.startsWith(".debug_") && (section.flags & 0x800n) !== 0n)) return path.join(folder, name);
+      } finally {
+        elf.close();
+      }
+    }
+  }
+  return null;
+}

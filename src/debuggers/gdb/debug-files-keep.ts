@@ -59,11 +59,13 @@ export function toCopy(files: string[], dirs: string, manifest: DebugFileManifes
 /**
  * Brings the folder up to date with what a session's gdb printed for `LIST_DEBUG_FILES`: copies
  * whose source changed or went are removed, and each compressed debug file gdb read is copied
- * decompressed. Throws nothing; a file that cannot be copied is left to gdb as it is.
+ * decompressed; a file that cannot be copied is left to gdb as it is. `asked`: the directories the
+ * session was asked to search; gdb naming others (it rewrote the list) keeps nothing, as a start
+ * would never find their manifest.
  */
-export async function keepDebugFiles(cache: DebugFileCache, output: string, objcopy = "objcopy"): Promise<void> {
+export async function keepDebugFiles(cache: DebugFileCache, asked: string | undefined, output: string, objcopy = "objcopy"): Promise<void> {
   const listed = listedDebugFiles(output, cache.folder);
-  if (listed === null) return;
+  if (listed === null || (asked !== undefined && listed.dirs !== asked)) return;
   const before = readManifest(cache.manifest);
   const kept = before !== null && before.dirs === listed.dirs ? before.copies.filter(isCurrent) : [];
   for (const copy of before?.copies ?? []) {

@@ -185,7 +185,7 @@ export class GdbSession implements DebuggerSession {
     const read = this.closed ? null : await this.debugFilesRead();
     this.closed = true;
     await this.end(options);
-    if (read !== null) await keepDebugFiles(read.cache, read.output).catch(() => undefined);
+    if (read !== null) await keepDebugFiles(read.cache, this.options.debugFileDirectory, read.output).catch(() => undefined);
   }
 
   /** What gdb says of the separate debug files it read; null without the folder, or when gdb is busy or gone. */
