@@ -4,6 +4,7 @@
  * compressed one is copied there decompressed, under its build id.
  */
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -92,7 +93,8 @@ async function copyDecompressed(folder: string, buildId: string, source: string,
   if (!stats.isFile() || stats.size > BigInt(MAX_SOURCE_BYTES) || !worthInflating(source)) return null;
   const target = copyPath(folder, buildId);
   mkdirSync(join(target, ".."), { recursive: true, mode: 0o700 });
-  const aside = `${target}.${process.pid}.tmp`;
+  // Its own name: two sessions of one process (a batch) may copy the same file at once.
+  const aside = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     await run(objcopy, ["--decompress-debug-sections", source, aside], { timeout: COPY_TIMEOUT_MS, killSignal: "SIGKILL" });
     // What gdb will find under this build id must be that build's.
