@@ -123,7 +123,7 @@ function worthInflating(path: string): boolean {
 
 /** Keeps the manifest, whole or not at all (written aside, then renamed over the old one). */
 function writeManifest(path: string, manifest: DebugFileManifest): void {
-  const aside = `${path}.${process.pid}.tmp`;
+  const aside = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     writeFileSync(aside, JSON.stringify(manifest), { mode: 0o600 });
     renameSync(aside, path);
