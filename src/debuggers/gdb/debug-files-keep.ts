@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { DumpFile, elfSections } from "../dumpfile/index.js";
 import { fileBuildId } from "../dump.js";
+import { live } from "../live.js";
 import { copyPath, isCurrent, MAX_MANIFEST_BYTES, readManifest, type DebugFileCache, type DebugFileCopy, type DebugFileManifest } from "./debug-files.js";
 
 const run = promisify(execFile);
@@ -20,8 +21,8 @@ const LISTED = "dumpdbg-debug-files ";
 const MAX_COPIES = 64;
 const MAX_COPIES_BYTES = 2 * 1024 * 1024 * 1024;
 const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
-/** How long one copy may take. */
-const COPY_TIMEOUT_MS = 20_000;
+/** How long a session's end may spend copying: what is left is copied at the next end. */
+const COPYING_MS = 5_000;
 const SHF_COMPRESSED = 0x800n;
 
 /** The gdb command (Python) that prints, on one line, the directories gdb searches and the separate debug files it read. */
@@ -75,9 +76,11 @@ export async function keepDebugFiles(cache: DebugFileCache, asked: string | unde
   const added: DebugFileCopy[] = [];
   const wanted = toCopy(listed.files, listed.dirs, { dirs: listed.dirs, copies: kept });
   let bytes = wanted.length > 0 ? kept.reduce((sum, copy) => sum + sizeOf(copyPath(cache.folder, copy.buildId)), 0) : 0;
+  const deadline = performance.now() + COPYING_MS;
   for (const { buildId, source } of wanted) {
-    if (kept.length + added.length >= MAX_COPIES || bytes >= MAX_COPIES_BYTES) break;
-    const copy = await copyDecompressed(cache.folder, buildId, source, objcopy).catch(() => null);
+    const left = Math.round(deadline - performance.now());
+    if (kept.length + added.length >= MAX_COPIES || bytes >= MAX_COPIES_BYTES || left <= 0) break;
+    const copy = await copyDecompressed(cache.folder, buildId, source, objcopy, left).catch(() => null);
     if (copy === null) continue;
     added.push(copy);
     bytes += sizeOf(copyPath(cache.folder, buildId));
@@ -88,19 +91,31 @@ export async function keepDebugFiles(cache: DebugFileCache, asked: string | unde
 }
 
 /** A copy of `source` with its debug sections inflated, when it has compressed ones and the copy carries its build id. */
-async function copyDecompressed(folder: string, buildId: string, source: string, objcopy: string): Promise<DebugFileCopy | null> {
+async function copyDecompressed(folder: string, buildId: string, source: string, objcopy: string, timeoutMs: number): Promise<DebugFileCopy | null> {
   const stats = statSync(source, { bigint: true });
   if (!stats.isFile() || stats.size > BigInt(MAX_SOURCE_BYTES) || !worthInflating(source)) return null;
   const target = copyPath(folder, buildId);
   mkdirSync(join(target, ".."), { recursive: true, mode: 0o700 });
   // Its own name: two sessions of one process (a batch) may copy the same file at once.
   const aside = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  // A signal that ends dumpdbg meanwhile ends objcopy and takes its half-written file.
+  let copying: ReturnType<typeof execFile> | undefined;
+  const cleanup = {
+    kill: () => {
+      copying?.kill("SIGKILL");
+      rmSync(aside, { force: true });
+    },
+  };
+  live.add(cleanup);
   try {
-    await run(objcopy, ["--decompress-debug-sections", source, aside], { timeout: COPY_TIMEOUT_MS, killSignal: "SIGKILL" });
+    const running = run(objcopy, ["--decompress-debug-sections", source, aside], { timeout: timeoutMs, killSignal: "SIGKILL" });
+    copying = running.child;
+    await running;
     // What gdb will find under this build id must be that build's.
     if (fileBuildId(aside) !== buildId || worthInflating(aside)) throw new Error(`the copy of ${source} is not what it should be`);
     renameSync(aside, target);
   } finally {
+    live.delete(cleanup);
     rmSync(aside, { force: true });
   }
   return { buildId, source, mtimeNs: stats.mtimeNs.toString(), size: Number(stats.size) };
