@@ -27,7 +27,7 @@ describe("what gdb lists of the debug files it read", () => {
   });
 
   it("is nothing when its line is missing, not JSON, or of another shape", () => {
-    for (const output of ["", "Python scripting is not supported in this copy of GDB.", "dumpdbg-debug-files [", 'dumpdbg-debug-files {"a":1}', 'dumpdbg-debug-files ["/d", [1]]', `dumpdbg-debug-files ["/d", []]${" ".repeat(1 << 20)}`]) {
+    for (const output of ["", "Python scripting is not supported in this copy of GDB.", "dumpdbg-debug-files [", 'dumpdbg-debug-files {"a":1}', 'dumpdbg-debug-files ["/d", [1]]', `dumpdbg-debug-files ["/d", []]${" ".repeat(1 << 20)}`, 'dumpdbg-debug-files ["/d\\nshell id", []]']) {
       expect(listedDebugFiles(output, "/c")).toBeNull();
     }
   });
@@ -102,7 +102,7 @@ describe("when gdb is given the folder", () => {
     expect(debugFileDirectory(undefined, env())).toBeNull();
     const { manifest } = copied();
     expect(debugFileDirectory(undefined, { ...env(), DUMPDBG_CODE_CACHE: "off" })).toBeNull();
-    for (const text of ["{", '{"dirs":"/d","copies":[{"buildId":"../../etc","source":"/x","mtimeNs":"1","size":1}]}', `{"dirs":"/d","copies":[],"pad":"${"x".repeat(1 << 20)}"}`]) {
+    for (const text of ["{", '{"dirs":"/d","copies":[{"buildId":"../../etc","source":"/x","mtimeNs":"1","size":1}]}', `{"dirs":"/d","copies":[],"pad":"${"x".repeat(1 << 20)}"}`, `{"dirs":"/d\\nshell id","copies":[]}`]) {
       writeFileSync(manifest, text);
       expect(readManifest(manifest)).toBeNull();
       expect(debugFileDirectory(undefined, env())).toBeNull();

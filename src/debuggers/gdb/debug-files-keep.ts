@@ -34,7 +34,7 @@ export function listedDebugFiles(output: string, folder: string): { dirs: string
   if (line === undefined || line.length > MAX_MANIFEST_BYTES) return null;
   try {
     const [dirs, files] = JSON.parse(line.slice(LISTED.length)) as unknown[];
-    if (typeof dirs !== "string" || !Array.isArray(files) || !files.every((file) => typeof file === "string")) return null;
+    if (typeof dirs !== "string" || /[\u0000-\u001f\u007f]/.test(dirs) || !Array.isArray(files) || !files.every((file) => typeof file === "string")) return null;
     const theirs = dirs.startsWith(`${folder}:`) ? dirs.slice(folder.length + 1) : dirs;
     return { dirs: theirs, files: files as string[] };
   } catch {

@@ -22,6 +22,7 @@ import { codeCacheDir } from "../../cache-dir.js";
 export const MAX_MANIFEST_BYTES = 1 << 20;
 /** A path gdb takes in a list of directories (`:` separates them) on one command line. */
 const PLAIN_PATH = /^[\w./+-]+$/;
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** One copy: the build id it is kept under, and its source as it was copied. */
 export interface DebugFileCopy {
@@ -72,7 +73,8 @@ export function readManifest(path: string): DebugFileManifest | null {
   try {
     if (statSync(path).size > MAX_MANIFEST_BYTES) return null;
     const parsed = JSON.parse(readFileSync(path, "utf8")) as DebugFileManifest;
-    const valid = typeof parsed === "object" && parsed !== null && typeof parsed.dirs === "string" && Array.isArray(parsed.copies) && parsed.copies.every(isCopy);
+    // Its directories go on gdb's command line: one line, no control character.
+    const valid = typeof parsed === "object" && parsed !== null && typeof parsed.dirs === "string" && !CONTROL.test(parsed.dirs) && Array.isArray(parsed.copies) && parsed.copies.every(isCopy);
     return valid ? parsed : null;
   } catch {
     return null;
