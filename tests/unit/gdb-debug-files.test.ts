@@ -130,6 +130,22 @@ describe("keeping a copy", () => {
     expect(readdirSync(cache.folder, { recursive: true }).filter((name) => String(name).endsWith(".tmp") || String(name).endsWith(".debug"))).toEqual([]);
   });
 
+  it.runIf(libc !== null)("copies again a copy that went while its source stayed, and gdb is given the folder again", async () => {
+    const env = { XDG_CACHE_HOME: root };
+    const cache = debugFileCache(undefined, env)!;
+    const listed = `dumpdbg-debug-files ${JSON.stringify(["/usr/lib/debug", [libc]])}`;
+    await keepDebugFiles(cache, undefined, listed);
+    expect(debugFileDirectory(undefined, env)).toBe(`${cache.folder}:/usr/lib/debug`);
+    const copy = path.join(cache.folder, ".build-id", path.basename(path.dirname(libc!)), path.basename(libc!));
+    expect(existsSync(copy)).toBe(true);
+    // Removed (as a list of other directories may remove a copy of the same build): not given to gdb, then made again.
+    rmSync(copy);
+    expect(debugFileDirectory(undefined, env)).toBeNull();
+    await keepDebugFiles(cache, undefined, listed);
+    expect(existsSync(copy)).toBe(true);
+    expect(debugFileDirectory(undefined, env)).toBe(`${cache.folder}:/usr/lib/debug`);
+  });
+
   it("keeps nothing when gdb names other directories than the session asked for", async () => {
     const cache = debugFileCache("/srv/debug", { XDG_CACHE_HOME: root })!;
     await keepDebugFiles(cache, "/srv/debug", `dumpdbg-debug-files ${JSON.stringify(["/usr/lib/debug", ["/usr/lib/debug/.build-id/93/ac61ec5a.debug"]])}`, "/bin/false");

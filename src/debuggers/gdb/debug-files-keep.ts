@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { DumpFile, elfSections } from "../dumpfile/index.js";
 import { fileBuildId } from "../dump.js";
 import { live } from "../live.js";
-import { copyPath, isCurrent, MAX_MANIFEST_BYTES, readManifest, type DebugFileCache, type DebugFileCopy, type DebugFileManifest } from "./debug-files.js";
+import { copyPath, isCurrent, isFile, MAX_MANIFEST_BYTES, readManifest, type DebugFileCache, type DebugFileCopy, type DebugFileManifest } from "./debug-files.js";
 
 const run = promisify(execFile);
 
@@ -69,7 +69,9 @@ export async function keepDebugFiles(cache: DebugFileCache, asked: string | unde
   const listed = listedDebugFiles(output, cache.folder);
   if (listed === null || (asked !== undefined && listed.dirs !== asked)) return;
   const before = readManifest(cache.manifest);
-  const kept = before !== null && before.dirs === listed.dirs ? before.copies.filter(isCurrent) : [];
+  // A copy is kept while its source is as it was copied and it is still there (a list of other
+  // directories may have removed a copy of the same build); any other is made again.
+  const kept = before !== null && before.dirs === listed.dirs ? before.copies.filter((copy) => isCurrent(copy) && isFile(copyPath(cache.folder, copy.buildId))) : [];
   for (const copy of before?.copies ?? []) {
     if (!kept.includes(copy)) rmSync(copyPath(cache.folder, copy.buildId), { force: true });
   }

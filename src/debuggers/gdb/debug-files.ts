@@ -91,7 +91,7 @@ function isCurrent(copy: DebugFileCopy): boolean {
   }
 }
 
-function isFile(path: string): boolean {
+export function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
   } catch {
