@@ -5,9 +5,11 @@
  * (gdb/debug-files.ts), the bytecode of LLDB's Python
  * (lldb/python-cache.ts). `$XDG_CACHE_HOME/dumpdbg/<what>`, else `~/.cache/dumpdbg/<what>`; none with
  * `DUMPDBG_CODE_CACHE=off`. What is read back from there is run (bytecode) or trusted (an index), so
- * a folder that is not this user's own, or that others may write to, is not used.
+ * a folder that is not this user's own, or that others may write to, is not used. The folders that
+ * keep a manifest of what they hold (LLDB's bytecode, the uncompressed debug files) read and write
+ * it through `readManifestJson` and `writeManifestJson`.
  */
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -34,4 +36,38 @@ function isPrivate(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** What a cache folder's manifest may weigh. */
+export const MAX_MANIFEST_BYTES = 1 << 20;
+/** Files written aside by this process so far: each gets a name of its own. */
+let asides = 0;
+
+/** A cache folder's manifest, parsed; undefined when it is missing, unreadable, too large or not JSON. */
+export function readManifestJson(path: string): unknown {
+  try {
+    if (statSync(path).size > MAX_MANIFEST_BYTES) return undefined;
+    return JSON.parse(readFileSync(path, "utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a cache folder's manifest whole or not at all: aside under a name of its own (0600), then renamed over the old one. */
+export function writeManifestJson(path: string, value: unknown): void {
+  const aside = `${path}.${process.pid}.${++asides}.tmp`;
+  try {
+    writeFileSync(aside, JSON.stringify(value), { mode: 0o600 });
+    renameSync(aside, path);
+  } catch (error) {
+    rmSync(aside, { force: true });
+    throw error;
+  }
+}
+
+/** A short, stable tag of a string (FNV-1a), for a manifest's name: one per binary, one per list of folders. */
+export function manifestTag(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
 }

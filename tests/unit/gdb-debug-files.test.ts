@@ -4,6 +4,7 @@
  * manifest of ours whose every source is as it was copied, and whose copy is there.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,21 +14,34 @@ import { keepDebugFiles, LIST_DEBUG_FILES, listedDebugFiles, toCopy } from "../.
 
 const ID = "93ac61ec5a8eb1396f9fbd350e3169a558528a40";
 
+/** What `LIST_DEBUG_FILES` prints for these directories and files. */
+function listing(dirs: string, files: string[]): string {
+  return [`dumpdbg-debug-dirs ${dirs}`, ...files.map((file) => `dumpdbg-debug-file ${file}`)].join("\n");
+}
+
 describe("what gdb lists of the debug files it read", () => {
   it("is one Python line printing the directories and the separate debug objfiles", () => {
-    expect(LIST_DEBUG_FILES).toMatch(/^python print\("dumpdbg-debug-files " \+ /);
+    expect(LIST_DEBUG_FILES).toMatch(/^python print\(/);
+    expect(LIST_DEBUG_FILES).not.toContain("\n");
     expect(LIST_DEBUG_FILES).toContain('gdb.parameter("debug-file-directory")');
     expect(LIST_DEBUG_FILES).toContain("o.owner is not None");
   });
 
-  it("is read with our folder taken off the front of the directories", () => {
-    const output = `noise\ndumpdbg-debug-files ["/c/gdb-debug:/usr/lib/debug", ["/c/gdb-debug/.build-id/93/${ID.slice(2)}.debug"]]\n`;
-    expect(listedDebugFiles(output, "/c/gdb-debug")).toEqual({ dirs: "/usr/lib/debug", files: [`/c/gdb-debug/.build-id/93/${ID.slice(2)}.debug`] });
-    expect(listedDebugFiles('dumpdbg-debug-files ["/usr/lib/debug", []]', "/c/gdb-debug")).toEqual({ dirs: "/usr/lib/debug", files: [] });
+  it("runs in gdb and reads back as the directories gdb searches", () => {
+    const output = execFileSync("gdb", ["-nx", "-q", "-batch", "-iex", "set debug-file-directory /srv/a:/srv/b", "-ex", LIST_DEBUG_FILES], { encoding: "utf8" });
+    expect(listedDebugFiles(output, "/c/gdb-debug")).toEqual({ dirs: "/srv/a:/srv/b", files: [] });
+    const ours = execFileSync("gdb", ["-nx", "-q", "-batch", "-iex", "set debug-file-directory /c/gdb-debug:/srv/b", "-ex", LIST_DEBUG_FILES], { encoding: "utf8" });
+    expect(listedDebugFiles(ours, "/c/gdb-debug")).toEqual({ dirs: "/srv/b", files: [] });
   });
 
-  it("is nothing when its line is missing, not JSON, or of another shape", () => {
-    for (const output of ["", "Python scripting is not supported in this copy of GDB.", "dumpdbg-debug-files [", 'dumpdbg-debug-files {"a":1}', 'dumpdbg-debug-files ["/d", [1]]', `dumpdbg-debug-files ["/d", []]${" ".repeat(1 << 20)}`, 'dumpdbg-debug-files ["/d\\nshell id", []]']) {
+  it("is read with our folder taken off the front of the directories", () => {
+    const output = `noise\n${listing("/c/gdb-debug:/usr/lib/debug", [`/c/gdb-debug/.build-id/93/${ID.slice(2)}.debug`])}\n`;
+    expect(listedDebugFiles(output, "/c/gdb-debug")).toEqual({ dirs: "/usr/lib/debug", files: [`/c/gdb-debug/.build-id/93/${ID.slice(2)}.debug`] });
+    expect(listedDebugFiles(listing("/usr/lib/debug", []), "/c/gdb-debug")).toEqual({ dirs: "/usr/lib/debug", files: [] });
+  });
+
+  it("is nothing when its line is missing, empty, too long, or holds a control character", () => {
+    for (const output of ["", "Python scripting is not supported in this copy of GDB.", "dumpdbg-debug-dirs ", `${listing("/d", [])}${" ".repeat(1 << 20)}`, listing("/d\tshell id", [])]) {
       expect(listedDebugFiles(output, "/c")).toBeNull();
     }
   });
@@ -125,7 +139,7 @@ describe("keeping a copy", () => {
     const objcopy = path.join(root, "objcopy");
     writeFileSync(objcopy, '#!/bin/sh\nfor last; do :; done\necho not-an-elf > "$last"\n');
     chmodSync(objcopy, 0o755);
-    await keepDebugFiles(cache, undefined, `dumpdbg-debug-files ${JSON.stringify(["/usr/lib/debug", [libc]])}`, objcopy).catch(() => undefined);
+    await keepDebugFiles(cache, undefined, listing("/usr/lib/debug", [libc!]), objcopy).catch(() => undefined);
     expect(existsSync(cache.manifest)).toBe(false);
     expect(readdirSync(cache.folder, { recursive: true }).filter((name) => String(name).endsWith(".tmp") || String(name).endsWith(".debug"))).toEqual([]);
   });
@@ -133,7 +147,7 @@ describe("keeping a copy", () => {
   it.runIf(libc !== null)("copies again a copy that went while its source stayed, and gdb is given the folder again", async () => {
     const env = { XDG_CACHE_HOME: root };
     const cache = debugFileCache(undefined, env)!;
-    const listed = `dumpdbg-debug-files ${JSON.stringify(["/usr/lib/debug", [libc]])}`;
+    const listed = listing("/usr/lib/debug", [libc!]);
     await keepDebugFiles(cache, undefined, listed);
     expect(debugFileDirectory(undefined, env)).toBe(`${cache.folder}:/usr/lib/debug`);
     const copy = path.join(cache.folder, ".build-id", path.basename(path.dirname(libc!)), path.basename(libc!));
@@ -148,7 +162,7 @@ describe("keeping a copy", () => {
 
   it("keeps nothing when gdb names other directories than the session asked for", async () => {
     const cache = debugFileCache("/srv/debug", { XDG_CACHE_HOME: root })!;
-    await keepDebugFiles(cache, "/srv/debug", `dumpdbg-debug-files ${JSON.stringify(["/usr/lib/debug", ["/usr/lib/debug/.build-id/93/ac61ec5a.debug"]])}`, "/bin/false");
+    await keepDebugFiles(cache, "/srv/debug", listing("/usr/lib/debug", ["/usr/lib/debug/.build-id/93/ac61ec5a.debug"]), "/bin/false");
     expect(existsSync(cache.manifest)).toBe(false);
   });
 });

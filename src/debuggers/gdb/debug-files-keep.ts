@@ -5,18 +5,20 @@
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { DumpFile, elfSections } from "../dumpfile/index.js";
 import { fileBuildId } from "../dump.js";
 import { live } from "../live.js";
-import { copyPath, isCurrent, isFile, MAX_MANIFEST_BYTES, readManifest, type DebugFileCache, type DebugFileCopy, type DebugFileManifest } from "./debug-files.js";
+import { MAX_MANIFEST_BYTES, writeManifestJson } from "../../cache-dir.js";
+import { CONTROL, copyPath, isCurrent, isFile, readManifest, type DebugFileCache, type DebugFileCopy, type DebugFileManifest } from "./debug-files.js";
 
 const run = promisify(execFile);
 
-/** The line `LIST_DEBUG_FILES` prints on. */
-const LISTED = "dumpdbg-debug-files ";
+/** The lines `LIST_DEBUG_FILES` prints: the directories gdb searches, then each debug file it read. */
+const DIRS = "dumpdbg-debug-dirs ";
+const FILE = "dumpdbg-debug-file ";
 /** Copies kept per list of directories, what they may weigh together, and the largest debug file copied (a browser's is ~1 GB inflated). */
 const MAX_COPIES = 64;
 const MAX_COPIES_BYTES = 2 * 1024 * 1024 * 1024;
@@ -25,21 +27,21 @@ const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
 const COPYING_MS = 5_000;
 const SHF_COMPRESSED = 0x800n;
 
-/** The gdb command (Python) that prints, on one line, the directories gdb searches and the separate debug files it read. */
-export const LIST_DEBUG_FILES = `python print(${JSON.stringify(LISTED)} + __import__("json").dumps([gdb.parameter("debug-file-directory"), [o.filename for o in gdb.objfiles() if o.owner is not None]]))`;
+/**
+ * The gdb command (Python) that prints the directories gdb searches, then each separate debug file
+ * it read, one per line. Plain lines, not JSON: importing Python's json in gdb costs ~3 ms, and
+ * this runs at the end of every session.
+ */
+export const LIST_DEBUG_FILES = `python print("\\n".join([${JSON.stringify(DIRS)} + gdb.parameter("debug-file-directory")] + [${JSON.stringify(FILE)} + o.filename for o in gdb.objfiles() if o.owner is not None]))`;
 
-/** What `LIST_DEBUG_FILES` printed: the directories (without our folder) and the debug files; null when its line is missing or malformed. */
+/** What `LIST_DEBUG_FILES` printed: the directories (without our folder) and the debug files; null when its first line is missing or odd. */
 export function listedDebugFiles(output: string, folder: string): { dirs: string; files: string[] } | null {
-  const line = output.split("\n").find((text) => text.startsWith(LISTED));
-  if (line === undefined || line.length > MAX_MANIFEST_BYTES) return null;
-  try {
-    const [dirs, files] = JSON.parse(line.slice(LISTED.length)) as unknown[];
-    if (typeof dirs !== "string" || /[\u0000-\u001f\u007f]/.test(dirs) || !Array.isArray(files) || !files.every((file) => typeof file === "string")) return null;
-    const theirs = dirs.startsWith(`${folder}:`) ? dirs.slice(folder.length + 1) : dirs;
-    return { dirs: theirs, files: files as string[] };
-  } catch {
-    return null;
-  }
+  if (output.length > MAX_MANIFEST_BYTES) return null;
+  const lines = output.split("\n");
+  const dirs = lines.find((line) => line.startsWith(DIRS))?.slice(DIRS.length);
+  if (dirs === undefined || dirs === "" || CONTROL.test(dirs)) return null;
+  const files = lines.filter((line) => line.startsWith(FILE)).map((line) => line.slice(FILE.length));
+  return { dirs: dirs.startsWith(`${folder}:`) ? dirs.slice(folder.length + 1) : dirs, files };
 }
 
 /**
@@ -88,7 +90,7 @@ export async function keepDebugFiles(cache: DebugFileCache, asked: string | unde
     bytes += sizeOf(copyPath(cache.folder, buildId));
   }
   const changed = added.length > 0 || kept.length !== (before?.copies.length ?? 0) || before?.dirs !== listed.dirs;
-  if (changed && kept.length + added.length > 0) writeManifest(cache.manifest, { dirs: listed.dirs, copies: [...kept, ...added] });
+  if (changed && kept.length + added.length > 0) writeManifestJson(cache.manifest, { dirs: listed.dirs, copies: [...kept, ...added] });
   else if (changed) rmSync(cache.manifest, { force: true });
 }
 
@@ -135,17 +137,6 @@ function worthInflating(path: string): boolean {
     return sections.some((section) => section.name.startsWith(".debug_") && (section.flags & SHF_COMPRESSED) !== 0n);
   } finally {
     file.close();
-  }
-}
-
-/** Keeps the manifest, whole or not at all (written aside, then renamed over the old one). */
-function writeManifest(path: string, manifest: DebugFileManifest): void {
-  const aside = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    writeFileSync(aside, JSON.stringify(manifest), { mode: 0o600 });
-    renameSync(aside, path);
-  } catch {
-    rmSync(aside, { force: true });
   }
 }
 

@@ -14,15 +14,13 @@
  * or changed since is never read from here; the next session's end brings the folder up to date
  * (debug-files-keep.ts). This module is the reading side, part of every gdb's start.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import { codeCacheDir } from "../../cache-dir.js";
+import { codeCacheDir, manifestTag, readManifestJson } from "../../cache-dir.js";
 
-/** What a manifest may weigh. */
-export const MAX_MANIFEST_BYTES = 1 << 20;
 /** A path gdb takes in a list of directories (`:` separates them) on one command line. */
 const PLAIN_PATH = /^[\w./+-]+$/;
-const CONTROL = /[\u0000-\u001f\u007f]/;
+export const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** One copy: the build id it is kept under, and its source as it was copied. */
 export interface DebugFileCopy {
@@ -48,7 +46,7 @@ export interface DebugFileCache {
 export function debugFileCache(asked: string | undefined, env: NodeJS.ProcessEnv = process.env): DebugFileCache | null {
   const folder = codeCacheDir("gdb-debug", env);
   if (folder === null || !PLAIN_PATH.test(folder)) return null;
-  return { folder, manifest: join(folder, asked === undefined ? "manifest-gdb.json" : `manifest-${hash(asked)}.json`) };
+  return { folder, manifest: join(folder, asked === undefined ? "manifest-gdb.json" : `manifest-${manifestTag(asked)}.json`) };
 }
 
 /**
@@ -70,15 +68,10 @@ export function copyPath(folder: string, buildId: string): string {
 
 /** The manifest, or null when it is missing, too large or not one of ours. */
 export function readManifest(path: string): DebugFileManifest | null {
-  try {
-    if (statSync(path).size > MAX_MANIFEST_BYTES) return null;
-    const parsed = JSON.parse(readFileSync(path, "utf8")) as DebugFileManifest;
-    // Its directories go on gdb's command line: one line, no control character.
-    const valid = typeof parsed === "object" && parsed !== null && typeof parsed.dirs === "string" && !CONTROL.test(parsed.dirs) && Array.isArray(parsed.copies) && parsed.copies.every(isCopy);
-    return valid ? parsed : null;
-  } catch {
-    return null;
-  }
+  const parsed = readManifestJson(path) as DebugFileManifest | undefined;
+  // Its directories go on gdb's command line: one line, no control character.
+  const valid = typeof parsed === "object" && parsed !== null && typeof parsed.dirs === "string" && !CONTROL.test(parsed.dirs) && Array.isArray(parsed.copies) && parsed.copies.every(isCopy);
+  return valid ? parsed : null;
 }
 
 export /** Whether a copy's source is still as it was copied: one that cannot be read is not. */
@@ -111,11 +104,4 @@ function isCopy(value: unknown): value is DebugFileCopy {
     /^\d{1,25}$/.test(copy.mtimeNs) &&
     Number.isSafeInteger(copy.size)
   );
-}
-
-/** A short, stable tag of a string (FNV-1a): one manifest per list of directories. */
-function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return h.toString(16).padStart(8, "0");
 }

@@ -24,7 +24,7 @@ import { lldbMinidumpVocabulary, lldbVocabulary } from "./vocabulary.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import { parsePlaced, type CommandPlace } from "../place-text.js";
 import { parseFrameText } from "./text/frames.js";
-import { fillCommand, keepFilled, pythonCacheStart, type PythonCache } from "./python-cache.js";
+import { FILL_TIMEOUT_MS, fillCommand, keepFilled, pythonCacheStart, type PythonCache } from "./python-cache.js";
 
 export interface LldbSessionOptions {
   dump: string;
@@ -49,8 +49,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const OPEN_TIMEOUT_MS = 120_000;
 /** How long a program gets to answer `initialize` before it is taken for something else than an adapter. */
 const INITIALIZE_TIMEOUT_MS = 30_000;
-/** How long compiling LLDB's Python into the bytecode folder may take (about 150 ms) before the session closes without it. */
-const FILL_TIMEOUT_MS = 5_000;
 /** lldb-vscode runs REPL input that starts with this as an lldb command, not as an expression. */
 const COMMAND_ESCAPE = "`";
 

@@ -13,12 +13,12 @@
  * else (a Python or LLDB upgrade, a deleted folder, an unreadable manifest) starts LLDB as before
  * and fills the folder again.
  */
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { codeCacheDir } from "../../cache-dir.js";
+import { codeCacheDir, manifestTag, MAX_MANIFEST_BYTES, readManifestJson, writeManifestJson } from "../../cache-dir.js";
 
-/** What a manifest may weigh: a few hundred modules at most. */
-const MAX_MANIFEST_BYTES = 1 << 20;
+/** How long the fill may take (about 150 ms) before the session closes without it. */
+export const FILL_TIMEOUT_MS = 5_000;
 /** The line the fill command prints its list on. */
 const FILLED = "dumpdbg-python-cache ";
 /** Paths the fill command may name in its Python text: nothing to escape, nothing lldb would expand. */
@@ -43,7 +43,7 @@ export interface PythonCache {
 export function pythonCache(binary: string, env: NodeJS.ProcessEnv = process.env): PythonCache | null {
   const folder = codeCacheDir("lldb-python", env);
   if (folder === null || !PLAIN_PATH.test(folder)) return null;
-  return { folder, manifest: join(folder, `manifest-${basename(binary).replace(/[^\w.-]/g, "_")}-${hash(binary)}.json`) };
+  return { folder, manifest: join(folder, `manifest-${basename(binary).replace(/[^\w.-]/g, "_")}-${manifestTag(binary)}.json`) };
 }
 
 /**
@@ -80,13 +80,8 @@ function firstOfEachFolder(modules: CompiledModule[]): CompiledModule[] {
 
 /** The manifest's modules, or null when it is missing, too large or not one of ours. */
 export function readManifest(path: string): CompiledModule[] | null {
-  try {
-    if (statSync(path).size > MAX_MANIFEST_BYTES) return null;
-    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return Array.isArray(parsed) && parsed.every(isCompiledModule) ? parsed : null;
-  } catch {
-    return null;
-  }
+  const parsed = readManifestJson(path);
+  return Array.isArray(parsed) && parsed.every(isCompiledModule) ? parsed : null;
 }
 
 /** Whether a module's source is as it was compiled and its bytecode is still there: a file that cannot be read is not. */
@@ -138,16 +133,9 @@ export function keepFilled(cache: PythonCache, output: string): void {
   if (modules !== null) writeManifest(cache.manifest, modules);
 }
 
-/** Keeps the manifest, whole or not at all (written aside, then renamed over the old one). */
+/** Keeps the manifest, whole or not at all. */
 export function writeManifest(path: string, modules: CompiledModule[]): void {
-  const aside = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(aside, JSON.stringify(modules), { mode: 0o600 });
-    renameSync(aside, path);
-  } catch (error) {
-    rmSync(aside, { force: true });
-    throw error;
-  }
+  writeManifestJson(path, modules);
 }
 
 function isCompiledModule(value: unknown): value is CompiledModule {
@@ -161,11 +149,4 @@ function isCompiledModule(value: unknown): value is CompiledModule {
     Number.isSafeInteger(module.size) &&
     typeof module.bytecode === "string"
   );
-}
-
-/** A short, stable tag of a string (FNV-1a), so that two lldbs of one name in two places keep two manifests. */
-function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return h.toString(16).padStart(8, "0");
 }

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
 import { live } from "../../debuggers/live.js";
-import { fillCommand, keepFilled, pythonCacheStart } from "../../debuggers/lldb/python-cache.js";
+import { FILL_TIMEOUT_MS, fillCommand, keepFilled, pythonCacheStart } from "../../debuggers/lldb/python-cache.js";
 
 const MAX_ANSWER = 8 * 1024 * 1024;
 
@@ -22,9 +22,6 @@ export interface LlnodeSession {
   /** Ends lldb once it has compiled its Python into the bytecode folder, when it was started without one (lldb/python-cache.ts). */
   finish(): Promise<void>;
 }
-
-/** How long compiling lldb's Python into the bytecode folder may take (about 150 ms) before lldb is ended without it. */
-const FILL_TIMEOUT_MS = 5_000;
 
 export function openLlnode(lldb: string, plugin: string, core: string, program: string): LlnodeSession {
   const args = ["-x", "-c", core, program];
