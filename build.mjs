@@ -80,6 +80,16 @@ const nativeSha1 = {
   },
 };
 
+/** LangChain's ambient config gets a plain RunTree for the no-op storage it is handed to (src/build/run-tree.ts says why). */
+const plainRunTree = {
+  name: "plain-run-tree",
+  setup(build) {
+    build.onResolve({ filter: /^langsmith$/ }, (args) =>
+      /@langchain\/core\/dist\/singletons\/async_local_storage\/index\.js$/.test(args.importer) ? { path: fileURLToPath(new URL("src/build/run-tree.ts", import.meta.url)) } : undefined,
+    );
+  },
+};
+
 /** zod's namespaces get English alone for their locales (src/build/zod-locales.ts says why). */
 const englishOnly = {
   name: "zod-english-only",
@@ -97,11 +107,11 @@ const bundle = {
   // by `batch --queue` and `worker`; Graphviz (1.5 MB, most of it its WebAssembly), only when a
   // report draws a picture.
   external: ["better-sqlite3", "msgpackr-extract", "bullmq", "ioredis", "@viz-js/viz"],
-  plugins: [earlyShared, lazyLangchainLoad, nativeSha1, englishOnly],
+  plugins: [earlyShared, lazyLangchainLoad, nativeSha1, plainRunTree, englishOnly],
 };
 const result = await build({ ...bundle, entryPoints: { dumpdbg: "src/cli/main.ts" }, metafile: true });
 // A package update that moves the file an alias replaces would leave the alias unused, silently.
-for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts", "src/build/zod-locales.ts"]) {
+for (const alias of ["src/build/langchain-load.ts", "src/build/sha1.ts", "src/build/run-tree.ts", "src/build/zod-locales.ts"]) {
   if (!result.metafile.inputs[alias]) throw new Error(`build: ${alias} was not used; the package file it stands in for has moved`);
 }
 // ...and one that imports zod's locales by another path would bring them all back.
