@@ -1,7 +1,7 @@
 // Loaded with `node --require` by bench/timeline.mjs: notes, on the process's own clock (ms since it
 // started) and with the CPU time it has used so far, when the debugger is spawned, what is written to it, when it first answers, when its
 // answers are read (its stdout, or the MI log file gdb writes once the dump is loaded), each
-// progress line, when the command prints its result and when it exits. Writes them as JSON to $DUMPDBG_TIMELINE at exit.
+// progress line, when the command prints its result and when it exits (with the main thread's own CPU time then). Writes them as JSON to $DUMPDBG_TIMELINE at exit.
 const cp = require("node:child_process");
 const fs = require("node:fs");
 const { syncBuiltinESMExports } = require("node:module");
@@ -60,7 +60,16 @@ process.stderr.write = (data, ...more) => {
   note("progress", data);
   return stderrWrite(data, ...more);
 };
+/** The main thread's own time on a CPU so far, in ms (Linux: its schedstat), without V8's and libuv's helper threads; null elsewhere. */
+function mainThreadCpu() {
+  try {
+    return Number((Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1e6).toFixed(1));
+  } catch {
+    return null;
+  }
+}
 process.on("exit", () => {
   note("exit");
+  events[events.length - 1].mainCpu = mainThreadCpu();
   fs.writeFileSync(process.env.DUMPDBG_TIMELINE, JSON.stringify(events));
 });
