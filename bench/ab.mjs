@@ -69,7 +69,7 @@ rmSync(work, { recursive: true, force: true });
 function difference(a, b) {
   const d = a.map((value, i) => b[i] - value);
   let seed = 2026;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const resampled = Array.from({ length: 2000 }, () => median(d.map(() => d[Math.floor(random() * d.length)]))).sort((x, y) => x - y);
   return { median: median(d), low: resampled[50], high: resampled[1949] };
 }
