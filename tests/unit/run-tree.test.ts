@@ -4,11 +4,14 @@
  * LangSmith's own.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { RunTree as LangSmithRunTree } from "langsmith";
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { RunTree } from "../../src/build/run-tree.js";
 
 const LC_CHILD_KEY = Symbol.for("lc:child_config");
+// LangSmith's RunTree, the one @langchain/core imports (langsmith is its dependency, not ours).
+const fromCore = createRequire(createRequire(import.meta.url).resolve("@langchain/core/package.json"));
+const { RunTree: LangSmithRunTree } = fromCore("langsmith") as { RunTree: new (fields: { name: string; tracingEnabled?: boolean }) => { extra: Record<PropertyKey, unknown> } };
 
 describe("the bundle's RunTree for LangChain's ambient config", () => {
   it("holds the node's config where LangChain reads it back, as LangSmith's does", () => {
