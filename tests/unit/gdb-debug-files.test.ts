@@ -3,14 +3,14 @@
  * gdb's list says, which files are worth a copy, and when gdb is given the folder: only with a
  * manifest of ours whose every source is as it was copied, and whose copy is there.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { debugFileCache, debugFileDirectory, readManifest, type DebugFileManifest } from "../../src/debuggers/gdb/debug-files.js";
 import { DumpFile, elfSections } from "../../src/debuggers/dumpfile/index.js";
-import { keepDebugFiles, LIST_DEBUG_FILES, listedDebugFiles, toCopy } from "../../src/debuggers/gdb/debug-files-keep.js";
+import { forgetAbandonedCopies, keepDebugFiles, LIST_DEBUG_FILES, listedDebugFiles, toCopy } from "../../src/debuggers/gdb/debug-files-keep.js";
 
 const ID = "93ac61ec5a8eb1396f9fbd350e3169a558528a40";
 
@@ -164,6 +164,41 @@ describe("keeping a copy", () => {
     const cache = debugFileCache("/srv/debug", { XDG_CACHE_HOME: root })!;
     await keepDebugFiles(cache, "/srv/debug", listing("/usr/lib/debug", ["/usr/lib/debug/.build-id/93/ac61ec5a.debug"]), "/bin/false");
     expect(existsSync(cache.manifest)).toBe(false);
+  });
+});
+
+describe("half-written copies left behind", () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), "dumpdbg-debug-aside-"));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("are removed when the dumpdbg that wrote them is gone or they are old; one being written now stays", () => {
+    const folder = path.join(root, ".build-id", "93");
+    mkdirSync(folder, { recursive: true });
+    const target = path.join(folder, `${ID.slice(2)}.debug`);
+    // A process that has ended: its pid names a copy nobody will finish.
+    const gone = spawnSync("true").pid!;
+    const aside = (pid: number, tag: string) => `${target}.${pid}.${tag}.tmp`;
+    const files = {
+      killed: aside(gone, "0badc0de"),
+      writing: aside(process.pid, "1234abcd"),
+      stale: aside(process.pid, "deadbeef"),
+      otherBuild: path.join(folder, `ac61ec5a.debug.${gone}.0badc0de.tmp`),
+      notOurs: `${target}.backup`,
+      copy: target,
+    };
+    for (const file of Object.values(files)) writeFileSync(file, "half an ELF");
+    // Written by a live process (its pid reused, or a worker hung) an hour ago: abandoned all the same.
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    utimesSync(files.stale, hourAgo, hourAgo);
+    forgetAbandonedCopies(target);
+    expect(readdirSync(folder).sort()).toEqual([path.basename(files.otherBuild), path.basename(files.copy), path.basename(files.notOurs), path.basename(files.writing)].sort());
+  });
+
+  it("is nothing to do in a folder that is not there yet", () => {
+    expect(() => forgetAbandonedCopies(path.join(root, ".build-id", "ff", "00.debug"))).not.toThrow();
   });
 });
 

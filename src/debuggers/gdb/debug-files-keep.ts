@@ -5,8 +5,8 @@
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { DumpFile, elfSections } from "../dumpfile/index.js";
 import { fileBuildId } from "../dump.js";
@@ -25,6 +25,8 @@ const MAX_COPIES_BYTES = 2 * 1024 * 1024 * 1024;
 const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
 /** How long a session's end may spend copying: what is left is copied at the next end. */
 const COPYING_MS = 5_000;
+/** A half-written copy older than this was abandoned, whatever process has its pid now (a copy takes at most COPYING_MS). */
+const ABANDONED_AFTER_MS = 10 * 60_000;
 const SHF_COMPRESSED = 0x800n;
 
 /**
@@ -100,6 +102,7 @@ async function copyDecompressed(folder: string, buildId: string, source: string,
   if (!stats.isFile() || stats.size > BigInt(MAX_SOURCE_BYTES) || !worthInflating(source)) return null;
   const target = copyPath(folder, buildId);
   mkdirSync(join(target, ".."), { recursive: true, mode: 0o700 });
+  forgetAbandonedCopies(target);
   // Its own name: two sessions of one process (a batch) may copy the same file at once.
   const aside = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   // A signal that ends dumpdbg meanwhile ends objcopy and takes its half-written file.
@@ -123,6 +126,40 @@ async function copyDecompressed(folder: string, buildId: string, source: string,
     rmSync(aside, { force: true });
   }
   return { buildId, source, mtimeNs: stats.mtimeNs.toString(), size: Number(stats.size) };
+}
+
+/**
+ * Removes the half-written copies of `target` that a dumpdbg killed outright (SIGKILL, a power
+ * cut) left beside it: those whose process is gone, or that are older than any copy takes. One
+ * that another dumpdbg is writing now (a batch's worker) is left to it.
+ */
+export function forgetAbandonedCopies(target: string): void {
+  const prefix = `${basename(target)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(target));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? /^(\d{1,10})\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid === undefined) continue;
+    const path = join(dirname(target), name);
+    try {
+      if (processGone(Number(pid)) || Date.now() - statSync(path).mtimeMs > ABANDONED_AFTER_MS) rmSync(path, { force: true });
+    } catch {
+      // Gone already (its writer renamed or removed it), or not ours to remove.
+    }
+  }
+}
+
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
 }
 
 /**
