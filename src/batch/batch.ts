@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { SESSIONS_ELSEWHERE } from "../evidence/sessions.js";
 import { counted } from "../report/numbers.js";
 import { StorageError, writing } from "../storage-errors.js";
+import { endKeptGdbs } from "../debuggers/gdb/kept-gdb.js";
 import { findDumps, type SkippedFile } from "./dump-files.js";
 import { groupByBug, type Group, type Triaged } from "./grouping.js";
 import { NotStarted, RemoteWork } from "./queue.js";
@@ -55,9 +56,10 @@ function localWorkforce(options: BatchOptions, dumps: number): Workforce {
   return {
     remote: false,
     width: Math.max(1, Math.min(options.jobs, dumps)),
-    triage: (dump) => triageDump(dump, options.open),
+    // One gdb per job for all its dumps, each loaded in turn (gdb/kept-gdb.ts).
+    triage: (dump) => triageDump(dump, { ...options.open, keepDebugger: true }),
     analyze: (dump) => (options.analyze ? analyzeDump(dump, options.open, options.analyze) : Promise.resolve(null)),
-    close: async () => undefined,
+    close: () => endKeptGdbs(),
   };
 }
 

@@ -37,6 +37,8 @@ export interface SessionOptions {
   frameNames?: NamedModule[];
   /** Memory a core cut short lost: a debugger that would read a mapped file's bytes in its place is told it is none. */
   unreadable?: { start: bigint; end: bigint }[];
+  /** A batch's session: gdb is kept from one dump to the next (gdb/kept-gdb.ts). */
+  keep?: boolean;
 }
 
 export interface BackendDefinition extends BackendBinary {
@@ -74,6 +76,7 @@ export const BACKENDS: Record<Backend, BackendDefinition> = {
         ...(options.debugFileDirectory !== undefined ? { debugFileDirectory: options.debugFileDirectory } : {}),
         ...(options.frameNames ? { frameNames: options.frameNames } : {}),
         ...(options.unreadable?.length ? { unreadable: options.unreadable } : {}),
+        ...(options.keep ? { keep: true } : {}),
       }),
     // The kernel's xstate note is larger than gdb 13 expects; the registers dumpdbg reads are intact.
     noise: /reg-xstate.*too small/,

@@ -50,6 +50,8 @@ export interface OpenDumpOptions {
   onMismatch?: "warn" | "refuse";
   /** A JVM's fatal error log (`--hs-err`), where it is not beside the dump. */
   hsErr?: string;
+  /** A batch's dumps, one after another: the debugger is kept from one to the next where it can be (gdb/kept-gdb.ts). */
+  keepDebugger?: boolean;
 }
 
 export interface OpenedDump {
@@ -163,6 +165,7 @@ async function openPrepared(options: OpenDumpOptions, prepared: PreparedDump): P
     ...(symbols?.symbolFiles.length ? { symbolFiles: symbols.symbolFiles } : {}),
     ...(frameNames?.named.length ? { frameNames: frameNames.named } : {}),
     ...(dump.facts.format === "elf-core" && dump.facts.cut ? { unreadable: dump.facts.cut.unreadable } : {}),
+    ...(options.keepDebugger ? { keep: true } : {}),
   }));
   let debuggerPath = choice.binary ?? binaryOf(choice.backend, binaries);
   const debuggerWarnings: string[] = [];

@@ -3,7 +3,7 @@
  * deadlocks), each from two builds of its program, plus a truncated core and a file that is no dump.
  * It must group exactly by bug: both builds of a bug together, different bugs of one kind apart.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { groupByBug, stackSimilarity, type Triaged } from "../../src/batch/grouping.js";
@@ -66,6 +66,41 @@ describe("dumpdbg batch", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/[2-9] dumps were triaged by an earlier batch and reused/);
     expect(resumed.stdout).toMatch(/^5 bugs in 10 dumps/);
+  }, 300_000);
+
+  it("keeps one gdb per job from dump to dump, and each dump reads as a gdb of its own reads it", async () => {
+    const dir = tempDir("dumpdbg-batch-kept-");
+    const { dumps, placed } = await bugFolder(path.join(dir, "dumps"));
+    // A gdb that notes each start of itself (exec keeps the pid: the gdb it starts is the one noted).
+    const starts = path.join(dir, "gdb-starts");
+    const gdb = path.join(dir, "gdb");
+    writeFileSync(gdb, `#!/bin/sh\necho $$ >> ${JSON.stringify(starts)}\nexec gdb "$@"\n`);
+    chmodSync(gdb, 0o755);
+    const sessions = path.join(dir, "sessions");
+    const result = await runCli(["batch", dumps, "--jobs", "1", "--gdb", gdb, "--json", "--out", path.join(dir, "reports"), "--sessions-dir", sessions]);
+    expect(result.code, result.stderr).toBe(0);
+    expectGroupedByBug(JSON.parse(result.stdout).groups, placed);
+    // Ten dumps, one job: one gdb read them all, and none is left running after the batch.
+    const pids = readFileSync(starts, "utf8").trim().split("\n").map(Number);
+    expect(pids).toHaveLength(1);
+    expect(() => process.kill(pids[0]!, 0)).toThrow(/ESRCH/);
+
+    // What each dump's triage said in the batch is what `triage` says with a gdb started for it.
+    const cached = Object.values(JSON.parse(readFileSync(path.join(sessions, "batch-triage.json"), "utf8")) as Record<string, Triaged>);
+    expect(cached).toHaveLength(10);
+    for (const triaged of cached) {
+      const alone = await runCli(["triage", triaged.dump, "--json"]);
+      expect(alone.code, alone.stderr).toBe(0);
+      const crash = JSON.parse(alone.stdout) as { kind: string; signature: string; culprit: Triaged["culprit"]; origin: { type: string } | null; exploitability: { rating: string } | null };
+      expect({ kind: triaged.kind, signature: triaged.signature, function: triaged.culprit.function, line: triaged.culprit.line, origin: triaged.origin, exploitability: triaged.exploitability }, triaged.dump).toEqual({
+        kind: crash.kind,
+        signature: crash.signature,
+        function: crash.culprit.function,
+        line: crash.culprit.line,
+        origin: crash.origin?.type ?? null,
+        exploitability: crash.exploitability?.rating ?? null,
+      });
+    }
   }, 300_000);
 
   it("exits 3 when nothing at all could be read", async () => {

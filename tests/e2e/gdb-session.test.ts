@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { GdbSession } from "../../src/debuggers/gdb/gdb-session.js";
+import { endKeptGdbs } from "../../src/debuggers/gdb/kept-gdb.js";
 import { buildCore, culpritLine } from "../helpers/cores.js";
 
 const sessions: GdbSession[] = [];
@@ -155,6 +156,51 @@ describe("gdb reading the source file names ahead", () => {
     // No compilation unit was expanded by it: gdb's expanded symbol tables are the ones before.
     expect((await session.run("maint info symtabs")).output).toBe(expanded);
     expect(await session.run(`list ${file}:${line},${line}`)).toMatchObject({ ok: true, output: listing.output });
+  });
+});
+
+describe("a batch's gdb, kept from one dump to the next", () => {
+  async function openKept(name: string): Promise<GdbSession> {
+    const built = await buildCore(name);
+    const session = new GdbSession({ dump: built.core, executable: built.exe, keep: true });
+    sessions.push(session);
+    await session.open();
+    return session;
+  }
+  afterEach(() => endKeptGdbs());
+
+  it("loads the next dump for the next session, which reads that dump alone, as a gdb of its own would", async () => {
+    const first = await openKept("null-deref");
+    expect((await first.run("bt 1")).output).toMatch(/send_to_client/);
+    await first.close();
+    const kept = ourGdbs();
+    expect(kept).toHaveLength(1);
+
+    const second = await openKept("div-zero");
+    expect(ourGdbs()).toEqual(kept);
+    const alone = await open("div-zero");
+    for (const command of ["bt", "info threads", "info sharedlibrary", "info files", "info registers rip", "x/2i $pc"]) {
+      const [reused, fresh] = [await second.run(command), await alone.run(command)];
+      expect(reused.ok, command).toBe(true);
+      expect(reused.output, command).toBe(fresh.output);
+    }
+    expect(second.context()).toEqual(alone.context());
+    expect(second.loadWarnings).toEqual(alone.loadWarnings);
+    await second.close();
+    await alone.close();
+    // The batch is over: the kept gdb is ended, and nothing of ours runs.
+    expect(ourGdbs()).toEqual(kept);
+    await endKeptGdbs();
+    expect(ourGdbs()).toEqual([]);
+  });
+
+  it("is ended, not kept, once a command the safety policy refuses has run in it", async () => {
+    const session = await openKept("null-deref");
+    await session.run("set var $dumpdbg_seen = 1");
+    await session.close();
+    expect(ourGdbs()).toEqual([]);
+    const next = await openKept("null-deref");
+    expect((await next.run("p $dumpdbg_seen")).output.trim()).toBe("$1 = void");
   });
 });
 

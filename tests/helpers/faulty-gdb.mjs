@@ -2,7 +2,9 @@
 // A gdb for fault-injection tests, given to dumpdbg as --gdb: it runs the real gdb with the same
 // arguments, passes every command line through, and at the Nth command does one thing to it:
 //
-//   FAULTY_GDB_AT=N            the command that sets it off (1-based, counted per gdb started)
+//   FAULTY_GDB_AT=N            the command that sets it off (1-based, counted per dump loaded: from
+//                              the -gdb-version a session starts with, as a batch's gdb loads dump
+//                              after dump)
 //   FAULTY_GDB_ON=TEXT         or the first command that holds TEXT
 //   FAULTY_GDB_DO=kill         kill the real gdb with SIGKILL (this wrapper then dies the same way)
 //   FAULTY_GDB_DO=hang         stop the real gdb (SIGSTOP): it hangs on this command until killed
@@ -15,8 +17,8 @@
 //   FAULTY_GDB_NEXT_AT=N       with FAULTY_GDB_ONCE: once the fault has happened, every gdb started
 //                              after it is killed at its command N (a gdb that cannot be started again)
 //   FAULTY_GDB_LOG=FILE        append each command, numbered, to FILE
-//   FAULTY_GDB_CORE=TEXT       only a gdb whose core-file command holds TEXT meets the fault (one
-//                              dump of a batch)
+//   FAULTY_GDB_CORE=TEXT       only while a core-file command holding TEXT is the one loaded does
+//                              the fault happen (one dump of a batch)
 import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, existsSync, openSync, renameSync, truncateSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 
@@ -43,6 +45,11 @@ process.stdin.on("data", (chunk) => {
   for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
     const line = pending.slice(0, newline + 1);
     pending = pending.slice(newline + 1);
+    // A session's first command: a batch's gdb loading its next dump counts from 1 again.
+    if (line.includes("-gdb-version")) {
+      count = 0;
+      armed = core === undefined;
+    }
     count++;
     if (log) appendFileSync(log, `${count}: ${line}`);
     if (core !== undefined && line.includes("core-file") && line.includes(core)) armed = true;

@@ -20,6 +20,7 @@ import { gdbArguments, gdbLoadCommands, miQuote } from "./arguments.js";
 import { debugFileCache, type DebugFileCache } from "./debug-files.js";
 import { keepDebugFiles, LIST_DEBUG_FILES } from "./debug-files-keep.js";
 import { takeEarly } from "../early-start.js";
+import { keepGdb, takeKeptGdb, type GdbRoute } from "./kept-gdb.js";
 import { withFrameNames, type NamedModule } from "../symbols/frame-names.js";
 import type { Vocabulary } from "../probe.js";
 import { parseMiLine, type MiRecord, type MiTuple, type MiValue } from "./mi-parser.js";
@@ -37,6 +38,8 @@ export interface GdbSessionOptions {
   debugFileDirectory?: string;
   /** Memory a core cut short lost, which gdb would otherwise read from the program's or a library's file. */
   unreadable?: { start: bigint; end: bigint }[];
+  /** A batch's session: it takes a gdb another session of this command kept, and keeps its own for the next (kept-gdb.ts). */
+  keep?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -93,6 +96,12 @@ export class GdbSession implements DebuggerSession {
   private logTail: { tail: MiLogTail; cleanup: Killable } | null = null;
   /** Closed by its owner: never reopened. */
   private closed = false;
+  /** Where the running gdb's output goes (this session's handlers), handed on with a kept gdb. */
+  private route: GdbRoute | null = null;
+  /** The binary and arguments the running gdb was started with: a kept gdb is taken by them. */
+  private started: { binary: string; args: string[] } | null = null;
+  /** Whether every command run was one the safety policy allows, so that gdb may be kept for another dump. */
+  private pristine = true;
 
   constructor(private readonly options: GdbSessionOptions) {
     this.vocabulary = withFrameNames(gdbVocabulary, options.frameNames ?? []);
@@ -119,18 +128,32 @@ export class GdbSession implements DebuggerSession {
   async open(): Promise<void> {
     const binary = this.options.gdbPath ?? "gdb";
     const args = gdbArguments(this.options);
-    // Once the MI stream is read from the log file, stdout carries only what gdb says while
-    // switching ("Redirecting output to …"), and it may arrive after the switch's own result:
-    // it is not a command's output.
-    const onLine = (line: string) => {
-      if (!this.logTail) this.onLine(line);
+    this.started = { binary, args };
+    const route: GdbRoute = {
+      // Once the MI stream is read from the log file, stdout carries only what gdb says while
+      // switching ("Redirecting output to …"), and it may arrive after the switch's own result:
+      // it is not a command's output.
+      onLine: (line) => {
+        if (!this.logTail) this.onLine(line);
+      },
+      onLog: (line) => this.onLine(line),
+      onStderr: (text) => {
+        this.stderrTail = (this.stderrTail + text).slice(-2000);
+      },
     };
-    const onStderr = (text: string) => {
-      this.stderrTail = (this.stderrTail + text).slice(-2000);
-    };
+    this.route = route;
+    const onLine = (line: string) => route.onLine(line);
+    const onStderr = (text: string) => route.onStderr(text);
     const load = gdbLoadCommands(this.options.dump, this.options.executable, this.options.unreadable);
-    const taken = await takeEarly(binary, args, load);
-    this.proc = taken?.proc ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
+    const kept = this.options.keep ? takeKeptGdb(binary, args) : null;
+    if (kept) {
+      // Its handlers become this session's, and its MI stream still goes to its log file.
+      Object.assign(kept.route, route);
+      this.route = kept.route;
+      this.logTail = { tail: kept.tail, cleanup: { kill: () => undefined } };
+    }
+    const taken = kept ? null : await takeEarly(binary, args, load);
+    this.proc = kept?.proc ?? taken?.proc ?? (await spawnDebugger(binary, args, { onLine, onStderr }));
     const proc = this.proc;
     void proc.exited.then((how) => this.onExit(proc, how));
     // The load commands an early start already wrote are awaited like the others, in order.
@@ -157,7 +180,7 @@ export class GdbSession implements DebuggerSession {
       this.loadOutput = core.console;
       this.loadWarnings = [...new Set(warningsIn(core.log))];
       doing = "setting up its output";
-      await this.streamThroughLogFile();
+      if (!kept) await this.streamThroughLogFile();
       doing = "reading the dump's threads";
       await this.refreshContext(true);
     } catch (error) {
@@ -184,8 +207,33 @@ export class GdbSession implements DebuggerSession {
   async close(options: CloseOptions = {}): Promise<void> {
     const read = this.closed ? null : await this.debugFilesRead();
     this.closed = true;
-    await this.end(options);
+    if (!(await this.handBack())) await this.end(options);
     if (read !== null) await keepDebugFiles(read.cache, this.options.debugFileDirectory, read.output).catch(() => undefined);
+  }
+
+  /**
+   * A batch's session keeps its gdb for the next dump (kept-gdb.ts): idle, every command it ran one
+   * the policy allows, and its dump unloaded (the core, the program, the memory regions a cut core
+   * declared). Anything else ends gdb as usual.
+   */
+  private async handBack(): Promise<boolean> {
+    const { proc, route, started, logTail } = this;
+    if (!this.options.keep || !this.pristine || proc === null || route === null || started === null || logTail === null || this.pending.length > 0 || this.gdbVersion === null) return false;
+    const cli = (c: string) => `-interpreter-exec console ${miQuote(c)}`;
+    try {
+      expectDone(await this.mi(cli("core-file"), LIST_TIMEOUT_MS), "unload the core");
+      expectDone(await this.mi(cli("file"), LIST_TIMEOUT_MS), "unload the program");
+      if (this.options.unreadable?.length) expectDone(await this.mi(cli("delete mem"), LIST_TIMEOUT_MS), "forget the core's memory regions");
+    } catch {
+      return false;
+    }
+    if (this.proc !== proc || this.pending.length > 0) return false;
+    this.proc = null;
+    this.route = null;
+    this.logTail = null;
+    this.ahead.clear();
+    keepGdb(started.binary, started.args, proc, route, logTail.tail);
+    return true;
   }
 
   /** What gdb says of the separate debug files it read; null without the folder, or when gdb is busy or gone. */
@@ -241,7 +289,8 @@ export class GdbSession implements DebuggerSession {
       cleanup.kill();
       throw error;
     }
-    this.logTail = { tail: new MiLogTail(file, (line) => this.onLine(line)), cleanup };
+    const route = this.route;
+    this.logTail = { tail: new MiLogTail(file, (line) => route?.onLog(line)), cleanup };
     await this.expectDone(cli("set logging enabled on"), "set up its output");
     // gdb writes the log and the tail reads it through files both hold open: its name and folder go
     // now, so that none of it stays on disk even when dumpdbg is killed outright (SIGKILL runs no handler).
@@ -261,6 +310,8 @@ export class GdbSession implements DebuggerSession {
   /** One command through MI: CLI commands through `-interpreter-exec console`, MI commands as they are. */
   private async reply(command: string, timeoutMs: number, queued: readonly Queued[] = []): Promise<{ output: string; error: string | null }> {
     const line = miLine(command);
+    // A command the policy would refuse may change what gdb answers for another dump: its gdb is not kept.
+    if (this.pristine && !checkCommand("gdb", command).allowed) this.pristine = false;
     const answer = this.ahead.take(command) ?? this.mi(line, timeoutMs);
     // The next commands are written while gdb works on this one (sent-ahead.ts), each answered and
     // timed in its turn (a command's timer starts when it reaches the head). None goes past a
