@@ -7,6 +7,7 @@
 import os from "node:os";
 import type { Job, Worker } from "bullmq";
 import { DumpError } from "../debuggers/dump.js";
+import { endKeptGdbs } from "../debuggers/gdb/kept-gdb.js";
 import type { Backend } from "../debuggers/session.js";
 import { connectionOf, displayed, QUEUE_NAME, ready, type JobData, type JobName } from "./queue.js";
 import { analyzeDump, oneLine, triageDump, type AnalysisSettings } from "./work.js";
@@ -38,7 +39,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     options.log(`${job.name} ${job.data.dump}${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted})` : ""}`);
     try {
       if (job.name === "triage") {
-        const triaged = await triageDump(job.data.dump, open);
+        // One gdb per job slot for all its dumps, each loaded in turn (gdb/kept-gdb.ts).
+        const triaged = await triageDump(job.data.dump, { ...open, keepDebugger: true });
         options.log(`triaged ${job.data.dump}: ${triaged.kind} in ${triaged.culprit.function ?? "an unknown function"} (${took()})`);
         return triaged;
       }
@@ -77,6 +79,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     close: async () => {
       await worker.close();
+      await endKeptGdbs();
     },
   };
 }

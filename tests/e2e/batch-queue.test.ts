@@ -153,6 +153,23 @@ sys.exit(gdb.wait())
     expect(lines).toContain(`triaged ${path.join(dumps, "plain.core")}`);
   }, 300_000);
 
+  it("a worker keeps one gdb for the dumps it triages, one after another", async () => {
+    const dir = path.join(root, "kept");
+    const { dumps, placed } = await bugFolder(path.join(dir, "dumps"), { bugs: ["null-deref", "div-zero"] });
+    // A gdb that notes each start of itself (exec keeps the pid).
+    const starts = path.join(dir, "gdb-starts");
+    const gdb = path.join(dir, "gdb");
+    writeFileSync(gdb, `#!/bin/sh\necho $$ >> ${JSON.stringify(starts)}\nexec gdb "$@"\n`);
+    chmodSync(gdb, 0o755);
+    const only = worker("kept", ["--gdb", gdb]);
+    await only.waitFor(/waiting for dumps/);
+    const result = await runCli(["batch", dumps, "--queue", redis.url, "--json", "--out", path.join(dir, "reports"), "--sessions-dir", path.join(dir, "sessions")]);
+    expect(result.code, result.stderr).toBe(0);
+    expectGroupedByBug(JSON.parse(result.stdout).groups, placed);
+    expect(finished(only)).toHaveLength(4);
+    expect(readFileSync(starts, "utf8").trim().split("\n")).toHaveLength(1);
+  }, 300_000);
+
   it("stops on Ctrl+C, takes back the dumps no worker started, and a rerun goes on without triaging any dump twice", async () => {
     const dir = path.join(root, "stop");
     const { dumps } = await bugFolder(path.join(dir, "dumps"));
