@@ -49,6 +49,12 @@ const INTERRUPT_GRACE_MS = 2_000;
 const OPEN_TIMEOUT_MS = 120_000;
 /** How long gdb may take to list the debug files it read, as a session ends. */
 const LIST_TIMEOUT_MS = 2_000;
+/**
+ * A kept gdb goes on writing its MI stream to the one log file, whose name is gone: the disk it
+ * takes is freed only when gdb ends. Past this much (some thousands of small cores), the gdb is
+ * ended and the next dump's session starts one with a new log.
+ */
+const KEPT_LOG_BYTES = 64 * 1024 * 1024;
 
 interface Pending {
   token: number;
@@ -219,6 +225,7 @@ export class GdbSession implements DebuggerSession {
   private async handBack(): Promise<boolean> {
     const { proc, route, started, logTail } = this;
     if (!this.options.keep || !this.pristine || proc === null || route === null || started === null || logTail === null || this.pending.length > 0 || this.gdbVersion === null) return false;
+    if (logTail.tail.length > KEPT_LOG_BYTES) return false;
     const cli = (c: string) => `-interpreter-exec console ${miQuote(c)}`;
     try {
       expectDone(await this.mi(cli("core-file"), LIST_TIMEOUT_MS), "unload the core");

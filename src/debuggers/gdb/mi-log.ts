@@ -30,6 +30,11 @@ export class MiLogTail {
     this.poll.unref();
   }
 
+  /** How much of the log has been read: what gdb has written to it so far, give or take its last write. */
+  get length(): number {
+    return this.offset;
+  }
+
   /** Reads what gdb has appended and hands over every complete line. */
   drain(): void {
     if (this.fd < 0) return;
