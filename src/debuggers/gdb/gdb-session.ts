@@ -226,11 +226,10 @@ export class GdbSession implements DebuggerSession {
     const { proc, route, started, logTail } = this;
     if (!this.options.keep || !this.pristine || proc === null || route === null || started === null || logTail === null || this.pending.length > 0 || this.gdbVersion === null) return false;
     if (logTail.tail.length > KEPT_LOG_BYTES) return false;
-    const cli = (c: string) => `-interpreter-exec console ${miQuote(c)}`;
     try {
-      expectDone(await this.mi(cli("core-file"), LIST_TIMEOUT_MS), "unload the core");
-      expectDone(await this.mi(cli("file"), LIST_TIMEOUT_MS), "unload the program");
-      if (this.options.unreadable?.length) expectDone(await this.mi(cli("delete mem"), LIST_TIMEOUT_MS), "forget the core's memory regions");
+      expectDone(await this.mi(miLine("core-file"), LIST_TIMEOUT_MS), "unload the core");
+      expectDone(await this.mi(miLine("file"), LIST_TIMEOUT_MS), "unload the program");
+      if (this.options.unreadable?.length) expectDone(await this.mi(miLine("delete mem"), LIST_TIMEOUT_MS), "forget the core's memory regions");
     } catch {
       return false;
     }
@@ -248,7 +247,7 @@ export class GdbSession implements DebuggerSession {
     const cache = debugFileCache(this.options.debugFileDirectory);
     if (cache === null || this.proc === null || this.pending.length > 0 || this.gdbVersion === null) return null;
     try {
-      return { cache, output: (await this.mi(`-interpreter-exec console ${miQuote(LIST_DEBUG_FILES)}`, LIST_TIMEOUT_MS)).console };
+      return { cache, output: (await this.mi(miLine(LIST_DEBUG_FILES), LIST_TIMEOUT_MS)).console };
     } catch {
       return null;
     }
@@ -286,11 +285,10 @@ export class GdbSession implements DebuggerSession {
     const cleanup = { kill: () => rmSync(dir, { recursive: true, force: true }) };
     live.add(cleanup);
     const file = join(dir, "mi.log");
-    const cli = (c: string) => `-interpreter-exec console ${miQuote(c)}`;
     try {
-      await this.expectDone(cli(`set logging file ${file}`), "set up its output");
-      await this.expectDone(cli("set logging overwrite on"), "set up its output");
-      await this.expectDone(cli("set logging redirect on"), "set up its output");
+      await this.expectDone(miLine(`set logging file ${file}`), "set up its output");
+      await this.expectDone(miLine("set logging overwrite on"), "set up its output");
+      await this.expectDone(miLine("set logging redirect on"), "set up its output");
     } catch (error) {
       live.delete(cleanup);
       cleanup.kill();
@@ -298,7 +296,7 @@ export class GdbSession implements DebuggerSession {
     }
     const route = this.route;
     this.logTail = { tail: new MiLogTail(file, (line) => route?.onLog(line)), cleanup };
-    await this.expectDone(cli("set logging enabled on"), "set up its output");
+    await this.expectDone(miLine("set logging enabled on"), "set up its output");
     // gdb writes the log and the tail reads it through files both hold open: its name and folder go
     // now, so that none of it stays on disk even when dumpdbg is killed outright (SIGKILL runs no handler).
     live.delete(cleanup);

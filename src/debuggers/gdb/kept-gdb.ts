@@ -29,16 +29,20 @@ interface KeptGdb {
 }
 
 const kept: KeptGdb[] = [];
+/** The gdbs whose end is already watched: one is kept again after every dump it reads. */
+const watched = new WeakSet<DebuggerProcess>();
 
 /** Keeps a gdb whose dump its session unloaded; what it prints meanwhile is nobody's. */
 export function keepGdb(binary: string, args: string[], proc: DebuggerProcess, route: GdbRoute, tail: MiLogTail): void {
-  const entry: KeptGdb = { binary, args, proc, route, tail, exited: false };
   route.onLine = route.onLog = route.onStderr = () => undefined;
+  kept.push({ binary, args, proc, route, tail, exited: false });
+  if (watched.has(proc)) return;
+  watched.add(proc);
+  // One that dies while it waits is never taken; its tail is closed (a session that has it closes it too).
   void proc.exited.then(() => {
-    entry.exited = true;
+    for (const gdb of kept) if (gdb.proc === proc) gdb.exited = true;
     tail.close();
   });
-  kept.push(entry);
 }
 
 /** A kept gdb started with exactly this binary and these arguments, still running; null when there is none. */
