@@ -12,6 +12,7 @@ export default defineConfig({
   ],
   test: {
     include: ["tests/**/*.test.ts"],
+    globalSetup: ["tests/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",

@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { link, mkdir, open, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, open, readFile, readdir, rename, rm, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -230,7 +230,12 @@ async function readPublished<T>(index: string): Promise<T | null> {
     return null;
   }
   const files = [built.exe, built.core].filter((file): file is string => typeof file === "string");
-  if (files.every((file) => existsSync(file))) return built as T;
+  if (files.every((file) => existsSync(file))) {
+    // Its last use, which the cache's pruning goes by (fixture-cache.ts).
+    const now = new Date();
+    await utimes(index, now, now).catch(() => undefined);
+    return built as T;
+  }
   await rm(index, { force: true });
   return null;
 }
