@@ -97,6 +97,32 @@ describe.each(CASES)("Go service %s, debug build (-N -l), through %s", (name, de
   }, 120_000);
 });
 
+/**
+ * The crashing goroutine's frames as Go's own traceback printed them (GOTRACEBACK=crash): each
+ * frame's function, innermost first, from the `goroutine N [running]:` block; null where the
+ * runtime printed none (a deadlock, a hang dumped alive).
+ */
+function printedFrames(built: BuiltGoCore): string[] | null {
+  const block = /^goroutine \d+ \[running\]:\n([\s\S]*?)(?:\n\n|(?![\s\S]))/m.exec(built.output)?.[1];
+  if (block === undefined) return null;
+  return block
+    .split("\n")
+    .filter((line) => !line.startsWith("\t") && !line.startsWith("created by ") && !line.startsWith("..."))
+    .map((line) => line.replace(/\([^()]*\)$/, ""));
+}
+
+describe.each(CASES)("Go service %s, debug build, through %s: the crashing goroutine's stack", (name, debuggerName) => {
+  it("is the one Go's own traceback printed: its signature names the same first frames of the program", async () => {
+    const built = await buildGoCore(name);
+    const printed = printedFrames(built);
+    // Only a goroutine that crashed running has its stack printed as it ran; a stack overflow's is cut by the runtime.
+    if (printed === null || printed.length === 0 || /stack overflow/.test(built.output)) return;
+    const { crash } = await triageJson(built, debuggerName);
+    const own = printed.filter((fn) => !/^(runtime\.|panic$)/.test(fn));
+    expect(crash.signature).toBe([crash.kind, ...own.slice(0, 3)].join(" | "));
+  }, 120_000);
+});
+
 describe.each(CASES)("Go service %s, as shipped (optimised, inlined), through %s", (name, debuggerName, expected) => {
   let built: BuiltGoCore;
   beforeAll(async () => {
@@ -129,7 +155,7 @@ describe("what triage tells of a Go program under gdb", () => {
     const built = await buildGoCore("nil-map");
     const result = await runCli(["triage", built.core, "--exe", built.exe, "--debugger", "gdb"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/goroutine 1's \d+ frames were walked by frame pointers from its saved registers \(g\.sched\)/);
+    expect(result.stdout).toMatch(/goroutine 1's \d+ frames were walked by frame pointers(, then by their sizes in Go's pc-SP table \(.*\))? from its saved registers \(g\.sched\)/);
     expect(result.stdout).toMatch(/a Go go1\.\d+\S* program: gdb shows threads, not goroutines; `dlv core <program> <core>` lists every goroutine/);
   }, 60_000);
 

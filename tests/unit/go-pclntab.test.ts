@@ -2,7 +2,8 @@
  * Go's own pc-line table read from fixture services built here, checked against Go's own
  * `go tool addr2line` on the same build: the function a pc is compiled in and its innermost file
  * and line; the same answers from the stripped (`-ldflags=-s -w`) and PIE builds of the same code,
- * and the calls the compiler inlined at a pc, as the runtime's traceback lists them.
+ * and the calls the compiler inlined at a pc, as the runtime's traceback lists them; and each
+ * frame's size at a pc as the runtime's own traceback measured it when the service crashed.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -82,6 +83,18 @@ describe("Go's pc-line table", () => {
     expect(loaded?.framesAt(piePcs[0] ?? 0n)).toBeNull();
     expect(readGoLineTable(pieStripped.exe, null)).toBeNull();
   }, 120_000);
+
+  it("gives each frame's size at its pc as the runtime's traceback measured it (its fp and sp), PIE or not", async () => {
+    for (const built of await Promise.all([buildGoCore("nil-pointer"), buildGoCore("index-range", { pie: true }), buildGoCore("nil-map", { optimized: true })])) {
+      // GOTRACEBACK=crash prints each frame with the pc it was at and its stack pointer and frame pointer: fp = sp + size + 8.
+      const measured = [...built.output.matchAll(/ fp=(0x[0-9a-f]+) sp=(0x[0-9a-f]+) pc=(0x[0-9a-f]+)$/gm)].map(([, fp, sp, pc]) => ({ pc: BigInt(pc ?? ""), size: Number(BigInt(fp ?? "") - BigInt(sp ?? "") - 8n) }));
+      expect(measured.length, built.exe).toBeGreaterThanOrEqual(5);
+      const table = readGoLineTable(built.exe, processEntry(built.core));
+      expect(measured.map(({ pc }) => table?.frameSize(pc))).toEqual(measured.map(({ size }) => size));
+      // Outside Go's code there is no size to give.
+      expect(table?.frameSize(0x10n)).toBeNull();
+    }
+  }, 180_000);
 
   it("lists the calls inlined at a pc, innermost first, each at its line", async () => {
     const built = await buildGoCore("nil-map", { optimized: true });

@@ -4,8 +4,9 @@
  * handler, so the crashing thread's unwind shows only `runtime.raise` and stops at the signal
  * trampoline. What happened is in the runtime's structures: the goroutine the crashing thread ran
  * (`m.curg`, found from the thread's TLS), its `_panic` and its saved registers (`g.sched`), from
- * which its frames are walked by frame pointers (Go keeps them on amd64); `runtime.allgs` for the
- * goroutines of a deadlock or a hang.
+ * which its frames are walked by frame pointers (Go keeps them on amd64), then by the frames'
+ * sizes in Go's own pc-SP table where that chain breaks; `runtime.allgs` for the goroutines of a
+ * deadlock or a hang.
  */
 import { hex } from "../../debuggers/dumpfile/file.js";
 import type { GoLineTable } from "../../debuggers/dumpfile/index.js";
@@ -46,8 +47,10 @@ export interface Goroutine {
   goid: number | null;
   status: GoroutineStatus;
   waitReason: string | null;
-  /** Innermost first, walked by frame pointers from the goroutine's saved registers. */
+  /** Innermost first, walked from the goroutine's saved registers. */
   frames: PlacedFrame[];
+  /** How: by the frame pointers, then by the frames' sizes (Go's pc-SP table) where the pointers' chain broke. */
+  walkedBy: WalkedBy;
   /** The sync.Mutex it waits to lock (its address, from the runtime's semaphore table); null for any other wait. */
   lock: string | null;
 }
@@ -75,6 +78,8 @@ export interface GoFindings {
   notes: string[];
 }
 
+type WalkedBy = "frame pointers" | "frame pointers, then by their sizes";
+
 interface GRecord {
   address: bigint;
   goid: number;
@@ -82,7 +87,7 @@ interface GRecord {
   waitReason: string | null;
   panic: bigint;
   stack: { lo: bigint; hi: bigint };
-  sched: { pc: bigint; bp: bigint };
+  sched: { pc: bigint; sp: bigint; bp: bigint };
   sig: number;
   sigcode1: bigint;
   sigpc: bigint;
@@ -110,23 +115,24 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   const thrown = (await memory.thrown(stack, stop.signal !== null)) ?? (await memory.thrownUnwound(stack));
   if (curg && curg.panic !== 0n) {
     const value = await memory.panicValue(curg.panic);
-    const frames = await memory.frames(curg);
+    const walk = await memory.frames(curg);
+    const frames = walk.frames;
     // A fault's panic runs in sigpanic, whose call the runtime injected with the faulting pc as its return address (found by name, or without symbols by that address).
     const faulted = curg.sig === SIGSEGV && frames.some((frame) => frame.function === "runtime.sigpanic" || toBigInt(frame.address) === curg.sigpc);
-    found.goroutine = goroutineOf(curg, frames);
+    found.goroutine = goroutineOf(curg, walk);
     found.message = value;
     found.kind = faulted ? (curg.sigcode1 < NULL_PAGE_LIMIT ? "null-dereference" : "invalid-memory-access") : "panic";
     found.faultAddress = faulted ? hex(curg.sigcode1) : null;
     // The runtime kept the faulting pc (g.sigpc): its instruction says whether the nil pointer was read or written through.
     found.access = faulted ? memoryAccessAt((await q.instructions(1, hex(curg.sigpc)))?.instructions[0]) : null;
-    notes.push(walkedNote(curg, frames));
+    notes.push(walkedNote(curg, walk));
     return found;
   }
   // A throw from a goroutine (concurrent map writes): the thread that threw walked into its stack.
   // The scheduler's "all goroutines are asleep" is no goroutine's throw, though the walk may pass
   // through a parked goroutine's frames (systemstack links them): it is read from allgs below.
   if (thrown !== null && throwKind(thrown.text) !== "deadlock" && thrown.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) {
-    found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames, lock: null };
+    found.goroutine = { goid: null, status: "running", waitReason: null, frames: thrown.frames, walkedBy: "frame pointers", lock: null };
     found.kind = throwKind(thrown.text);
     found.message = `fatal error: ${thrown.text}`;
     notes.push(`the crashing thread's unwind stops at Go's signal trampoline: the throwing goroutine's ${thrown.frames.length} frames were walked by frame pointers from the registers the signal frame saved`);
@@ -153,7 +159,7 @@ export async function readGo(q: Inspector, target: Target, stop: Stop, stack: St
   found.goroutine = blamed(waiting, locks.cycles);
   if (found.goroutine) {
     const choice = found.kind === "hang" && locks.cycles.length === 0 && found.goroutine.lock === null ? "; no goroutine records who holds a sync.Mutex, so the one blamed is the odd one out among those waiting on a channel" : "";
-    notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by frame pointers from its saved registers (g.sched): it waits on ${waitOf(found.goroutine)}${choice}`);
+    notes.push(`goroutine ${found.goroutine.goid}'s frames were walked by ${found.goroutine.walkedBy} from its saved registers (g.sched): it waits on ${waitOf(found.goroutine)}${choice}`);
   }
   notes.push(...locks.notes);
   return found;
@@ -225,7 +231,7 @@ class GoMemory {
       waitReason: waitReasonText(byte(g.waitReason)),
       panic: at(g.panic),
       stack: { lo: at(g.stackLo), hi: at(g.stackHi) },
-      sched: { pc: at(g.schedPc), bp: at(g.schedBp) },
+      sched: { pc: at(g.schedPc), sp: at(g.schedSp), bp: at(g.schedBp) },
       sig: low32(g.sig),
       sigcode1: at(g.sigcode1),
       sigpc: at(g.sigpc),
@@ -267,8 +273,8 @@ class GoMemory {
       const g = await this.goroutine(pointer);
       if (g && (g.status === "running" || g.status === "runnable")) working++;
       if (!g || g.status !== "waiting" || waiting.length >= MAX_WALKED_GOROUTINES) continue;
-      const frames = await this.frames(g);
-      if (frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) waiting.push({ g, goroutine: goroutineOf(g, frames) });
+      const walk = await this.frames(g);
+      if (walk.frames.some((frame) => frame.function !== null && !GO_RUNTIME_FUNCTION.test(frame.function))) waiting.push({ g, goroutine: goroutineOf(g, walk) });
     }
     // A goroutine in sync.(*Mutex).Lock sleeps on the mutex's semaphore: the runtime's table of them says which.
     if (waiting.some(({ goroutine }) => locksMutex(goroutine))) {
@@ -355,21 +361,59 @@ class GoMemory {
     return frames.find((f) => f.function === frame.function && f.line === frame.line)?.level ?? null;
   }
 
-  /** A goroutine's frames from its saved pc and frame pointer, each return address named by the debugger's symbols. */
-  async frames(g: GRecord): Promise<PlacedFrame[]> {
+  /**
+   * A goroutine's frames from its saved registers, each return address named by Go's table or the
+   * debugger's symbols: walked by frame pointers. Where a saved pointer leads out of the goroutine's
+   * stack before the chain's end, it is stale (one Go did not move when it copied the stack to grow
+   * or shrink it, so which frames are cut depends on when that happened), and the walk goes on by
+   * the frames' sizes in Go's pc-SP table, as Go's own traceback walks: the caller of the frame whose
+   * pointer is stale starts 16 bytes above that frame's base.
+   */
+  async frames(g: GRecord): Promise<{ frames: PlacedFrame[]; walkedBy: WalkedBy }> {
+    const { frames, resume } = await this.framesByPointers(g);
+    if (resume === null || this.lines === null) return { frames, walkedBy: "frame pointers" };
+    const before = frames.length;
+    await this.framesBySize(g, this.lines, frames, resume);
+    return { frames, walkedBy: frames.length > before ? "frame pointers, then by their sizes" : "frame pointers" };
+  }
+
+  /**
+   * The frames by the frame pointers' chain; `resume` when a saved pointer leads out of the
+   * goroutine's stack: the last frame's pc and its stack pointer, for the walk by sizes.
+   */
+  private async framesByPointers(g: GRecord): Promise<{ frames: PlacedFrame[]; resume: { pc: bigint; sp: bigint } | null }> {
     const frames: PlacedFrame[] = [await this.frameAt(0, g.sched.pc, false)];
     let bp = g.sched.bp;
-    const inStack = (address: bigint) => address >= g.stack.lo && address + 16n <= g.stack.hi;
-    while (frames.length < MAX_FRAMES && inStack(bp)) {
+    while (frames.length < MAX_FRAMES && inStack(g, bp)) {
       const [saved, ret] = await this.q.readMemory(hex(bp), 2);
       if (saved === undefined || ret === undefined || ret < NULL_PAGE_LIMIT) break;
-      // The runtime injects a call to sigpanic at a fault: the frame below it returns to the faulting instruction itself.
-      const exact = frames.at(-1)?.function === "runtime.sigpanic";
-      frames.push(await this.frameAt(frames.length, ret, !exact));
+      frames.push(await this.frameAt(frames.length, ret, !returnsToFault(frames)));
+      // The chain's end (goexit's frame saves no pointer), or a pointer left behind when Go moved the stack.
+      if (saved !== 0n && !inStack(g, saved)) return { frames, resume: { pc: ret, sp: bp + 16n } };
       if (saved <= bp) break;
       bp = saved;
     }
-    return frames;
+    return { frames, resume: null };
+  }
+
+  /**
+   * Adds the frames above `from` by their sizes: at each pc the table gives the frame's size, above
+   * which its caller pushed the return address. It ends at runtime.goexit, where every goroutine
+   * starts, or at anything that is not Go's code or not in the goroutine's stack.
+   */
+  private async framesBySize(g: GRecord, lines: GoLineTable, frames: PlacedFrame[], from: { pc: bigint; sp: bigint }): Promise<void> {
+    let { pc, sp } = from;
+    while (frames.length < MAX_FRAMES && frames.at(-1)?.function !== "runtime.goexit") {
+      const size = lines.frameSize(pc);
+      if (size === null) return;
+      const returnSlot = sp + BigInt(size);
+      if (returnSlot < g.stack.lo || returnSlot + 8n > g.stack.hi) return;
+      const [ret] = await this.q.readMemory(hex(returnSlot), 1);
+      if (ret === undefined || lines.framesAt(ret) === null) return;
+      frames.push(await this.frameAt(frames.length, ret, !returnsToFault(frames)));
+      pc = ret;
+      sp = returnSlot + 8n;
+    }
   }
 
   private async frameAt(level: number, pc: bigint, returnAddress: boolean): Promise<PlacedFrame> {
@@ -584,8 +628,21 @@ function memoryAccessAt(instruction: Instruction | undefined): "read" | "write" 
   return instruction ? memoryAccess(instruction) : null;
 }
 
-function goroutineOf(g: GRecord, frames: PlacedFrame[]): Goroutine {
-  return { goid: g.goid, status: g.status, waitReason: g.waitReason, frames, lock: null };
+function goroutineOf(g: GRecord, walk: { frames: PlacedFrame[]; walkedBy: WalkedBy }): Goroutine {
+  return { goid: g.goid, status: g.status, waitReason: g.waitReason, frames: walk.frames, walkedBy: walk.walkedBy, lock: null };
+}
+
+/** Whether a frame's 16 bytes (a saved frame pointer and a return address) lie in the goroutine's stack. */
+function inStack(g: GRecord, address: bigint): boolean {
+  return address >= g.stack.lo && address + 16n <= g.stack.hi;
+}
+
+/**
+ * Whether the next frame's pc is the faulting instruction itself: the runtime injects a call to
+ * sigpanic at a fault, with the faulting pc as its return address.
+ */
+function returnsToFault(frames: PlacedFrame[]): boolean {
+  return frames.at(-1)?.function === "runtime.sigpanic";
 }
 
 /** A goroutine's first frame of the program's own. */
@@ -610,8 +667,9 @@ function basename(file: string): string {
   return file.split(/[\\/]/).at(-1) ?? file;
 }
 
-function walkedNote(g: GRecord, frames: PlacedFrame[]): string {
-  return `the crashing thread's unwind stops at Go's signal trampoline: goroutine ${g.goid}'s ${frames.length} frames were walked by frame pointers from its saved registers (g.sched), read from the runtime (m.curg of the crashing thread)`;
+function walkedNote(g: GRecord, walk: { frames: PlacedFrame[]; walkedBy: WalkedBy }): string {
+  const how = walk.walkedBy === "frame pointers" ? "by frame pointers" : "by frame pointers, then by their sizes in Go's pc-SP table (a saved frame pointer led out of the goroutine's stack: Go had moved the stack and left it behind)";
+  return `the crashing thread's unwind stops at Go's signal trampoline: goroutine ${g.goid}'s ${walk.frames.length} frames were walked ${how} from its saved registers (g.sched), read from the runtime (m.curg of the crashing thread)`;
 }
 
 /**

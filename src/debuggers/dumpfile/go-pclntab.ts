@@ -2,13 +2,15 @@
  * A Go program's own pc-line table (`.gopclntab`), read from its file: the table the runtime prints
  * its tracebacks from, which `-ldflags=-s -w` keeps when it strips the symbol table and DWARF. For
  * a pc: the function it is compiled in, its file and line, and the calls inlined at it (the
- * runtime's inline tree), innermost first, as Go's own traceback names them. Pure over bounded
+ * runtime's inline tree), innermost first, as Go's own traceback names them; and the size of the
+ * function's frame there (its pc-SP table), by which that traceback unwinds. Pure over bounded
  * reads: every offset is checked against the table it points into, every walk has a step limit,
  * and a table this reader does not know reads as none.
  *
  * Layout (go1.18–go1.20 on 64-bit): the pcHeader (magic, quantum, pointer size, function count,
  * then the offsets of the name, compilation-unit, file, pc-value and function tables), `ftab`'s
- * (entry, _func) offset pairs sorted by entry, and each `_func` with its pc-value tables' offsets.
+ * (entry, _func) offset pairs sorted by entry, and each `_func` with its pc-value tables' offsets
+ * (pc-SP at 16, pc-file at 20, pc-line at 24).
  * The inline tree is a funcdata, an offset from `moduledata.gofunc`: go1.19's moduledata is found
  * in `.noptrdata` as the word that points at the table (in a PIE, the relocation that writes it).
  */
@@ -25,6 +27,12 @@ export interface GoPosition {
 export interface GoLineTable {
   /** The frames at a pc, innermost first (the calls inlined there, then the function they are compiled in); null for a pc outside Go's code. */
   framesAt(pc: bigint): GoPosition[] | null;
+  /**
+   * The bytes the frame of the function compiled at `pc` holds there below the return address its
+   * caller pushed (its pc-SP table's value): the caller's stack pointer is the frame's plus this
+   * plus 8. Null for a pc outside Go's code or a function the table gives no size at that pc.
+   */
+  frameSize(pc: bigint): number | null;
 }
 
 const MAGIC_118 = 0xfffffff0;
@@ -166,9 +174,20 @@ function parse(bytes: Buffer, textStart: bigint, inline: FuncData | null, bias: 
         return null;
       }
     },
+    frameSize(runtimePc) {
+      try {
+        const found = funcAt(runtimePc);
+        if (found === null) return null;
+        const size = pcValue(t.u32(found.func + 16), found.pc - found.entry);
+        return size >= 0 ? size : null;
+      } catch {
+        return null;
+      }
+    },
   };
 
-  function framesAt(runtimePc: bigint): GoPosition[] | null {
+  /** The `_func` of the function compiled at a pc, its entry and the pc, as offsets in the text; null outside Go's code. */
+  function funcAt(runtimePc: bigint): { func: number; entry: bigint; pc: bigint } | null {
     const pc = runtimePc - bias - textStart;
     if (pc < 0n || pc > 0xffffffffn) return null;
     // The last function whose entry is at or below the pc; the table's last entry is the text's end.
@@ -181,7 +200,13 @@ function parse(bytes: Buffer, textStart: bigint, inline: FuncData | null, bias: 
       else hi = mid - 1;
     }
     const func = functab + t.u32(functab + lo * 8 + 4);
-    const entry = BigInt(t.u32(func));
+    return { func, entry: BigInt(t.u32(func)), pc };
+  }
+
+  function framesAt(runtimePc: bigint): GoPosition[] | null {
+    const found = funcAt(runtimePc);
+    if (found === null) return null;
+    const { func, entry, pc } = found;
     const name = nameAt(t.u32(func + 4) | 0);
     if (name === null) return null;
     const [pcfile, pcln, npcdata, cuOffset] = [t.u32(func + 20), t.u32(func + 24), t.u32(func + 28), t.u32(func + 32)];
