@@ -128,7 +128,7 @@ function sessionsFlag(flag: string | undefined): string {
 export async function printResult(result: Pick<AnalysisResult, "sessionId" | "report" | "files">, flags: { json?: boolean; sessionsDir?: string; quiet?: boolean }): Promise<void> {
   const [{ renderJson }, { verdictText }] = await Promise.all([import("../report/index.js"), import("../report/markdown.js")]);
   if (flags.json) {
-    process.stdout.write(renderJson(result.report));
+    process.stdout.write(result.files.find((f) => f.format === "json")?.text ?? renderJson(result.report));
     return;
   }
   const { report, files } = result;

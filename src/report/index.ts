@@ -41,6 +41,8 @@ export class ReportConflictError extends Error {
 export interface WrittenReport {
   format: ReportFormat;
   file: string;
+  /** What the file holds: `analyze --json` prints the JSON report as written, not rendered again. */
+  text: string;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function writeReports(
   const elsewhere = { elsewhere: "or choose another --out folder" };
   writing(options.outDir, () => mkdirSync(options.outDir, { recursive: true }), { ...elsewhere, verb: "create" });
   for (const { file, content } of rendered) writing(file, () => replaceFile(file, content), elsewhere);
-  return rendered.map(({ format, file }) => ({ format, file }));
+  return rendered.map(({ format, file, content }) => ({ format, file, text: content }));
 }
 
 function render(doc: ReportDocument, format: ReportFormat, layout: RenderOptions, pictures: Picture[]): string {

@@ -445,11 +445,14 @@ describe("writeReports", () => {
     const outDir = path.join(dir, "reports");
     const doc = await nullDereference();
     const first = await writeReports(doc, { outDir });
-    expect(first).toEqual([
+    expect(first.map(({ format, file }) => ({ format, file }))).toEqual([
       { format: "md", file: path.join(outDir, "20250301-101500-a1b2.md") },
       { format: "html", file: path.join(outDir, "20250301-101500-a1b2.html") },
       { format: "json", file: path.join(outDir, "20250301-101500-a1b2.json") },
     ]);
+    // Each says what it wrote: the JSON is the contract's rendering of the report.
+    for (const { file, text } of first) expect(text).toBe(await readFile(file, "utf8"));
+    expect(first[2]?.text).toBe(renderJson(doc.report));
     doc.report.conclusion.summary = "Second run.";
     await writeReports(doc, { outDir });
     expect(await readFile(path.join(outDir, "20250301-101500-a1b2.md"), "utf8")).toContain("Second run.");
