@@ -87,7 +87,7 @@ interface GRecord {
   waitReason: string | null;
   panic: bigint;
   stack: { lo: bigint; hi: bigint };
-  sched: { pc: bigint; sp: bigint; bp: bigint };
+  sched: { pc: bigint; bp: bigint };
   sig: number;
   sigcode1: bigint;
   sigpc: bigint;
@@ -231,7 +231,7 @@ class GoMemory {
       waitReason: waitReasonText(byte(g.waitReason)),
       panic: at(g.panic),
       stack: { lo: at(g.stackLo), hi: at(g.stackHi) },
-      sched: { pc: at(g.schedPc), sp: at(g.schedSp), bp: at(g.schedBp) },
+      sched: { pc: at(g.schedPc), bp: at(g.schedBp) },
       sig: low32(g.sig),
       sigcode1: at(g.sigcode1),
       sigpc: at(g.sigpc),
