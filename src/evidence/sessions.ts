@@ -31,6 +31,7 @@ import {
 import { basename, isAbsolute, join, relative, sep } from "node:path";
 import { z } from "../zod.js";
 import type { Backend } from "../debuggers/session.js";
+import { isAlive } from "../process-alive.js";
 import { asStorageError, StorageError, writing } from "../storage-errors.js";
 
 export type SessionState = "created" | "running" | "done" | "failed" | "interrupted";
@@ -519,16 +520,6 @@ export function currentState(root: string, meta: SessionMeta): SessionState {
 function lockHolder(lock: string): number | null {
   const pid = readLockPid(lock);
   return typeof pid === "number" && isAlive(pid) ? pid : null;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return isErrno(error, "EPERM");
-  }
 }
 
 /**

@@ -112,11 +112,11 @@ function printedFrames(built: BuiltGoCore): string[] | null {
 }
 
 describe.each(CASES)("Go service %s, debug build, through %s: the crashing goroutine's stack", (name, debuggerName) => {
-  it("is the one Go's own traceback printed: its signature names the same first frames of the program", async () => {
+  it("is the one Go's own traceback printed: its signature names the same first frames of the program", async (context) => {
     const built = await buildGoCore(name);
     const printed = printedFrames(built);
     // Only a goroutine that crashed running has its stack printed as it ran; a stack overflow's is cut by the runtime.
-    if (printed === null || printed.length === 0 || /stack overflow/.test(built.output)) return;
+    if (printed === null || printed.length === 0 || /stack overflow/.test(built.output)) return context.skip("Go printed no running goroutine's whole stack");
     const { crash } = await triageJson(built, debuggerName);
     const own = printed.filter((fn) => !/^(runtime\.|panic$)/.test(fn));
     expect(crash.signature).toBe([crash.kind, ...own.slice(0, 3)].join(" | "));

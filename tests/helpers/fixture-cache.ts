@@ -65,9 +65,8 @@ export function pruneFixtureCache(root: string, options: PruneOptions = {}): Pru
   const result: PruneResult = { removed: [], freedBytes: 0, keptBytes: 0 };
   const remove = (entry: Entry): void => {
     // The index first: from then on no run takes the entry for built.
-    for (const name of [...entry.names].sort((a, b) => Number(b === `${entry.stem}.json`) - Number(a === `${entry.stem}.json`))) {
-      rmSync(path.join(root, name), { recursive: true, force: true });
-    }
+    const index = `${entry.stem}.json`;
+    for (const name of [index, ...entry.names.filter((name) => name !== index)]) rmSync(path.join(root, name), { recursive: true, force: true });
     result.removed.push(entry.stem);
     result.freedBytes += entry.bytes;
   };

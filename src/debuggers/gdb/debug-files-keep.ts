@@ -10,6 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { DumpFile, elfSections } from "../dumpfile/index.js";
 import { fileBuildId } from "../dump.js";
+import { isAlive } from "../../process-alive.js";
 import { live } from "../live.js";
 import { MAX_MANIFEST_BYTES, writeManifestJson } from "../../cache-dir.js";
 import { CONTROL, copyPath, isCurrent, isFile, readManifest, type DebugFileCache, type DebugFileCopy, type DebugFileManifest } from "./debug-files.js";
@@ -146,19 +147,10 @@ export function forgetAbandonedCopies(target: string): void {
     if (pid === undefined) continue;
     const path = join(dirname(target), name);
     try {
-      if (processGone(Number(pid)) || Date.now() - statSync(path).mtimeMs > ABANDONED_AFTER_MS) rmSync(path, { force: true });
+      if (!isAlive(Number(pid)) || Date.now() - statSync(path).mtimeMs > ABANDONED_AFTER_MS) rmSync(path, { force: true });
     } catch {
       // Gone already (its writer renamed or removed it), or not ours to remove.
     }
-  }
-}
-
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
 }
 

@@ -316,7 +316,7 @@ export class GdbSession implements DebuggerSession {
   private async reply(command: string, timeoutMs: number, queued: readonly Queued[] = []): Promise<{ output: string; error: string | null }> {
     const line = miLine(command);
     // A command the policy would refuse may change what gdb answers for another dump: its gdb is not kept.
-    if (this.pristine && !checkCommand("gdb", command).allowed) this.pristine = false;
+    if (this.options.keep && this.pristine && !checkCommand("gdb", command).allowed) this.pristine = false;
     const answer = this.ahead.take(command) ?? this.mi(line, timeoutMs);
     // The next commands are written while gdb works on this one (sent-ahead.ts), each answered and
     // timed in its turn (a command's timer starts when it reaches the head). None goes past a

@@ -25,7 +25,6 @@ interface KeptGdb {
   route: GdbRoute;
   /** The tail of the log file gdb goes on writing its MI stream to. */
   tail: MiLogTail;
-  exited: boolean;
 }
 
 const kept: KeptGdb[] = [];
@@ -35,19 +34,20 @@ const watched = new WeakSet<DebuggerProcess>();
 /** Keeps a gdb whose dump its session unloaded; what it prints meanwhile is nobody's. */
 export function keepGdb(binary: string, args: string[], proc: DebuggerProcess, route: GdbRoute, tail: MiLogTail): void {
   route.onLine = route.onLog = route.onStderr = () => undefined;
-  kept.push({ binary, args, proc, route, tail, exited: false });
+  kept.push({ binary, args, proc, route, tail });
   if (watched.has(proc)) return;
   watched.add(proc);
-  // One that dies while it waits is never taken; its tail is closed (a session that has it closes it too).
+  // One that dies while it waits leaves the list, its tail closed (a session that has it closes it too).
   void proc.exited.then(() => {
-    for (const gdb of kept) if (gdb.proc === proc) gdb.exited = true;
+    const at = kept.findIndex((gdb) => gdb.proc === proc);
+    if (at >= 0) kept.splice(at, 1);
     tail.close();
   });
 }
 
-/** A kept gdb started with exactly this binary and these arguments, still running; null when there is none. */
+/** A kept gdb started with exactly this binary and these arguments; null when there is none. */
 export function takeKeptGdb(binary: string, args: readonly string[]): { proc: DebuggerProcess; route: GdbRoute; tail: MiLogTail } | null {
-  const at = kept.findIndex((gdb) => !gdb.exited && gdb.binary === binary && gdb.args.length === args.length && gdb.args.every((arg, i) => arg === args[i]));
+  const at = kept.findIndex((gdb) => gdb.binary === binary && gdb.args.length === args.length && gdb.args.every((arg, i) => arg === args[i]));
   if (at < 0) return null;
   const [gdb] = kept.splice(at, 1);
   return gdb ? { proc: gdb.proc, route: gdb.route, tail: gdb.tail } : null;
